@@ -1,0 +1,48 @@
+import type { Bar, Quote, Timeframe, Unsubscribe } from './types.js';
+
+/** A symbol of the feed's catalog (cTrader `ProtoOALightSymbol` + `ProtoOASymbol`), normalized. */
+export interface FeedSymbol {
+  symbolId: number;
+  /** Name as the venue spells it, e.g. `EURUSD`. */
+  name: string;
+  digits: number;
+  /** Position of the pip: 4 for EURUSD, 2 for USDJPY. */
+  pipPosition: number;
+  enabled: boolean;
+  description: string;
+}
+
+export type FeedState = 'connecting' | 'connected' | 'disconnected';
+
+export interface FeedStateChange {
+  state: FeedState;
+  /** Why the state changed, e.g. `heartbeat timeout`, `reconnected`. */
+  reason?: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/**
+ * A live quote feed (cTrader Open API style): a session that connects, a symbol catalog, spot
+ * subscriptions and historical trendbars. Reconnection after a drop is the feed's own job; it
+ * reports each transition through `onState` and resubscribes what was subscribed.
+ */
+export interface QuoteFeed {
+  /** Provider name written into ticks and candles: `simulated`, `ctrader`. */
+  readonly name: string;
+  connect(): Promise<void>;
+  close(): Promise<void>;
+  state(): FeedState;
+  onState(listener: (change: FeedStateChange) => void): Unsubscribe;
+  onQuote(listener: (quote: Quote) => void): Unsubscribe;
+  symbols(): Promise<FeedSymbol[]>;
+  subscribe(symbols: string[]): Promise<void>;
+  unsubscribe(symbols: string[]): Promise<void>;
+  /**
+   * The most recent `count` bars of `timeframe`, oldest first, `time` = bar OPEN (epoch
+   * seconds). The forming bar, if any, comes last with `closed: false`.
+   */
+  trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]>;
+  /** Whether the venue's schedule has the symbol trading at `epochMs` (weekends closed for FX). */
+  isMarketOpen(symbol: string, epochMs: number): boolean;
+}

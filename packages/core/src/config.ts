@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+export type Env = Record<string, string | undefined>;
+
+/** A bad environment: `message` names every bad or missing variable, on one line. */
+export class ConfigError extends Error {
+  readonly variables: string[];
+  constructor(problems: { variable: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+    this.variables = problems.map((p) => p.variable);
+  }
+}
+
+/**
+ * Validates the environment against a service's zod schema. Empty values count as unset, so
+ * `FOO=` in a .env file falls back to the default. Throws ConfigError naming every problem.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Env): z.output<S> {
+  const present: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') present[key] = value;
+  }
+  const parsed = schema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => ({
+      variable: issue.path.map(String).join('.') || '(environment)',
+      message: describeIssue(issue, present),
+    })),
+  );
+}
+
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): string {
+  const key = issue.path[0];
+  const value = typeof key === 'string' ? env[key] : undefined;
+  if (value === undefined && issue.code === 'invalid_type') return 'is required';
+  // Never echo a value that could be a credential back into a log line.
+  const shown = value !== undefined && typeof key === 'string' && !isSecretName(key) ? ` (got "${value}")` : '';
+  return `${issue.message}${shown}`;
+}
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|SID|SMTP_URL)$/;
+
+/** Whether a setting holds a credential (its value is never logged or echoed). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/**
+ * Fills missing secrets with development values outside production, and refuses to start
+ * without them in production. Returns the new env and the names that took a development value,
+ * so the server can print them: never silently insecure.
+ */
+export function withDevSecrets(env: Env, devSecrets: Record<string, string>): { env: Env; used: string[] } {
+  const out: Env = { ...env };
+  const used: string[] = [];
+  const missing: string[] = [];
+  for (const [name, devValue] of Object.entries(devSecrets)) {
+    if (env[name] !== undefined && env[name] !== '') continue;
+    if (env.NODE_ENV === 'production') missing.push(name);
+    else {
+      out[name] = devValue;
+      used.push(name);
+    }
+  }
+  if (missing.length > 0) {
+    throw new ConfigError(missing.map((variable) => ({ variable, message: 'is required when NODE_ENV=production' })));
+  }
+  return { env: out, used };
+}
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off']);
+
+/** A boolean setting: true/false, 1/0, yes/no, on/off (any case). */
+export function envBoolean(defaultValue: boolean) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => TRUE_WORDS.has(v) || FALSE_WORDS.has(v), { message: 'expected true or false' })
+    .transform((v) => TRUE_WORDS.has(v))
+    .prefault(defaultValue ? 'true' : 'false');
+}
+
+/** An integer setting within bounds. */
+export function envInt(defaultValue: number, bounds: { min?: number; max?: number } = {}) {
+  let n = z.number().int({ message: 'expected an integer' });
+  if (bounds.min !== undefined) n = n.min(bounds.min);
+  if (bounds.max !== undefined) n = n.max(bounds.max);
+  return z
+    .string()
+    .regex(/^-?\d+$/, { message: 'expected an integer' })
+    .transform(Number)
+    .pipe(n)
+    .prefault(String(defaultValue));
+}
+
+/** A non-negative number setting (decimals allowed). */
+export function envNumber(defaultValue: number, bounds: { min?: number; max?: number } = {}) {
+  let n = z.number();
+  if (bounds.min !== undefined) n = n.min(bounds.min);
+  if (bounds.max !== undefined) n = n.max(bounds.max);
+  return z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, { message: 'expected a number' })
+    .transform(Number)
+    .pipe(n)
+    .prefault(String(defaultValue));
+}
+
+/** A comma-separated list setting; blanks dropped, items trimmed. */
+export function envList(defaultValue: string[] = []) {
+  return z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    )
+    .prefault(defaultValue.join(','));
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Settings every service shares. A service's schema is `z.object({ ...commonSettings(port), ... })`. */
+export function commonSettings(defaultPort: number, defaultHost = '0.0.0.0') {
+  return {
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default(defaultHost),
+    PORT: envInt(defaultPort, { min: 0, max: 65535 }),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    DATA_DIR: z.string().min(1).default('./data'),
+    BROKER: z.enum(['simulated', 'oanda', 'metaapi', 'ctrader']).default('simulated'),
+    SIM_SEED: z.string().min(1).default('fxdesk'),
+    SIM_TICK_INTERVAL_MS: envInt(1000, { min: 10, max: 60_000 }),
+    SIM_MARKET_HOURS: envBoolean(true),
+    CORS_ORIGINS: envList([]),
+    REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'expected a redis:// or rediss:// URL' }).optional(),
+    BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024, max: 64 * 1_048_576 }),
+  };
+}
+
+export type CommonConfig = z.output<z.ZodObject<ReturnType<typeof commonSettings>>>;

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { DestinationStream, Logger } from 'pino';
+import { installErrorHandlers } from './error-handler.js';
+import { AppError, type ErrorCodeCase } from './errors.js';
+import { createLogger } from './logger.js';
+import { MetricsRegistry } from './metrics.js';
+
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+
+export interface RateLimitOptions {
+  /** Requests per window per client IP for every route that does not set its own. */
+  max: number;
+  timeWindowMs: number;
+  /** Share counters across replicas through Redis. */
+  redisUrl?: string;
+}
+
+export interface ServiceOptions {
+  /** Short service name, e.g. `execution`; used in logs and metrics. */
+  name: string;
+  title: string;
+  description: string;
+  version: string;
+  logLevel?: string;
+  /** Where log lines go (tests capture them); stdout by default. */
+  logStream?: DestinationStream;
+  /** A ready logger instead of logLevel/logStream. */
+  logger?: Logger;
+  errorCodeCase?: ErrorCodeCase;
+  bodyLimitBytes?: number;
+  corsOrigins?: string[];
+  /** Global per-IP limit; routes may set `config.rateLimit`. Omit for no global limit. */
+  rateLimit?: RateLimitOptions;
+  /** Route prefix of Swagger UI; the OpenAPI document is at `<docsPath>/json`. */
+  docsPath?: string;
+  /** OpenAPI security schemes, by name. */
+  securitySchemes?: Record<string, { type: 'apiKey'; in: 'header'; name: string } | { type: 'http'; scheme: 'bearer' }>;
+  tags?: { name: string; description: string }[];
+  metrics?: MetricsRegistry;
+  now?: () => number;
+  trustProxy?: boolean;
+}
+
+const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: MetricsRegistry;
+    serviceName: string;
+  }
+}
+
+/**
+ * The Fastify instance every fxdesk service starts from: zod validation and serialization,
+ * the error envelope on every failure, request ids, redacted logs, /metrics, OpenAPI + Swagger
+ * UI, optional CORS and rate limiting. The service registers its routes on what this returns.
+ */
+export async function buildService(options: ServiceOptions): Promise<App> {
+  const now = options.now ?? Date.now;
+  const metrics = options.metrics ?? new MetricsRegistry();
+  const logger = options.logger ?? createLogger({ name: options.name, level: options.logLevel ?? 'info', stream: options.logStream });
+
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: options.bodyLimitBytes ?? 1_048_576,
+    trustProxy: options.trustProxy ?? false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<ZodTypeProvider>() as unknown as App;
+
+  app.decorate('metrics', metrics);
+  app.decorate('serviceName', options.name);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandlers(app, options.errorCodeCase ?? 'lower', now);
+  installRequestMetrics(app, metrics);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    const origins = options.corsOrigins;
+    await app.register(cors, { origin: origins.includes('*') ? true : origins, exposedHeaders: ['x-request-id', 'retry-after'] });
+  }
+
+  await registerRateLimit(app, options);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: options.version },
+      tags: options.tags,
+      components: options.securitySchemes ? { securitySchemes: options.securitySchemes } : {},
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: options.docsPath ?? '/docs', uiConfig: { deepLinking: true } });
+
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { rateLimit: false } },
+    async (_request, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
+  );
+
+  return app;
+}
+
+function installRequestMetrics(app: App, metrics: MetricsRegistry): void {
+  const requests = metrics.counter('http_requests_total', 'HTTP requests answered, by method, route and status.');
+  const duration = metrics.histogram('http_request_duration_seconds', 'Time to answer HTTP requests.');
+  const started = process.hrtime.bigint();
+  metrics.gauge('process_resident_memory_bytes', 'Resident set size of the process.', () => process.memoryUsage.rss());
+  metrics.gauge('process_heap_used_bytes', 'V8 heap in use.', () => process.memoryUsage().heapUsed);
+  metrics.gauge('process_uptime_seconds', 'Seconds since the process started.', () => Number(process.hrtime.bigint() - started) / 1e9);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: reply.statusCode };
+    requests.inc(labels);
+    duration.observe(reply.elapsedTime / 1000, { method: request.method, route });
+  });
+}
+
+async function registerRateLimit(app: App, options: ServiceOptions): Promise<void> {
+  const limit = options.rateLimit;
+  let redis: unknown;
+  if (limit?.redisUrl) {
+    const { Redis } = await import('ioredis');
+    redis = new Redis(limit.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    app.addHook('onClose', async () => {
+      await (redis as { quit(): Promise<unknown> }).quit();
+    });
+  }
+  await app.register(rateLimit, {
+    global: limit !== undefined,
+    max: limit?.max ?? 1000,
+    timeWindow: limit?.timeWindowMs ?? 60_000,
+    ...(redis ? { redis: redis as never, skipOnError: true } : {}),
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', `too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+      }),
+  });
+}
