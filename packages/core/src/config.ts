@@ -140,7 +140,22 @@ export function commonSettings(defaultPort: number, defaultHost = '0.0.0.0') {
     CORS_ORIGINS: envList([]),
     REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'expected a redis:// or rediss:// URL' }).optional(),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024, max: 64 * 1_048_576 }),
+    /** Requests per minute per client IP; 0 turns the limit off. */
+    RATE_LIMIT_PER_MINUTE: envInt(6000, { min: 0 }),
   };
 }
 
 export type CommonConfig = z.output<z.ZodObject<ReturnType<typeof commonSettings>>>;
+
+/** The buildService options every service takes straight from its common settings. */
+export function kitOptionsFromConfig(config: CommonConfig) {
+  return {
+    logLevel: config.LOG_LEVEL,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    corsOrigins: config.CORS_ORIGINS,
+    rateLimit:
+      config.RATE_LIMIT_PER_MINUTE > 0
+        ? { max: config.RATE_LIMIT_PER_MINUTE, timeWindowMs: 60_000, redisUrl: config.REDIS_URL }
+        : undefined,
+  };
+}

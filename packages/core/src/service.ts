@@ -4,7 +4,7 @@ import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -77,6 +77,7 @@ export async function buildService(options: ServiceOptions): Promise<App> {
     loggerInstance: logger,
     bodyLimit: options.bodyLimitBytes ?? 1_048_576,
     trustProxy: options.trustProxy ?? false,
+    logController: new RequestLogController(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -123,6 +124,26 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   );
 
   return app;
+}
+
+const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/health', '/metrics']);
+
+/**
+ * One log line per answered request, `GET /v1/x 200 3.1 ms`: info for API calls, debug for
+ * health probes and scrapes, so a polling orchestrator does not flood the log.
+ */
+class RequestLogController extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'requestId' });
+  }
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? '';
+    const line = `${request.method} ${request.url.slice(0, 200)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`;
+    if (error) reply.log.error({ err: error }, line);
+    else if (QUIET_ROUTES.has(route) || route.startsWith('/docs')) reply.log.debug(line);
+    else reply.log.info(line);
+  }
 }
 
 function installRequestMetrics(app: App, metrics: MetricsRegistry): void {

@@ -1,0 +1,75 @@
+import { STACK, type StackService } from '@fxdesk/core';
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Stack-level keys: one name per service key, so a single .env (or shell) configures both the
+ * service that checks a key and the strategy service that calls it.
+ */
+export const STACK_KEYS = {
+  EXECUTION_API_KEY: 'dev-execution-key',
+  MARKET_DATA_API_KEY: 'dev-market-data-key',
+  INTERNAL_API_KEY: 'dev-account-key',
+  NOTIFICATION_API_KEY: 'dev-notification-key',
+} as const;
+
+/** The port of a service in the stack: its `<SERVICE>_PORT` override, else the table's. */
+export function stackPortOf(service: StackService, base: Env): number {
+  const override = base[`${envPrefix(service)}_PORT`];
+  return override && /^\d+$/.test(override) ? Number(override) : service.stackPort;
+}
+
+function url(name: StackService['name'], base: Env): string {
+  const s = STACK.find((x) => x.name === name) as StackService;
+  return `http://127.0.0.1:${stackPortOf(s, base)}`;
+}
+
+/**
+ * The environment each service gets in the stack: the shared base (.env and the shell), its
+ * stack port, its own key under the name its config reads, and the strategy's downstream URLs.
+ * Development keys fill what is unset outside production; in production the services refuse
+ * to start without them.
+ */
+export function serviceEnv(service: StackService, base: Env): { env: Env; devKeys: string[] } {
+  const isProduction = base.NODE_ENV === 'production';
+  const devKeys: string[] = [];
+  const key = (name: keyof typeof STACK_KEYS): string | undefined => {
+    if (base[name]) return base[name];
+    if (isProduction) return undefined;
+    devKeys.push(name);
+    return STACK_KEYS[name];
+  };
+  const env: Env = { ...base, PORT: String(stackPortOf(service, base)) };
+  switch (service.name) {
+    case 'execution':
+      env.API_KEY = key('EXECUTION_API_KEY');
+      // The embedded simulated terminal trades play money: the stack trades out of the box.
+      if (env.TRADING_ENABLED === undefined && (base.BROKER ?? 'simulated') === 'simulated') env.TRADING_ENABLED = 'true';
+      break;
+    case 'market-data':
+      env.API_KEY = key('MARKET_DATA_API_KEY');
+      break;
+    case 'account':
+      env.INTERNAL_API_KEY = key('INTERNAL_API_KEY');
+      break;
+    case 'notification':
+      env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
+      break;
+    case 'strategy':
+      env.EXECUTION_URL ??= url('execution', base);
+      env.EXECUTION_API_KEY = key('EXECUTION_API_KEY');
+      env.MARKET_DATA_URL ??= url('market-data', base);
+      env.MARKET_DATA_API_KEY = key('MARKET_DATA_API_KEY');
+      env.ACCOUNT_URL ??= url('account', base);
+      env.ACCOUNT_API_KEY = key('INTERNAL_API_KEY');
+      env.NOTIFICATION_URL ??= url('notification', base);
+      env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
+      break;
+  }
+  return { env, devKeys };
+}
+
+/** `market-data` → `MARKET_DATA`, for per-service overrides like `MARKET_DATA_PORT`. */
+export function envPrefix(service: StackService): string {
+  return service.name.toUpperCase().replace(/-/g, '_');
+}

@@ -1,0 +1,10 @@
+import { runService, stackService, systemClock } from '@fxdesk/core';
+import { buildApp } from './app.js';
+import { NotificationConfigSchema } from './config.js';
+
+await runService({
+  name: 'notification',
+  configSchema: NotificationConfigSchema,
+  devSecrets: stackService('notification').devSecrets,
+  start: (config, logger) => buildApp({ config, deps: { clock: systemClock, logger } }),
+});
