@@ -9,6 +9,14 @@ export const StrategyConfigSchema = z.object({
   TIMEFRAME: TimeframeSchema.default('M5'),
   RATE_LIMIT_GET_PER_MINUTE: envInt(60, { min: 1 }),
   RATE_LIMIT_POST_PER_MINUTE: envInt(10, { min: 1 }),
+  MARKET_DATA_URL: z.url().optional(),
+  MARKET_DATA_API_KEY: z.string().min(1).optional(),
+  EXECUTION_URL: z.url().optional(),
+  EXECUTION_API_KEY: z.string().min(1).optional(),
+  ACCOUNT_URL: z.url().optional(),
+  ACCOUNT_API_KEY: z.string().min(1).optional(),
+  NOTIFICATION_URL: z.url().optional(),
+  NOTIFICATION_API_KEY: z.string().min(1).optional(),
 });
 
 export type StrategyConfig = z.output<typeof StrategyConfigSchema>;

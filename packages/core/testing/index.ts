@@ -1,0 +1,2 @@
+export * from './error-paths.js';
+export * from './log-capture.js';

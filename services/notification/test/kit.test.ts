@@ -1,0 +1,11 @@
+import { loadConfig, ManualClock } from '@fxdesk/core';
+import { errorPathSuite } from '@fxdesk/core/testing';
+import { buildApp } from '../src/app.js';
+import { NotificationConfigSchema } from '../src/config.js';
+
+const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '4096' });
+
+errorPathSuite('notification', {
+  build: () => buildApp({ config, deps: { clock: new ManualClock() } }),
+  bodyLimitBytes: 4096,
+});

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { STACK } from '@fxdesk/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { envPrefix } from '../scripts/stack-env.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-proc-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a TypeScript entry point in a real node process, as `npm start` would. */
+function run(entry: string, env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const done = new Promise<Run>((resolve) => child.on('exit', (code) => resolve({ code, ...out })));
+  return { child, out, done };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a service started with a bad setting', () => {
+  for (const service of STACK) {
+    it(`${service.name} exits 1 with one line naming PORT`, async () => {
+      const result = await run(`services/${service.name}/src/server.ts`, { PORT: 'abc' }).done;
+      expect(result.code).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^${service.name}: invalid configuration: PORT: `));
+    });
+  }
+
+  for (const service of STACK.filter((s) => Object.keys(s.devSecrets).length > 0)) {
+    it(`${service.name} refuses to start in production without its key`, async () => {
+      const result = await run(`services/${service.name}/src/server.ts`, { NODE_ENV: 'production', PORT: '0' }).done;
+      expect(result.code).toBe(1);
+      for (const key of Object.keys(service.devSecrets)) expect(result.stderr).toContain(`${key}: is required when NODE_ENV=production`);
+    });
+  }
+});
+
+describe('npm start (scripts/start.ts)', () => {
+  it('brings all five services up, each answering health, docs and metrics, and stops them all on Ctrl-C', async () => {
+    const ports: Record<string, string> = {};
+    for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());
+    const stack = run('scripts/start.ts', { ...ports, LOG_LEVEL: 'warn' });
+    await until(() => stack.out.stdout.includes('fxdesk is up'), 40_000);
+    expect(stack.out.stdout).not.toContain('not answering yet');
+    for (const s of STACK) {
+      const base = `http://127.0.0.1:${ports[`${envPrefix(s)}_PORT`]}`;
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+      expect((await fetch(`${base}/docs/json`)).status).toBe(200);
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain('fxdesk_http_requests_total');
+    }
+    expect(stack.out.stdout).toContain('EXECUTION_API_KEY=dev-execution-key');
+    stack.child.kill('SIGINT');
+    const result = await stack.done;
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('stops the stack with a non-zero exit when a service dies', async () => {
+    const ports: Record<string, string> = {};
+    for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());
+    // Only the strategy service reads TIMEFRAME, so only it fails to start.
+    const result = await run('scripts/start.ts', { ...ports, TIMEFRAME: 'W9' }).done;
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/strategy.*TIMEFRAME/);
+    expect(result.stderr).toMatch(/strategy\s+\| exited \(code 1\); stopping the stack/);
+  }, 60_000);
+});
