@@ -79,7 +79,30 @@ export function isMultipleOf(value: string, step: string): boolean {
   return x % y === 0n;
 }
 
-/** Writes a number with at most `digits` places, exactly as a broker price would read. */
+/** Rounds a decimal string to `digits` places, half away from zero, exactly. */
+export function roundDecimal(value: string, digits: number): string {
+  const d = parseDecimal(value);
+  if (d.scale <= digits) return formatDecimal(d);
+  const divisor = 10n ** BigInt(d.scale - digits);
+  const magnitude = d.units < 0n ? -d.units : d.units;
+  let rounded = magnitude / divisor;
+  if ((magnitude % divisor) * 2n >= divisor) rounded += 1n;
+  return formatDecimal({ units: d.units < 0n ? -rounded : rounded, scale: digits });
+}
+
+/**
+ * Writes a computed number with at most `digits` places, as a broker price reads. The binary
+ * noise is dropped first (15 significant digits), so 151.2345 rounds to 151.235 at 3 places
+ * where `toFixed` would give 151.234.
+ */
 export function decimalFromNumber(value: number, digits: number): string {
-  return formatDecimal(parseDecimal(value.toFixed(digits)));
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  const magnitude = Math.abs(value);
+  const text = magnitude !== 0 && (magnitude < 1e-6 || magnitude >= 1e15) ? value.toFixed(digits) : plain(value.toPrecision(15));
+  return roundDecimal(text, digits);
+}
+
+/** `toPrecision` output without exponent or trailing zeros. */
+function plain(text: string): string {
+  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
 }
