@@ -163,19 +163,39 @@ function installRequestMetrics(app: App, metrics: MetricsRegistry): void {
 
 async function registerRateLimit(app: App, options: ServiceOptions): Promise<void> {
   const limit = options.rateLimit;
-  let redis: unknown;
+  let redis: import('ioredis').Redis | undefined;
   if (limit?.redisUrl) {
     const { Redis } = await import('ioredis');
-    redis = new Redis(limit.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    app.addHook('onClose', async () => {
-      await (redis as { quit(): Promise<unknown> }).quit();
+    const client = new Redis(limit.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // While Redis is down the limiter lets requests through (skipOnError); say so once per outage.
+    let down = false;
+    client.on('error', (err: Error) => {
+      if (!down) app.log.warn({ err: err.message }, 'rate-limit store unreachable; requests are not limited until it returns');
+      down = true;
     });
+    client.on('ready', () => {
+      if (down) app.log.info('rate-limit store reachable again');
+      down = false;
+    });
+    app.addHook('onClose', async () => {
+      client.disconnect();
+    });
+    // Commands sent before the connection is up fail (no offline queue), so the first requests
+    // would go uncounted: wait for it, but never longer than the connect timeout.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    redis = client;
   }
   await app.register(rateLimit, {
     global: limit !== undefined,
     max: limit?.max ?? 1000,
     timeWindow: limit?.timeWindowMs ?? 60_000,
-    ...(redis ? { redis: redis as never, skipOnError: true } : {}),
+    ...(redis ? { redis, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
         headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },

@@ -1,2 +1,3 @@
 export * from './error-paths.js';
 export * from './log-capture.js';
+export * from './debian.js';
