@@ -1,52 +1,15 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { STACK } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envPrefix } from '../scripts/stack-env.js';
+import { freePort, run as runEntry, until } from './support.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-proc-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a TypeScript entry point in a real node process, as `npm start` would. */
-function run(entry: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  const done = new Promise<Run>((resolve) => child.on('exit', (code) => resolve({ code, ...out })));
-  return { child, out, done };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const run = (entry: string, env: Record<string, string>) => runEntry(entry, { DATA_DIR: dataDir, ...env });
 
 describe('a service started with a bad setting', () => {
   for (const service of STACK) {

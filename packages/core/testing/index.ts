@@ -1,3 +1,4 @@
 export * from './error-paths.js';
 export * from './log-capture.js';
 export * from './debian.js';
+export * from './browser.js';
