@@ -4,3 +4,4 @@ export * from './feed.js';
 export * from './mt5-retcodes.js';
 export * from './terminal.js';
 export * from './types.js';
+export * from './oanda/index.js';

@@ -1,0 +1,2 @@
+export * from './account-reader.js';
+export * from './hosts.js';
