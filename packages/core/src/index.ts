@@ -4,6 +4,7 @@ export * from './config.js';
 export * from './decimal.js';
 export * from './error-handler.js';
 export * from './errors.js';
+export * from './group-commit.js';
 export * from './health.js';
 export * from './logger.js';
 export * from './metrics.js';
