@@ -1,0 +1,240 @@
+import { assertCandle, assertInteger, assertNumber, type Candle, type StreamingIndicator } from './types.js';
+
+export type FvgType = 'bullish' | 'bearish';
+
+/** When an open gap counts as mitigated (filled). */
+export type FvgMitigation = 'wick' | 'close';
+
+export interface FvgOptions {
+  /** Smallest gap (zone height, in price units) that is recorded (default 0: every gap). */
+  minSize?: number;
+  /** Open zones kept at most; past that the oldest open zone is dropped (default 50). */
+  maxOpenZones?: number;
+  /**
+   * `wick` (default): a bullish zone is mitigated by a later candle whose low reaches the zone's
+   * low (price traded down through the whole gap); a bearish zone by a later candle whose high
+   * reaches the zone's high. `close`: the same with the close instead of the low / high.
+   */
+  mitigation?: FvgMitigation;
+}
+
+/** One fair value gap. */
+export interface FairValueGap {
+  /** 1, 2, 3, … in order of confirmation. */
+  id: number;
+  type: FvgType;
+  /** [low, high] of the gap: bullish [candle1.high, candle3.low], bearish [candle3.high, candle1.low]. */
+  zone: readonly [number, number];
+  /** zone[1] − zone[0]. */
+  size: number;
+  /** Open time of the middle (displacement) candle. */
+  time: number;
+  /** Open time of the third candle, at whose close the gap was confirmed. */
+  confirmedAt: number;
+}
+
+export interface FvgValue {
+  /** Type of the latest open (unmitigated) gap, or `none` when no gap is open. */
+  type: FvgType | 'none';
+  /** Zone [low, high] of the latest open gap, or null. */
+  zone: readonly [number, number] | null;
+  /** The latest open gap, or null. */
+  gap: FairValueGap | null;
+  /** The gap this candle confirmed, if any (it is then also `gap`). */
+  created: FairValueGap | null;
+  /** How many open gaps this candle mitigated. */
+  mitigated: number;
+  /** Open gaps after this candle. */
+  openCount: number;
+}
+
+/**
+ * Fair value gaps (the three-candle imbalance of ICT / "smart money" price action):
+ *
+ * - with candles c1, c2, c3 consecutive and c3 just closed: bullish gap when c3.low > c1.high,
+ *   zone [c1.high, c3.low]; bearish gap when c3.high < c1.low, zone [c3.high, c1.low]. It is
+ *   confirmed at c3's close: nothing is looked up ahead, and it is never revised afterwards;
+ * - a gap smaller than `minSize` is ignored;
+ * - each confirmed gap stays open until mitigated (see {@link FvgOptions.mitigation}) by a
+ *   LATER candle; a candle first mitigates the zones open before it, then may confirm a new one;
+ * - at most `maxOpenZones` stay open: confirming one more drops the oldest open zone.
+ *
+ * The value reports the latest (most recently confirmed) gap still open; `openZones` lists them all.
+ * Warm-up: 3 candles. Work per candle: O(1) amortized (open zones are kept sorted by the edge that
+ * mitigates them, so a candle pops exactly the zones it mitigates); a scan of the open zones (at
+ * most maxOpenZones) only when the latest open gap is mitigated or the cap drops the oldest.
+ */
+export class FairValueGaps implements StreamingIndicator<FvgValue> {
+  readonly minSize: number;
+  readonly maxOpenZones: number;
+  readonly mitigation: FvgMitigation;
+  readonly warmUp = 3;
+  // Open zones by type, each sorted by the edge that mitigates it, so mitigation only ever pops
+  // from the end: bullish by zone low ascending (a low at or below the last one's mitigates it,
+  // and maybe the ones before), bearish by zone high descending.
+  private bull: FairValueGap[] = [];
+  private bear: FairValueGap[] = [];
+  private latest: FairValueGap | null = null;
+  private seen = 0;
+  private nextId = 1;
+  private h1 = Number.NaN; // high of the candle two back
+  private l1 = Number.NaN; // low of the candle two back
+  private h2 = Number.NaN; // high of the previous candle
+  private l2 = Number.NaN; // low of the previous candle
+  private t2 = Number.NaN; // time of the previous candle
+  private last: FvgValue | null = null;
+
+  constructor(options: FvgOptions = {}) {
+    this.minSize = options.minSize ?? 0;
+    this.maxOpenZones = options.maxOpenZones ?? 50;
+    this.mitigation = options.mitigation ?? 'wick';
+    assertNumber('minSize', this.minSize, 0);
+    assertInteger('maxOpenZones', this.maxOpenZones, 1);
+    if (this.mitigation !== 'wick' && this.mitigation !== 'close') {
+      throw new RangeError(`mitigation must be 'wick' or 'close', got ${String(this.mitigation)}`);
+    }
+  }
+
+  update(candle: Candle): FvgValue | null {
+    assertCandle(candle);
+    const { high, low } = candle;
+
+    // 1. Mitigation of the zones open before this candle.
+    let mitigated = 0;
+    const down = this.mitigation === 'wick' ? low : candle.close;
+    const up = this.mitigation === 'wick' ? high : candle.close;
+    const bull = this.bull;
+    const bear = this.bear;
+    let latestGone = false;
+    while (bull.length > 0 && down <= bull[bull.length - 1]!.zone[0]) {
+      if (bull.pop() === this.latest) latestGone = true;
+      mitigated++;
+    }
+    while (bear.length > 0 && up >= bear[bear.length - 1]!.zone[1]) {
+      if (bear.pop() === this.latest) latestGone = true;
+      mitigated++;
+    }
+    if (latestGone) this.latest = this.newestOpen();
+
+    // 2. A new gap confirmed by this candle's close.
+    let created: FairValueGap | null = null;
+    if (this.seen >= 2) {
+      if (low > this.h1 && low - this.h1 >= this.minSize) {
+        created = this.open('bullish', this.h1, low, candle.time);
+      } else if (high < this.l1 && this.l1 - high >= this.minSize) {
+        created = this.open('bearish', high, this.l1, candle.time);
+      }
+    }
+
+    this.h1 = this.h2;
+    this.l1 = this.l2;
+    this.h2 = high;
+    this.l2 = low;
+    this.t2 = candle.time;
+    this.seen++;
+    if (this.seen < 3) return null;
+
+    const gap = this.latest;
+    const value: FvgValue = {
+      type: gap === null ? 'none' : gap.type,
+      zone: gap === null ? null : gap.zone,
+      gap,
+      created,
+      mitigated,
+      openCount: bull.length + bear.length,
+    };
+    this.last = value;
+    return value;
+  }
+
+  private open(type: FvgType, zoneLow: number, zoneHigh: number, confirmedAt: number): FairValueGap {
+    const gap: FairValueGap = {
+      id: this.nextId++,
+      type,
+      zone: [zoneLow, zoneHigh],
+      size: zoneHigh - zoneLow,
+      time: this.t2,
+      confirmedAt,
+    };
+    if (this.bull.length + this.bear.length >= this.maxOpenZones) this.dropOldest();
+    if (type === 'bullish') {
+      // Sorted by zone low ascending; a new gap usually sits nearest price, i.e. at the end.
+      const bull = this.bull;
+      let i = bull.length;
+      bull.push(gap);
+      while (i > 0 && bull[i - 1]!.zone[0] > zoneLow) {
+        bull[i] = bull[i - 1]!;
+        i--;
+      }
+      bull[i] = gap;
+    } else {
+      // Sorted by zone high descending.
+      const bear = this.bear;
+      let i = bear.length;
+      bear.push(gap);
+      while (i > 0 && bear[i - 1]!.zone[1] < zoneHigh) {
+        bear[i] = bear[i - 1]!;
+        i--;
+      }
+      bear[i] = gap;
+    }
+    this.latest = gap;
+    return gap;
+  }
+
+  /** Drops the oldest open gap (smallest id). O(open zones); only when the cap is reached. */
+  private dropOldest(): void {
+    let list = this.bull;
+    let at = -1;
+    let id = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.bull.length; i++) {
+      if (this.bull[i]!.id < id) {
+        id = this.bull[i]!.id;
+        list = this.bull;
+        at = i;
+      }
+    }
+    for (let i = 0; i < this.bear.length; i++) {
+      if (this.bear[i]!.id < id) {
+        id = this.bear[i]!.id;
+        list = this.bear;
+        at = i;
+      }
+    }
+    if (at >= 0) {
+      const [dropped] = list.splice(at, 1);
+      if (dropped === this.latest) this.latest = this.newestOpen();
+    }
+  }
+
+  /** The open gap with the largest id. O(open zones); only when the latest one is mitigated. */
+  private newestOpen(): FairValueGap | null {
+    let best: FairValueGap | null = null;
+    for (const z of this.bull) if (best === null || z.id > best.id) best = z;
+    for (const z of this.bear) if (best === null || z.id > best.id) best = z;
+    return best;
+  }
+
+  get value(): FvgValue | null {
+    return this.last;
+  }
+
+  get isReady(): boolean {
+    return this.last !== null;
+  }
+
+  /** The open (unmitigated) gaps, oldest first. The array is a copy; the gap records are shared. */
+  get openZones(): FairValueGap[] {
+    return [...this.bull, ...this.bear].sort((x, y) => x.id - y.id);
+  }
+
+  reset(): void {
+    this.bull = [];
+    this.bear = [];
+    this.latest = null;
+    this.seen = 0;
+    this.nextId = 1;
+    this.h1 = this.l1 = this.h2 = this.l2 = this.t2 = Number.NaN;
+    this.last = null;
+  }
+}

@@ -1,0 +1,93 @@
+import { assertInteger, type Candle, type StreamingIndicator } from './types.js';
+
+export interface RsiOptions {
+  /** Smoothing period n (default 14). */
+  period?: number;
+}
+
+/**
+ * Relative Strength Index with Wilder's smoothing (Wilder 1978), on closes:
+ *
+ * - change = close − previous close; gain = max(change, 0), loss = max(−change, 0);
+ * - the first average gain/loss, at the (n + 1)-th candle, is the simple mean of the first n
+ *   gains/losses; then avg = (avg_prev × (n − 1) + x) / n;
+ * - RSI = 100 − 100 / (1 + avgGain / avgLoss), computed as 100 × avgGain / (avgGain + avgLoss);
+ *   when avgLoss is 0 the RSI is 100 (also when avgGain is 0 too, as TradingView's `ta.rsi`).
+ *
+ * Warm-up: n + 1 candles. O(1) work and memory per candle.
+ */
+export class Rsi implements StreamingIndicator<number> {
+  readonly period: number;
+  readonly warmUp: number;
+  private prevClose = Number.NaN;
+  private seen = 0;
+  private avgGain = 0;
+  private avgLoss = 0;
+  private rsi: number | null = null;
+
+  constructor(options: RsiOptions = {}) {
+    this.period = options.period ?? 14;
+    assertInteger('period', this.period, 1);
+    this.warmUp = this.period + 1;
+  }
+
+  /** Feeds the candle's close. */
+  update(candle: Candle): number | null {
+    return this.updateClose(candle.close);
+  }
+
+  /** Feeds a bare closing price (for RSI over anything that is not a candle). */
+  updateClose(close: number): number | null {
+    if (!Number.isFinite(close)) throw new RangeError(`RSI input must be finite, got ${close}`);
+    const seen = this.seen++;
+    const prev = this.prevClose;
+    this.prevClose = close;
+    if (seen === 0) return null;
+    const change = close - prev;
+    const gain = change > 0 ? change : 0;
+    const loss = change < 0 ? -change : 0;
+    const n = this.period;
+    if (seen <= n) {
+      // Seeding: accumulate sums of the first n changes, divide once at the n-th change.
+      this.avgGain += gain;
+      this.avgLoss += loss;
+      if (seen < n) return null;
+      this.avgGain /= n;
+      this.avgLoss /= n;
+    } else {
+      this.avgGain = (this.avgGain * (n - 1) + gain) / n;
+      this.avgLoss = (this.avgLoss * (n - 1) + loss) / n;
+    }
+    const g = this.avgGain;
+    const l = this.avgLoss;
+    this.rsi = l === 0 ? 100 : (100 * g) / (g + l);
+    return this.rsi;
+  }
+
+  /** The last RSI in 0..100, or null during warm-up. */
+  get value(): number | null {
+    return this.rsi;
+  }
+
+  get isReady(): boolean {
+    return this.rsi !== null;
+  }
+
+  /** Wilder average gain and loss (null during warm-up). */
+  get averages(): { gain: number; loss: number } | null {
+    return this.rsi === null ? null : { gain: this.avgGain, loss: this.avgLoss };
+  }
+
+  /** Inputs seen so far. */
+  get count(): number {
+    return this.seen;
+  }
+
+  reset(): void {
+    this.prevClose = Number.NaN;
+    this.seen = 0;
+    this.avgGain = 0;
+    this.avgLoss = 0;
+    this.rsi = null;
+  }
+}

@@ -1,0 +1,254 @@
+import { Rsi } from './rsi.js';
+import { assertInteger, assertNumber, type Candle, type StreamingIndicator } from './types.js';
+
+export type StochRsiSignal = 'oversold' | 'overbought' | 'bullish_cross' | 'bearish_cross' | 'neutral';
+
+export interface StochRsiOptions {
+  /** RSI period (default 14). */
+  rsiPeriod?: number;
+  /** Stochastic look-back over the RSI values (default 14). */
+  stochPeriod?: number;
+  /** Simple-moving-average length of %K over the raw stochastic (default 3). */
+  kSmoothing?: number;
+  /** Simple-moving-average length of %D over %K (default 3). */
+  dSmoothing?: number;
+  /** %K at or below this is `oversold` (default 20). */
+  oversold?: number;
+  /** %K at or above this is `overbought` (default 80). */
+  overbought?: number;
+  /**
+   * The RSI range (max − min over the look-back, in RSI points) at or below which the range counts
+   * as zero (default 1e-9). A flat market leaves the RSI constant up to rounding noise, which an
+   * exact `=== 0` test would blow up to full-scale swings.
+   */
+  zeroRangeEpsilon?: number;
+}
+
+export interface StochRsiValue {
+  /** %K: SMA(kSmoothing) of the raw stochastic RSI, 0..100. */
+  k: number;
+  /** %D: SMA(dSmoothing) of %K, 0..100. */
+  d: number;
+  /** See {@link StochRsi} for the exact rule. */
+  signal: StochRsiSignal;
+  /** The raw (unsmoothed) stochastic RSI of this candle, 0..100. */
+  stoch: number;
+  /** The RSI of this candle. */
+  rsi: number;
+}
+
+/**
+ * The `signal` rule of {@link StochRsi}, exported for callers that classify %K/%D themselves.
+ * `prev` is the previous candle's %K/%D (null for the first value: no cross possible).
+ */
+export function stochRsiSignal(
+  prev: { k: number; d: number } | null,
+  k: number,
+  d: number,
+  oversold = 20,
+  overbought = 80,
+): StochRsiSignal {
+  if (prev !== null && prev.k <= prev.d && k > d && d < overbought) return 'bullish_cross';
+  if (prev !== null && prev.k >= prev.d && k < d && d > oversold) return 'bearish_cross';
+  if (k <= oversold) return 'oversold';
+  if (k >= overbought) return 'overbought';
+  return 'neutral';
+}
+
+/**
+ * Stochastic RSI (Chande & Kroll, "The New Technical Trader", 1994), as TradingView's built-in
+ * "Stoch RSI" computes it:
+ *
+ * - RSI = {@link Rsi}(rsiPeriod) on closes;
+ * - raw = 100 × (RSI − min RSI) / (max RSI − min RSI) over the last stochPeriod RSI values
+ *   (this one included);
+ * - zero range guard: when max − min ≤ zeroRangeEpsilon the raw value is carried over from the
+ *   previous candle (50 if there is none yet) instead of dividing by ~0;
+ * - %K = SMA(kSmoothing) of raw, %D = SMA(dSmoothing) of %K.
+ *
+ * `signal`, from %K/%D of this candle and the previous one (thresholds `oversold` = 20 and
+ * `overbought` = 80 by default), first rule that applies:
+ * 1. `bullish_cross`: %K crossed above %D (previous %K ≤ previous %D and %K > %D) with %D below
+ *    `overbought` (a cross up inside the overbought zone is reported as `overbought`);
+ * 2. `bearish_cross`: %K crossed below %D (previous %K ≥ previous %D and %K < %D) with %D above
+ *    `oversold`;
+ * 3. `oversold`: %K ≤ oversold;
+ * 4. `overbought`: %K ≥ overbought;
+ * 5. `neutral` otherwise. (The first value has no previous one, so it cannot be a cross.)
+ *
+ * Warm-up: rsiPeriod + stochPeriod + kSmoothing + dSmoothing − 2 candles (32 by default).
+ * O(kSmoothing + dSmoothing) work per candle (the look-back's min and max come from monotonic
+ * queues, O(1) amortized), fixed memory.
+ */
+export class StochRsi implements StreamingIndicator<StochRsiValue> {
+  readonly rsiPeriod: number;
+  readonly stochPeriod: number;
+  readonly kSmoothing: number;
+  readonly dSmoothing: number;
+  readonly oversold: number;
+  readonly overbought: number;
+  readonly zeroRangeEpsilon: number;
+  readonly warmUp: number;
+  private readonly rsi: Rsi;
+  // Monotonic queues over the look-back: sequence numbers and RSI values, ring buffers.
+  private readonly maxSeq: Float64Array;
+  private readonly maxVal: Float64Array;
+  private readonly minSeq: Float64Array;
+  private readonly minVal: Float64Array;
+  private maxHead = 0;
+  private maxLen = 0;
+  private minHead = 0;
+  private minLen = 0;
+  private readonly rawBuf: Float64Array;
+  private readonly kBuf: Float64Array;
+  private rsiCount = 0;
+  private rawCount = 0;
+  private rawPos = 0;
+  private kCount = 0;
+  private kPos = 0;
+  private prevRaw = Number.NaN;
+  private last: StochRsiValue | null = null;
+
+  constructor(options: StochRsiOptions = {}) {
+    this.rsiPeriod = options.rsiPeriod ?? 14;
+    this.stochPeriod = options.stochPeriod ?? 14;
+    this.kSmoothing = options.kSmoothing ?? 3;
+    this.dSmoothing = options.dSmoothing ?? 3;
+    this.oversold = options.oversold ?? 20;
+    this.overbought = options.overbought ?? 80;
+    this.zeroRangeEpsilon = options.zeroRangeEpsilon ?? 1e-9;
+    assertInteger('rsiPeriod', this.rsiPeriod, 1);
+    assertInteger('stochPeriod', this.stochPeriod, 1);
+    assertInteger('kSmoothing', this.kSmoothing, 1);
+    assertInteger('dSmoothing', this.dSmoothing, 1);
+    assertNumber('oversold', this.oversold, 0, 100);
+    assertNumber('overbought', this.overbought, 0, 100);
+    assertNumber('zeroRangeEpsilon', this.zeroRangeEpsilon, 0);
+    if (this.oversold >= this.overbought) throw new RangeError('oversold must be below overbought');
+    this.rsi = new Rsi({ period: this.rsiPeriod });
+    this.maxSeq = new Float64Array(this.stochPeriod);
+    this.maxVal = new Float64Array(this.stochPeriod);
+    this.minSeq = new Float64Array(this.stochPeriod);
+    this.minVal = new Float64Array(this.stochPeriod);
+    this.rawBuf = new Float64Array(this.kSmoothing);
+    this.kBuf = new Float64Array(this.dSmoothing);
+    this.warmUp = this.rsiPeriod + this.stochPeriod + this.kSmoothing + this.dSmoothing - 2;
+  }
+
+  update(candle: Candle): StochRsiValue | null {
+    return this.updateClose(candle.close);
+  }
+
+  /** Feeds a bare closing price. */
+  updateClose(close: number): StochRsiValue | null {
+    const rsi = this.rsi.updateClose(close);
+    if (rsi === null) return null;
+
+    // Stochastic of the RSI over the last stochPeriod values: min and max from two monotonic
+    // queues (O(1) amortized per value, no rescan of the look-back).
+    const t = this.rsiCount++;
+    const sp = this.stochPeriod;
+    const cap = sp; // each queue holds at most sp entries
+    const expired = t - sp; // entries with seq <= expired have left the look-back
+    {
+      const q = this.maxSeq;
+      const qv = this.maxVal;
+      let head = this.maxHead;
+      let len = this.maxLen;
+      if (len > 0 && q[head]! <= expired) {
+        head = head + 1 === cap ? 0 : head + 1;
+        len--;
+      }
+      while (len > 0) {
+        let back = head + len - 1;
+        if (back >= cap) back -= cap;
+        if (qv[back]! > rsi) break;
+        len--;
+      }
+      let slot = head + len;
+      if (slot >= cap) slot -= cap;
+      q[slot] = t;
+      qv[slot] = rsi;
+      this.maxHead = head;
+      this.maxLen = len + 1;
+    }
+    {
+      const q = this.minSeq;
+      const qv = this.minVal;
+      let head = this.minHead;
+      let len = this.minLen;
+      if (len > 0 && q[head]! <= expired) {
+        head = head + 1 === cap ? 0 : head + 1;
+        len--;
+      }
+      while (len > 0) {
+        let back = head + len - 1;
+        if (back >= cap) back -= cap;
+        if (qv[back]! < rsi) break;
+        len--;
+      }
+      let slot = head + len;
+      if (slot >= cap) slot -= cap;
+      q[slot] = t;
+      qv[slot] = rsi;
+      this.minHead = head;
+      this.minLen = len + 1;
+    }
+    if (t + 1 < sp) return null;
+    const max = this.maxVal[this.maxHead]!;
+    const min = this.minVal[this.minHead]!;
+    const range = max - min;
+    let raw: number;
+    if (range <= this.zeroRangeEpsilon) raw = Number.isNaN(this.prevRaw) ? 50 : this.prevRaw;
+    else raw = (100 * (rsi - min)) / range;
+    this.prevRaw = raw;
+
+    // %K = SMA of raw (summed afresh from the ring: exact, and only kSmoothing additions).
+    const ks = this.kSmoothing;
+    const rawBuf = this.rawBuf;
+    rawBuf[this.rawPos] = raw;
+    this.rawPos = this.rawPos + 1 === ks ? 0 : this.rawPos + 1;
+    if (this.rawCount < ks) this.rawCount++;
+    if (this.rawCount < ks) return null;
+    let sum = 0;
+    for (let i = 0; i < ks; i++) sum += rawBuf[i]!;
+    const k = sum / ks;
+
+    // %D = SMA of %K.
+    const ds = this.dSmoothing;
+    const kBuf = this.kBuf;
+    kBuf[this.kPos] = k;
+    this.kPos = this.kPos + 1 === ds ? 0 : this.kPos + 1;
+    if (this.kCount < ds) this.kCount++;
+    if (this.kCount < ds) return null;
+    sum = 0;
+    for (let i = 0; i < ds; i++) sum += kBuf[i]!;
+    const d = sum / ds;
+
+    const prev = this.last;
+    const signal = stochRsiSignal(prev, k, d, this.oversold, this.overbought);
+    const value: StochRsiValue = { k, d, signal, stoch: raw, rsi };
+    this.last = value;
+    return value;
+  }
+
+  get value(): StochRsiValue | null {
+    return this.last;
+  }
+
+  get isReady(): boolean {
+    return this.last !== null;
+  }
+
+  reset(): void {
+    this.rsi.reset();
+    this.maxHead = this.maxLen = this.minHead = this.minLen = 0;
+    this.rawBuf.fill(0);
+    this.kBuf.fill(0);
+    this.rsiCount = 0;
+    this.rawCount = this.rawPos = 0;
+    this.kCount = this.kPos = 0;
+    this.prevRaw = Number.NaN;
+    this.last = null;
+  }
+}
