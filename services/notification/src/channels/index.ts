@@ -1,0 +1,65 @@
+import type { NotificationConfig } from '../config.js';
+import type { Channel } from '../records.js';
+import { EmailTransport } from './email.js';
+import { HttpClient } from './http.js';
+import { sandboxFor } from './sandbox.js';
+import { TelegramTransport } from './telegram.js';
+import type { Transport } from './transport.js';
+import { TwilioTransport } from './twilio.js';
+import { WhatsAppTransport } from './whatsapp.js';
+
+export type Transports = Record<Channel, Transport>;
+
+/** Each channel's recipients, from its comma-separated setting. */
+export function recipientsFromConfig(config: NotificationConfig): Record<Channel, string[]> {
+  return {
+    CHAT_APP: config.CHAT_APP_CHAT_IDS,
+    EMAIL: config.EMAIL_TO,
+    SMS: config.SMS_TO,
+    MESSENGER_APP: config.MESSENGER_APP_TO,
+  };
+}
+
+/**
+ * The real transport of every channel whose credentials are set, the sandbox for the others.
+ * `close()` releases their connections (the HTTP pool, the SMTP pool).
+ */
+export function transportsFromConfig(config: NotificationConfig, now: () => number): { transports: Transports; close: () => Promise<void> } {
+  const http = new HttpClient(config.PROVIDER_TIMEOUT_MS);
+  const sandbox = {
+    chatAppBaseUrl: config.CHAT_APP_BASE_URL,
+    smsBaseUrl: config.SMS_BASE_URL,
+    smsFrom: config.SMS_FROM,
+    messengerAppBaseUrl: config.MESSENGER_APP_BASE_URL,
+    messengerAppApiVersion: config.MESSENGER_APP_API_VERSION,
+    emailFrom: config.EMAIL_FROM,
+  };
+  const email = config.EMAIL_SMTP_URL && config.EMAIL_FROM
+    ? new EmailTransport({ smtpUrl: config.EMAIL_SMTP_URL, from: config.EMAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS })
+    : undefined;
+  const transports: Transports = {
+    CHAT_APP: config.CHAT_APP_BOT_TOKEN
+      ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
+      : sandboxFor('CHAT_APP', sandbox),
+    EMAIL: email ?? sandboxFor('EMAIL', sandbox),
+    SMS:
+      config.SMS_ACCOUNT_SID && config.SMS_AUTH_TOKEN && config.SMS_FROM
+        ? new TwilioTransport({ baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM }, http, now)
+        : sandboxFor('SMS', sandbox),
+    MESSENGER_APP:
+      config.MESSENGER_APP_TOKEN && config.MESSENGER_APP_PHONE_NUMBER_ID
+        ? new WhatsAppTransport(
+            { baseUrl: config.MESSENGER_APP_BASE_URL, apiVersion: config.MESSENGER_APP_API_VERSION, phoneNumberId: config.MESSENGER_APP_PHONE_NUMBER_ID, token: config.MESSENGER_APP_TOKEN },
+            http,
+            now,
+          )
+        : sandboxFor('MESSENGER_APP', sandbox),
+  };
+  return {
+    transports,
+    close: async () => {
+      await email?.close();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Channel } from '../records.js';
+import { emailMessage } from './email.js';
+import type { ProviderRequest } from './telegram.js';
+import { telegramRequest } from './telegram.js';
+import type { OutboundMessage, SendResult, Transport } from './transport.js';
+import { twilioRequest } from './twilio.js';
+import { whatsappRequest } from './whatsapp.js';
+
+/**
+ * The transport of a channel whose credentials are unset: it sends nothing and records the exact
+ * request the real transport would have sent (built by the same code), with placeholders where
+ * the credentials go. The delivery ends `sent`, provider `sandbox`.
+ */
+export class SandboxTransport implements Transport {
+  readonly provider = 'sandbox' as const;
+
+  constructor(private readonly build: (message: OutboundMessage) => ProviderRequest | ReturnType<typeof emailMessage>) {}
+
+  async send(message: OutboundMessage): Promise<SendResult> {
+    return { provider: this.provider, providerMessageId: `sandbox-${message.deliveryId}`, sandboxRequest: this.build(message) };
+  }
+}
+
+export interface SandboxSettings {
+  chatAppBaseUrl: string;
+  smsBaseUrl: string;
+  smsFrom: string | undefined;
+  messengerAppBaseUrl: string;
+  messengerAppApiVersion: string;
+  emailFrom: string | undefined;
+}
+
+/** The sandbox of one channel, building requests exactly as its real transport does. */
+export function sandboxFor(channel: Channel, s: SandboxSettings): SandboxTransport {
+  switch (channel) {
+    case 'CHAT_APP':
+      return new SandboxTransport((m) => telegramRequest({ baseUrl: s.chatAppBaseUrl, botToken: '<CHAT_APP_BOT_TOKEN>' }, m));
+    case 'SMS':
+      return new SandboxTransport((m) => {
+        const req = twilioRequest({ baseUrl: s.smsBaseUrl, accountSid: '<SMS_ACCOUNT_SID>', authToken: '', from: s.smsFrom ?? '<SMS_FROM>' }, m);
+        return { ...req, headers: { ...req.headers, authorization: 'Basic <SMS_ACCOUNT_SID:SMS_AUTH_TOKEN>' } };
+      });
+    case 'MESSENGER_APP':
+      return new SandboxTransport((m) =>
+        whatsappRequest(
+          { baseUrl: s.messengerAppBaseUrl, apiVersion: s.messengerAppApiVersion, phoneNumberId: '<MESSENGER_APP_PHONE_NUMBER_ID>', token: '<MESSENGER_APP_TOKEN>' },
+          m,
+        ),
+      );
+    case 'EMAIL':
+      return new SandboxTransport((m) => emailMessage(s.emailFrom ?? 'fxdesk@localhost', m));
+  }
+}

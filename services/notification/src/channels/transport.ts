@@ -1,0 +1,69 @@
+import type { Channel, Provider, ProviderError } from '../records.js';
+import type { ContentType } from '../render.js';
+
+/** One delivery as a transport sends it: one message to one recipient. */
+export interface OutboundMessage {
+  deliveryId: string;
+  channel: Channel;
+  recipient: string;
+  message: string;
+  contentType: ContentType;
+  subject: string | null;
+}
+
+export interface SendResult {
+  provider: Provider;
+  /** The provider's id of the message (Telegram message_id, SMTP Message-ID, Twilio SID, WhatsApp wamid). */
+  providerMessageId: string | null;
+  /** Sandbox only: the exact request the real transport would have sent. */
+  sandboxRequest?: unknown;
+}
+
+/** A channel's way out: the real provider, or the sandbox that records instead of sending. */
+export interface Transport {
+  readonly provider: Provider;
+  send(message: OutboundMessage): Promise<SendResult>;
+  close?(): Promise<void>;
+}
+
+/**
+ * A failed attempt. `retryable` attempts are tried again with backoff (network errors, timeouts,
+ * 408, 429, 5xx, SMTP 4xx); the others fail the delivery at once with the provider's error.
+ */
+export class DeliveryError extends Error {
+  readonly retryable: boolean;
+  readonly providerError: ProviderError;
+  /** The provider's own minimum wait (`retry_after`, `Retry-After`), in ms. */
+  readonly retryAfterMs: number | undefined;
+  /**
+   * The request may have reached the provider before the failure (a timeout or a broken
+   * connection after it was written): sending again may duplicate the message.
+   */
+  readonly inDoubt: boolean;
+
+  constructor(providerError: ProviderError, options: { retryable: boolean; retryAfterMs?: number; inDoubt?: boolean }) {
+    super(`${providerError.code}: ${providerError.message}`);
+    this.name = 'DeliveryError';
+    this.providerError = providerError;
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+    this.inDoubt = options.inDoubt ?? false;
+  }
+}
+
+/** Whether an HTTP status is worth another attempt: 408, 429 and every 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. Returns ms, or undefined
+ * when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

@@ -1,0 +1,194 @@
+import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Logger } from 'pino';
+import type { Transports } from './channels/index.js';
+import { DeliveryError, type OutboundMessage } from './channels/transport.js';
+import type { Channel, ProviderError } from './records.js';
+import { retryDelayMs, type RetryPolicy } from './retry.js';
+import type { ClaimedDelivery, NotificationStore } from './store.js';
+
+export interface OutboxOptions {
+  store: NotificationStore;
+  transports: Transports;
+  clock: Clock;
+  random: () => number;
+  logger: Logger;
+  policy: RetryPolicy;
+  /** Deliveries in flight at once. */
+  concurrency: number;
+  /** Longest sleep between looks at the table (retries fall due, other processes add rows). */
+  pollIntervalMs: number;
+  /** How long a claimed delivery stays ours; past it, a dead worker's delivery is in doubt. */
+  leaseMs: number;
+  /** Channels never sent twice: a delivery whose outcome is unknown fails instead of being resent. */
+  atMostOnce: Channel[];
+  onResult?: (channel: Channel, outcome: 'sent' | 'retry' | 'failed') => void;
+}
+
+/**
+ * The durable outbox worker. Deliveries wait in SQLite as `pending`; the worker claims the due
+ * ones atomically (status `sending`, a lease), sends each through its channel's transport, and
+ * records the outcome: `sent`, `pending` again with a backoff, or `failed`. Nothing lives only in
+ * memory: a restart finds every pending delivery where it was.
+ *
+ * The crash window is between the provider accepting a message and our commit of `sent`. A
+ * delivery caught in it stays `sending` until its lease runs out; then at-least-once channels
+ * send it again and at-most-once channels fail it with `outcome_unknown` (recoverInDoubt).
+ */
+export class Outbox {
+  private inFlight = 0;
+  private running: Promise<void> | undefined;
+  private pumpAgain = false;
+  private stopped = true;
+  private timer: TimerHandle | undefined;
+  private readonly sends = new Set<Promise<void>>();
+
+  constructor(private readonly o: OutboxOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (after a POST stored new ones). */
+  wake(): void {
+    if (this.stopped) return;
+    void this.pump();
+  }
+
+  /** Stops claiming, waits for the sends in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.o.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.sends]);
+  }
+
+  /**
+   * Resolves when nothing is in flight and nothing is due now (for tests that drive a manual
+   * clock: advance, then await settle()).
+   */
+  async settle(): Promise<void> {
+    for (;;) {
+      await this.pump();
+      await Promise.allSettled([...this.sends]);
+      await new Promise((resolve) => setImmediate(resolve));
+      const due = this.o.store.nextDueAt();
+      if (this.inFlight === 0 && this.running === undefined && (due === undefined || due > this.o.clock.now())) return;
+    }
+  }
+
+  /** One pass at a time: a call during a pass asks it to look once more, and shares its promise. */
+  private pump(): Promise<void> {
+    if (this.running) {
+      this.pumpAgain = true;
+      return this.running;
+    }
+    this.running = this.runPump().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async runPump(): Promise<void> {
+    try {
+      do {
+        this.pumpAgain = false;
+        await this.recover();
+        const free = this.o.concurrency - this.inFlight;
+        if (free <= 0 || this.stopped) break;
+        const now = this.o.clock.now();
+        const claimed = await this.o.store.claimDue(now, free, now + this.o.leaseMs);
+        for (const delivery of claimed) this.launch(delivery);
+        if (claimed.length === free) this.pumpAgain = true;
+      } while (this.pumpAgain && !this.stopped);
+    } catch (err) {
+      this.o.logger.error({ err }, 'outbox: claiming deliveries failed');
+    } finally {
+      this.schedule();
+    }
+  }
+
+  private async recover(): Promise<void> {
+    const { failed, resent } = await this.o.store.recoverInDoubt(this.o.clock.now(), this.o.atMostOnce, this.o.policy.maxAttempts);
+    if (failed.length > 0) this.o.logger.warn({ deliveryIds: failed }, 'outbox: deliveries left in flight by a stopped worker failed as outcome_unknown (at-most-once)');
+    if (resent.length > 0) this.o.logger.warn({ deliveryIds: resent }, 'outbox: deliveries left in flight by a stopped worker will be sent again (at-least-once)');
+  }
+
+  /** Sleeps until the next delivery falls due, or the poll interval, whichever comes first. */
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer) this.o.clock.clearTimer(this.timer);
+    const due = this.o.store.nextDueAt();
+    const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.pump();
+    }, wait).unref();
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    this.inFlight += 1;
+    const send = this.deliver(delivery).finally(() => {
+      this.inFlight -= 1;
+      this.sends.delete(send);
+      if (!this.stopped) void this.pump();
+    });
+    this.sends.add(send);
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const transport = this.o.transports[d.channel];
+    const message: OutboundMessage = {
+      deliveryId: d.id,
+      channel: d.channel,
+      recipient: d.recipient,
+      message: d.message,
+      contentType: d.contentType,
+      subject: d.subject,
+    };
+    const log = this.o.logger.child({ deliveryId: d.id, channel: d.channel, attempt: d.attempts });
+    try {
+      const result = await transport.send(message);
+      await this.o.store.markSent(d.id, result, this.o.clock.now());
+      this.o.onResult?.(d.channel, 'sent');
+      log.debug({ provider: result.provider, providerMessageId: result.providerMessageId }, 'delivery sent');
+      return;
+    } catch (err) {
+      const failure =
+        err instanceof DeliveryError
+          ? err
+          : new DeliveryError({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) }, { retryable: true });
+      if (!(err instanceof DeliveryError)) log.error({ err }, 'delivery: unexpected transport error');
+      await this.recordFailure(d, failure, transport.provider, log).catch((e: unknown) => log.error({ err: e }, 'delivery: recording the outcome failed'));
+    }
+  }
+
+  private async recordFailure(d: ClaimedDelivery, failure: DeliveryError, provider: Parameters<NotificationStore['markFailed']>[2], log: Logger): Promise<void> {
+    const now = this.o.clock.now();
+    const error = failure.providerError;
+    if (failure.retryable && failure.inDoubt && this.o.atMostOnce.includes(d.channel)) {
+      const unknown: ProviderError = { ...error, code: 'outcome_unknown', message: `${error.code}: ${error.message} (the provider may have accepted it; not resent)` };
+      await this.o.store.markFailed(d.id, unknown, provider, now);
+      this.o.onResult?.(d.channel, 'failed');
+      log.warn({ error: unknown }, 'delivery failed: outcome unknown on an at-most-once channel');
+      return;
+    }
+    if (!failure.retryable) {
+      await this.o.store.markFailed(d.id, error, provider, now);
+      this.o.onResult?.(d.channel, 'failed');
+      log.warn({ error }, 'delivery failed: the provider refused it');
+      return;
+    }
+    if (d.attempts >= this.o.policy.maxAttempts) {
+      const exhausted: ProviderError = { ...error, message: `${error.message} (gave up after ${d.attempts} attempts)` };
+      await this.o.store.markFailed(d.id, exhausted, provider, now);
+      this.o.onResult?.(d.channel, 'failed');
+      log.warn({ error: exhausted }, 'delivery failed: attempts exhausted');
+      return;
+    }
+    const delay = retryDelayMs(this.o.policy, d.attempts, this.o.random, failure.retryAfterMs);
+    await this.o.store.markRetry(d.id, error, provider, now + delay, now);
+    this.o.onResult?.(d.channel, 'retry');
+    log.info({ error, retryInMs: delay }, 'delivery attempt failed; retrying');
+  }
+}

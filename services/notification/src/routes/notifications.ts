@@ -1,0 +1,129 @@
+import { AppError, requireApiKey, type App } from '@fxdesk/core';
+import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
+import { z } from 'zod';
+import type { Notifier } from '../notifier.js';
+import { ChannelSchema, DeliveryRecordSchema, DeliveryStatusSchema } from '../records.js';
+import { decodeCursor, encodeCursor, type NotificationStore } from '../store.js';
+
+export const NotificationRequestSchema = z
+  .strictObject({
+    message: z.string().min(1).max(65_536).meta({ description: 'Plain text or HTML body' }),
+    channels: z.array(ChannelSchema).min(1).max(16).meta({ description: 'At least one channel; repeats count once' }),
+    source: z.string().min(1).max(100).meta({ description: 'Identifier of the calling service', example: 'strategy' }),
+    subject: z.string().min(1).max(255).optional().meta({ description: 'The email subject; the first line on the other channels' }),
+    contentType: z.enum(['text', 'html']).default('text'),
+    idempotencyKey: z.string().min(1).max(200).optional().meta({ description: 'Deduplicates retries within the same source' }),
+  })
+  .meta({ id: 'NotificationRequest' });
+
+export const NotificationResponseSchema = z
+  .object({
+    requestId: z.uuid(),
+    deliveryIds: z.array(z.uuid()),
+    deliveriesAttempted: z.number().int().meta({ description: 'Deliveries created: one per (channel, configured recipient)' }),
+  })
+  .meta({ id: 'NotificationResponse' });
+
+const SkippedSchema = z.object({ status: z.literal('skipped') }).meta({ id: 'NotificationSkipped' });
+
+const ListQuerySchema = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { message: 'expected an integer from 1 to 500' })
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(500))
+    .default(50),
+  source: z.string().min(1).max(100).optional(),
+  recipient: z.string().min(1).max(320).optional(),
+  status: DeliveryStatusSchema.optional(),
+  channel: ChannelSchema.optional(),
+  cursor: z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page' }),
+});
+
+const ListResponseSchema = z
+  .object({
+    items: z.array(DeliveryRecordSchema),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+  })
+  .meta({ id: 'DeliveryList' });
+
+const errors = { 401: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema };
+
+export interface NotificationRoutesOptions {
+  apiKey: string | undefined;
+  enabled: boolean;
+  notifier: Notifier;
+  store: NotificationStore;
+}
+
+/** POST /notifications, GET /notifications, GET /notifications/:id — behind NOTIFICATION_API_KEY when set. */
+export async function notificationRoutes(app: App, o: NotificationRoutesOptions): Promise<void> {
+  app.addHook('onRequest', requireApiKey({ header: 'x-api-key', key: o.apiKey, allowBearer: true }));
+  const security: Record<string, string[]>[] = o.apiKey ? [{ apiKey: [] }, { bearer: [] }] : [];
+
+  app.post(
+    '/notifications',
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'Send a message to every configured recipient of each channel',
+        description:
+          'Stores the request and one delivery per (channel, recipient) in one transaction, then answers 201; the outbox sends them. ' +
+          'A repeated (source, idempotencyKey) answers the original 201 body with `Idempotent-Replayed: true` and sends nothing. ' +
+          'With NOTIFICATIONS_ENABLED=false the answer is 200 `{"status":"skipped"}` and nothing is stored.',
+        security,
+        body: NotificationRequestSchema,
+        response: { 200: SkippedSchema, 201: NotificationResponseSchema, 400: ErrorEnvelopeSchema, 413: ErrorEnvelopeSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!o.enabled) return reply.status(200).send({ status: 'skipped' as const });
+      const result = await o.notifier.submit(request.body);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.status(201).send({ requestId: result.requestId, deliveryIds: result.deliveryIds, deliveriesAttempted: result.deliveriesAttempted });
+    },
+  );
+
+  app.get(
+    '/notifications',
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'List delivery records, newest first',
+        description: 'Filters match exactly; `limit` defaults to 50 (at most 500); follow `nextCursor` for the next page.',
+        security,
+        querystring: ListQuerySchema,
+        response: { 200: ListResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { limit, cursor: cursorText, ...filters } = request.query;
+      const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
+      if (cursorText !== undefined && !cursor) {
+        throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
+          details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
+        });
+      }
+      const page = o.store.list(filters, limit, cursor);
+      return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
+    },
+  );
+
+  app.get(
+    '/notifications/:id',
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'One delivery record',
+        security,
+        params: z.object({ id: z.string().min(1).max(200) }),
+        response: { 200: DeliveryRecordSchema, 404: ErrorEnvelopeSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const record = o.store.get(request.params.id);
+      if (!record) throw new AppError('not_found', `no delivery record ${request.params.id.slice(0, 100)}`);
+      return record;
+    },
+  );
+}

@@ -1,0 +1,443 @@
+import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import { GroupCommitter } from './group-commit.js';
+import type { Channel, DeliveryRecord, DeliveryStatus, Provider, ProviderError } from './records.js';
+import type { ContentType } from './render.js';
+import { applyPlatformUpdate, type PlatformUpdate } from './status.js';
+
+const MIGRATIONS = [
+  `
+  CREATE TABLE requests (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    idempotency_key TEXT,
+    message TEXT NOT NULL,
+    subject TEXT,
+    content_type TEXT NOT NULL,
+    channels TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  -- The idempotency claim: one row per (source, key); NULL keys never collide.
+  CREATE UNIQUE INDEX requests_idempotency ON requests(source, idempotency_key);
+
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    request_id TEXT NOT NULL REFERENCES requests(id),
+    channel TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    source TEXT NOT NULL,
+    subject TEXT,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    provider TEXT,
+    provider_message_id TEXT,
+    error TEXT,
+    sandbox_request TEXT,
+    next_attempt_at INTEGER,
+    lease_until INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    delivered_at INTEGER,
+    read_at INTEGER
+  );
+  CREATE INDEX deliveries_request ON deliveries(request_id, seq);
+  CREATE INDEX deliveries_due ON deliveries(next_attempt_at, seq) WHERE status = 'pending';
+  CREATE INDEX deliveries_lease ON deliveries(lease_until) WHERE status = 'sending';
+  CREATE INDEX deliveries_provider_message ON deliveries(provider_message_id) WHERE provider_message_id IS NOT NULL;
+  CREATE INDEX deliveries_newest ON deliveries(created_at, seq);
+  CREATE INDEX deliveries_source ON deliveries(source, created_at, seq);
+  CREATE INDEX deliveries_recipient ON deliveries(recipient, created_at, seq);
+  CREATE INDEX deliveries_status ON deliveries(status, created_at, seq);
+  CREATE INDEX deliveries_channel ON deliveries(channel, created_at, seq);
+  `,
+];
+
+interface DeliveryRow {
+  seq: number;
+  id: string;
+  request_id: string;
+  channel: Channel;
+  recipient: string;
+  source: string;
+  subject: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  provider: Provider | null;
+  provider_message_id: string | null;
+  error: string | null;
+  sandbox_request: string | null;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+}
+
+interface RequestRow {
+  id: string;
+  source: string;
+  idempotency_key: string | null;
+  message: string;
+  subject: string | null;
+  content_type: ContentType;
+  payload_hash: string;
+}
+
+export interface NewNotification {
+  requestId: string;
+  source: string;
+  idempotencyKey: string | undefined;
+  message: string;
+  subject: string | undefined;
+  contentType: ContentType;
+  channels: Channel[];
+  payloadHash: string;
+  deliveries: { id: string; channel: Channel; recipient: string }[];
+  now: number;
+}
+
+export interface CreatedNotification {
+  replayed: boolean;
+  requestId: string;
+  deliveryIds: string[];
+  /** On a replay: whether the repeated request carried the same payload as the original. */
+  samePayload: boolean;
+}
+
+/** A delivery claimed for sending, with the request content it carries. */
+export interface ClaimedDelivery {
+  id: string;
+  requestId: string;
+  channel: Channel;
+  recipient: string;
+  attempts: number;
+  message: string;
+  subject: string | null;
+  contentType: ContentType;
+}
+
+export interface ListFilters {
+  source?: string;
+  recipient?: string;
+  status?: DeliveryStatus;
+  channel?: Channel;
+}
+
+export interface Cursor {
+  createdAt: number;
+  seq: number;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function toRecord(row: DeliveryRow): DeliveryRecord {
+  const record: DeliveryRecord = {
+    id: row.id,
+    requestId: row.request_id,
+    channel: row.channel,
+    recipient: row.recipient,
+    source: row.source,
+    status: row.status,
+    attempts: row.attempts,
+    provider: row.provider,
+    providerMessageId: row.provider_message_id,
+    error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
+    subject: row.subject,
+    createdAt: iso(row.created_at) as string,
+    updatedAt: iso(row.updated_at) as string,
+    nextAttemptAt: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    sentAt: iso(row.sent_at),
+    deliveredAt: iso(row.delivered_at),
+    readAt: iso(row.read_at),
+  };
+  if (row.sandbox_request !== null) record.sandboxRequest = JSON.parse(row.sandbox_request);
+  return record;
+}
+
+/** Opaque to clients: base64url of the position of the last row of a page. */
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.seq])).toString('base64url');
+}
+
+export function decodeCursor(text: string): Cursor | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((n) => Number.isSafeInteger(n) && n >= 0)) {
+      return { createdAt: value[0] as number, seq: value[1] as number };
+    }
+  } catch {
+    // falls through
+  }
+  return undefined;
+}
+
+/**
+ * The notification service's SQLite repository: requests, their deliveries (the outbox), and the
+ * queries the routes and the outbox worker make. Every write goes through the group committer.
+ */
+export class NotificationStore {
+  readonly db: SqliteDatabase;
+  private readonly committer: GroupCommitter;
+  private readonly statements;
+
+  constructor(file: string) {
+    this.db = openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
+    this.committer = new GroupCommitter(this.db);
+    const db = this.db;
+    this.statements = {
+      insertRequest: db.prepare(
+        `INSERT INTO requests (id, source, idempotency_key, message, subject, content_type, channels, payload_hash, created_at)
+         VALUES (@id, @source, @idempotencyKey, @message, @subject, @contentType, @channels, @payloadHash, @now)
+         ON CONFLICT (source, idempotency_key) DO NOTHING`,
+      ),
+      requestByKey: db.prepare<[string, string], RequestRow>('SELECT * FROM requests WHERE source = ? AND idempotency_key = ?'),
+      requestById: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE id = ?'),
+      deliveryIdsOf: db.prepare<[string], { id: string }>('SELECT id FROM deliveries WHERE request_id = ? ORDER BY seq'),
+      insertDelivery: db.prepare(
+        `INSERT INTO deliveries (id, request_id, channel, recipient, source, subject, status, next_attempt_at, created_at, updated_at)
+         VALUES (@id, @requestId, @channel, @recipient, @source, @subject, 'pending', @now, @now, @now)`,
+      ),
+      claim: db.prepare<{ now: number; limit: number; leaseUntil: number }, DeliveryRow>(
+        `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, lease_until = @leaseUntil, updated_at = @now
+         WHERE seq IN (SELECT seq FROM deliveries WHERE status = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at, seq LIMIT @limit)
+         RETURNING *`,
+      ),
+      failInDoubt: db.prepare<{ now: number; error: string; atMostOnce: string; maxAttempts: number }, { id: string }>(
+        `UPDATE deliveries SET status = 'failed', error = @error, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
+         WHERE status = 'sending' AND lease_until < @now
+           AND (channel IN (SELECT value FROM json_each(@atMostOnce)) OR attempts >= @maxAttempts)
+         RETURNING id`,
+      ),
+      resendInDoubt: db.prepare<{ now: number }, { id: string }>(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = @now, lease_until = NULL, updated_at = @now
+         WHERE status = 'sending' AND lease_until < @now
+         RETURNING id`,
+      ),
+      markSent: db.prepare(
+        `UPDATE deliveries SET
+           status = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN 'sent' ELSE status END,
+           error = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN NULL ELSE error END,
+           provider = @provider, provider_message_id = @providerMessageId, sandbox_request = @sandboxRequest,
+           sent_at = COALESCE(sent_at, @now), lease_until = NULL, next_attempt_at = NULL, updated_at = @now
+         WHERE id = @id`,
+      ),
+      markRetry: db.prepare(
+        `UPDATE deliveries SET status = 'pending', error = @error, provider = @provider, next_attempt_at = @nextAttemptAt, lease_until = NULL, updated_at = @now
+         WHERE id = @id AND status = 'sending'`,
+      ),
+      markFailed: db.prepare(
+        `UPDATE deliveries SET status = 'failed', error = @error, provider = @provider, next_attempt_at = NULL, lease_until = NULL, updated_at = @now
+         WHERE id = @id AND status IN ('pending', 'sending')`,
+      ),
+      byId: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
+      byProviderMessageId: db.prepare<[string], DeliveryRow>(
+        `SELECT * FROM deliveries WHERE provider_message_id = ? AND channel = 'MESSENGER_APP' ORDER BY seq LIMIT 1`,
+      ),
+      updateTracking: db.prepare(
+        `UPDATE deliveries SET status = @status, error = @error, sent_at = @sentAt, delivered_at = @deliveredAt, read_at = @readAt,
+           next_attempt_at = CASE WHEN @status = 'pending' THEN next_attempt_at ELSE NULL END,
+           lease_until = CASE WHEN @status = 'sending' THEN lease_until ELSE NULL END, updated_at = @now
+         WHERE id = @id`,
+      ),
+      nextDue: db.prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM deliveries WHERE status = 'pending'`),
+      countByStatus: db.prepare<[], { status: DeliveryStatus; n: number }>('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status'),
+    };
+  }
+
+  /**
+   * Stores a request and its deliveries in one transaction, or, when (source, idempotencyKey)
+   * is already claimed, returns the original. The unique index decides, inside the transaction:
+   * concurrent twins can never both insert.
+   */
+  create(n: NewNotification): Promise<CreatedNotification> {
+    const s = this.statements;
+    return this.committer.run(() => {
+      const inserted = s.insertRequest.run({
+        id: n.requestId,
+        source: n.source,
+        idempotencyKey: n.idempotencyKey ?? null,
+        message: n.message,
+        subject: n.subject ?? null,
+        contentType: n.contentType,
+        channels: JSON.stringify(n.channels),
+        payloadHash: n.payloadHash,
+        now: n.now,
+      });
+      if (inserted.changes === 0) {
+        const original = s.requestByKey.get(n.source, n.idempotencyKey as string) as RequestRow;
+        return {
+          replayed: true,
+          requestId: original.id,
+          deliveryIds: s.deliveryIdsOf.all(original.id).map((r) => r.id),
+          samePayload: original.payload_hash === n.payloadHash,
+        };
+      }
+      for (const d of n.deliveries) {
+        s.insertDelivery.run({ id: d.id, requestId: n.requestId, channel: d.channel, recipient: d.recipient, source: n.source, subject: n.subject ?? null, now: n.now });
+      }
+      return { replayed: false, requestId: n.requestId, deliveryIds: n.deliveries.map((d) => d.id), samePayload: true };
+    });
+  }
+
+  /**
+   * Claims up to `limit` due deliveries in one statement: status `sending`, one more attempt,
+   * a lease until `leaseUntil`. A row is claimed by exactly one worker, whatever the number of
+   * workers or processes, because the UPDATE both checks and changes the status under SQLite's
+   * write lock.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]> {
+    const s = this.statements;
+    return this.committer.run(() => {
+      const rows = s.claim.all({ now, limit, leaseUntil });
+      const requests = new Map<string, RequestRow>();
+      return rows
+        .sort((a, b) => a.seq - b.seq)
+        .map((row) => {
+          let request = requests.get(row.request_id);
+          if (!request) {
+            request = s.requestById.get(row.request_id) as RequestRow;
+            requests.set(row.request_id, request);
+          }
+          return {
+            id: row.id,
+            requestId: row.request_id,
+            channel: row.channel,
+            recipient: row.recipient,
+            attempts: row.attempts,
+            message: request.message,
+            subject: request.subject,
+            contentType: request.content_type,
+          };
+        });
+    });
+  }
+
+  /**
+   * Deliveries left `sending` past their lease (their worker died mid-call): the outcome is
+   * unknown. At-most-once channels, and deliveries out of attempts, fail with `outcome_unknown`;
+   * the others go back to `pending` to be sent again.
+   */
+  recoverInDoubt(now: number, atMostOnce: Channel[], maxAttempts: number): Promise<{ failed: string[]; resent: string[] }> {
+    const s = this.statements;
+    const error = JSON.stringify({
+      code: 'outcome_unknown',
+      message: 'the worker stopped during the provider call; not sent again, the message may or may not have gone out',
+    } satisfies ProviderError);
+    return this.committer.run(() => ({
+      failed: s.failInDoubt.all({ now, error, atMostOnce: JSON.stringify(atMostOnce), maxAttempts }).map((r) => r.id),
+      resent: s.resendInDoubt.all({ now }).map((r) => r.id),
+    }));
+  }
+
+  markSent(id: string, result: { provider: Provider; providerMessageId: string | null; sandboxRequest?: unknown }, now: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.markSent.run({
+        id,
+        provider: result.provider,
+        providerMessageId: result.providerMessageId,
+        sandboxRequest: result.sandboxRequest === undefined ? null : JSON.stringify(result.sandboxRequest),
+        now,
+      });
+    });
+  }
+
+  markRetry(id: string, error: ProviderError, provider: Provider, nextAttemptAt: number, now: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.markRetry.run({ id, error: JSON.stringify(error), provider, nextAttemptAt, now });
+    });
+  }
+
+  markFailed(id: string, error: ProviderError, provider: Provider, now: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.markFailed.run({ id, error: JSON.stringify(error), provider, now });
+    });
+  }
+
+  /**
+   * Applies a platform status report to the MESSENGER_APP delivery it names: by the provider's
+   * message id, else by our delivery id echoed in `biz_opaque_callback_data`.
+   */
+  applyPlatformStatus(providerMessageId: string, callbackData: string | undefined, update: PlatformUpdate, now: number): Promise<'applied' | 'unchanged' | 'unknown'> {
+    const s = this.statements;
+    return this.committer.run(() => {
+      let row = s.byProviderMessageId.get(providerMessageId);
+      if (!row && callbackData) {
+        const byId = s.byId.get(callbackData);
+        if (byId?.channel === 'MESSENGER_APP') row = byId;
+      }
+      if (!row) return 'unknown';
+      const next = applyPlatformUpdate(
+        {
+          status: row.status,
+          error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
+          sentAt: row.sent_at,
+          deliveredAt: row.delivered_at,
+          readAt: row.read_at,
+        },
+        update,
+      );
+      if (!next) return 'unchanged';
+      s.updateTracking.run({
+        id: row.id,
+        status: next.status,
+        error: next.error === null ? null : JSON.stringify(next.error),
+        sentAt: next.sentAt,
+        deliveredAt: next.deliveredAt,
+        readAt: next.readAt,
+        now,
+      });
+      return 'applied';
+    });
+  }
+
+  get(id: string): DeliveryRecord | undefined {
+    const row = this.statements.byId.get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Newest first; `cursor` continues after the last row of the previous page. */
+  list(filters: ListFilters, limit: number, cursor: Cursor | undefined): { items: DeliveryRecord[]; next: Cursor | undefined } {
+    const where: string[] = [];
+    const params: Record<string, string | number> = { limit: limit + 1 };
+    for (const key of ['source', 'recipient', 'status', 'channel'] as const) {
+      const value = filters[key];
+      if (value !== undefined) {
+        where.push(`${key} = @${key}`);
+        params[key] = value;
+      }
+    }
+    if (cursor) {
+      where.push('(created_at < @cursorAt OR (created_at = @cursorAt AND seq < @cursorSeq))');
+      params.cursorAt = cursor.createdAt;
+      params.cursorSeq = cursor.seq;
+    }
+    const sql = `SELECT * FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, seq DESC LIMIT @limit`;
+    const rows = this.db.prepare<Record<string, string | number>, DeliveryRow>(sql).all(params);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { items: page.map(toRecord), next: rows.length > limit && last ? { createdAt: last.created_at, seq: last.seq } : undefined };
+  }
+
+  /** When the earliest pending delivery falls due (epoch ms), if any. */
+  nextDueAt(): number | undefined {
+    return this.statements.nextDue.get()?.due ?? undefined;
+  }
+
+  countByStatus(): Record<string, number> {
+    return Object.fromEntries(this.statements.countByStatus.all().map((r) => [r.status, r.n]));
+  }
+
+  /** Group-commit counters: batches committed, writes in them. */
+  commitStats(): { commits: number; jobs: number } {
+    return { commits: this.committer.commits, jobs: this.committer.jobs };
+  }
+
+  close(): void {
+    this.committer.flush();
+    this.db.close();
+  }
+}
