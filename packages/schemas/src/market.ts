@@ -23,7 +23,7 @@ export const EpochCandleSchema = z
     low: z.number(),
     close: z.number(),
     volume: z.number().int().meta({ description: 'Tick volume' }),
-    spread: z.number().int().meta({ description: 'Spread in points' }),
+    spread: z.number().int().nullable().meta({ description: 'Spread in points; null when the venue gives none' }),
   })
   .meta({ id: 'EpochCandle' });
 export type EpochCandle = z.infer<typeof EpochCandleSchema>;
