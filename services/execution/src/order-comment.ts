@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+
+/** MT5 keeps at most 31 characters of an order comment (MqlTradeRequest.comment). */
+export const MT5_COMMENT_LENGTH = 31;
+/** Never fewer tag characters than this (48 bits), however long the source slug. */
+const MIN_TAG_LENGTH = 12;
+
+/** A short, uniform tag of a signal_id: the hex SHA-256 of the lower-case id, cut to `length`. */
+export function signalTag(signalId: string, length: number): string {
+  return createHash('sha256').update(signalId.toLowerCase()).digest('hex').slice(0, length);
+}
+
+/**
+ * `<source>:<tag>` in exactly the terminal's 31 characters: the source slug for attribution
+ * (cut to 18 characters when longer) and as many hex characters of the signal_id's tag as fit,
+ * at least 12, so an unknown outcome can be found on the terminal by its comment. The tag is a
+ * hash rather than the id's own digits because UUIDv7 and v1 ids share their leading digits.
+ */
+export function orderComment(source: string, signalId: string): string {
+  const slug = source.slice(0, MT5_COMMENT_LENGTH - 1 - MIN_TAG_LENGTH);
+  return `${slug}:${signalTag(signalId, MT5_COMMENT_LENGTH - 1 - slug.length)}`;
+}

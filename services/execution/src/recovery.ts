@@ -1,0 +1,57 @@
+import type { TradingTerminal } from '@fxdesk/broker';
+import { envelope, type Clock } from '@fxdesk/core';
+import type { Logger } from 'pino';
+import { INTERRUPTED_MESSAGE } from './pipeline.js';
+import type { InterruptedSignal, SignalStore } from './store.js';
+
+/**
+ * At start-up, before the service listens: every signal left `processing` by a crash becomes
+ * `unknown`, answered (and replayed) 503 execution_outcome_unknown. It is never sent again.
+ */
+export function failInterruptedSignals(store: SignalStore, clock: Clock, logger: Logger): InterruptedSignal[] {
+  const at = new Date(clock.now());
+  const interrupted = store.failInterrupted(at.toISOString(), (signal) => {
+    const error = { code: 'execution_outcome_unknown', message: INTERRUPTED_MESSAGE };
+    return { httpStatus: 503, error, responseBody: JSON.stringify(envelope(error.code, error.message, { requestId: signal.requestId, now: at })) };
+  });
+  for (const signal of interrupted) {
+    logger.error({ signalId: signal.signalId, orderComment: signal.orderComment }, 'signal interrupted by a restart: outcome unknown');
+  }
+  return interrupted;
+}
+
+/**
+ * Looks each interrupted signal up on the terminal by its order comment and magic number and
+ * keeps what it finds on the record (`reconciliation`), for the human who settles it. The
+ * state stays `unknown` and the replayed answer does not change: this never trades.
+ */
+export async function reconcileInterrupted(
+  signals: InterruptedSignal[],
+  deps: { terminal: TradingTerminal; store: SignalStore; clock: Clock; logger: Logger; magic: number },
+): Promise<void> {
+  for (const signal of signals) {
+    const checkedAt = new Date(deps.clock.now()).toISOString();
+    try {
+      const records = await deps.terminal.findByComment(signal.orderComment, deps.magic);
+      await deps.store.recordReconciliation(signal.signalId, {
+        checked_at: checkedAt,
+        found: records.map((r) => ({
+          kind: r.kind,
+          ticket: r.ticket,
+          symbol: r.symbol,
+          type: r.type,
+          volume: r.volume,
+          price: r.price,
+          state: r.state,
+          time: new Date(r.time).toISOString(),
+        })),
+      });
+      if (records.length > 0) deps.logger.warn({ signalId: signal.signalId, found: records.length }, 'the terminal shows orders or deals for an unknown signal');
+    } catch (err) {
+      deps.logger.warn({ err, signalId: signal.signalId }, 'could not look an unknown signal up on the terminal');
+      await deps.store
+        .recordReconciliation(signal.signalId, { checked_at: checkedAt, found: [], error: err instanceof Error ? err.message : String(err) })
+        .catch(() => undefined);
+    }
+  }
+}

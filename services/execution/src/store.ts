@@ -1,0 +1,258 @@
+import { GroupCommit, openDatabase, type GroupCommitStats, type SqliteDatabase } from '@fxdesk/core';
+import {
+  NO_TICKETS,
+  type Reconciliation,
+  type SignalFailure,
+  type SignalRecord,
+  type SignalState,
+  type Tickets,
+  type TradeOutcome,
+} from './signal-schemas.js';
+
+const MIGRATIONS = [
+  `CREATE TABLE signals (
+     signal_id       TEXT PRIMARY KEY,
+     payload_hash    TEXT NOT NULL,
+     state           TEXT NOT NULL CHECK (state IN ('processing','filled','partially_filled','placed','rejected','unknown')),
+     request_json    TEXT NOT NULL,
+     request_id      TEXT NOT NULL,
+     order_comment   TEXT NOT NULL,
+     http_status     INTEGER,
+     response_body   TEXT,
+     order_ticket    TEXT,
+     deal_ticket     TEXT,
+     position_ticket TEXT,
+     result_json     TEXT,
+     error_json      TEXT,
+     reconciliation_json TEXT,
+     received_at     TEXT NOT NULL,
+     completed_at    TEXT,
+     updated_at      TEXT NOT NULL
+   );
+   CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`,
+];
+
+/** A signal about to be claimed. */
+export interface SignalClaim {
+  signalId: string;
+  payloadHash: string;
+  /** The body as received, JSON. */
+  requestJson: string;
+  requestId: string;
+  orderComment: string;
+  receivedAt: string;
+}
+
+/** What an earlier claim of the same signal_id left. */
+export interface ExistingSignal {
+  payloadHash: string;
+  state: SignalState;
+  httpStatus: number | null;
+  responseBody: string | null;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: ExistingSignal };
+
+/** The final state of a signal and the exact answer to replay. */
+export interface SignalOutcome {
+  state: Exclude<SignalState, 'processing'>;
+  httpStatus: number;
+  responseBody: string;
+  tickets: Tickets;
+  result: TradeOutcome | null;
+  error: SignalFailure | null;
+  completedAt: string;
+}
+
+/** A row left in `processing`: the answer it gets is built by the caller. */
+export interface InterruptedSignal {
+  signalId: string;
+  requestId: string;
+  orderComment: string;
+}
+
+interface SignalRow {
+  signal_id: string;
+  payload_hash: string;
+  state: SignalState;
+  request_json: string;
+  request_id: string;
+  order_comment: string;
+  http_status: number | null;
+  response_body: string | null;
+  order_ticket: string | null;
+  deal_ticket: string | null;
+  position_ticket: string | null;
+  result_json: string | null;
+  error_json: string | null;
+  reconciliation_json: string | null;
+  received_at: string;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+function parseJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+function toRecord(row: SignalRow): SignalRecord {
+  return {
+    signal_id: row.signal_id,
+    state: row.state,
+    request: JSON.parse(row.request_json) as Record<string, unknown>,
+    order_comment: row.order_comment,
+    tickets: { order: row.order_ticket, deal: row.deal_ticket, position: row.position_ticket },
+    result: parseJson<TradeOutcome>(row.result_json),
+    error: parseJson<SignalFailure>(row.error_json),
+    http_status: row.http_status,
+    reconciliation: parseJson<Reconciliation>(row.reconciliation_json),
+    received_at: row.received_at,
+    completed_at: row.completed_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * The durable record of every signal (SQLite, WAL, synchronous=FULL). The row of a signal_id is
+ * created by one atomic INSERT (the idempotency claim) in state `processing`, and moves once to
+ * its final state with the exact HTTP answer to replay. Every write is group-committed: its
+ * promise settles only once the write is on disk.
+ */
+export class SignalStore {
+  private readonly writer: GroupCommit;
+  private readonly statements;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.writer = new GroupCommit(db);
+    this.statements = {
+      insert: db.prepare(
+        `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, received_at, updated_at)
+         VALUES (@signalId, @payloadHash, 'processing', @requestJson, @requestId, @orderComment, @receivedAt, @receivedAt)
+         ON CONFLICT (signal_id) DO NOTHING`,
+      ),
+      existing: db.prepare<[string], { payload_hash: string; state: SignalState; http_status: number | null; response_body: string | null }>(
+        'SELECT payload_hash, state, http_status, response_body FROM signals WHERE signal_id = ?',
+      ),
+      complete: db.prepare(
+        `UPDATE signals SET state = @state, http_status = @httpStatus, response_body = @responseBody,
+           order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
+           result_json = @resultJson, error_json = @errorJson, completed_at = @completedAt, updated_at = @completedAt
+         WHERE signal_id = @signalId AND state = 'processing'`,
+      ),
+      release: db.prepare("DELETE FROM signals WHERE signal_id = ? AND state = 'processing'"),
+      find: db.prepare<[string], SignalRow>('SELECT * FROM signals WHERE signal_id = ?'),
+      processing: db.prepare<[], { signal_id: string; request_id: string; order_comment: string }>(
+        "SELECT signal_id, request_id, order_comment FROM signals WHERE state = 'processing'",
+      ),
+      lateResult: db.prepare(
+        `UPDATE signals SET order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
+           result_json = @resultJson, updated_at = @at
+         WHERE signal_id = @signalId AND state = 'unknown' AND result_json IS NULL`,
+      ),
+      reconciliation: db.prepare(
+        "UPDATE signals SET reconciliation_json = @json, updated_at = @at WHERE signal_id = @signalId AND state = 'unknown'",
+      ),
+    };
+  }
+
+  /** Opens (and migrates) the store's database file; `:memory:` for tests. */
+  static open(file: string): SignalStore {
+    return new SignalStore(openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS }));
+  }
+
+  get commitStats(): GroupCommitStats {
+    return this.writer.stats;
+  }
+
+  /**
+   * The idempotency claim: one INSERT keyed by signal_id. Exactly one caller ever gets
+   * `claimed: true` for an id; the others get the row as it stands (in the same batch, the
+   * winner's uncommitted row, which is `processing`).
+   */
+  claim(claim: SignalClaim): Promise<ClaimResult> {
+    return this.writer.run(() => {
+      if (this.statements.insert.run(claim).changes === 1) return { claimed: true } as const;
+      const row = this.statements.existing.get(claim.signalId);
+      if (!row) throw new Error(`signal ${claim.signalId} neither inserted nor found`);
+      return {
+        claimed: false,
+        existing: { payloadHash: row.payload_hash, state: row.state, httpStatus: row.http_status, responseBody: row.response_body },
+      } as const;
+    });
+  }
+
+  /** Moves a claimed signal to its final state; settles once that is on disk. */
+  async complete(signalId: string, outcome: SignalOutcome): Promise<void> {
+    const changes = await this.writer.run(
+      () =>
+        this.statements.complete.run({
+          signalId,
+          state: outcome.state,
+          httpStatus: outcome.httpStatus,
+          responseBody: outcome.responseBody,
+          ...outcome.tickets,
+          resultJson: outcome.result === null ? null : JSON.stringify(outcome.result),
+          errorJson: outcome.error === null ? null : JSON.stringify(outcome.error),
+          completedAt: outcome.completedAt,
+        }).changes,
+    );
+    if (changes !== 1) throw new Error(`signal ${signalId} was not processing`);
+  }
+
+  /** Drops a claim whose order was never sent (a retryable failure before order_send). */
+  async release(signalId: string): Promise<void> {
+    await this.writer.run(() => this.statements.release.run(signalId));
+  }
+
+  find(signalId: string): Promise<SignalRecord | undefined> {
+    return this.writer.read(() => {
+      const row = this.statements.find.get(signalId);
+      return row ? toRecord(row) : undefined;
+    });
+  }
+
+  /**
+   * At start-up: every row still `processing` was cut off by a crash somewhere between its claim
+   * and its outcome, possibly inside order_send, so it becomes `unknown` and is never sent again.
+   * `answer` builds each one's stored reply. Synchronous: it runs before the service listens.
+   */
+  failInterrupted(
+    at: string,
+    answer: (signal: InterruptedSignal) => { httpStatus: number; responseBody: string; error: SignalFailure },
+  ): InterruptedSignal[] {
+    const rows = this.statements.processing.all().map((r) => ({ signalId: r.signal_id, requestId: r.request_id, orderComment: r.order_comment }));
+    this.db.transaction(() => {
+      for (const signal of rows) {
+        const reply = answer(signal);
+        this.statements.complete.run({
+          signalId: signal.signalId,
+          state: 'unknown',
+          httpStatus: reply.httpStatus,
+          responseBody: reply.responseBody,
+          ...NO_TICKETS,
+          resultJson: null,
+          errorJson: JSON.stringify(reply.error),
+          completedAt: at,
+        });
+      }
+    })();
+    return rows;
+  }
+
+  /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
+  async recordLateResult(signalId: string, tickets: Tickets, result: TradeOutcome, at: string): Promise<void> {
+    await this.writer.run(() => this.statements.lateResult.run({ signalId, ...tickets, resultJson: JSON.stringify(result), at }));
+  }
+
+  async recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void> {
+    await this.writer.run(() =>
+      this.statements.reconciliation.run({ signalId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at }),
+    );
+  }
+
+  /** Commits what is queued and closes the file. */
+  close(): void {
+    this.writer.close();
+    this.db.close();
+  }
+}
