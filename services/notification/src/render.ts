@@ -217,7 +217,7 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
       name = isSpoiler ? 'tg-spoiler' : undefined;
     } else if (HEADING.test(t.value)) {
       // Headings have no Telegram entity: a bold line of their own.
-      text(sink.breaksFor(t.kind === 'open'));
+      if (t.kind === 'open') text(sink.breaksFor(true));
       name = 'b';
     } else if (!name) {
       if (BLOCK.has(t.value)) text(sink.breaksFor(t.value === 'p'));
@@ -228,7 +228,7 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
       const at = stack.lastIndexOf(name);
       if (at < 0) continue;
       while (stack.length > at) sink.markup(`</${stack.pop()}>`);
-      if (name === 'pre' || name === 'blockquote') text(sink.breaksFor(false));
+      if (name === 'pre' || name === 'blockquote' || HEADING.test(t.value)) text(sink.breaksFor(false));
       continue;
     }
     if (inside(['code', 'pre']) && !(name === 'code' && stack.at(-1) === 'pre')) continue; // nothing else nests in code or pre

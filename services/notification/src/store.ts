@@ -1,5 +1,4 @@
-import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
-import { GroupCommitter } from './group-commit.js';
+import { GroupCommit, openDatabase, type SqliteDatabase } from '@fxdesk/core';
 import type { Channel, DeliveryRecord, DeliveryStatus, Provider, ProviderError } from './records.js';
 import type { ContentType } from './render.js';
 import { applyPlatformUpdate, type PlatformUpdate } from './status.js';
@@ -181,12 +180,12 @@ export function decodeCursor(text: string): Cursor | undefined {
  */
 export class NotificationStore {
   readonly db: SqliteDatabase;
-  private readonly committer: GroupCommitter;
+  private readonly committer: GroupCommit;
   private readonly statements;
 
   constructor(file: string) {
     this.db = openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
-    this.committer = new GroupCommitter(this.db);
+    this.committer = new GroupCommit(this.db);
     const db = this.db;
     this.statements = {
       insertRequest: db.prepare(
@@ -432,12 +431,12 @@ export class NotificationStore {
   }
 
   /** Group-commit counters: batches committed, writes in them. */
-  commitStats(): { commits: number; jobs: number } {
-    return { commits: this.committer.commits, jobs: this.committer.jobs };
+  commitStats(): { commits: number; operations: number } {
+    return { commits: this.committer.stats.commits, operations: this.committer.stats.operations };
   }
 
   close(): void {
-    this.committer.flush();
+    this.committer.close();
     this.db.close();
   }
 }

@@ -1,0 +1,284 @@
+/**
+ * Local stand-ins for the providers, answering as their documentation says they answer:
+ * - Telegram Bot API: https://core.telegram.org/bots/api#making-requests (`{ ok, result }`,
+ *   `{ ok: false, error_code, description, parameters: { retry_after } }`), sendMessage limits
+ *   (1-4096 characters after entities parsing) and the HTML style tag set.
+ * - Twilio Messages API: 201 with the Message resource; errors `{ code, message, more_info, status }`,
+ *   429 with Retry-After; basic auth AccountSid:AuthToken.
+ * - WhatsApp Cloud API: `{ messaging_product, contacts, messages: [{ id }] }`; Graph errors
+ *   `{ error: { message, type, code, error_data: { messaging_product, details }, fbtrace_id } }`.
+ * - SMTP: a real SMTP server (smtp-server) that keeps every message it accepts.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+  json?: Record<string, unknown>;
+  form?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+type Script = (req: Received) => Reply | undefined;
+
+/** An HTTP server with a default provider behaviour and a queue of scripted replies. */
+export class FakeProvider {
+  readonly received: Received[] = [];
+  private readonly scripted: Script[] = [];
+  private server!: http.Server;
+  url = '';
+
+  constructor(private readonly behave: (req: Received) => Reply) {}
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw };
+        const type = req.headers['content-type'] ?? '';
+        if (type.startsWith('application/json')) received.json = JSON.parse(raw) as Record<string, unknown>;
+        if (type.startsWith('application/x-www-form-urlencoded')) received.form = Object.fromEntries(new URLSearchParams(raw));
+        this.received.push(received);
+        const reply = this.scripted.shift()?.(received) ?? this.behave(received);
+        res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+        res.end(JSON.stringify(reply.body));
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** The next replies, in order, before the default behaviour resumes. */
+  next(...replies: (Reply | Script)[]): void {
+    for (const r of replies) this.scripted.push(typeof r === 'function' ? r : () => r);
+  }
+
+  reset(): void {
+    this.received.length = 0;
+    this.scripted.length = 0;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+// ─── Telegram ──────────────────────────────────────────────────────────────────────────────
+
+const TELEGRAM_TAGS = /^(b|strong|i|em|u|ins|s|strike|del|tg-spoiler|code|pre|a|blockquote|span|tg-emoji)$/;
+
+/** Telegram's parse: the supported tags, well nested, no stray `<`/`>`/`&`; returns the visible text or an error. */
+export function parseTelegramHtml(text: string): { visible: string } | { error: string } {
+  const stack: string[] = [];
+  let visible = '';
+  const re = /<(\/?)([a-z-]+)((?:\s+[a-z-]+(?:="[^"]*")?)*)\s*>|&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);|([<>&])|([^<>&]+)/gi;
+  for (const m of text.matchAll(re)) {
+    if (m[2]) {
+      const name = m[2].toLowerCase();
+      if (!TELEGRAM_TAGS.test(name)) return { error: `Bad Request: can't parse entities: Unsupported start tag "${name}"` };
+      if (m[1]) {
+        if (stack.pop() !== name) return { error: `Bad Request: can't parse entities: Unmatched end tag "${name}"` };
+      } else stack.push(name);
+    } else if (m[4]) {
+      visible += '?';
+    } else if (m[5]) {
+      return { error: `Bad Request: can't parse entities: Unexpected "${m[5]}"` };
+    } else if (m[6]) visible += m[6];
+  }
+  if (stack.length > 0) return { error: `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "${stack.at(-1)}"` };
+  return { visible };
+}
+
+export function telegramError(errorCode: number, description: string, parameters?: Record<string, number>): Reply {
+  return { status: errorCode, body: { ok: false, error_code: errorCode, description, ...(parameters ? { parameters } : {}) } };
+}
+
+export function fakeTelegram(token: string): FakeProvider {
+  let messageId = 100;
+  return new FakeProvider((req) => {
+    if (req.path !== `/bot${token}/sendMessage`) return telegramError(req.path.startsWith('/bot') ? 401 : 404, req.path.startsWith('/bot') ? 'Unauthorized' : 'Not Found');
+    const body = req.json ?? {};
+    if (body.chat_id === undefined) return telegramError(400, 'Bad Request: chat_id is empty');
+    const text = String(body.text ?? '');
+    const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(text) : { visible: text };
+    if ('error' in parsed) return telegramError(400, parsed.error);
+    if (parsed.visible.trim().length === 0) return telegramError(400, 'Bad Request: message text is empty');
+    if (parsed.visible.length > 4096) return telegramError(400, 'Bad Request: message is too long');
+    if (body.chat_id === 404) return telegramError(400, 'Bad Request: chat not found');
+    messageId += 1;
+    return { status: 200, body: { ok: true, result: { message_id: messageId, date: 1767614400, chat: { id: body.chat_id, type: 'private' }, text: parsed.visible } } };
+  });
+}
+
+// ─── Twilio ────────────────────────────────────────────────────────────────────────────────
+
+export function twilioError(status: number, code: number, message: string, headers?: Record<string, string>): Reply {
+  return { status, headers, body: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status } };
+}
+
+export function fakeTwilio(accountSid: string, authToken: string): FakeProvider {
+  return new FakeProvider((req) => {
+    const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+    if (req.headers.authorization !== expected) return twilioError(401, 20003, 'Authenticate');
+    if (req.path !== `/2010-04-01/Accounts/${accountSid}/Messages.json`) return twilioError(404, 20404, 'The requested resource was not found');
+    const form = req.form ?? {};
+    if (!/^\+[1-9]\d{6,14}$/.test(form.To ?? '')) return twilioError(400, 21211, `Invalid 'To' Phone Number: ${form.To ?? ''}`);
+    if (!form.From && !form.MessagingServiceSid) return twilioError(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message");
+    if ((form.Body ?? '').length > 1600) return twilioError(400, 21617, 'The concatenated message body exceeds the 1600 character limit');
+    const sid = `SM${randomBytes(16).toString('hex')}`;
+    return {
+      status: 201,
+      body: {
+        sid,
+        account_sid: accountSid,
+        to: form.To,
+        from: form.From ?? null,
+        messaging_service_sid: form.MessagingServiceSid ?? null,
+        body: form.Body,
+        status: 'queued',
+        num_segments: '1',
+        direction: 'outbound-api',
+        api_version: '2010-04-01',
+        error_code: null,
+        error_message: null,
+        uri: `/2010-04-01/Accounts/${accountSid}/Messages/${sid}.json`,
+      },
+    };
+  });
+}
+
+// ─── WhatsApp ──────────────────────────────────────────────────────────────────────────────
+
+export function graphError(status: number, code: number, message: string, details?: string): Reply {
+  return {
+    status,
+    body: { error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: details ?? message }, fbtrace_id: 'AbCdEf123' } },
+  };
+}
+
+export function fakeWhatsApp(phoneNumberId: string, token: string, version = 'v23.0'): FakeProvider {
+  return new FakeProvider((req) => {
+    if (req.headers.authorization !== `Bearer ${token}`) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+    if (req.path !== `/${version}/${phoneNumberId}/messages`) return graphError(400, 100, 'Unsupported post request.');
+    const body = req.json ?? {};
+    const text = (body.text as { body?: string } | undefined)?.body ?? '';
+    if (body.messaging_product !== 'whatsapp') return graphError(400, 100, '(#100) The parameter messaging_product is required.');
+    if (text.length === 0 || text.length > 4096) return graphError(400, 100, '(#100) Invalid parameter', 'text.body must be 1 to 4096 characters');
+    const to = String(body.to);
+    return {
+      status: 200,
+      body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: `wamid.${randomBytes(12).toString('base64url')}` }] },
+    };
+  });
+}
+
+// ─── SMTP ──────────────────────────────────────────────────────────────────────────────────
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server; `reject` decides per recipient: undefined accepts, else an SMTP reply code. */
+export class FakeSmtp {
+  readonly mails: ReceivedMail[] = [];
+  reject: (recipient: string) => number | undefined = () => undefined;
+  private server!: SMTPServer;
+  port = 0;
+
+  async start(): Promise<this> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (address, _session, callback) => {
+        const code = this.reject(address.address);
+        if (code === undefined) return callback();
+        const err = new Error(code >= 500 ? `${address.address}: mailbox unavailable` : `${address.address}: try again later`) as Error & { responseCode: number };
+        err.responseCode = code;
+        return callback(err);
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          this.mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => `%${hex}`);
+  return decodeURIComponent(bytes.replace(/%(?![0-9A-F]{2})/gi, '%25'));
+}
+
+function headerValue(head: string, name: string): string | undefined {
+  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
+  return new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(unfolded)?.[1]?.trim();
+}
+
+function decodePart(part: string): { type: string; body: string } {
+  const split = part.search(/\r?\n\r?\n/);
+  const head = part.slice(0, split);
+  const body = part.slice(split).replace(/^\r?\n\r?\n/, '');
+  const encoding = (headerValue(head, 'Content-Transfer-Encoding') ?? '7bit').toLowerCase();
+  const type = (headerValue(head, 'Content-Type') ?? 'text/plain').split(';')[0]?.trim().toLowerCase() ?? 'text/plain';
+  const decoded =
+    encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
+  return { type, body: decoded.replace(/\r\n/g, '\n').replace(/\n$/, '') };
+}
+
+/** Reads the subject, Message-ID and the text and html parts of a message nodemailer wrote. */
+export function parseMail(raw: string): { subject?: string; messageId?: string; to?: string; text?: string; html?: string } {
+  const split = raw.search(/\r?\n\r?\n/);
+  const head = raw.slice(0, split);
+  const contentType = headerValue(head, 'Content-Type') ?? '';
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  const parts = boundary
+    ? raw
+        .slice(split)
+        .split(`--${boundary}`)
+        .slice(1, -1)
+        .map((p) => decodePart(p.replace(/^\r?\n/, '')))
+    : [decodePart(raw)];
+  return {
+    subject: headerValue(head, 'Subject'),
+    messageId: headerValue(head, 'Message-ID'),
+    to: headerValue(head, 'To'),
+    text: parts.find((p) => p.type === 'text/plain')?.body,
+    html: parts.find((p) => p.type === 'text/html')?.body,
+  };
+}
