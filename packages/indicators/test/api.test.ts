@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Atr,
+  FairValueGaps,
+  Rsi,
+  StochRsi,
+  Supertrend,
+  VolumeProfile,
+  syntheticCandles,
+  type Candle,
+  type StreamingIndicator,
+} from '../src/index.js';
+
+const makers: Array<[string, () => StreamingIndicator<unknown>]> = [
+  ['Atr', () => new Atr()],
+  ['Atr(5)', () => new Atr({ period: 5 })],
+  ['Rsi', () => new Rsi()],
+  ['Rsi(7)', () => new Rsi({ period: 7 })],
+  ['Supertrend', () => new Supertrend()],
+  ['Supertrend(7, 2)', () => new Supertrend({ atrPeriod: 7, multiplier: 2 })],
+  ['StochRsi', () => new StochRsi()],
+  ['StochRsi(9, 5, 2, 4)', () => new StochRsi({ rsiPeriod: 9, stochPeriod: 5, kSmoothing: 2, dSmoothing: 4 })],
+  ['FairValueGaps', () => new FairValueGaps()],
+  ['VolumeProfile', () => new VolumeProfile()],
+  ['VolumeProfile(20)', () => new VolumeProfile({ window: 20, rowCount: 10 })],
+];
+
+describe.each(makers)('%s: the common contract', (_name, make) => {
+  const candles = syntheticCandles(300, { seed: 9 });
+
+  it('returns null for exactly warmUp − 1 candles, then a value each candle; value and isReady follow', () => {
+    const ind = make();
+    expect(ind.value).toBeNull();
+    expect(ind.isReady).toBe(false);
+    candles.forEach((c, i) => {
+      const v = ind.update(c);
+      if (i < ind.warmUp - 1) {
+        expect(v, `candle ${i + 1}`).toBeNull();
+        expect(ind.isReady).toBe(false);
+      } else {
+        expect(v, `candle ${i + 1}`).not.toBeNull();
+        expect(ind.isReady).toBe(true);
+      }
+      expect(ind.value).toBe(v);
+    });
+  });
+
+  it('reset gives the same values as a fresh instance', () => {
+    const a = make();
+    const b = make();
+    candles.forEach((c) => a.update(c));
+    a.reset();
+    expect(a.value).toBeNull();
+    expect(a.isReady).toBe(false);
+    const outA = candles.map((c) => a.update(c));
+    const outB = candles.map((c) => b.update(c));
+    expect(outA).toEqual(outB);
+  });
+});
+
+describe('input validation', () => {
+  const ok: Candle = { time: 0, open: 1, high: 2, low: 1, close: 1.5, volume: 1 };
+  it('rejects candles with high < low or non-finite prices', () => {
+    for (const ind of [new Atr(), new Supertrend(), new FairValueGaps(), new VolumeProfile()]) {
+      expect(() => ind.update({ ...ok, high: 0.5 })).toThrow(RangeError);
+      expect(() => ind.update({ ...ok, high: Number.NaN })).toThrow(RangeError);
+      expect(() => ind.update({ ...ok, close: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+    }
+    expect(() => new Rsi().update({ ...ok, close: Number.NaN })).toThrow(RangeError);
+    expect(() => new StochRsi().update({ ...ok, close: Number.NaN })).toThrow(RangeError);
+  });
+
+  it('rejects bad parameters', () => {
+    expect(() => new Atr({ period: 0 })).toThrow(RangeError);
+    expect(() => new Atr({ period: 2.5 })).toThrow(RangeError);
+    expect(() => new Rsi({ period: -1 })).toThrow(RangeError);
+    expect(() => new Supertrend({ multiplier: -1 })).toThrow(RangeError);
+    expect(() => new StochRsi({ kSmoothing: 0 })).toThrow(RangeError);
+    expect(() => new StochRsi({ oversold: 80, overbought: 20 })).toThrow(RangeError);
+    expect(() => new FairValueGaps({ maxOpenZones: 0 })).toThrow(RangeError);
+    expect(() => new FairValueGaps({ minSize: -1 })).toThrow(RangeError);
+    expect(() => new FairValueGaps({ mitigation: 'touch' as never })).toThrow(RangeError);
+    expect(() => new VolumeProfile({ rowCount: 0 })).toThrow(RangeError);
+  });
+});
