@@ -85,6 +85,8 @@ export class Outbox {
     }
     this.running = this.runPump().finally(() => {
       this.running = undefined;
+      // A wake-up that came after the pass's last look must not wait for the poll timer.
+      if (this.pumpAgain && !this.stopped) void this.pump();
     });
     return this.running;
   }
