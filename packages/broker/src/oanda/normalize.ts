@@ -141,10 +141,13 @@ function transactionsFrom(transactions: WireTransaction[]): AccountTransaction[]
   }));
 }
 
+const isOpen = (p: WirePosition): boolean => Number(p.long.units) !== 0 || Number(p.short.units) !== 0;
+
 export function detailsFrom(account: WireAccount, lastTransactionId: string, asOf: string): AccountDetails {
   return {
     ...summaryFrom(account, lastTransactionId, asOf),
-    positions: positionsFrom(account.positions),
+    // Account.positions lists "all Account Positions", flat ones included; details shows the open ones.
+    positions: positionsFrom(account.positions.filter(isOpen)),
     trades: tradesFrom(account.trades, account.orders),
     orders: ordersFrom(account.orders, account.trades),
   };

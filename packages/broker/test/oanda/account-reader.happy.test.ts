@@ -95,6 +95,15 @@ describe('OandaAccountReader against the fake v20 server', () => {
     ]);
   });
 
+  it('leaves flat positions out of the details', async () => {
+    const tradeId = fake.account.openTrade({ instrument: 'EUR_USD', units: 1000, price: '1.08500' });
+    fake.account.openTrade({ instrument: 'USD_JPY', units: 1000, price: '158.100' });
+    fake.account.closeTrade(tradeId, '1.08600');
+    const details = await reader.details();
+    expect(details.positions.map((p) => p.instrument)).toEqual(['USD_JPY']);
+    expect(details.openPositionCount).toBe(1);
+  });
+
   it('writes OANDA nanosecond date-times as ISO 8601 with milliseconds', async () => {
     clock.set('2026-01-05T12:34:56.789Z');
     fake.account.placeLimitOrder({ instrument: 'EUR_USD', units: 1000, price: '1.07000' });
