@@ -5,3 +5,4 @@ export * from './mt5-retcodes.js';
 export * from './terminal.js';
 export * from './types.js';
 export * from './oanda/index.js';
+export * from './simulated/index.js';

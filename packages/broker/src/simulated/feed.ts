@@ -1,0 +1,148 @@
+import type { Clock, TimerHandle } from '@fxdesk/core';
+import { BrokerError } from '../errors.js';
+import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
+import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
+
+export interface SimulatedFeedOptions {
+  market: SimulatedMarket;
+}
+
+/**
+ * A cTrader-style quote feed over the simulated market: a catalog with stable symbol ids, spot
+ * subscriptions, trendbars from the market's bars. `connect()` starts the market's live ticking
+ * (stop it with `market.stop()` at shutdown). While the feed is down, ticks are missed, as over
+ * a real dropped link; subscriptions survive a drop and apply again on reconnect.
+ */
+export class SimulatedFeed implements QuoteFeed {
+  readonly name = 'simulated';
+  private readonly market: SimulatedMarket;
+  private readonly clock: Clock;
+  private current: FeedState = 'disconnected';
+  private readonly subscribed = new Set<string>();
+  private readonly stateListeners = new Set<(change: FeedStateChange) => void>();
+  private readonly quoteListeners = new Set<(quote: Quote) => void>();
+  private detachMarket: Unsubscribe | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+
+  constructor(options: SimulatedFeedOptions) {
+    this.market = options.market;
+    this.clock = options.market.clock;
+  }
+
+  async connect(): Promise<void> {
+    if (this.current === 'connected') return;
+    this.openSession('connect requested', 'session ready');
+  }
+
+  async close(): Promise<void> {
+    this.cancelReconnect();
+    this.closeSession('closed by client');
+  }
+
+  state(): FeedState {
+    return this.current;
+  }
+
+  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  onQuote(listener: (quote: Quote) => void): Unsubscribe {
+    this.quoteListeners.add(listener);
+    return () => this.quoteListeners.delete(listener);
+  }
+
+  async symbols(): Promise<FeedSymbol[]> {
+    this.ensureConnected();
+    return this.market.symbols().map((spec) => ({
+      symbolId: spec.symbolId,
+      name: spec.symbol,
+      digits: spec.digits,
+      pipPosition: -spec.pipLocation,
+      enabled: true,
+      description: spec.description,
+    }));
+  }
+
+  /** Subscribes to spots; an unknown symbol fails the whole call with `not_found`. */
+  async subscribe(symbols: string[]): Promise<void> {
+    this.ensureConnected();
+    const unknown = symbols.filter((s) => !this.market.spec(s));
+    if (unknown.length > 0) throw new BrokerError('not_found', `unknown symbol(s): ${unknown.join(', ')}`);
+    for (const symbol of symbols) this.subscribed.add(symbol);
+  }
+
+  async unsubscribe(symbols: string[]): Promise<void> {
+    this.ensureConnected();
+    for (const symbol of symbols) this.subscribed.delete(symbol);
+  }
+
+  async trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
+    this.ensureConnected();
+    if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
+    if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
+    return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
+  }
+
+  isMarketOpen(symbol: string, epochMs: number): boolean {
+    return this.market.spec(symbol) !== undefined && this.market.isOpen(epochMs);
+  }
+
+  /** The link drops (quotes stop) until `simulateReconnect()`. */
+  simulateDisconnect(reason = 'connection lost (simulated)'): void {
+    this.cancelReconnect();
+    this.closeSession(reason);
+  }
+
+  /** The feed reconnects and resumes the subscriptions it had. */
+  simulateReconnect(): void {
+    this.cancelReconnect();
+    if (this.current !== 'connected') this.openSession('reconnecting', 'reconnected');
+  }
+
+  /** Drops the link now and reconnects `ms` later on the market's clock. */
+  dropFor(ms: number, reason = 'connection lost (simulated)'): void {
+    this.simulateDisconnect(reason);
+    this.reconnectTimer = this.clock
+      .setTimeout(() => {
+        this.reconnectTimer = undefined;
+        this.simulateReconnect();
+      }, ms)
+      .unref();
+  }
+
+  private openSession(connectingReason: string, connectedReason: string): void {
+    this.transition('connecting', connectingReason);
+    this.detachMarket ??= this.market.onTick((tick) => this.deliver(tick));
+    this.market.start();
+    this.transition('connected', connectedReason);
+  }
+
+  private closeSession(reason: string): void {
+    this.detachMarket?.();
+    this.detachMarket = undefined;
+    if (this.current !== 'disconnected') this.transition('disconnected', reason);
+  }
+
+  private deliver(tick: Quote): void {
+    if (this.current !== 'connected' || !this.subscribed.has(tick.symbol)) return;
+    for (const listener of [...this.quoteListeners]) listener({ ...tick });
+  }
+
+  private transition(state: FeedState, reason: string): void {
+    this.current = state;
+    const change: FeedStateChange = { state, reason, at: this.clock.now() };
+    for (const listener of [...this.stateListeners]) listener(change);
+  }
+
+  private ensureConnected(): void {
+    if (this.current !== 'connected') throw new BrokerError('disconnected', 'the simulated feed is not connected');
+  }
+
+  private cancelReconnect(): void {
+    if (this.reconnectTimer) this.clock.clearTimer(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+  }
+}

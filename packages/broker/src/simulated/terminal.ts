@@ -1,0 +1,791 @@
+import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHandle } from '@fxdesk/core';
+import { BrokerError } from '../errors.js';
+import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
+import type {
+  OrderType,
+  SymbolInfo,
+  SymbolTradeMode,
+  TerminalRecord,
+  TradeCheckResult,
+  TradeRequest,
+  TradeResult,
+  TradingTerminal,
+} from '../terminal.js';
+import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
+import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
+import type { SymbolSpec } from './symbols.js';
+import { currencyModel } from './symbols.js';
+import { LIQUIDITY_LOTS, pointsToPrice, priceToPoints, quoteToPoints, simulatedSymbolInfo } from './terminal-rules.js';
+
+const COMMENT_MAX_LENGTH = 31;
+const DAY_MS = 86_400_000;
+
+export interface SimulatedTerminalOptions {
+  market: SimulatedMarket;
+  /** Starting balance in `currency` (default 100000). */
+  balance?: string | number;
+  /** Account currency (default USD). */
+  currency?: string;
+  /** Account leverage: margin = notional / leverage (default 100). */
+  leverage?: number;
+  /** Faults armed from the start, e.g. `parseFaultSpec(process.env.SIM_TERMINAL_FAULTS)`. */
+  faults?: FaultSpec[];
+  /** After an injected disconnect, reconnect this long later on the market's clock; 0 stays down (default 5000). */
+  reconnectAfterMs?: number;
+}
+
+/** Call counters tests can read. */
+export interface SimulatedTerminalStats {
+  orderSendCalls: number;
+  orderCheckCalls: number;
+  tickCalls: number;
+  symbolInfoCalls: number;
+  ratesCalls: number;
+  findByCommentCalls: number;
+  /** Calls that suffered an injected fault. */
+  faultsTriggered: number;
+  /** order_send requests that reached the "server" and were processed (ambiguous ones included). */
+  ordersProcessed: number;
+}
+
+/** An open position of the simulated account (hedging: each deal opens its own). */
+export interface SimulatedPosition {
+  ticket: string;
+  symbol: string;
+  type: 'buy' | 'sell';
+  volume: string;
+  priceOpen: string;
+  sl: string | null;
+  tp: string | null;
+  magic: number;
+  comment: string;
+  /** Epoch milliseconds. */
+  time: number;
+  /** Floating profit in the account currency. */
+  profit: number;
+}
+
+export interface SimulatedAccountState {
+  currency: string;
+  balance: number;
+  equity: number;
+  margin: number;
+  marginFree: number;
+  /** Equity / margin × 100, 0 without positions. */
+  marginLevel: number;
+}
+
+interface Position {
+  ticket: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  volume: string;
+  openPoints: number;
+  slPoints: number | null;
+  tpPoints: number | null;
+  magic: number;
+  comment: string;
+  time: number;
+}
+
+interface RestingOrder {
+  record: TerminalRecord;
+  pricePoints: number;
+  slPoints: number | null;
+  tpPoints: number | null;
+  /** Epoch ms from which the order no longer exists; null = good till cancelled. */
+  expiresAt: number | null;
+}
+
+/** What a request that passed every check will do. */
+interface TradePlan {
+  spec: SymbolSpec;
+  quote: Quote;
+  side: 'buy' | 'sell';
+  /** Fill price (deal) or order price (pending), in points. */
+  pricePoints: number;
+  slPoints: number | null;
+  tpPoints: number | null;
+  expiresAt: number | null;
+  /** Margin the trade takes, account currency (0 for pending orders). */
+  margin: number;
+}
+
+type Checked = { retcode: 0; plan: TradePlan; comment: string } | { retcode: number; comment: string; quote: Quote | undefined };
+
+function rejection(retcode: number, comment: string, quote?: Quote): Checked {
+  return { retcode, comment, quote };
+}
+
+function isMarketType(type: OrderType): type is 'buy' | 'sell' {
+  return type === 'buy' || type === 'sell';
+}
+
+function sideOf(type: OrderType): 'buy' | 'sell' {
+  return type.startsWith('buy') ? 'buy' : 'sell';
+}
+
+/** Whether a decimal string is zero ("0", "0.0"): MT5's way of saying "no stop". */
+function isZeroPrice(value: string): boolean {
+  return isDecimalString(value) && compareDecimal(value, '0') === 0;
+}
+
+/**
+ * A simulated MetaTrader 5 terminal over the simulated market, following MT5's trade rules:
+ * volume min/step/max, stops and freeze levels, filling and expiration modes, trade modes,
+ * margin, market hours. Market deals fill at the ask (buy) or bid (sell) of the latest tick,
+ * up to the symbol's liquidity (LIQUIDITY_LOTS): an IOC/RETURN order above it fills that much
+ * (10010), a FOK order is rejected whole (10006). Pending orders rest (10008), trigger on the
+ * first tick that crosses them and expire at their expiration. Positions (hedging: one per deal)
+ * close when a tick reaches their SL or TP. Resting orders and stops are evaluated against the
+ * market's ticks, in time order, whenever the terminal is called: the outcome only depends on
+ * the ticks, so it is the same whether or not the market is ticking live.
+ */
+export class SimulatedTerminal implements TradingTerminal {
+  readonly name = 'simulated';
+  readonly stats: SimulatedTerminalStats = {
+    orderSendCalls: 0,
+    orderCheckCalls: 0,
+    tickCalls: 0,
+    symbolInfoCalls: 0,
+    ratesCalls: 0,
+    findByCommentCalls: 0,
+    faultsTriggered: 0,
+    ordersProcessed: 0,
+  };
+
+  private readonly market: SimulatedMarket;
+  private readonly clock: Clock;
+  private readonly currency: string;
+  private readonly leverage: number;
+  private readonly reconnectAfterMs: number;
+  private balance: number;
+  private connected = false;
+  private readonly connectionListeners = new Set<(connected: boolean) => void>();
+  private readonly faults = new FaultPlan();
+  private hung: { release: () => void; fail: (err: Error) => void }[] = [];
+  private reconnectTimer: TimerHandle | undefined;
+  private readonly tradeModes = new Map<string, SymbolTradeMode>();
+  private readonly records: TerminalRecord[] = [];
+  private resting: RestingOrder[] = [];
+  private positionList: Position[] = [];
+  /** Ticks up to this instant have been applied to resting orders and stops. */
+  private processedUpTo: number;
+  private nextTicket: number;
+  private nextRequestId = 1;
+
+  constructor(options: SimulatedTerminalOptions) {
+    this.market = options.market;
+    this.clock = options.market.clock;
+    this.currency = options.currency ?? 'USD';
+    if (!currencyModel(this.currency) || this.currency === 'XAU') throw new RangeError(`unsupported account currency ${this.currency}`);
+    this.leverage = options.leverage ?? 100;
+    if (!(this.leverage >= 1)) throw new RangeError('leverage must be at least 1');
+    this.balance = Number(options.balance ?? 100_000);
+    if (!Number.isFinite(this.balance) || this.balance < 0) throw new RangeError('balance must be a non-negative number');
+    this.reconnectAfterMs = options.reconnectAfterMs ?? 5_000;
+    for (const fault of options.faults ?? []) this.faults.inject(fault);
+    this.processedUpTo = this.clock.now();
+    // Tickets start at the creation instant (epoch ms), so a restarted terminal never reuses one.
+    this.nextTicket = this.clock.now();
+  }
+
+  // --- connection -------------------------------------------------------------------------
+
+  async connect(): Promise<void> {
+    this.setConnected(true);
+  }
+
+  /** Disconnects; calls left hanging by a `hang` fault fail with `disconnected`. */
+  async close(): Promise<void> {
+    if (this.reconnectTimer) this.clock.clearTimer(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.setConnected(false);
+    const hung = this.hung;
+    this.hung = [];
+    for (const call of hung) call.fail(new BrokerError('disconnected', 'the simulated terminal was closed'));
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
+    this.connectionListeners.add(listener);
+    return () => this.connectionListeners.delete(listener);
+  }
+
+  /** Forces the connection state (listeners hear about a change). */
+  setConnected(connected: boolean): void {
+    if (connected === this.connected) return;
+    this.connected = connected;
+    for (const listener of [...this.connectionListeners]) listener(connected);
+  }
+
+  // --- fault injection ----------------------------------------------------------------------
+
+  injectFault(fault: FaultSpec): void {
+    this.faults.inject(fault);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** Lets every call held by a `hang` fault run now and answer; returns how many there were. */
+  releaseHung(): number {
+    const hung = this.hung;
+    this.hung = [];
+    for (const call of hung) call.release();
+    return hung.length;
+  }
+
+  /** Changes a symbol's trade mode (e.g. `disabled` to see 10017). */
+  setTradeMode(symbol: string, mode: SymbolTradeMode): void {
+    this.tradeModes.set(symbol, mode);
+  }
+
+  // --- TradingTerminal ----------------------------------------------------------------------
+
+  symbolInfo(symbol: string): Promise<SymbolInfo | null> {
+    this.stats.symbolInfoCalls++;
+    return this.call('symbolInfo', () => {
+      const spec = this.market.spec(symbol);
+      return spec ? this.infoOf(spec) : null;
+    });
+  }
+
+  tick(symbol: string): Promise<Quote | null> {
+    this.stats.tickCalls++;
+    return this.call('tick', () => (this.market.spec(symbol) ? this.market.lastTick(symbol, this.clock.now()) : null));
+  }
+
+  orderCheck(request: TradeRequest): Promise<TradeCheckResult> {
+    this.stats.orderCheckCalls++;
+    return this.call('orderCheck', () => {
+      const checked = this.check(request, this.clock.now());
+      const state = this.accountState();
+      const margin = state.margin + ('plan' in checked ? checked.plan.margin : 0);
+      return {
+        retcode: checked.retcode,
+        comment: checked.comment,
+        balance: state.balance,
+        equity: state.equity,
+        margin,
+        marginFree: state.equity - margin,
+        marginLevel: margin > 0 ? (state.equity / margin) * 100 : 0,
+      };
+    });
+  }
+
+  orderSend(request: TradeRequest): Promise<TradeResult> {
+    this.stats.orderSendCalls++;
+    return this.call('orderSend', () => {
+      this.stats.ordersProcessed++;
+      return this.execute(request, this.clock.now());
+    });
+  }
+
+  async rates(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
+    this.stats.ratesCalls++;
+    this.ensureConnected();
+    if (!this.market.spec(symbol)) throw new BrokerError('not_found', `the simulated terminal does not list ${symbol}`);
+    if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
+    return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
+  }
+
+  async findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]> {
+    this.stats.findByCommentCalls++;
+    this.ensureConnected();
+    this.processUpTo(this.clock.now());
+    return this.records
+      .filter((r) => r.magic === magic && r.comment.startsWith(commentPrefix))
+      .sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket))
+      .map((r) => ({ ...r }));
+  }
+
+  // --- account views (not part of TradingTerminal) -----------------------------------------
+
+  /** Open positions, marked to the latest ticks. */
+  positions(): SimulatedPosition[] {
+    const now = this.clock.now();
+    this.processUpTo(now);
+    return this.positionList.map((p) => {
+      const digits = this.market.spec(p.symbol)!.digits;
+      return {
+        ticket: p.ticket,
+        symbol: p.symbol,
+        type: p.side,
+        volume: p.volume,
+        priceOpen: pointsToPrice(p.openPoints, digits),
+        sl: p.slPoints === null ? null : pointsToPrice(p.slPoints, digits),
+        tp: p.tpPoints === null ? null : pointsToPrice(p.tpPoints, digits),
+        magic: p.magic,
+        comment: p.comment,
+        time: p.time,
+        profit: this.profitOf(p, now),
+      };
+    });
+  }
+
+  /** Balance, equity and margin now. */
+  accountState(): SimulatedAccountState {
+    const now = this.clock.now();
+    this.processUpTo(now);
+    return this.stateAt(now);
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private ensureConnected(): void {
+    if (!this.connected) throw new BrokerError('disconnected', 'the simulated terminal is disconnected');
+  }
+
+  /** Runs a call through the connection check and the armed faults. */
+  private call<T>(method: FaultMethod, run: () => T): Promise<T> {
+    try {
+      this.ensureConnected();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const fault = this.faults.take(method);
+    if (fault) this.stats.faultsTriggered++;
+    const runNow = (): T => {
+      this.processUpTo(this.clock.now());
+      return run();
+    };
+    switch (fault) {
+      case 'timeout':
+        return Promise.reject(new BrokerError('timeout', `${method}: no answer from the simulated terminal (injected timeout)`));
+      case 'disconnect':
+        this.dropConnection();
+        return Promise.reject(new BrokerError('disconnected', `${method}: the simulated terminal lost its connection (injected)`));
+      case 'ambiguous':
+        runNow();
+        return Promise.reject(
+          new BrokerError('timeout', `${method}: the request reached the simulated server but its answer was lost (injected)`),
+        );
+      case 'hang':
+        return new Promise<T>((resolve, reject) => {
+          this.hung.push({
+            release: () => {
+              try {
+                resolve(runNow());
+              } catch (err) {
+                reject(err);
+              }
+            },
+            fail: reject,
+          });
+        });
+      default:
+        try {
+          return Promise.resolve(runNow());
+        } catch (err) {
+          return Promise.reject(err);
+        }
+    }
+  }
+
+  private dropConnection(): void {
+    this.setConnected(false);
+    if (this.reconnectAfterMs > 0 && !this.reconnectTimer) {
+      this.reconnectTimer = this.clock
+        .setTimeout(() => {
+          this.reconnectTimer = undefined;
+          this.setConnected(true);
+        }, this.reconnectAfterMs)
+        .unref();
+    }
+  }
+
+  private infoOf(spec: SymbolSpec): SymbolInfo {
+    return simulatedSymbolInfo(spec, this.tradeModes.get(spec.symbol) ?? 'full');
+  }
+
+  /** MT5's checks, in the order a trade server applies them; retcode 0 carries the plan. */
+  private check(request: TradeRequest, now: number): Checked {
+    const spec = this.market.spec(request.symbol);
+    if (!spec) return rejection(RETCODE.INVALID, `unknown symbol ${request.symbol}`);
+    const info = this.infoOf(spec);
+    const side = sideOf(request.type);
+    const isDeal = request.action === 'deal';
+    if (isDeal !== isMarketType(request.type)) {
+      return rejection(RETCODE.INVALID, `order type ${request.type} does not go with action ${request.action}`);
+    }
+    if (info.tradeMode === 'disabled') return rejection(RETCODE.TRADE_DISABLED, `trading ${spec.symbol} is disabled`);
+    if (info.tradeMode === 'close_only') return rejection(RETCODE.CLOSE_ONLY, `${spec.symbol} is close-only`);
+    if (info.tradeMode === 'long_only' && side === 'sell') return rejection(RETCODE.LONG_ONLY, `${spec.symbol} is long-only`);
+    if (info.tradeMode === 'short_only' && side === 'buy') return rejection(RETCODE.SHORT_ONLY, `${spec.symbol} is short-only`);
+
+    const volumeProblem = this.volumeProblem(request.volume, info);
+    if (volumeProblem) return rejection(RETCODE.INVALID_VOLUME, volumeProblem);
+    if (request.filling !== undefined && !info.fillingModes.includes(request.filling)) {
+      return rejection(RETCODE.INVALID_FILL, `filling mode ${request.filling} is not allowed for ${spec.symbol}`);
+    }
+    if (!this.market.isOpen(now)) return rejection(RETCODE.MARKET_CLOSED, 'market is closed');
+    const quote = this.market.lastTick(spec.symbol, now);
+    if (!quote) return rejection(RETCODE.PRICE_OFF, `no quotes for ${spec.symbol}`);
+
+    const bid = quoteToPoints(quote.bid, spec.digits);
+    const ask = quoteToPoints(quote.ask, spec.digits);
+    let pricePoints = side === 'buy' ? ask : bid;
+    if (request.price !== undefined) {
+      const requested = priceToPoints(request.price, spec.digits);
+      if (requested === null) return rejection(RETCODE.INVALID_PRICE, `price ${request.price} is not a valid ${spec.digits}-digit price`, quote);
+      if (!isDeal) pricePoints = requested;
+    } else if (!isDeal) {
+      return rejection(RETCODE.INVALID_PRICE, 'a pending order needs a price', quote);
+    }
+    if (!isDeal) {
+      const problem = pendingPriceProblem(request.type, pricePoints, bid, ask, info.stopsLevel);
+      if (problem) return rejection(RETCODE.INVALID_PRICE, problem, quote);
+    }
+
+    // Stops are measured from the price the position closes at (bid for a buy), or the order price.
+    const stopBase = isDeal ? (side === 'buy' ? bid : ask) : pricePoints;
+    const stops = stopsOf(request, spec.digits, side, stopBase, info.stopsLevel);
+    if ('problem' in stops) return rejection(RETCODE.INVALID_STOPS, stops.problem, quote);
+
+    let expiresAt: number | null = null;
+    if (!isDeal) {
+      const expiry = expiryOf(request, info, now);
+      if ('problem' in expiry) return rejection(RETCODE.INVALID_EXPIRATION, expiry.problem, quote);
+      expiresAt = expiry.expiresAt;
+    }
+
+    const margin = isDeal ? this.marginFor(spec, Number(request.volume), now) : 0;
+    if (isDeal) {
+      const state = this.stateAt(now);
+      if (margin > state.marginFree) {
+        return rejection(
+          RETCODE.NO_MONEY,
+          `margin ${margin.toFixed(2)} ${this.currency} exceeds free margin ${state.marginFree.toFixed(2)}`,
+          quote,
+        );
+      }
+    }
+    return {
+      retcode: 0,
+      comment: 'Done',
+      plan: { spec, quote, side, pricePoints, slPoints: stops.sl, tpPoints: stops.tp, expiresAt, margin },
+    };
+  }
+
+  private volumeProblem(volume: string, info: SymbolInfo): string | undefined {
+    if (!isDecimalString(volume) || volume.startsWith('-') || volume.startsWith('+')) return `volume ${JSON.stringify(volume)} is not a decimal`;
+    if (compareDecimal(volume, info.volumeMin) < 0) return `volume ${volume} is below the minimum ${info.volumeMin}`;
+    if (compareDecimal(volume, info.volumeMax) > 0) return `volume ${volume} is above the maximum ${info.volumeMax}`;
+    if (!isMultipleOf(volume, info.volumeStep)) return `volume ${volume} is not a multiple of the step ${info.volumeStep}`;
+    return undefined;
+  }
+
+  private execute(request: TradeRequest, now: number): TradeResult {
+    const checked = this.check(request, now);
+    const requestId = `sim-${this.nextRequestId++}`;
+    if (!('plan' in checked)) return emptyResult(checked.retcode, checked.comment, requestId, checked.quote);
+    const { plan } = checked;
+    const digits = plan.spec.digits;
+    const comment = request.comment.slice(0, COMMENT_MAX_LENGTH);
+
+    if (request.action === 'pending') {
+      const record = this.addRecord({
+        kind: 'order',
+        symbol: plan.spec.symbol,
+        type: request.type,
+        volume: request.volume,
+        price: pointsToPrice(plan.pricePoints, digits),
+        magic: request.magic,
+        comment,
+        time: now,
+        position: null,
+        state: 'placed',
+      });
+      this.resting.push({ record, pricePoints: plan.pricePoints, slPoints: plan.slPoints, tpPoints: plan.tpPoints, expiresAt: plan.expiresAt });
+      return {
+        ...emptyResult(RETCODE.PLACED, retcodeDescription(RETCODE.PLACED), requestId, plan.quote),
+        order: record.ticket,
+        volume: request.volume,
+        price: record.price,
+      };
+    }
+
+    if (request.price !== undefined && request.deviation !== undefined) {
+      const requested = priceToPoints(request.price, digits)!;
+      if (Math.abs(plan.pricePoints - requested) > request.deviation) {
+        return emptyResult(RETCODE.REQUOTE, `price moved ${Math.abs(plan.pricePoints - requested)} points, deviation ${request.deviation}`, requestId, plan.quote);
+      }
+    }
+    const liquidity = LIQUIDITY_LOTS[plan.spec.tier];
+    const isPartial = compareDecimal(request.volume, liquidity) > 0;
+    if (isPartial && request.filling === 'FOK') {
+      return emptyResult(RETCODE.REJECT, `fill or kill: only ${liquidity} lots available at the price`, requestId, plan.quote);
+    }
+    const filled = isPartial ? liquidity : request.volume;
+    const order = this.addRecord({
+      kind: 'order',
+      symbol: plan.spec.symbol,
+      type: request.type,
+      volume: request.volume,
+      price: pointsToPrice(plan.pricePoints, digits),
+      magic: request.magic,
+      comment,
+      time: now,
+      position: null,
+      state: isPartial ? 'partially_filled' : 'filled',
+    });
+    const deal = this.openPosition(order, filled, plan.pricePoints, plan.slPoints, plan.tpPoints, now);
+    const retcode = isPartial ? RETCODE.DONE_PARTIAL : RETCODE.DONE;
+    return {
+      ...emptyResult(retcode, retcodeDescription(retcode), requestId, plan.quote),
+      deal: deal.ticket,
+      order: order.ticket,
+      position: deal.position,
+      volume: filled,
+      price: deal.price,
+    };
+  }
+
+  private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
+    const record = { ticket: this.issueTicket(), ...fields };
+    this.records.push(record);
+    return record;
+  }
+
+  private issueTicket(): string {
+    return String(this.nextTicket++);
+  }
+
+  /** A deal that opens a position from `order` (MT5: the position id is the order's ticket). */
+  private openPosition(
+    order: TerminalRecord,
+    volume: string,
+    pricePoints: number,
+    slPoints: number | null,
+    tpPoints: number | null,
+    time: number,
+  ): TerminalRecord {
+    const side = sideOf(order.type);
+    const digits = this.market.spec(order.symbol)!.digits;
+    order.position = order.ticket;
+    this.positionList.push({
+      ticket: order.ticket,
+      symbol: order.symbol,
+      side,
+      volume,
+      openPoints: pricePoints,
+      slPoints,
+      tpPoints,
+      magic: order.magic,
+      comment: order.comment,
+      time,
+    });
+    return this.addRecord({
+      kind: 'deal',
+      symbol: order.symbol,
+      type: side,
+      volume,
+      price: pointsToPrice(pricePoints, digits),
+      magic: order.magic,
+      comment: order.comment,
+      time,
+      position: order.ticket,
+      state: order.state === 'partially_filled' ? 'partially_filled' : 'filled',
+    });
+  }
+
+  /** Applies every tick after the last processed instant up to `now` to resting orders and stops. */
+  private processUpTo(now: number): void {
+    if (now <= this.processedUpTo) return;
+    const symbols = new Set([
+      ...this.resting.map((o) => o.record.symbol),
+      ...this.positionList.filter((p) => p.slPoints !== null || p.tpPoints !== null).map((p) => p.symbol),
+    ]);
+    const ticks = [...symbols].flatMap((symbol) => this.market.ticksBetween(symbol, this.processedUpTo + 1, now + 1));
+    ticks.sort((a, b) => a.time - b.time);
+    for (const tick of ticks) {
+      this.expireOrders(tick.time);
+      this.applyTick(tick);
+    }
+    this.expireOrders(now);
+    this.processedUpTo = now;
+  }
+
+  private expireOrders(now: number): void {
+    if (!this.resting.some((o) => o.expiresAt !== null && o.expiresAt <= now)) return;
+    this.resting = this.resting.filter((o) => {
+      if (o.expiresAt === null || o.expiresAt > now) return true;
+      o.record.state = 'expired';
+      return false;
+    });
+  }
+
+  private applyTick(tick: Quote): void {
+    const spec = this.market.spec(tick.symbol)!;
+    const bid = quoteToPoints(tick.bid, spec.digits);
+    const ask = quoteToPoints(tick.ask, spec.digits);
+    const positionsBefore = this.positionList.filter((p) => p.symbol === tick.symbol);
+    for (const order of this.resting.filter((o) => o.record.symbol === tick.symbol)) {
+      if (isTriggered(order.record.type, order.pricePoints, bid, ask)) this.activate(order, spec, bid, ask, tick.time);
+    }
+    for (const position of positionsBefore) {
+      const closeAt = position.side === 'buy' ? bid : ask;
+      const hitSl = position.slPoints !== null && (position.side === 'buy' ? closeAt <= position.slPoints : closeAt >= position.slPoints);
+      const hitTp = position.tpPoints !== null && (position.side === 'buy' ? closeAt >= position.tpPoints : closeAt <= position.tpPoints);
+      if (hitSl || hitTp) this.closePosition(position, closeAt, hitSl ? 'sl' : 'tp', tick.time);
+    }
+  }
+
+  private activate(order: RestingOrder, spec: SymbolSpec, bid: number, ask: number, time: number): void {
+    this.resting = this.resting.filter((o) => o !== order);
+    const record = order.record;
+    const margin = this.marginFor(spec, Number(record.volume), time);
+    if (margin > this.stateAt(time).marginFree) {
+      record.state = 'cancelled';
+      return;
+    }
+    record.state = 'filled';
+    const fillPoints = sideOf(record.type) === 'buy' ? ask : bid;
+    this.openPosition(record, record.volume, fillPoints, order.slPoints, order.tpPoints, time);
+  }
+
+  private closePosition(position: Position, closePoints: number, reason: 'sl' | 'tp', time: number): void {
+    const digits = this.market.spec(position.symbol)!.digits;
+    const profit = this.profitAtPoints(position, closePoints, time);
+    this.balance += profit;
+    this.positionList = this.positionList.filter((p) => p !== position);
+    const level = reason === 'sl' ? position.slPoints! : position.tpPoints!;
+    this.addRecord({
+      kind: 'deal',
+      symbol: position.symbol,
+      type: position.side === 'buy' ? 'sell' : 'buy',
+      volume: position.volume,
+      price: pointsToPrice(closePoints, digits),
+      magic: position.magic,
+      comment: `[${reason} ${pointsToPrice(level, digits)}]`,
+      time,
+      position: position.ticket,
+      state: 'filled',
+    });
+  }
+
+  private stateAt(time: number): SimulatedAccountState {
+    let profit = 0;
+    let margin = 0;
+    for (const position of this.positionList) {
+      profit += this.profitOf(position, time);
+      margin += this.marginFor(this.market.spec(position.symbol)!, Number(position.volume), time);
+    }
+    const equity = this.balance + profit;
+    return {
+      currency: this.currency,
+      balance: this.balance,
+      equity,
+      margin,
+      marginFree: equity - margin,
+      marginLevel: margin > 0 ? (equity / margin) * 100 : 0,
+    };
+  }
+
+  private profitOf(position: Position, time: number): number {
+    const spec = this.market.spec(position.symbol)!;
+    const tick = this.market.lastTick(position.symbol, time);
+    if (!tick) return 0;
+    const closeAt = position.side === 'buy' ? tick.bid : tick.ask;
+    return this.profitAtPoints(position, quoteToPoints(closeAt, spec.digits), time);
+  }
+
+  private profitAtPoints(position: Position, closePoints: number, time: number): number {
+    const spec = this.market.spec(position.symbol)!;
+    const direction = position.side === 'buy' ? 1 : -1;
+    const priceMove = ((closePoints - position.openPoints) * direction) / 10 ** spec.digits;
+    const quoteAmount = priceMove * Number(position.volume) * spec.contractSize;
+    return quoteAmount * (this.market.rate(spec.quote, this.currency, time) ?? 0);
+  }
+
+  private marginFor(spec: SymbolSpec, lots: number, time: number): number {
+    return ((lots * spec.contractSize) / this.leverage) * (this.market.rate(spec.base, this.currency, time) ?? 0);
+  }
+}
+
+function emptyResult(retcode: number, comment: string, requestId: string, quote?: Quote): TradeResult {
+  return {
+    retcode,
+    deal: null,
+    order: null,
+    position: null,
+    volume: '0',
+    price: null,
+    bid: quote?.bid ?? null,
+    ask: quote?.ask ?? null,
+    comment,
+    requestId,
+  };
+}
+
+/** MT5: limits below (buy) / above (sell) the market, stops the other way, at least the stops level away. */
+function pendingPriceProblem(type: OrderType, price: number, bid: number, ask: number, stopsLevel: number): string | undefined {
+  const distance =
+    type === 'buy_limit' ? ask - price : type === 'sell_limit' ? price - bid : type === 'buy_stop' ? price - ask : bid - price;
+  const reference = type.startsWith('buy') ? 'ask' : 'bid';
+  const below = type === 'buy_limit' || type === 'sell_stop';
+  if (distance <= 0) return `a ${type} must be ${below ? 'below' : 'above'} the ${reference}`;
+  if (distance < stopsLevel) return `a ${type} must be at least ${stopsLevel} points from the ${reference} (is ${distance})`;
+  return undefined;
+}
+
+function stopsOf(
+  request: TradeRequest,
+  digits: number,
+  side: 'buy' | 'sell',
+  base: number,
+  stopsLevel: number,
+): { sl: number | null; tp: number | null } | { problem: string } {
+  const parse = (value: string | undefined): number | null | undefined =>
+    value === undefined || isZeroPrice(value) ? null : (priceToPoints(value, digits) ?? undefined);
+  const sl = parse(request.sl);
+  const tp = parse(request.tp);
+  if (sl === undefined) return { problem: `sl ${request.sl} is not a valid ${digits}-digit price` };
+  if (tp === undefined) return { problem: `tp ${request.tp} is not a valid ${digits}-digit price` };
+  const sign = side === 'buy' ? 1 : -1;
+  if (sl !== null) {
+    const distance = (base - sl) * sign;
+    if (distance <= 0) return { problem: `sl must be ${side === 'buy' ? 'below' : 'above'} the price` };
+    if (distance < stopsLevel) return { problem: `sl is ${distance} points from the price, the stops level is ${stopsLevel}` };
+  }
+  if (tp !== null) {
+    const distance = (tp - base) * sign;
+    if (distance <= 0) return { problem: `tp must be ${side === 'buy' ? 'above' : 'below'} the price` };
+    if (distance < stopsLevel) return { problem: `tp is ${distance} points from the price, the stops level is ${stopsLevel}` };
+  }
+  return { sl, tp };
+}
+
+function expiryOf(request: TradeRequest, info: SymbolInfo, now: number): { expiresAt: number | null } | { problem: string } {
+  const timeType = request.timeType ?? 'GTC';
+  if (!info.expirationModes.includes(timeType)) return { problem: `expiration mode ${timeType} is not allowed` };
+  if (timeType === 'GTC') return { expiresAt: null };
+  if (timeType === 'DAY') return { expiresAt: (Math.floor(now / DAY_MS) + 1) * DAY_MS };
+  const expiration = request.expiration;
+  if (expiration === undefined || !Number.isInteger(expiration)) return { problem: `${timeType} needs an expiration (epoch seconds)` };
+  const expiresAt = timeType === 'SPECIFIED' ? expiration * 1000 : (Math.floor((expiration * 1000) / DAY_MS) + 1) * DAY_MS;
+  if (expiresAt <= now) return { problem: `expiration ${new Date(expiresAt).toISOString()} is not in the future` };
+  return { expiresAt };
+}
+
+/** Whether a tick crosses a resting order: limits at or better than their price, stops at or beyond it. */
+function isTriggered(type: OrderType, price: number, bid: number, ask: number): boolean {
+  switch (type) {
+    case 'buy_limit':
+      return ask <= price;
+    case 'sell_limit':
+      return bid >= price;
+    case 'buy_stop':
+      return ask >= price;
+    case 'sell_stop':
+      return bid <= price;
+    default:
+      return false;
+  }
+}

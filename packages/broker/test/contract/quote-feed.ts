@@ -1,0 +1,123 @@
+/**
+ * The contract every QuoteFeed implementation passes: the simulated feed, and the cTrader
+ * adapter against its local fake server.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BrokerError } from '../../src/errors.js';
+import type { FeedStateChange, QuoteFeed } from '../../src/feed.js';
+import type { Quote } from '../../src/types.js';
+
+export interface QuoteFeedHarness {
+  /** A feed not yet connected; the suite connects it. */
+  feed: QuoteFeed;
+  /** Two symbols the feed lists. */
+  symbol: string;
+  otherSymbol: string;
+  /** Lets time pass so that quotes of subscribed symbols arrive. */
+  advance(ms: number): Promise<void>;
+  /** Cuts the link to the venue, then lets it come back (the feed reconnects by itself). */
+  dropConnection(): Promise<void>;
+  restoreConnection(): Promise<void>;
+  /** An instant the symbol's market is closed (a Saturday), and one it is open. */
+  closedAt: number;
+  openAt: number;
+  teardown(): Promise<void>;
+}
+
+export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHarness>): void {
+  describe(`QuoteFeed contract: ${name}`, () => {
+    let h: QuoteFeedHarness;
+    let states: FeedStateChange[];
+    let quotes: Quote[];
+
+    beforeEach(async () => {
+      h = await setup();
+      states = [];
+      quotes = [];
+      h.feed.onState((change) => states.push(change));
+      h.feed.onQuote((quote) => quotes.push(quote));
+      await h.feed.connect();
+    });
+
+    afterEach(async () => {
+      await h.teardown();
+    });
+
+    it('reports connecting, then connected', () => {
+      expect(h.feed.state()).toBe('connected');
+      expect(states.map((s) => s.state)).toEqual(['connecting', 'connected']);
+      expect(states.every((s) => Number.isFinite(s.at))).toBe(true);
+    });
+
+    it('lists a catalog with stable integer symbol ids', async () => {
+      const catalog = await h.feed.symbols();
+      const one = catalog.find((s) => s.name === h.symbol);
+      expect(one).toBeDefined();
+      expect(Number.isInteger(one!.symbolId)).toBe(true);
+      expect(Number.isInteger(one!.digits)).toBe(true);
+      expect(Number.isInteger(one!.pipPosition)).toBe(true);
+      expect(new Set(catalog.map((s) => s.symbolId)).size).toBe(catalog.length);
+      expect((await h.feed.symbols()).find((s) => s.name === h.symbol)!.symbolId).toBe(one!.symbolId);
+    });
+
+    it('delivers quotes of subscribed symbols only', async () => {
+      await h.feed.subscribe([h.symbol]);
+      await h.advance(30_000);
+      expect(quotes.length).toBeGreaterThan(0);
+      expect(quotes.every((q) => q.symbol === h.symbol && q.bid < q.ask)).toBe(true);
+    });
+
+    it('stops delivering a symbol after unsubscribing', async () => {
+      await h.feed.subscribe([h.symbol, h.otherSymbol]);
+      await h.advance(10_000);
+      await h.feed.unsubscribe([h.symbol]);
+      quotes.length = 0;
+      await h.advance(30_000);
+      expect(quotes.length).toBeGreaterThan(0);
+      expect(quotes.some((q) => q.symbol === h.symbol)).toBe(false);
+    });
+
+    it('refuses to subscribe to a symbol it does not list', async () => {
+      const err = await h.feed.subscribe(['NOSUCH']).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BrokerError);
+      expect((err as BrokerError).kind).toBe('not_found');
+    });
+
+    it('reports a dropped link with a reason, and resumes the subscriptions when it comes back', async () => {
+      await h.feed.subscribe([h.symbol]);
+      await h.dropConnection();
+      const drop = states.at(-1)!;
+      expect(drop.state).toBe('disconnected');
+      expect(drop.reason).toBeTruthy();
+      quotes.length = 0;
+      await h.advance(30_000);
+      expect(quotes).toEqual([]);
+      await h.restoreConnection();
+      expect(h.feed.state()).toBe('connected');
+      await h.advance(30_000);
+      expect(quotes.length).toBeGreaterThan(0);
+    });
+
+    it('returns trendbars oldest first, only the last forming', async () => {
+      const bars = await h.feed.trendbars(h.symbol, 'M1', 30);
+      expect(bars.length).toBeGreaterThan(0);
+      expect(bars.length).toBeLessThanOrEqual(30);
+      for (const [i, bar] of bars.entries()) {
+        expect(bar.time % 60).toBe(0);
+        if (i > 0) expect(bar.time).toBeGreaterThan(bars[i - 1]!.time);
+        if (i < bars.length - 1) expect(bar.closed).toBe(true);
+        expect(bar.low).toBeLessThanOrEqual(bar.high);
+      }
+    });
+
+    it('knows the market is closed on the weekend and open midweek', () => {
+      expect(h.feed.isMarketOpen(h.symbol, h.closedAt)).toBe(false);
+      expect(h.feed.isMarketOpen(h.symbol, h.openAt)).toBe(true);
+    });
+
+    it('reports disconnected after close', async () => {
+      await h.feed.close();
+      expect(h.feed.state()).toBe('disconnected');
+    });
+  });
+}

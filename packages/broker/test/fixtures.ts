@@ -1,0 +1,14 @@
+import { ManualClock } from '@fxdesk/core';
+import { SimulatedMarket, type SimulatedMarketOptions } from '../src/simulated/market.js';
+
+/** Wednesday 2026-01-07 12:00 UTC: mid-session, market open. */
+export const WEDNESDAY_NOON = Date.UTC(2026, 0, 7, 12, 0, 0);
+/** Saturday 2026-01-10 12:00 UTC: market closed. */
+export const SATURDAY_NOON = Date.UTC(2026, 0, 10, 12, 0, 0);
+
+/** A market on a manual clock, open, with one-second ticks unless told otherwise. */
+export function makeMarket(options: Partial<SimulatedMarketOptions> & { at?: number } = {}): { market: SimulatedMarket; clock: ManualClock } {
+  const clock = new ManualClock(options.at ?? WEDNESDAY_NOON);
+  const market = new SimulatedMarket({ seed: 'test-seed', tickIntervalMs: 1000, marketHours: true, clock, ...options });
+  return { market, clock };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { FeedStateChange } from '../src/feed.js';
+import { SimulatedFeed } from '../src/simulated/feed.js';
+import type { Quote } from '../src/types.js';
+import { makeMarket } from './fixtures.js';
+
+describe('SimulatedFeed', () => {
+  it('drops for a while and comes back by itself, keeping its subscriptions', async () => {
+    const { market, clock } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    const states: FeedStateChange[] = [];
+    const quotes: Quote[] = [];
+    feed.onState((s) => states.push(s));
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['EURUSD']);
+    const droppedAt = clock.now();
+    feed.dropFor(10_000, 'heartbeat timeout');
+    clock.advance(10_000);
+    expect(states.slice(2).map((s) => [s.state, s.reason, s.at - droppedAt])).toEqual([
+      ['disconnected', 'heartbeat timeout', 0],
+      ['connecting', 'reconnecting', 10_000],
+      ['connected', 'reconnected', 10_000],
+    ]);
+    expect(quotes.every((q) => q.time >= droppedAt + 10_000 || q.time <= droppedAt)).toBe(true);
+    clock.advance(10_000);
+    expect(quotes.length).toBeGreaterThan(0);
+    market.stop();
+  });
+
+  it('delivers the market ticks of its subscriptions unchanged', async () => {
+    const { market, clock } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    const quotes: Quote[] = [];
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['XAUUSD']);
+    const from = clock.now();
+    clock.advance(20_000);
+    expect(quotes).toEqual(market.ticksBetween('XAUUSD', from + 1, clock.now() + 1));
+    market.stop();
+  });
+
+  it('refuses calls while not connected', async () => {
+    const { market } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    await expect(feed.symbols()).rejects.toMatchObject({ kind: 'disconnected' });
+    await expect(feed.subscribe(['EURUSD'])).rejects.toMatchObject({ kind: 'disconnected' });
+  });
+
+  it('numbers its catalog like cTrader: EURUSD is symbol 1 with pip position 4', async () => {
+    const { market } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    await feed.connect();
+    const catalog = await feed.symbols();
+    expect(catalog.find((s) => s.name === 'EURUSD')).toMatchObject({ symbolId: 1, digits: 5, pipPosition: 4, enabled: true });
+    expect(catalog.find((s) => s.name === 'USDJPY')).toMatchObject({ digits: 3, pipPosition: 2 });
+    await feed.close();
+    market.stop();
+  });
+});
