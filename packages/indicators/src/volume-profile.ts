@@ -9,8 +9,8 @@ export interface VolumeProfileOptions {
    */
   rowCount?: number;
   /**
-   * Fixed row height in price units (e.g. 0.0001 for one EUR/USD pip). The grid is then anchored
-   * at price 0 (row i covers [i × rowSize, (i + 1) × rowSize)) and never changes.
+   * Fixed row height in price units (e.g. 0.0001 for one EUR/USD pip). Row boundaries are then the
+   * multiples of rowSize (a row covers [k × rowSize, (k + 1) × rowSize)) and never move.
    */
   rowSize?: number;
   /**
@@ -90,8 +90,10 @@ const INDEX_LIMIT = 2 ** 29;
  * **Value.** `null` until the window is full (`window` candles) and while the window's total volume
  * is 0 (a feed without volume can pass volume 1 per candle to get a time-at-price profile).
  *
- * Work per candle: O(rows the candle covers) to add and evict, O(rows) for POC and value area,
- * plus an O(window × rows per candle) rebuild only when the grid changes.
+ * Work per candle: O(rows the candle covers) to add and evict; the POC is kept incrementally (a
+ * full O(rows) scan only when the evicted candle covered the POC row, or on a tie); the value area
+ * walks the rows it takes in; plus an O(window × rows per candle) rebuild when the grid changes
+ * (about once every 60 candles on the synthetic M5 series of the tests, with the defaults).
  */
 export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   readonly window: number;
@@ -257,9 +259,8 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.pMid = step * density;
   }
 
-  /** Adds one candle's volume on the current grid. */
+  /** Adds one candle's volume on the current grid; ra, rb must hold its rows (rowsOf). */
   private add(high: number, low: number, volume: number): void {
-    this.rowsOf(high, low);
     const a = this.ra | 0;
     const b = this.rb | 0;
     this.ensureRows(a, b);
@@ -400,15 +401,64 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.invStep = 1 / this.step;
     this.gridValid = true;
     this.rebuilds++;
-    this.vol.fill(0);
-    this.cnt.fill(0);
-    this.lo = 0;
-    this.hi = -1;
     this.pocDirty = true;
-    this.windowVolume = 0;
+
+    // Every candle of the window lies within the rows of [wl, wh]: size the storage once, then
+    // place the candles with no per-candle bounds bookkeeping.
+    this.rowsOf(wh, wl);
+    let a = this.ra;
+    let b = this.rb;
+    const need = b - a + 3; // one spare row each side for the flat-candle rounding edge
+    if (need > this.maxRows) {
+      throw new RangeError(`volume profile would span ${need} rows (maxRows ${this.maxRows}); use a larger rowSize`);
+    }
+    if (this.vol.length < 2 * need) {
+      const cap = nextPow2(Math.max(16, 2 * need));
+      this.vol = new Float64Array(cap);
+      this.cnt = new Int32Array(cap);
+    } else {
+      this.vol.fill(0);
+      this.cnt.fill(0);
+    }
+    this.base = (a - 1 - Math.floor((this.vol.length - need) / 2)) | 0;
+    const vol = this.vol;
+    const cnt = this.cnt;
+    const base = this.base;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    let total = 0;
     for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
-      this.windowVolume += this.vols[i]!;
-      this.add(this.highs[i]!, this.lows[i]!, this.vols[i]!);
+      const high = this.highs[i]!;
+      const low = this.lows[i]!;
+      const volume = this.vols[i]!;
+      total += volume;
+      this.rowsOf(high, low);
+      a = this.ra | 0;
+      b = this.rb | 0;
+      this.split(high, low, volume);
+      const pa = (a - base) | 0;
+      const pb = (b - base) | 0;
+      vol[pa]! += this.pFirst;
+      cnt[pa]!++;
+      if (pb !== pa) {
+        const mid = this.pMid;
+        for (let p = pa + 1; p < pb; p++) {
+          vol[p]! += mid;
+          cnt[p]!++;
+        }
+        vol[pb]! += this.pLast;
+        cnt[pb]!++;
+      }
+      if (a < lo) lo = a;
+      if (b > hi) hi = b;
+    }
+    this.windowVolume = total;
+    if (lo <= hi) {
+      this.lo = lo;
+      this.hi = hi;
+    } else {
+      this.lo = 0;
+      this.hi = -1;
     }
   }
 
