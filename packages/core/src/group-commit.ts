@@ -33,8 +33,12 @@ export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled = false;
   private closed = false;
+  /** Runs an operation in a savepoint (a nested better-sqlite3 transaction), made once: making one is not cheap. */
+  private readonly inSavepoint: (operation: Operation<unknown>) => unknown;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.inSavepoint = db.transaction((operation: Operation<unknown>) => operation());
+  }
 
   /** Queues a write (or a read that must see earlier writes) and settles after its commit. */
   run<T>(operation: Operation<T>): Promise<T> {
@@ -96,8 +100,7 @@ export class GroupCommit {
     try {
       for (const item of batch) {
         try {
-          // A nested better-sqlite3 transaction is a savepoint.
-          settled.push({ ok: true, value: this.db.transaction(item.operation)() });
+          settled.push({ ok: true, value: this.inSavepoint(item.operation) });
         } catch (error) {
           if (!this.db.inTransaction) throw error;
           settled.push({ ok: false, error });
