@@ -1,10 +1,22 @@
-import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import type { AccountReader } from '@fxdesk/broker';
+import { buildService, kitOptionsFromConfig, registerHealthRoutes, requireApiKey, type App, type Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
+import { AccountReads } from './account-reads.js';
+import { describeBroker } from './broker.js';
 import type { AccountConfig } from './config.js';
+import { registerAccountRoutes } from './routes/account.js';
+import { registerChangeRoutes } from './routes/changes.js';
+import { registerInstrumentRoutes } from './routes/instruments.js';
+import { registerSnapshotRoutes } from './routes/snapshots.js';
+import type { SnapshotStore } from './store.js';
 
 export interface AccountDeps {
   clock: Clock;
+  /** The broker account the service reads. The app closes it on close. */
+  broker: AccountReader;
+  /** Where summary and details reads are persisted. The app closes it on close. */
+  store: SnapshotStore;
   logger?: Logger;
 }
 
@@ -17,13 +29,43 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
     description: 'Normalized, read-only access to a broker account (OANDA v20): summary, details, instruments, snapshots and changes (spec 001 B).',
     version: pkg.version,
     securitySchemes: { internalApiKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' } },
+    tags: [
+      { name: 'account', description: 'Read-only account data' },
+      { name: 'health', description: 'Liveness and readiness' },
+    ],
     logger: deps.logger,
     now: () => deps.clock.now(),
+  });
+
+  const reads = new AccountReads({
+    broker: deps.broker,
+    store: deps.store,
+    clock: deps.clock,
+    instrumentsCacheTtlSeconds: config.INSTRUMENTS_CACHE_TTL_SECONDS,
+    brokerDescription: describeBroker(config),
   });
   registerHealthRoutes(app, {
     version: pkg.version,
     now: () => deps.clock.now(),
-    checks: {},
+    checks: reads.readinessChecks(),
+    // A check makes one broker call, which has its own timeout; leave it room to report it.
+    timeoutMs: config.BROKER_TIMEOUT_MS + 1000,
+  });
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', requireApiKey({ header: 'x-internal-api-key', key: config.INTERNAL_API_KEY }));
+      registerAccountRoutes(api as App, reads);
+      registerInstrumentRoutes(api as App, reads);
+      registerSnapshotRoutes(api as App, reads);
+      registerChangeRoutes(api as App, reads);
+    },
+    { prefix: '/api/v1/account' },
+  );
+
+  app.addHook('onClose', async () => {
+    await deps.broker.close();
+    deps.store.close();
   });
   return app;
 }

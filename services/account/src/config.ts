@@ -1,9 +1,44 @@
 import { z } from 'zod';
-import { commonSettings, stackService } from '@fxdesk/core';
-/** Every setting of the account service; `.env.example` documents each one. */
-export const AccountConfigSchema = z.object({
-  ...commonSettings(stackService('account').defaultPort),
-  INTERNAL_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
-});
+import { CURRENCIES } from '@fxdesk/broker';
+import { commonSettings, envInt, stackService } from '@fxdesk/core';
+
+/** Currencies the simulated market prices, so a simulated account can be kept in them (not gold). */
+const SIM_CURRENCIES = CURRENCIES.map((c) => c.code).filter((code) => code !== 'XAU') as [string, ...string[]];
+
+/** Every setting of the account service; `.env.example` and the README document each one. */
+export const AccountConfigSchema = z
+  .object({
+    ...commonSettings(stackService('account').defaultPort),
+    // Account reads exist for the simulated account and OANDA v20 only.
+    BROKER: z.enum(['simulated', 'oanda'], { message: 'the account service reads from simulated or oanda' }).default('simulated'),
+    INTERNAL_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
+    /** How long the instrument list is served from memory before the broker is asked again. */
+    INSTRUMENTS_CACHE_TTL_SECONDS: envInt(300, { min: 0, max: 86_400 }),
+    /** Timeout of every broker call. */
+    BROKER_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
+    /** Newest snapshots kept in the database; older ones are deleted as new ones arrive (0: keep all). */
+    SNAPSHOT_RETENTION: envInt(100_000, { min: 0 }),
+    SIM_ACCOUNT_BALANCE: z
+      .string()
+      .regex(/^\d{1,15}(\.\d{1,4})?$/, { message: 'expected a non-negative decimal like 100000 or 2500.50' })
+      .default('100000'),
+    SIM_ACCOUNT_CURRENCY: z
+      .enum(SIM_CURRENCIES, { message: `expected one of the simulated market's currencies: ${SIM_CURRENCIES.join(' ')}` })
+      .default('USD'),
+    OANDA_API_TOKEN: z.string().min(1).optional(),
+    /** `{siteID}-{divisionID}-{userID}-{accountNumber}` (OANDA AccountID), e.g. 101-004-1435156-001. */
+    OANDA_ACCOUNT_ID: z
+      .string()
+      .regex(/^\d+-\d+-\d+-\d+$/, { message: 'expected an OANDA v20 account id like 101-004-1435156-001' })
+      .optional(),
+    OANDA_ENVIRONMENT: z.enum(['practice', 'live']).default('practice'),
+    OANDA_BASE_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
+  })
+  .superRefine((config, ctx) => {
+    if (config.BROKER !== 'oanda') return;
+    for (const name of ['OANDA_API_TOKEN', 'OANDA_ACCOUNT_ID'] as const) {
+      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=oanda' });
+    }
+  });
 
 export type AccountConfig = z.output<typeof AccountConfigSchema>;

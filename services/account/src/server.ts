@@ -1,10 +1,21 @@
-import { runService, stackService, systemClock } from '@fxdesk/core';
+import { databasePath, runService, stackService, systemClock } from '@fxdesk/core';
 import { buildApp } from './app.js';
+import { createAccountReader } from './broker.js';
 import { AccountConfigSchema } from './config.js';
+import { SqliteSnapshotStore } from './store.js';
 
 await runService({
   name: 'account',
   configSchema: AccountConfigSchema,
   devSecrets: stackService('account').devSecrets,
-  start: (config, logger) => buildApp({ config, deps: { clock: systemClock, logger } }),
+  start: (config, logger) =>
+    buildApp({
+      config,
+      deps: {
+        clock: systemClock,
+        logger,
+        broker: createAccountReader(config, systemClock),
+        store: new SqliteSnapshotStore(databasePath(config.DATA_DIR, 'account'), config.SNAPSHOT_RETENTION),
+      },
+    }),
 });

@@ -1,11 +1,16 @@
-import { loadConfig, ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { buildApp } from '../src/app.js';
-import { AccountConfigSchema } from '../src/config.js';
+import { createAccountReader } from '../src/broker.js';
+import { SqliteSnapshotStore } from '../src/store.js';
+import { testConfig } from './helpers.js';
 
-const config = loadConfig(AccountConfigSchema, { INTERNAL_API_KEY: 'test-account-key', LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '4096' });
+const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
 errorPathSuite('account', {
-  build: () => buildApp({ config, deps: { clock: new ManualClock() } }),
+  build: () => {
+    const clock = new ManualClock();
+    return buildApp({ config, deps: { clock, broker: createAccountReader(config, clock), store: new SqliteSnapshotStore(':memory:') } });
+  },
   bodyLimitBytes: 4096,
 });

@@ -1,0 +1,118 @@
+import { isBrokerError, type AccountChanges, type AccountDetails, type AccountReader, type AccountSummary, type Instrument } from '@fxdesk/broker';
+import type { Clock, HealthCheck } from '@fxdesk/core';
+import { brokerFailure, errors } from './errors.js';
+import { InstrumentsCache } from './instruments-cache.js';
+import type { Snapshot, SnapshotKind, SnapshotStore } from './store.js';
+
+export interface SnapshotRef {
+  id: number;
+  takenAt: string;
+}
+
+export interface InstrumentsRead {
+  instruments: Instrument[];
+  cached: boolean;
+  fetchedAt: string;
+  expiresAt: string;
+}
+
+export interface AccountReadsOptions {
+  broker: AccountReader;
+  store: SnapshotStore;
+  clock: Clock;
+  instrumentsCacheTtlSeconds: number;
+  /** What the configuration check reports, e.g. `oanda (practice)`. */
+  brokerDescription: string;
+}
+
+/**
+ * What the account endpoints do, without HTTP: read through the broker adapter, persist a
+ * snapshot of every summary and details read, serve instruments from a cache, and turn broker
+ * failures into the service's errors.
+ */
+export class AccountReads {
+  private readonly instrumentsCache: InstrumentsCache;
+
+  constructor(private readonly options: AccountReadsOptions) {
+    this.instrumentsCache = new InstrumentsCache(
+      () => options.broker.instruments(),
+      options.clock,
+      options.instrumentsCacheTtlSeconds * 1000,
+    );
+  }
+
+  async summary(): Promise<{ account: AccountSummary; snapshot: SnapshotRef }> {
+    const account = await this.call(() => this.options.broker.summary());
+    return { account, snapshot: this.persist('summary', account) };
+  }
+
+  async details(): Promise<{ account: AccountDetails; snapshot: SnapshotRef }> {
+    const account = await this.call(() => this.options.broker.details());
+    return { account, snapshot: this.persist('details', account) };
+  }
+
+  /** The tradable instruments, all or the named ones (404 instrument_not_found names any the broker does not list). */
+  async instruments(names?: string[]): Promise<InstrumentsRead> {
+    const read = await this.call(() => this.instrumentsCache.get());
+    let instruments = read.instruments;
+    if (names && names.length > 0) {
+      const wanted = new Set(names);
+      instruments = instruments.filter((i) => wanted.has(i.name));
+      const unknown = [...wanted].filter((n) => !instruments.some((i) => i.name === n));
+      if (unknown.length > 0) throw errors.create('instrument_not_found', `the broker lists no instrument ${unknown.join(', ')}`);
+    }
+    return {
+      instruments,
+      cached: read.cached,
+      fetchedAt: new Date(read.fetchedAt).toISOString(),
+      expiresAt: new Date(read.expiresAt).toISOString(),
+    };
+  }
+
+  snapshots(limit: number, kind?: SnapshotKind): Snapshot[] {
+    return this.options.store.recent(limit, kind);
+  }
+
+  async changes(sinceTransactionId: string): Promise<AccountChanges> {
+    try {
+      return await this.options.broker.changesSince(sinceTransactionId);
+    } catch (err) {
+      if (isBrokerError(err) && err.kind === 'not_found') {
+        throw errors.create('transaction_not_found', `the broker knows no transaction ${sinceTransactionId} on this account`, { cause: err });
+      }
+      throw brokerFailure(err);
+    }
+  }
+
+  /** `/health/ready`: configuration, database, broker authentication, instrument metadata. */
+  readinessChecks(): Record<string, HealthCheck> {
+    const { broker, store, brokerDescription } = this.options;
+    return {
+      configuration: () => ({ ok: true, detail: `broker ${brokerDescription}` }),
+      database: () => ({ ok: store.ping(), detail: 'snapshot store answers' }),
+      broker_auth: async () => {
+        const summary = await broker.summary();
+        return { ok: true, detail: `${broker.name} accepted the credentials for account ${summary.id}` };
+      },
+      instrument_metadata: async () => {
+        const { instruments } = await this.instrumentsCache.get();
+        const sane = instruments.every((i) => i.name.length > 0 && i.displayPrecision >= 0 && Number(i.minimumTradeSize) >= 0);
+        if (instruments.length === 0) return { ok: false, detail: 'the broker lists no instruments' };
+        return { ok: sane, detail: sane ? `${instruments.length} instruments` : 'the broker sent malformed instrument metadata' };
+      },
+    };
+  }
+
+  private async call<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      throw brokerFailure(err);
+    }
+  }
+
+  private persist(kind: SnapshotKind, account: AccountSummary | AccountDetails): SnapshotRef {
+    const snapshot = this.options.store.add(kind, this.options.broker.name, account, new Date(this.options.clock.now()).toISOString());
+    return { id: snapshot.id, takenAt: snapshot.takenAt };
+  }
+}

@@ -1,0 +1,117 @@
+import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import type { AccountDetails, AccountSummary } from '@fxdesk/broker';
+
+export type SnapshotKind = 'summary' | 'details';
+
+/** One persisted read of the account, as the summary or details endpoint returned it. */
+export interface Snapshot {
+  id: number;
+  kind: SnapshotKind;
+  /** When the service stored it (ISO 8601, the service's clock). */
+  takenAt: string;
+  /** Adapter that read it: `simulated`, `oanda`. */
+  broker: string;
+  accountId: string;
+  lastTransactionId: string;
+  /** When the broker produced the state (the record's own asOf). */
+  asOf: string;
+  account: AccountSummary | AccountDetails;
+}
+
+/** The snapshot repository; SQLite here, another database behind the same methods later. */
+export interface SnapshotStore {
+  add(kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string): Snapshot;
+  /** Newest first; `kind` narrows to one endpoint's snapshots. */
+  recent(limit: number, kind?: SnapshotKind): Snapshot[];
+  /** Whether the database answers (readiness). */
+  ping(): boolean;
+  close(): void;
+}
+
+const MIGRATIONS = [
+  `CREATE TABLE snapshots (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL CHECK (kind IN ('summary', 'details')),
+     taken_at TEXT NOT NULL,
+     broker TEXT NOT NULL,
+     account_id TEXT NOT NULL,
+     last_transaction_id TEXT NOT NULL,
+     as_of TEXT NOT NULL,
+     account TEXT NOT NULL
+   );
+   CREATE INDEX snapshots_by_kind ON snapshots (kind, id);`,
+];
+
+interface SnapshotRow {
+  id: number;
+  kind: SnapshotKind;
+  taken_at: string;
+  broker: string;
+  account_id: string;
+  last_transaction_id: string;
+  as_of: string;
+  account: string;
+}
+
+function fromRow(row: SnapshotRow): Snapshot {
+  return {
+    id: row.id,
+    kind: row.kind,
+    takenAt: row.taken_at,
+    broker: row.broker,
+    accountId: row.account_id,
+    lastTransactionId: row.last_transaction_id,
+    asOf: row.as_of,
+    account: JSON.parse(row.account) as AccountSummary | AccountDetails,
+  };
+}
+
+/** The service's statements, prepared once per database. */
+function prepareStatements(db: SqliteDatabase) {
+  return {
+    insert: db.prepare<[string, string, string, string, string, string, string], SnapshotRow>(
+      `INSERT INTO snapshots (kind, taken_at, broker, account_id, last_transaction_id, as_of, account)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    // AUTOINCREMENT ids only grow, so "all but the newest N" is an id range.
+    prune: db.prepare<[number]>('DELETE FROM snapshots WHERE id <= (SELECT MAX(id) FROM snapshots) - ?'),
+    newest: db.prepare<[number], SnapshotRow>('SELECT * FROM snapshots ORDER BY id DESC LIMIT ?'),
+    newestOfKind: db.prepare<[string, number], SnapshotRow>('SELECT * FROM snapshots WHERE kind = ? ORDER BY id DESC LIMIT ?'),
+    ping: db.prepare('SELECT 1 AS ok'),
+  };
+}
+
+export class SqliteSnapshotStore implements SnapshotStore {
+  private readonly db: SqliteDatabase;
+  private readonly sql: ReturnType<typeof prepareStatements>;
+  private readonly addAndPrune: (kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string) => SnapshotRow;
+
+  /** `retention`: newest snapshots kept (0 keeps all). `:memory:` for a private test database. */
+  constructor(file: string, retention = 0) {
+    // synchronous=FULL (the default): a snapshot the endpoint reported stored is on disk.
+    this.db = openDatabase(file, { migrations: MIGRATIONS });
+    this.sql = prepareStatements(this.db);
+    this.addAndPrune = this.db.transaction((kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string) => {
+      const row = this.sql.insert.get(kind, takenAt, broker, account.id, account.lastTransactionId, account.asOf, JSON.stringify(account)) as SnapshotRow;
+      if (retention > 0) this.sql.prune.run(retention);
+      return row;
+    });
+  }
+
+  add(kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string): Snapshot {
+    return fromRow(this.addAndPrune(kind, broker, account, takenAt));
+  }
+
+  recent(limit: number, kind?: SnapshotKind): Snapshot[] {
+    const rows = kind ? this.sql.newestOfKind.all(kind, limit) : this.sql.newest.all(limit);
+    return rows.map(fromRow);
+  }
+
+  ping(): boolean {
+    return this.sql.ping.get() !== undefined;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

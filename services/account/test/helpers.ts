@@ -1,0 +1,97 @@
+import { createLogger, loadConfig, ManualClock, type App, type Env } from '@fxdesk/core';
+import { LogCapture } from '@fxdesk/core/testing';
+import type { Response as InjectResponse } from 'light-my-request';
+import { FakeV20Server } from '../../../packages/broker/test/oanda/fake-v20-server.js';
+import { buildApp } from '../src/app.js';
+import { createAccountReader } from '../src/broker.js';
+import { AccountConfigSchema, type AccountConfig } from '../src/config.js';
+import { SqliteSnapshotStore } from '../src/store.js';
+
+export const TEST_KEY = 'test-account-key-5b1e9d';
+export const KEY_HEADER = { 'x-internal-api-key': TEST_KEY };
+
+export function testConfig(env: Env = {}): AccountConfig {
+  return loadConfig(AccountConfigSchema, { INTERNAL_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...env });
+}
+
+export interface Harness {
+  app: App;
+  clock: ManualClock;
+  config: AccountConfig;
+  logs: LogCapture;
+  get(url: string, headers?: Record<string, string>): Promise<InjectResponse>;
+  close(): Promise<void>;
+}
+
+export interface OandaHarness extends Harness {
+  fake: FakeV20Server;
+}
+
+interface StartOptions {
+  env?: Env;
+  dbFile?: string;
+  logLevel?: string;
+  /** Where the manual clock starts (default Monday 2026-01-05 12:00 UTC, market open). */
+  at?: string;
+}
+
+/** The service as server.ts builds it (createAccountReader, SqliteSnapshotStore), on a manual clock. */
+async function startService(config: AccountConfig, clock: ManualClock, options: StartOptions): Promise<Harness> {
+  const logs = new LogCapture();
+  const app = await buildApp({
+    config,
+    deps: {
+      clock,
+      broker: createAccountReader(config, clock),
+      store: new SqliteSnapshotStore(options.dbFile ?? ':memory:', config.SNAPSHOT_RETENTION),
+      logger: createLogger({ name: 'account', level: options.logLevel ?? 'silent', stream: logs }),
+    },
+  });
+  return {
+    app,
+    clock,
+    config,
+    logs,
+    get: (url, headers = KEY_HEADER) => app.inject({ method: 'GET', url, headers }),
+    close: () => app.close(),
+  };
+}
+
+/** BROKER=oanda pointed at a local fake v20 server. `dbFile` defaults to a private in-memory database. */
+export async function startOanda(options: StartOptions = {}): Promise<OandaHarness> {
+  const clock = new ManualClock(options.at ?? '2026-01-05T12:00:00Z');
+  const fake = await FakeV20Server.start({ now: () => new Date(clock.now()) });
+  const config = testConfig({
+    BROKER: 'oanda',
+    OANDA_API_TOKEN: fake.token,
+    OANDA_ACCOUNT_ID: fake.account.id,
+    OANDA_BASE_URL: fake.baseUrl,
+    BROKER_TIMEOUT_MS: '5000',
+    ...options.env,
+  });
+  const service = await startService(config, clock, options);
+  return {
+    ...service,
+    fake,
+    close: async () => {
+      await service.close();
+      await fake.close();
+    },
+  };
+}
+
+/** The default BROKER=simulated: the simulated account over the simulated market. */
+export async function startSimulated(options: StartOptions = {}): Promise<Harness> {
+  const clock = new ManualClock(options.at ?? '2026-01-05T12:00:00Z');
+  return startService(testConfig({ SIM_SEED: 'account-tests', ...options.env }), clock, options);
+}
+
+/** Parses an error answer and checks it is the envelope, with no stack trace. */
+export function envelopeOf(res: { body: string; statusCode: number }): { code: string; message: string } {
+  const body = JSON.parse(res.body) as { error: boolean; code: string; message: string; timestamp: string };
+  if (body.error !== true || typeof body.code !== 'string' || typeof body.timestamp !== 'string') {
+    throw new Error(`not the error envelope: ${res.body}`);
+  }
+  if (/"stack"|at \w+ \(/.test(res.body)) throw new Error(`stack trace in ${res.body}`);
+  return body;
+}
