@@ -1,15 +1,32 @@
-import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import { buildService, createLogger, kitOptionsFromConfig, registerHealthRoutes, requireApiKey, type App, type Clock } from '@fxdesk/core';
+import type { QuoteFeed } from '@fxdesk/broker';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { MarketDataConfig } from './config.js';
+import { MarketData } from './market-data.js';
+import { registerQuoteRoutes } from './routes/quotes.js';
+import { registerStreamRoutes } from './routes/stream.js';
+import { registerSymbolRoutes } from './routes/symbols.js';
 
 export interface MarketDataDeps {
   clock: Clock;
+  /** The broker's quote feed. The app connects it when it becomes ready and closes it on close. */
+  feed: QuoteFeed;
   logger?: Logger;
+}
+
+const marketDataByApp = new WeakMap<App, MarketData>();
+
+/** The domain object behind an app built by buildApp (tests and the benchmark read its hub). */
+export function marketDataOf(app: App): MarketData {
+  const market = marketDataByApp.get(app);
+  if (!market) throw new Error('not a market-data app');
+  return market;
 }
 
 /** Builds the market-data service; it does not listen (server.ts does). */
 export async function buildApp({ config, deps }: { config: MarketDataConfig; deps: MarketDataDeps }): Promise<App> {
+  const logger = deps.logger ?? createLogger({ name: 'market-data', level: config.LOG_LEVEL });
   const app = await buildService({
     ...kitOptionsFromConfig(config),
     name: 'market-data',
@@ -17,13 +34,43 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
     description: 'Live bid/ask quotes over server-sent events, the latest quote, closed candles and the symbol catalog (spec 002 C).',
     version: pkg.version,
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-    logger: deps.logger,
+    tags: [
+      { name: 'stream', description: 'Server-sent events' },
+      { name: 'market data', description: 'Latest quote and closed candles' },
+      { name: 'symbols', description: 'The symbol catalog' },
+      { name: 'health', description: 'Liveness and readiness' },
+    ],
+    logger,
     now: () => deps.clock.now(),
   });
-  registerHealthRoutes(app, {
-    version: pkg.version,
-    now: () => deps.clock.now(),
-    checks: {},
-  });
+
+  const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger });
+  marketDataByApp.set(app, market);
+  registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: market.readinessChecks() });
+  registerStreamMetrics(app, market);
+
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', requireApiKey({ header: 'x-api-key', key: config.API_KEY }));
+      registerStreamRoutes(v1 as App, market);
+      registerQuoteRoutes(v1 as App, market, config.MAX_CANDLES);
+      registerSymbolRoutes(v1 as App, market);
+    },
+    { prefix: '/v1' },
+  );
+
+  app.addHook('onReady', async () => market.start());
+  // preClose runs before the HTTP server stops accepting and waits for open requests: ending
+  // the streams here is what lets app.close() finish with clients still connected.
+  app.addHook('preClose', async () => market.closeStreams());
+  app.addHook('onClose', async () => market.stop());
   return app;
+}
+
+function registerStreamMetrics(app: App, market: MarketData): void {
+  const m = app.metrics;
+  m.gauge('market_data_stream_clients', 'Open SSE streams.', () => market.hub.stats().clients);
+  m.gauge('market_data_ticks_published', 'Ticks received from the feed and fanned out.', () => market.hub.stats().ticksPublished);
+  m.gauge('market_data_stream_dropped', 'Ticks discarded for slow clients (replaced by a newer tick).', () => market.hub.stats().dropped);
+  m.gauge('market_data_stream_stuck_disconnects', 'Streams closed because the client read nothing for STREAM_STUCK_SECONDS.', () => market.hub.stats().stuckDisconnects);
 }

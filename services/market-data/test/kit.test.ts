@@ -1,11 +1,13 @@
-import { loadConfig, ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { buildApp } from '../src/app.js';
-import { MarketDataConfigSchema } from '../src/config.js';
-
-const config = loadConfig(MarketDataConfigSchema, { API_KEY: 'test-market-data-key', LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '4096' });
+import { FakeFeed } from './fake-feed.js';
+import { testConfig } from './helpers.js';
 
 errorPathSuite('market-data', {
-  build: () => buildApp({ config, deps: { clock: new ManualClock() } }),
+  build: () => {
+    const clock = new ManualClock();
+    return buildApp({ config: testConfig({ BODY_LIMIT_BYTES: '4096' }), deps: { clock, feed: new FakeFeed(clock) } });
+  },
   bodyLimitBytes: 4096,
 });

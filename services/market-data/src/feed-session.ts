@@ -1,0 +1,92 @@
+import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { FeedStateChange, FeedSymbol, Quote, QuoteFeed, Unsubscribe } from '@fxdesk/broker';
+import type { Logger } from 'pino';
+
+export interface FeedSessionOptions {
+  feed: QuoteFeed;
+  clock: Clock;
+  logger: Logger;
+  /** Longest wait between two connection attempts; the wait doubles from 1 s up to it. */
+  reconnectMaxMs: number;
+  onQuote: (quote: Quote) => void;
+  onState: (change: FeedStateChange) => void;
+}
+
+const FIRST_RETRY_MS = 1000;
+
+/**
+ * Keeps the broker feed connected and subscribed to every enabled symbol of its catalog. The
+ * feed reconnects by itself after a drop (QuoteFeed's contract); this session covers what is
+ * left: a first connection that fails, and a feed left disconnected, which it retries with a
+ * capped exponential backoff on the injected clock.
+ */
+export class FeedSession {
+  private readonly options: FeedSessionOptions;
+  private readonly listeners: Unsubscribe[] = [];
+  private catalog: ReadonlyMap<string, FeedSymbol> | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private failures = 0;
+  private isStopped = false;
+
+  constructor(options: FeedSessionOptions) {
+    this.options = options;
+  }
+
+  /** The symbol catalog by name, once a connection has loaded it. */
+  symbols(): ReadonlyMap<string, FeedSymbol> | undefined {
+    return this.catalog;
+  }
+
+  /** Subscribes to the feed and makes the first connection attempt (retries run in the background). */
+  async start(): Promise<void> {
+    const { feed } = this.options;
+    this.listeners.push(feed.onQuote(this.options.onQuote));
+    this.listeners.push(
+      feed.onState((change) => {
+        this.options.onState(change);
+        if (change.state === 'connected') this.failures = 0;
+        if (change.state === 'disconnected') this.scheduleRetry();
+      }),
+    );
+    await this.attempt();
+  }
+
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    this.clearRetry();
+    for (const unsubscribe of this.listeners.splice(0)) unsubscribe();
+    await this.options.feed.close();
+  }
+
+  private async attempt(): Promise<void> {
+    const { feed, logger } = this.options;
+    if (this.isStopped || feed.state() === 'connecting') return;
+    try {
+      if (feed.state() !== 'connected') await feed.connect();
+      if (!this.catalog) this.catalog = new Map((await feed.symbols()).map((s) => [s.name, s]));
+      await feed.subscribe([...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name));
+      this.failures = 0;
+    } catch (err) {
+      this.failures++;
+      logger.warn({ err, attempt: this.failures }, 'broker feed connection failed; retrying');
+      this.scheduleRetry();
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.isStopped || this.retryTimer) return;
+    const delayMs = Math.min(this.options.reconnectMaxMs, FIRST_RETRY_MS * 2 ** Math.min(this.failures, 20));
+    this.retryTimer = this.options.clock
+      .setTimeout(() => {
+        this.retryTimer = undefined;
+        // The feed may have reconnected on its own meanwhile; only a feed still down is retried.
+        if (this.options.feed.state() === 'disconnected' || !this.catalog) void this.attempt();
+      }, delayMs)
+      .unref();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) this.options.clock.clearTimer(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+}

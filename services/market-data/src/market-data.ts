@@ -1,0 +1,173 @@
+import type { ServerResponse } from 'node:http';
+import type { CheckResult, Clock } from '@fxdesk/core';
+import type { FeedSymbol, Quote, QuoteFeed } from '@fxdesk/broker';
+import type { IntervalCandle, Tick, Timeframe } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import { toIntervalCandles } from './candles.js';
+import type { MarketDataConfig } from './config.js';
+import { brokerFailure, errors } from './errors.js';
+import { FeedSession } from './feed-session.js';
+import { ConnectionMonitor } from './status.js';
+import type { StreamClient } from './stream-client.js';
+import { StreamHub } from './stream-hub.js';
+import { toTick } from './ticks.js';
+
+export interface MarketDataOptions {
+  config: MarketDataConfig;
+  feed: QuoteFeed;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * The market-data service's logic, free of HTTP: the feed session, the latest tick of each
+ * symbol, the connection state, the SSE hub, candles and the catalog. Routes call it.
+ */
+export class MarketData {
+  readonly hub: StreamHub;
+  private readonly feed: QuoteFeed;
+  private readonly clock: Clock;
+  private readonly config: MarketDataConfig;
+  private readonly session: FeedSession;
+  private readonly monitor: ConnectionMonitor;
+  private readonly latest = new Map<string, Tick>();
+
+  constructor(options: MarketDataOptions) {
+    const { config, feed, clock, logger } = options;
+    this.feed = feed;
+    this.clock = clock;
+    this.config = config;
+    this.monitor = new ConnectionMonitor({
+      clock,
+      stalenessMs: config.TICK_STALENESS_SECONDS * 1000,
+      isMarketOpen: (epochMs) => this.isMarketOpen(epochMs),
+      onChange: () => this.hub.publishStatus(),
+    });
+    this.hub = new StreamHub({
+      clock,
+      logger,
+      heartbeatMs: config.STREAM_HEARTBEAT_SECONDS * 1000,
+      retryMs: config.STREAM_RETRY_MS,
+      stuckMs: config.STREAM_STUCK_SECONDS * 1000,
+      queueMax: config.STREAM_QUEUE_MAX_EVENTS,
+      currentStatus: () => this.monitor.status(),
+    });
+    this.session = new FeedSession({
+      feed,
+      clock,
+      logger,
+      reconnectMaxMs: config.FEED_RECONNECT_MAX_SECONDS * 1000,
+      onQuote: (quote) => this.ingest(quote),
+      onState: (change) => {
+        logger.info({ state: change.state, reason: change.reason }, 'broker feed state changed');
+        this.monitor.noteFeedState(change);
+      },
+    });
+  }
+
+  /** Connects the feed (first attempt awaited; retries continue in the background). */
+  async start(): Promise<void> {
+    this.monitor.start();
+    await this.session.start();
+  }
+
+  /** Ends every stream. Runs before the HTTP server closes, so open streams never hold it up. */
+  closeStreams(): void {
+    this.hub.closeAll();
+  }
+
+  async stop(): Promise<void> {
+    this.monitor.stop();
+    this.hub.closeAll();
+    await this.session.stop();
+  }
+
+  /** The enabled-or-not catalog, in the feed's order. */
+  symbols(): FeedSymbol[] {
+    return [...this.catalog().values()];
+  }
+
+  /** The catalog entry of `symbol`, or 404 symbol_not_found. */
+  symbol(symbol: string): FeedSymbol {
+    const found = this.catalog().get(symbol);
+    if (!found) throw errors.create('symbol_not_found', `unknown symbol ${JSON.stringify(symbol)}; GET /v1/symbols lists them`);
+    return found;
+  }
+
+  latestTick(symbol: string): Tick {
+    this.symbol(symbol);
+    const tick = this.latest.get(symbol);
+    if (!tick) throw errors.create('no_quote_yet', `no quote of ${symbol} has arrived yet`);
+    return tick;
+  }
+
+  async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
+    const entry = this.symbol(symbol);
+    if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
+    let bars;
+    try {
+      // One more than asked: the last bar may be the forming one, which is dropped.
+      bars = await this.feed.trendbars(symbol, timeframe, count + 1);
+    } catch (err) {
+      throw brokerFailure(err);
+    }
+    return toIntervalCandles(bars, {
+      timeframe,
+      count,
+      nowMs: this.clock.now(),
+      provider: this.feed.name,
+      sourceInstrument: entry.name,
+      digits: entry.digits,
+    });
+  }
+
+  /**
+   * Opens a stream on `res` once every check passed: the symbols exist (404 otherwise) and a
+   * slot is free (503). Throws before anything is written, so errors answer the envelope.
+   */
+  admitStream(symbols: readonly string[] | undefined): ReadonlySet<string> | null {
+    const wanted = symbols === undefined ? null : new Set(symbols);
+    if (wanted) {
+      const unknown = [...wanted].filter((s) => !this.catalog().has(s));
+      if (unknown.length > 0) {
+        throw errors.create('symbol_not_found', `unknown symbol${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; GET /v1/symbols lists them`);
+      }
+    }
+    if (this.hub.size >= this.config.MAX_STREAM_CLIENTS) {
+      throw errors.create('too_many_clients', `the service already streams to MAX_STREAM_CLIENTS=${this.config.MAX_STREAM_CLIENTS} clients`, {
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(this.config.STREAM_RETRY_MS / 1000))) },
+      });
+    }
+    return wanted;
+  }
+
+  openStream(res: ServerResponse, symbols: ReadonlySet<string> | null): StreamClient {
+    return this.hub.open(res, symbols);
+  }
+
+  readinessChecks(): Record<string, () => CheckResult> {
+    return { broker: () => this.monitor.brokerCheck(), ticks: () => this.monitor.ticksCheck() };
+  }
+
+  private catalog(): ReadonlyMap<string, FeedSymbol> {
+    const catalog = this.session.symbols();
+    if (!catalog) throw errors.create('broker_unavailable', 'the symbol catalog is not loaded yet: the broker session has not connected');
+    return catalog;
+  }
+
+  private ingest(quote: Quote): void {
+    const entry = this.session.symbols()?.get(quote.symbol);
+    if (!entry) return;
+    const tick = toTick(quote, entry.digits, this.feed.name);
+    this.latest.set(quote.symbol, tick);
+    this.monitor.noteQuote();
+    this.hub.publishTick(tick);
+  }
+
+  private isMarketOpen(epochMs: number): boolean {
+    const catalog = this.session.symbols();
+    if (!catalog) return false;
+    for (const s of catalog.values()) if (s.enabled && this.feed.isMarketOpen(s.name, epochMs)) return true;
+    return false;
+  }
+}

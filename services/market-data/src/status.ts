@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { CheckResult, Clock, TimerHandle } from '@fxdesk/core';
+import type { FeedState, FeedStateChange } from '@fxdesk/broker';
+import { IsoTimestampSchema } from '@fxdesk/schemas';
+
+export const STREAM_STATES = ['connected', 'disconnected', 'stale'] as const;
+
+/** Data of the SSE `status` event (DESIGN.md §4). */
+export const StatusEventSchema = z
+  .object({
+    state: z.enum(STREAM_STATES),
+    dropped: z.number().int().meta({ description: 'Ticks discarded for this client since it connected' }),
+    ts: IsoTimestampSchema,
+    reason: z.string().optional(),
+  })
+  .meta({ id: 'StatusEvent' });
+export type StatusEvent = z.infer<typeof StatusEventSchema>;
+
+/** A status event before the per-client `dropped` counter is added. */
+export type StreamStatus = Omit<StatusEvent, 'dropped'>;
+
+export interface ConnectionMonitorOptions {
+  clock: Clock;
+  stalenessMs: number;
+  /** Whether any subscribed symbol trades at `epochMs`. */
+  isMarketOpen: (epochMs: number) => boolean;
+  /** Called on every broker state transition and on every change of freshness. */
+  onChange: () => void;
+}
+
+interface Freshness {
+  isMarketOpen: boolean;
+  hasQuote: boolean;
+  /** Milliseconds of silence, counted only since the later of connect, market open and last quote. */
+  silentMs: number;
+  isStale: boolean;
+}
+
+/** How often staleness is re-evaluated (the status event follows within this delay). */
+const CHECK_INTERVAL_MS = 1000;
+
+/**
+ * The connection state the service reports: the broker session state, and whether quotes are
+ * fresh. Silence only counts while the market is open, and only since the later of the last
+ * quote, the (re)connection and the market's opening, so a quiet weekend never makes the
+ * service stale and Sunday's open gets a full TICK_STALENESS_SECONDS before it does.
+ */
+export class ConnectionMonitor {
+  private readonly options: ConnectionMonitorOptions;
+  private feedState: FeedState = 'disconnected';
+  private feedReason: string | undefined = 'not connected yet';
+  private feedSince: number;
+  private lastQuoteAt: number | undefined;
+  private connectedAt: number | undefined;
+  private openedAt: number | undefined;
+  private wasOpen = false;
+  private reported: StreamStatus['state'] = 'disconnected';
+  private timer: TimerHandle | undefined;
+
+  constructor(options: ConnectionMonitorOptions) {
+    this.options = options;
+    this.feedSince = options.clock.now();
+  }
+
+  start(): void {
+    this.wasOpen = this.options.isMarketOpen(this.options.clock.now());
+    this.timer = this.options.clock.setInterval(() => this.check(), CHECK_INTERVAL_MS).unref();
+  }
+
+  stop(): void {
+    if (this.timer) this.options.clock.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  get isConnected(): boolean {
+    return this.feedState === 'connected';
+  }
+
+  noteFeedState(change: FeedStateChange): void {
+    const now = this.options.clock.now();
+    this.feedState = change.state;
+    this.feedReason = change.reason;
+    this.feedSince = now;
+    if (change.state === 'connected') this.connectedAt = now;
+    this.reported = this.status().state;
+    this.options.onChange();
+  }
+
+  noteQuote(): void {
+    this.lastQuoteAt = this.options.clock.now();
+    // Only a stale service needs re-evaluating when a quote arrives: it is fresh again.
+    if (this.reported === 'stale') this.check();
+  }
+
+  /** Re-evaluates freshness and reports a change of state. */
+  check(): void {
+    const state = this.status().state;
+    if (state === this.reported) return;
+    if (this.reported === 'stale' && state === 'connected') this.feedReason = 'quotes resumed';
+    this.reported = state;
+    this.options.onChange();
+  }
+
+  status(): StreamStatus {
+    const now = this.options.clock.now();
+    const ts = new Date(now).toISOString();
+    if (this.feedState !== 'connected') {
+      return { state: 'disconnected', ts, reason: this.feedReason ?? `broker session ${this.feedState}` };
+    }
+    const freshness = this.freshness(now);
+    if (freshness.isStale) return { state: 'stale', ts, reason: this.staleReason(freshness) };
+    return this.feedReason ? { state: 'connected', ts, reason: this.feedReason } : { state: 'connected', ts };
+  }
+
+  /** The `broker` readiness check: a broker session is present. */
+  brokerCheck(): CheckResult {
+    const since = new Date(this.feedSince).toISOString();
+    if (this.feedState === 'connected') return { ok: true, detail: `connected since ${since}` };
+    const why = this.feedReason ? ` (${this.feedReason})` : '';
+    return { ok: false, detail: `broker session ${this.feedState}${why} since ${since}` };
+  }
+
+  /** The `ticks` readiness check: one row of the spec's state table each. */
+  ticksCheck(): CheckResult {
+    if (this.feedState !== 'connected') return { ok: false, detail: 'no broker session, so no live quotes' };
+    const f = this.freshness(this.options.clock.now());
+    const limit = this.options.stalenessMs / 1000;
+    if (!f.isMarketOpen) {
+      return { ok: true, detail: f.hasQuote ? 'market closed; quotes resume at the open' : 'market closed; no quotes received yet' };
+    }
+    if (f.isStale) return { ok: false, detail: this.staleReason(f) };
+    const seconds = Math.floor(f.silentMs / 1000);
+    return f.hasQuote
+      ? { ok: true, detail: `last quote ${seconds} s ago (limit ${limit} s)` }
+      : { ok: true, detail: `no quotes received yet; connected ${seconds} s ago (limit ${limit} s)` };
+  }
+
+  private staleReason(f: Freshness): string {
+    const seconds = Math.floor(f.silentMs / 1000);
+    const limit = this.options.stalenessMs / 1000;
+    return f.hasQuote
+      ? `last quote ${seconds} s ago while the market is open, over TICK_STALENESS_SECONDS=${limit}`
+      : `no quote in ${seconds} s since connecting while the market is open, over TICK_STALENESS_SECONDS=${limit}`;
+  }
+
+  private freshness(now: number): Freshness {
+    const isMarketOpen = this.options.isMarketOpen(now);
+    if (isMarketOpen && !this.wasOpen) this.openedAt = now;
+    this.wasOpen = isMarketOpen;
+    const since = Math.max(this.lastQuoteAt ?? -Infinity, this.connectedAt ?? -Infinity, this.openedAt ?? -Infinity);
+    const silentMs = Number.isFinite(since) ? now - since : 0;
+    return {
+      isMarketOpen,
+      hasQuote: this.lastQuoteAt !== undefined,
+      silentMs,
+      isStale: isMarketOpen && silentMs > this.options.stalenessMs,
+    };
+  }
+}

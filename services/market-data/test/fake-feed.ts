@@ -1,0 +1,90 @@
+import type { Clock } from '@fxdesk/core';
+import type { Bar, FeedState, FeedStateChange, FeedSymbol, Quote, QuoteFeed, Timeframe, Unsubscribe } from '@fxdesk/broker';
+
+export const FAKE_SYMBOLS: FeedSymbol[] = [
+  { symbolId: 1, name: 'EURUSD', digits: 5, pipPosition: 4, enabled: true, description: 'Euro vs US Dollar' },
+  { symbolId: 2, name: 'GBPUSD', digits: 5, pipPosition: 4, enabled: true, description: 'Pound vs US Dollar' },
+  { symbolId: 3, name: 'USDJPY', digits: 3, pipPosition: 2, enabled: true, description: 'US Dollar vs Yen' },
+  { symbolId: 41, name: 'XAUUSD', digits: 2, pipPosition: 2, enabled: false, description: 'Gold vs US Dollar' },
+];
+
+/**
+ * A QuoteFeed a test drives by hand: it emits exactly the quotes and state changes the test
+ * asks for, answers trendbars from a list the test sets, and opens or closes the market.
+ */
+export class FakeFeed implements QuoteFeed {
+  readonly name = 'fake';
+  marketOpen = true;
+  /** Connection attempts that fail before one succeeds. */
+  failConnects = 0;
+  connectCalls = 0;
+  subscribed = new Set<string>();
+  bars: Bar[] = [];
+  lastTrendbarRequest: { symbol: string; timeframe: Timeframe; count: number } | undefined;
+  private current: FeedState = 'disconnected';
+  private readonly quoteListeners = new Set<(q: Quote) => void>();
+  private readonly stateListeners = new Set<(c: FeedStateChange) => void>();
+
+  constructor(private readonly clock: Clock) {}
+
+  async connect(): Promise<void> {
+    this.connectCalls++;
+    if (this.failConnects > 0) {
+      this.failConnects--;
+      throw new Error('connection refused');
+    }
+    this.setState('connected', 'connected');
+  }
+
+  async close(): Promise<void> {
+    this.current = 'disconnected';
+  }
+
+  state(): FeedState {
+    return this.current;
+  }
+
+  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  onQuote(listener: (quote: Quote) => void): Unsubscribe {
+    this.quoteListeners.add(listener);
+    return () => this.quoteListeners.delete(listener);
+  }
+
+  async symbols(): Promise<FeedSymbol[]> {
+    return FAKE_SYMBOLS;
+  }
+
+  async subscribe(symbols: string[]): Promise<void> {
+    for (const s of symbols) this.subscribed.add(s);
+  }
+
+  async unsubscribe(symbols: string[]): Promise<void> {
+    for (const s of symbols) this.subscribed.delete(s);
+  }
+
+  async trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
+    this.lastTrendbarRequest = { symbol, timeframe, count };
+    return this.bars.slice(-count);
+  }
+
+  isMarketOpen(): boolean {
+    return this.marketOpen;
+  }
+
+  /** Emits a quote of `symbol` stamped now. */
+  quote(symbol: string, bid: number, ask: number): Quote {
+    const quote = { symbol, bid, ask, time: this.clock.now() };
+    for (const listener of this.quoteListeners) listener(quote);
+    return quote;
+  }
+
+  setState(state: FeedState, reason?: string): void {
+    this.current = state;
+    const change: FeedStateChange = { state, at: this.clock.now(), ...(reason ? { reason } : {}) };
+    for (const listener of this.stateListeners) listener(change);
+  }
+}

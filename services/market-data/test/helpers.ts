@@ -1,0 +1,30 @@
+import { loadConfig, ManualClock, type App } from '@fxdesk/core';
+import { buildApp } from '../src/app.js';
+import { MarketDataConfigSchema, type MarketDataConfig } from '../src/config.js';
+import { FakeFeed } from './fake-feed.js';
+
+export const API_KEY = 'test-market-data-key';
+
+export function testConfig(overrides: Record<string, string> = {}): MarketDataConfig {
+  return loadConfig(MarketDataConfigSchema, { API_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...overrides });
+}
+
+export interface TestService {
+  app: App;
+  feed: FakeFeed;
+  clock: ManualClock;
+}
+
+/** The app on a fake feed and a manual clock (Monday 2026-01-05 12:00 UTC unless told). */
+export async function buildTestService(
+  options: { config?: Record<string, string>; start?: number | string; prepare?: (feed: FakeFeed) => void } = {},
+): Promise<TestService> {
+  const clock = new ManualClock(options.start);
+  const feed = new FakeFeed(clock);
+  options.prepare?.(feed);
+  const app = await buildApp({ config: testConfig(options.config), deps: { clock, feed } });
+  await app.ready();
+  return { app, feed, clock };
+}
+
+export const auth = { 'x-api-key': API_KEY };
