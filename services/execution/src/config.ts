@@ -1,10 +1,58 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, stackService } from '@fxdesk/core';
-/** Every setting of the execution service; `.env.example` documents each one. */
+import { commonSettings, envBoolean, envInt, envList, isDecimalString, stackService } from '@fxdesk/core';
+import { parseFaultSpec } from '@fxdesk/broker';
+import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
+
+/** The simulated market's majors and gold: what the desk trades out of the box (exact case). */
+export const DEFAULT_ALLOWED_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'USDCAD', 'NZDUSD', 'XAUUSD'];
+
+/** Four provider slugs; `fxdesk-strategy` is the desk's own strategy service. */
+export const DEFAULT_ALLOWED_SIGNAL_SOURCES = ['fxdesk-strategy', 'tradingview', 'manual', 'webhook'];
+
+const symbolList = envList(DEFAULT_ALLOWED_SYMBOLS).pipe(
+  z.array(BrokerSymbolSchema).min(1, { message: 'name at least one symbol' }),
+);
+const sourceList = envList(DEFAULT_ALLOWED_SIGNAL_SOURCES).pipe(
+  z.array(SourceSlugSchema).min(1, { message: 'name at least one source' }),
+);
+
+/** A positive decimal (lots, money), kept as the string for exact comparisons. */
+const positiveDecimal = (defaultValue: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => isDecimalString(v) && /[1-9]/.test(v) && !v.startsWith('-'), { message: 'expected a positive decimal like "10"' })
+    .prefault(defaultValue);
+
+/** `method:kind[:times]` items, comma-separated, parsed by the simulated terminal's own parser. */
+const faultSpec = z.string().transform((text, ctx) => {
+  try {
+    return parseFaultSpec(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+const ONLY_SIMULATED = 'the execution service runs on BROKER=simulated only for now (the MetaApi adapter for MT5 is not built yet)';
+
+/** Every setting of the execution service; `.env.example` and the README document each one. */
 export const ExecutionConfigSchema = z.object({
   ...commonSettings(stackService('execution').defaultPort, '127.0.0.1'),
+  BROKER: commonSettings(0).BROKER.refine((broker) => broker === 'simulated', { message: ONLY_SIMULATED }),
   API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
   TRADING_ENABLED: envBoolean(false),
+  ALLOWED_SYMBOLS: symbolList,
+  ALLOWED_SIGNAL_SOURCES: sourceList,
+  MAXIMUM_VOLUME: positiveDecimal('10'),
+  MAX_DEVIATION_POINTS: envInt(50, { min: 0, max: 100_000 }),
+  MAX_CANDLES_LOOKBACK: envInt(1000, { min: 1, max: 100_000 }),
+  SIGNAL_MAX_AGE_SECONDS: envInt(60, { min: 1 }),
+  SIGNAL_FUTURE_TOLERANCE_SECONDS: envInt(5, { min: 0 }),
+  MAGIC_NUMBER: envInt(880_001, { min: 0, max: 2 ** 31 - 1 }),
+  ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
+  SIM_TERMINAL_FAULTS: faultSpec.optional(),
+  SIM_STARTING_BALANCE: positiveDecimal('100000'),
 });
 
 export type ExecutionConfig = z.output<typeof ExecutionConfigSchema>;

@@ -1,10 +1,28 @@
-import { runService, stackService, systemClock } from '@fxdesk/core';
+import { databasePath, runService, stackService, systemClock } from '@fxdesk/core';
 import { buildApp } from './app.js';
 import { ExecutionConfigSchema } from './config.js';
+import { failInterruptedSignals, reconcileInterrupted } from './recovery.js';
+import { SignalStore } from './store.js';
+import { createTerminal } from './terminal.js';
 
 await runService({
   name: 'execution',
   configSchema: ExecutionConfigSchema,
   devSecrets: stackService('execution').devSecrets,
-  start: (config, logger) => buildApp({ config, deps: { clock: systemClock, logger } }),
+  // Long enough for an order_send in flight to time out and store `unknown` before exit.
+  shutdownTimeoutMs: (Number(process.env.ORDER_SEND_TIMEOUT_MS) || 15_000) + 5_000,
+  start: async (config, logger) => {
+    const clock = systemClock;
+    const { terminal, calls } = createTerminal(config, clock);
+    await terminal.connect();
+    const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
+    const interrupted = failInterruptedSignals(store, clock, logger);
+    const app = await buildApp({ config, deps: { clock, terminal, store, logger, terminalCalls: calls } });
+    app.addHook('onClose', async () => {
+      await terminal.close();
+      store.close();
+    });
+    void reconcileInterrupted(interrupted, { terminal, store, clock, logger, magic: config.MAGIC_NUMBER });
+    return app;
+  },
 });

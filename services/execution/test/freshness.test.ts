@@ -2,22 +2,12 @@ import { AppError } from '@fxdesk/core';
 import { SignalSubmissionSchema } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { checkFreshness } from '../src/freshness.js';
+import { NOW, signal as fixture } from './helpers.js';
 
-const now = Date.parse('2026-01-05T12:00:00Z');
+const now = NOW;
 const limits = { maxAgeSeconds: 60, futureToleranceSeconds: 5 };
 
-function signal(extra: Record<string, unknown>) {
-  return SignalSubmissionSchema.parse({
-    signal_id: '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f',
-    occurred_at: '2026-01-05T12:00:00Z',
-    execution_type: 'market',
-    symbol: 'EURUSD',
-    direction: 'buy',
-    volume: '0.10',
-    source: 'tradingview',
-    ...extra,
-  });
-}
+const signal = (extra: Record<string, unknown>) => SignalSubmissionSchema.parse(fixture(extra));
 
 function codeOf(fn: () => void): string | undefined {
   try {

@@ -1,11 +1,21 @@
-import { loadConfig, ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { buildApp } from '../src/app.js';
-import { ExecutionConfigSchema } from '../src/config.js';
+import { SignalStore } from '../src/store.js';
+import { createTerminal } from '../src/terminal.js';
+import { testConfig } from './helpers.js';
 
-const config = loadConfig(ExecutionConfigSchema, { API_KEY: 'test-execution-key', LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '4096' });
+const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
 errorPathSuite('execution', {
-  build: () => buildApp({ config, deps: { clock: new ManualClock() } }),
+  build: async () => {
+    const clock = new ManualClock();
+    const { terminal, calls } = createTerminal(config, clock);
+    await terminal.connect();
+    const store = SignalStore.open(':memory:');
+    const app = await buildApp({ config, deps: { clock, terminal, store, terminalCalls: calls } });
+    app.addHook('onClose', async () => store.close());
+    return app;
+  },
   bodyLimitBytes: 4096,
 });

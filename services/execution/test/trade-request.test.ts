@@ -1,42 +1,16 @@
-import type { Quote, SymbolInfo } from '@fxdesk/broker';
+import { simulatedSymbolInfo, symbolSpec, type Quote, type SymbolInfo } from '@fxdesk/broker';
 import type { AppError } from '@fxdesk/core';
 import { SignalSubmissionSchema } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { buildTradeRequest } from '../src/trade-request.js';
+import { signal as fixture } from './helpers.js';
 
-const info: SymbolInfo = {
-  symbol: 'EURUSD',
-  description: 'Euro vs US Dollar',
-  digits: 5,
-  point: 0.00001,
-  contractSize: 100_000,
-  volumeMin: '0.01',
-  volumeMax: '100',
-  volumeStep: '0.01',
-  stopsLevel: 10,
-  freezeLevel: 5,
-  fillingModes: ['FOK', 'IOC', 'RETURN'],
-  expirationModes: ['GTC', 'SPECIFIED'],
-  tradeMode: 'full',
-  currencyBase: 'EUR',
-  currencyProfit: 'USD',
-  currencyMargin: 'EUR',
-};
+/** EURUSD as the simulated terminal lists it: 5 digits, stops level 10 points, 0.01..100 lots by 0.01. */
+const info: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
 const quote: Quote = { symbol: 'EURUSD', bid: 1.085, ask: 1.0851, time: Date.parse('2026-01-05T12:00:00Z') };
 const limits = { maximumVolume: '10', maxDeviationPoints: 50, magic: 880001 };
 
-function signal(extra: Record<string, unknown>) {
-  return SignalSubmissionSchema.parse({
-    signal_id: '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f',
-    occurred_at: '2026-01-05T12:00:00Z',
-    execution_type: 'market',
-    symbol: 'EURUSD',
-    direction: 'buy',
-    volume: '0.10',
-    source: 'tradingview',
-    ...extra,
-  });
-}
+const signal = (extra: Record<string, unknown>) => SignalSubmissionSchema.parse(fixture(extra));
 
 const build = (extra: Record<string, unknown>, symbol: SymbolInfo = info) => buildTradeRequest(signal(extra), symbol, quote, limits, 'tradingview:abc');
 

@@ -1,0 +1,57 @@
+/**
+ * The execution app exactly as server.ts builds it (durable SQLite, the real pipeline), on a
+ * terminal whose every call costs nothing: isolates the service's own cost from the simulated
+ * terminal's, whose account math grows with its open positions.
+ */
+import type { Bar, Quote, SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '@fxdesk/broker';
+import { simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
+import { createLogger, databasePath, loadConfig, systemClock } from '@fxdesk/core';
+import { buildApp } from '../../services/execution/src/app.js';
+import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
+import { SignalStore } from '../../services/execution/src/store.js';
+
+const EURUSD: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
+const CHECK: TradeCheckResult = { retcode: 0, comment: 'Done', balance: 1e9, equity: 1e9, margin: 0, marginFree: 1e9, marginLevel: 0 };
+let ticket = 1;
+
+/** Answers at once, from constants: a stand-in for a terminal of zero cost. */
+class ConstantTerminal implements TradingTerminal {
+  readonly name = 'constant';
+  async connect(): Promise<void> {}
+  async close(): Promise<void> {}
+  isConnected(): boolean {
+    return true;
+  }
+  onConnectionChange() {
+    return () => undefined;
+  }
+  async symbolInfo(symbol: string): Promise<SymbolInfo | null> {
+    return symbol === 'EURUSD' ? EURUSD : null;
+  }
+  async tick(): Promise<Quote | null> {
+    return { symbol: 'EURUSD', bid: 1.085, ask: 1.0851, time: Date.now() };
+  }
+  async orderCheck(): Promise<TradeCheckResult> {
+    return CHECK;
+  }
+  async orderSend(request: TradeRequest): Promise<TradeResult> {
+    const order = String(ticket++);
+    return { retcode: 10009, deal: String(ticket++), order, position: order, volume: request.volume, price: request.price ?? null, bid: 1.085, ask: 1.0851, comment: 'Request executed', requestId: null };
+  }
+  async rates(): Promise<Bar[]> {
+    return [];
+  }
+  async findByComment(): Promise<TerminalRecord[]> {
+    return [];
+  }
+}
+
+const config = loadConfig(ExecutionConfigSchema, process.env);
+const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
+const app = await buildApp({
+  config,
+  deps: { clock: systemClock, terminal: new ConstantTerminal(), store, logger: createLogger({ name: 'execution', level: config.LOG_LEVEL }) },
+});
+app.addHook('onClose', async () => store.close());
+await app.listen({ host: config.HOST, port: config.PORT });
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

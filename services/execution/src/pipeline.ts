@@ -1,0 +1,311 @@
+import { BrokerError, retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
+import { AppError, envelope, type Clock, type MetricsRegistry } from '@fxdesk/core';
+import type { SignalSubmission } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import { payloadHash } from './canonical.js';
+import type { ExecutionConfig } from './config.js';
+import { errors } from './errors.js';
+import { checkFreshness } from './freshness.js';
+import { orderComment } from './order-comment.js';
+import { judgeSendResult, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
+import { NO_TICKETS, type SignalFailure, type Tickets, type TradeOutcome } from './signal-schemas.js';
+import type { ExistingSignal, SignalOutcome, SignalStore } from './store.js';
+import { buildTradeRequest } from './trade-request.js';
+
+/** The exact HTTP answer to a submission; `replayed` when it is a stored one. */
+export interface Answer {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+export interface PipelineDeps {
+  config: ExecutionConfig;
+  terminal: TradingTerminal;
+  store: SignalStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsRegistry;
+}
+
+/** A rejection decided after the claim, with the terminal's answer when there was one. */
+class Rejection {
+  constructor(
+    readonly error: AppError,
+    readonly result: TradeOutcome | null = null,
+    readonly tickets: Tickets = NO_TICKETS,
+  ) {}
+}
+
+const UNKNOWN_ADVICE = 'the order may or may not exist at the broker; it will not be retried; a human must inspect the terminal';
+
+/** The message stored for a signal that was cut off by a crash or a restart. */
+export const INTERRUPTED_MESSAGE = `the service stopped while this signal was being executed; ${UNKNOWN_ADVICE}`;
+
+/**
+ * POST /v1/signals, DESIGN.md §4: allowed source and symbol → readiness → idempotency claim →
+ * freshness → symbol rules → order_check → order_send → state. Before the claim a failure is
+ * thrown and nothing is stored; after it, every outcome is stored with its exact answer and
+ * replayed on an identical retry.
+ */
+export class SignalPipeline {
+  private readonly sources: Set<string>;
+  private readonly symbols: Set<string>;
+  private readonly outcomes;
+  private readonly replays;
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.sources = new Set(deps.config.ALLOWED_SIGNAL_SOURCES);
+    this.symbols = new Set(deps.config.ALLOWED_SYMBOLS);
+    this.outcomes = deps.metrics.counter('execution_signal_outcomes_total', 'Signals that reached a final state, by state.');
+    this.replays = deps.metrics.counter('execution_signal_replays_total', 'Identical retries answered with the stored answer.');
+  }
+
+  /** Whether signals can be executed now (and why not). */
+  readiness(): { ok: boolean; detail: string } {
+    if (!this.deps.config.TRADING_ENABLED) return { ok: false, detail: 'TRADING_ENABLED=false' };
+    if (!this.deps.terminal.isConnected()) return { ok: false, detail: `the ${this.deps.terminal.name} terminal is disconnected` };
+    return { ok: true, detail: 'terminal connected, trading enabled' };
+  }
+
+  /** Checks that do not depend on the terminal or the store: allowed source and symbol. */
+  assertAllowed(source: string, symbol: string): void {
+    if (!this.sources.has(source)) {
+      throw errors.create('source_not_allowed', `source "${source}" is not in ALLOWED_SIGNAL_SOURCES`, {
+        details: [{ path: 'body.source', message: 'not in ALLOWED_SIGNAL_SOURCES' }],
+      });
+    }
+    if (!this.symbols.has(symbol)) {
+      throw errors.create('symbol_not_allowed', `symbol "${symbol}" is not in ALLOWED_SYMBOLS (exact, case-sensitive)`, {
+        details: [{ path: 'body.symbol', message: 'not in ALLOWED_SYMBOLS' }],
+      });
+    }
+  }
+
+  async submit(signal: SignalSubmission, received: unknown, requestId: string): Promise<Answer> {
+    this.inFlight += 1;
+    try {
+      return await this.run(signal, received, requestId);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  /** Settles when no submission is being processed (shutdown waits for this before closing the store). */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async run(signal: SignalSubmission, received: unknown, requestId: string): Promise<Answer> {
+    this.assertAllowed(signal.source, signal.symbol);
+    const ready = this.readiness();
+    if (!ready.ok) throw new AppError('not_ready', `not ready to trade: ${ready.detail}`, { headers: { 'retry-after': '5' } });
+
+    const signalId = signal.signal_id.toLowerCase();
+    const hash = payloadHash(signal);
+    const comment = orderComment(signal.source, signalId);
+    const claim = await this.deps.store.claim({
+      signalId,
+      payloadHash: hash,
+      requestJson: JSON.stringify(received),
+      requestId,
+      orderComment: comment,
+      receivedAt: this.nowIso(),
+    });
+    if (!claim.claimed) return this.answerExisting(signalId, hash, claim.existing);
+    return this.execute(signal, signalId, comment, requestId);
+  }
+
+  private answerExisting(signalId: string, hash: string, existing: ExistingSignal): Answer {
+    if (existing.payloadHash !== hash) {
+      throw errors.create('idempotency_conflict', `signal ${signalId} was already submitted with a different payload`);
+    }
+    if (existing.state === 'processing' || existing.httpStatus === null || existing.responseBody === null) {
+      throw errors.create('signal_in_progress', `signal ${signalId} is still being processed`, { headers: { 'retry-after': '1' } });
+    }
+    this.replays.inc();
+    return { status: existing.httpStatus, body: existing.responseBody, replayed: true };
+  }
+
+  private async execute(signal: SignalSubmission, signalId: string, comment: string, requestId: string): Promise<Answer> {
+    let request: TradeRequest;
+    try {
+      request = await this.prepare(signal, comment);
+      if (!this.deps.terminal.isConnected()) {
+        throw errors.create('broker_unavailable', `the ${this.deps.terminal.name} terminal disconnected before order_send`, {
+          headers: { 'retry-after': '5' },
+        });
+      }
+    } catch (err) {
+      if (err instanceof Rejection) return this.finish(signalId, requestId, this.rejectedOutcome(err));
+      // Nothing was sent: give the signal_id back so an identical retry can run.
+      await this.deps.store.release(signalId);
+      throw err;
+    }
+
+    let sent: TradeResult;
+    try {
+      sent = await this.send(signalId, requestId, request);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.deps.logger.error({ signalId, requestId, err }, 'order_send gave no result: outcome unknown');
+      return this.finish(signalId, requestId, {
+        state: 'unknown',
+        tickets: NO_TICKETS,
+        result: null,
+        error: { code: 'execution_outcome_unknown', message: `order_send gave no result (${reason}); ${UNKNOWN_ADVICE}` },
+      });
+    }
+
+    const verdict = judgeSendResult(signalId, request, sent);
+    if (verdict.succeeded) {
+      const { state, tickets, result } = verdict.body;
+      return this.finish(signalId, requestId, { state, tickets, result, error: null }, JSON.stringify(verdict.body));
+    }
+    const name = `${verdict.result.retcode_name} (${verdict.result.retcode})`;
+    if (verdict.state === 'rejected') {
+      const error = errors.create('broker_rejected', `the broker rejected the order: ${name} ${sent.comment}`.trim());
+      return this.finish(signalId, requestId, this.rejectedOutcome(new Rejection(error, verdict.result, verdict.tickets)));
+    }
+    return this.finish(signalId, requestId, {
+      state: 'unknown',
+      tickets: verdict.tickets,
+      result: verdict.result,
+      error: { code: 'execution_outcome_unknown', message: `order_send answered ${name}; ${UNKNOWN_ADVICE}` },
+    });
+  }
+
+  /**
+   * Freshness, symbol rules and order_check. Throws a Rejection for an outcome to store, or an
+   * AppError (503) when a terminal call that cannot have traded failed.
+   */
+  private async prepare(signal: SignalSubmission, comment: string): Promise<TradeRequest> {
+    const { config, terminal } = this.deps;
+    try {
+      checkFreshness(signal, this.deps.clock.now(), {
+        maxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
+        futureToleranceSeconds: config.SIGNAL_FUTURE_TOLERANCE_SECONDS,
+      });
+      const info = await this.terminalCall('symbol_info', () => terminal.symbolInfo(signal.symbol));
+      if (!info) throw errors.create('symbol_not_allowed', `the ${terminal.name} terminal does not list ${signal.symbol}`);
+      const quote = await this.terminalCall('tick', () => terminal.tick(signal.symbol));
+      if (!quote) throw errors.create('broker_unavailable', `no live quote for ${signal.symbol} yet`, { headers: { 'retry-after': '1' } });
+      const request = buildTradeRequest(
+        signal,
+        info,
+        quote,
+        { maximumVolume: config.MAXIMUM_VOLUME, maxDeviationPoints: config.MAX_DEVIATION_POINTS, magic: config.MAGIC_NUMBER },
+        comment,
+      );
+      const check = await this.terminalCall('order_check', () => terminal.orderCheck(request));
+      if (check.retcode !== 0) {
+        const name = `${retcodeName(check.retcode)} (${check.retcode})`;
+        throw new Rejection(
+          errors.create('preflight_rejected', `the broker pre-check refused the order: ${name} ${check.comment}`.trim()),
+          normalizeCheckResult(request, check),
+        );
+      }
+      return request;
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode === 422) throw new Rejection(err);
+      throw err;
+    }
+  }
+
+  /** A terminal call that cannot trade: any failure is a retryable 503 and nothing is stored. */
+  private async terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      this.deps.logger.warn({ err }, `${name} failed before order_send`);
+      const reason = err instanceof Error ? err.message : String(err);
+      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${reason}`, { headers: { 'retry-after': '1' } });
+    }
+  }
+
+  /**
+   * order_send, at most once per signal. Any exception or silence past ORDER_SEND_TIMEOUT_MS is
+   * no result at all (the caller stores `unknown`); an answer that arrives after that is kept
+   * on the record for the human who inspects it, without changing the state.
+   */
+  private send(signalId: string, requestId: string, request: TradeRequest): Promise<TradeResult> {
+    const { terminal, clock, config } = this.deps;
+    return new Promise<TradeResult>((resolve, reject) => {
+      let timedOut = false;
+      const timer = clock.setTimeout(() => {
+        timedOut = true;
+        reject(new BrokerError('timeout', `no answer within ORDER_SEND_TIMEOUT_MS=${config.ORDER_SEND_TIMEOUT_MS}`));
+      }, config.ORDER_SEND_TIMEOUT_MS);
+      let sending: Promise<TradeResult>;
+      try {
+        sending = terminal.orderSend(request);
+      } catch (err) {
+        sending = Promise.reject(err);
+      }
+      sending.then(
+        (result) => {
+          clock.clearTimer(timer);
+          if (!timedOut) resolve(result);
+          else this.keepLateResult(signalId, requestId, request, result);
+        },
+        (err: unknown) => {
+          clock.clearTimer(timer);
+          if (!timedOut) reject(err);
+        },
+      );
+    });
+  }
+
+  private keepLateResult(signalId: string, requestId: string, request: TradeRequest, result: TradeResult): void {
+    const outcome = normalizeSendResult(request, result, judgeSendResult(signalId, request, result).state);
+    this.deps.logger.error({ signalId, requestId, result }, 'order_send answered after its timeout; the signal stays unknown');
+    this.deps.store.recordLateResult(signalId, ticketsOf(result), outcome, this.nowIso()).catch((err: unknown) => {
+      this.deps.logger.fatal({ err, signalId, result }, 'could not store the late order_send result');
+    });
+  }
+
+  private rejectedOutcome(rejection: Rejection): Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'> {
+    const { error } = rejection;
+    const failure: SignalFailure = { code: error.code, message: error.message };
+    if (error.details) failure.details = error.details;
+    return { state: 'rejected', tickets: rejection.tickets, result: rejection.result, error: failure };
+  }
+
+  /** Stores the final state with its exact answer, then answers; only after the commit. */
+  private async finish(
+    signalId: string,
+    requestId: string,
+    outcome: Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'>,
+    successBody?: string,
+  ): Promise<Answer> {
+    const completedAt = this.nowIso();
+    let status = 200;
+    let body = successBody ?? '';
+    if (outcome.error) {
+      status = errors.statusByCode[outcome.error.code as keyof typeof errors.statusByCode];
+      body = JSON.stringify(envelope(outcome.error.code, outcome.error.message, { requestId, details: outcome.error.details, now: new Date(completedAt) }));
+    }
+    const stored: SignalOutcome = { ...outcome, httpStatus: status, responseBody: body, completedAt };
+    try {
+      await this.deps.store.complete(signalId, stored);
+    } catch (first) {
+      try {
+        await this.deps.store.complete(signalId, stored);
+      } catch (err) {
+        // The trade happened (or not) and the caller must hear it; the row stays `processing`
+        // and becomes `unknown` at the next start. The whole outcome goes to the log.
+        this.deps.logger.fatal({ err, first, signalId, requestId, outcome: stored }, 'could not store the outcome of a signal');
+      }
+    }
+    this.outcomes.inc({ state: outcome.state });
+    return { status, body, replayed: false };
+  }
+
+  private nowIso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}

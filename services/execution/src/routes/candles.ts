@@ -1,0 +1,83 @@
+import { isBrokerError, type TradingTerminal } from '@fxdesk/broker';
+import { AppError, type App } from '@fxdesk/core';
+import { BrokerSymbolSchema, EpochCandleSchema, ErrorEnvelopeSchema, TimeframeSchema } from '@fxdesk/schemas';
+import { z } from 'zod';
+import { errors } from '../errors.js';
+
+const DEFAULT_COUNT = 500;
+
+const CandlesQuerySchema = z.object({
+  quote: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),
+  timeframe: TimeframeSchema.default('M1'),
+  count: z.coerce
+    .number({ message: 'expected a positive integer' })
+    .int({ message: 'expected a positive integer' })
+    .min(1)
+    .default(DEFAULT_COUNT)
+    .meta({ description: 'Most recent bars; clamped to MAX_CANDLES_LOOKBACK' }),
+});
+
+export const CandlesResponseSchema = z
+  .object({
+    quote: z.string(),
+    timeframe: TimeframeSchema,
+    candles: z.array(EpochCandleSchema).meta({ description: 'Oldest first; the last bar may still be forming' }),
+  })
+  .meta({ id: 'Candles' });
+
+export interface CandleRouteOptions {
+  terminal: TradingTerminal;
+  allowedSymbols: string[];
+  maxLookback: number;
+}
+
+export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLookback }: CandleRouteOptions): void {
+  const allowed = new Set(allowedSymbols);
+  app.get(
+    '/v1/market-data/candles',
+    {
+      schema: {
+        tags: ['market data'],
+        summary: 'Historical OHLC candles from the terminal',
+        security: [{ apiKey: [] }],
+        querystring: CandlesQuerySchema,
+        response: { 200: CandlesResponseSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
+      },
+    },
+    async (request) => {
+      const { quote, timeframe } = request.query;
+      if (!allowed.has(quote)) {
+        throw errors.create('symbol_not_allowed', `symbol "${quote}" is not in ALLOWED_SYMBOLS (exact, case-sensitive)`, {
+          details: [{ path: 'querystring.quote', message: 'not in ALLOWED_SYMBOLS' }],
+        });
+      }
+      if (!terminal.isConnected()) throw new AppError('not_ready', `the ${terminal.name} terminal is disconnected`, { headers: { 'retry-after': '5' } });
+      const count = Math.min(request.query.count, maxLookback);
+      let bars;
+      try {
+        bars = await terminal.rates(quote, timeframe, count);
+      } catch (err) {
+        if (isBrokerError(err) && err.kind === 'not_found') {
+          throw errors.create('symbol_not_allowed', `the ${terminal.name} terminal does not list ${quote}`);
+        }
+        request.log.warn({ err }, 'rates failed');
+        throw errors.create('broker_unavailable', `the terminal did not answer rates: ${err instanceof Error ? err.message : String(err)}`, {
+          headers: { 'retry-after': '1' },
+        });
+      }
+      return {
+        quote,
+        timeframe,
+        candles: bars.map((bar) => ({
+          time: bar.time,
+          open: bar.open,
+          high: bar.high,
+          low: bar.low,
+          close: bar.close,
+          volume: bar.tickVolume,
+          spread: bar.spread,
+        })),
+      };
+    },
+  );
+}

@@ -1,0 +1,81 @@
+import { TIMEFRAME_SECONDS, TIMEFRAMES } from '@fxdesk/schemas';
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_KEY, expectEnvelope, NOW, simulatedApp, type SimulatedHarness } from './helpers.js';
+
+let harness: SimulatedHarness | undefined;
+afterEach(async () => {
+  await harness?.app.close();
+  harness = undefined;
+});
+
+async function candles(query: string, env: Record<string, string> = {}) {
+  harness ??= await simulatedApp({ env });
+  return harness.app.inject({ method: 'GET', url: `/v1/market-data/candles${query}`, headers: { 'x-api-key': API_KEY } });
+}
+
+describe('GET /v1/market-data/candles', () => {
+  it('answers { quote, timeframe, candles } with time in epoch seconds and the tick volume, oldest first', async () => {
+    const res = await candles('?quote=EURUSD&timeframe=M5&count=3');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ quote: 'EURUSD', timeframe: 'M5' });
+    expect(body.candles).toHaveLength(3);
+    const times = body.candles.map((c: { time: number }) => c.time);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    for (const candle of body.candles) {
+      expect(Number.isInteger(candle.time) && candle.time % 300 === 0).toBe(true);
+      expect(candle.time).toBeLessThanOrEqual(NOW / 1000);
+      expect(Number.isInteger(candle.volume) && candle.volume > 0).toBe(true);
+      expect(candle.high).toBeGreaterThanOrEqual(Math.max(candle.open, candle.close));
+      expect(candle.low).toBeLessThanOrEqual(Math.min(candle.open, candle.close));
+      expect(Object.keys(candle).sort()).toEqual(['close', 'high', 'low', 'open', 'spread', 'time', 'volume']);
+    }
+  });
+
+  it('requires quote', async () => {
+    const body = expectEnvelope(await candles('?timeframe=M1'), 422, 'validation_error');
+    expect(JSON.stringify(body.details)).toContain('querystring.quote');
+  });
+
+  it('refuses a quote outside ALLOWED_SYMBOLS, exact and case-sensitive', async () => {
+    expectEnvelope(await candles('?quote=eurusd'), 422, 'symbol_not_allowed');
+    expectEnvelope(await candles('?quote=EURGBP'), 422, 'symbol_not_allowed');
+  });
+
+  it('takes a URL-encoded space in quote as part of the symbol', async () => {
+    const res = await candles('?quote=US%20500', { ALLOWED_SYMBOLS: 'EURUSD,US 500' });
+    expect(expectEnvelope(res, 422, 'symbol_not_allowed').message).toContain('does not list US 500');
+  });
+
+  it('defaults timeframe to M1 and count to 500', async () => {
+    const body = (await candles('?quote=EURUSD')).json();
+    expect(body.timeframe).toBe('M1');
+    expect(body.candles).toHaveLength(500);
+    expect(body.candles[1].time - body.candles[0].time).toBe(60);
+  });
+
+  it('accepts each timeframe M1 M5 M15 M30 H1 H4 D1 and nothing else', async () => {
+    for (const timeframe of TIMEFRAMES) {
+      const body = (await candles(`?quote=EURUSD&timeframe=${timeframe}&count=2`)).json();
+      expect(body.candles[1].time - body.candles[0].time).toBeGreaterThanOrEqual(TIMEFRAME_SECONDS[timeframe]);
+    }
+    expectEnvelope(await candles('?quote=EURUSD&timeframe=M2'), 422, 'validation_error');
+    expectEnvelope(await candles('?quote=EURUSD&timeframe=m1'), 422, 'validation_error');
+  });
+
+  it('clamps count to MAX_CANDLES_LOOKBACK', async () => {
+    expect((await candles('?quote=EURUSD&count=50', { MAX_CANDLES_LOOKBACK: '20' })).json().candles).toHaveLength(20);
+  });
+
+  it('refuses a count that is not a positive integer', async () => {
+    for (const count of ['0', '-5', '1.5', 'abc', '']) {
+      expectEnvelope(await candles(`?quote=EURUSD&count=${count}`), 422, 'validation_error');
+    }
+  });
+
+  it('answers 503 not_ready while the terminal is disconnected', async () => {
+    harness = await simulatedApp();
+    harness.terminal.setConnected(false);
+    expectEnvelope(await candles('?quote=EURUSD'), 503, 'not_ready');
+  });
+});

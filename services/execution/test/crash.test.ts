@@ -1,0 +1,95 @@
+/**
+ * The real server process, killed with SIGKILL while a signal is inside order_send, then
+ * restarted: the signal reads back `unknown` and is never sent again.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { answers, freePort, run, until } from '../../../test/support.js';
+
+const SERVER = 'services/execution/src/server.ts';
+const KEY = 'crash-test-key';
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-crash-'));
+const started: ReturnType<typeof run>[] = [];
+
+afterAll(async () => {
+  for (const server of started) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  await Promise.all(started.map((s) => s.done));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(port: number, env: Record<string, string> = {}) {
+  const server = run(SERVER, {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    API_KEY: KEY,
+    TRADING_ENABLED: 'true',
+    SIM_MARKET_HOURS: 'false',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  started.push(server);
+  await until(() => answers(`http://127.0.0.1:${port}/health/ready`), 30_000);
+  return server;
+}
+
+async function orderSendCalls(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const match = /fxdesk_execution_terminal_calls\{method="orderSend"\} (\d+)/.exec(text);
+  if (!match) throw new Error('no orderSend counter in /metrics');
+  return Number(match[1]);
+}
+
+function submit(port: number, body: object) {
+  return fetch(`http://127.0.0.1:${port}/v1/signals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('execution server process', () => {
+  it('killed with SIGKILL inside order_send, then restarted: the signal is unknown and a retry is 503 with no second order_send', async () => {
+    const port = await freePort();
+    const body = {
+      signal_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      execution_type: 'market',
+      symbol: 'EURUSD',
+      direction: 'buy',
+      volume: '0.10',
+      source: 'fxdesk-strategy',
+    };
+
+    const first = await start(port, { SIM_TERMINAL_FAULTS: 'orderSend:hang' });
+    const inFlight = submit(port, body).catch((err: unknown) => err);
+    await until(async () => (await orderSendCalls(port)) === 1, 10_000);
+    first.child.kill('SIGKILL');
+    expect((await first.done).code).toBeNull();
+    expect(await inFlight).toBeInstanceOf(Error);
+
+    const second = await start(port);
+    const record = await fetch(`http://127.0.0.1:${port}/v1/signals/${body.signal_id}`, { headers: { 'x-api-key': KEY } });
+    expect(record.status).toBe(200);
+    expect(await record.json()).toMatchObject({ state: 'unknown', http_status: 503, error: { code: 'execution_outcome_unknown' } });
+
+    const retry = await submit(port, body);
+    expect(retry.status).toBe(503);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toMatchObject({ error: true, code: 'execution_outcome_unknown' });
+    expect(await orderSendCalls(port)).toBe(0);
+
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+  }, 60_000);
+
+  it('started with a BROKER other than simulated, exits 1 with one line saying why', async () => {
+    const result = await run(SERVER, { DATA_DIR: dataDir, API_KEY: KEY, BROKER: 'metaapi', PORT: '0' }).done;
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^execution: invalid configuration: BROKER: the execution service runs on BROKER=simulated only/);
+  }, 30_000);
+});

@@ -1,0 +1,74 @@
+import {
+  simulatedSymbolInfo,
+  symbolSpec,
+  type Bar,
+  type Quote,
+  type SymbolInfo,
+  type TerminalRecord,
+  type TradeCheckResult,
+  type TradeRequest,
+  type TradeResult,
+  type TradingTerminal,
+  type Unsubscribe,
+} from '@fxdesk/broker';
+
+const EURUSD: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
+
+/**
+ * A terminal whose answers a test scripts: order_send answers whatever `send` returns (or
+ * throws), so retcodes the simulated terminal never produces (10011, 10012, 10031) can be tested.
+ */
+export class ScriptedTerminal implements TradingTerminal {
+  readonly name = 'scripted';
+  connected = true;
+  calls = { orderCheck: 0, orderSend: 0 };
+  sent: TradeRequest[] = [];
+  check: (request: TradeRequest) => TradeCheckResult = () => ({ retcode: 0, comment: 'Done', balance: 0, equity: 0, margin: 0, marginFree: 0, marginLevel: 0 });
+  send: (request: TradeRequest) => Promise<TradeResult> = async (request) => ({
+    retcode: 10009,
+    deal: '2',
+    order: '1',
+    position: '1',
+    volume: request.volume,
+    price: request.price ?? null,
+    bid: null,
+    ask: null,
+    comment: 'Request executed',
+    requestId: null,
+  });
+  quote: Quote | null = { symbol: 'EURUSD', bid: 1.085, ask: 1.0851, time: 0 };
+
+  async connect(): Promise<void> {
+    this.connected = true;
+  }
+  async close(): Promise<void> {
+    this.connected = false;
+  }
+  isConnected(): boolean {
+    return this.connected;
+  }
+  onConnectionChange(): Unsubscribe {
+    return () => undefined;
+  }
+  async symbolInfo(symbol: string): Promise<SymbolInfo | null> {
+    return symbol === 'EURUSD' ? EURUSD : null;
+  }
+  async tick(): Promise<Quote | null> {
+    return this.quote;
+  }
+  async orderCheck(request: TradeRequest): Promise<TradeCheckResult> {
+    this.calls.orderCheck += 1;
+    return this.check(request);
+  }
+  async orderSend(request: TradeRequest): Promise<TradeResult> {
+    this.calls.orderSend += 1;
+    this.sent.push(request);
+    return this.send(request);
+  }
+  async rates(): Promise<Bar[]> {
+    return [];
+  }
+  async findByComment(): Promise<TerminalRecord[]> {
+    return [];
+  }
+}
