@@ -123,6 +123,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   // Sum of the window's candle volumes, kept incrementally (exact for integer volumes) and summed
   // afresh at every grid build.
   private windowVolume = 0;
+  private withVolume = 0; // candles of the window with volume > 0 (0 → the total is exactly 0)
 
   // Row storage: position p holds grid row base + p.
   private base = 0;
@@ -184,7 +185,8 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     if (this.count === w) {
       const h = this.head;
       this.remove(this.highs[h]!, this.lows[h]!, this.vols[h]!);
-      this.windowVolume -= this.vols[h]!;
+      if (this.vols[h]! > 0 && --this.withVolume === 0) this.windowVolume = 0;
+      else this.windowVolume -= this.vols[h]!;
       this.head = h + 1 === w ? 0 : h + 1;
       this.count--;
     }
@@ -196,6 +198,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.vols[slot] = volume;
     this.count++;
     this.windowVolume += volume;
+    if (volume > 0) this.withVolume++;
 
     if (!this.gridValid) {
       this.rebuild();
@@ -427,11 +430,13 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
     let total = 0;
+    let withVolume = 0;
     for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
       const high = this.highs[i]!;
       const low = this.lows[i]!;
       const volume = this.vols[i]!;
       total += volume;
+      if (volume > 0) withVolume++;
       this.rowsOf(high, low);
       a = this.ra | 0;
       b = this.rb | 0;
@@ -453,6 +458,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       if (b > hi) hi = b;
     }
     this.windowVolume = total;
+    this.withVolume = withVolume;
     if (lo <= hi) {
       this.lo = lo;
       this.hi = hi;
@@ -504,7 +510,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     if (pHi < pLo) return null;
     // POC: most volume; ties to the row nearest the centre, then the lower one.
     const total = this.windowVolume;
-    if (!(total > 0)) return null;
+    if (this.withVolume === 0) return null;
     if (this.pocDirty) this.scanPoc(pLo, pHi);
     const pPoc = (this.pocRow - base) | 0;
     const best = this.pocVol;
@@ -603,6 +609,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.pocDirty = true;
     this.pocTie = false;
     this.windowVolume = 0;
+    this.withVolume = 0;
     this.vol.fill(0);
     this.cnt.fill(0);
     this.lo = 0;

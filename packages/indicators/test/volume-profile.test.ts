@@ -120,6 +120,20 @@ describe('volume profile, hand-computed (row size 1)', () => {
     expect(vp.update(lhv([[2, 3, 1]])[0]!)).toMatchObject({ poc: 2.5, totalVolume: 1 });
   });
 
+  it('is null again once fractional volumes have left the window (no rounding residue in the total)', () => {
+    // 0.1 + 0.2 − 0.1 − 0.2 is 5.55e-17 in floating point, not 0.
+    const vp = new VolumeProfile({ window: 2, rowSize: 1 });
+    const out = lhv([
+      [1, 2, 0.1],
+      [1, 2, 0.2],
+      [1, 2, 0],
+      [1, 2, 0],
+    ]).map((c) => vp.update(c));
+    expect(out[1]).toMatchObject({ poc: 1.5 });
+    expect(out[2]).toMatchObject({ poc: 1.5 });
+    expect(out[3]).toBeNull();
+  });
+
   it('a flat window gets a placeholder grid that the first real range replaces', () => {
     const vp = new VolumeProfile({ window: 3 });
     const flat: Candle = { time: 0, open: 1.1, high: 1.1, low: 1.1, close: 1.1, volume: 5 };
