@@ -75,7 +75,7 @@ export class FeedSession {
 
   private scheduleRetry(): void {
     if (this.isStopped || this.retryTimer) return;
-    const delayMs = Math.min(this.options.reconnectMaxMs, FIRST_RETRY_MS * 2 ** Math.min(this.failures, 20));
+    const delayMs = Math.min(this.options.reconnectMaxMs, FIRST_RETRY_MS * 2 ** Math.min(Math.max(0, this.failures - 1), 20));
     this.retryTimer = this.options.clock
       .setTimeout(() => {
         this.retryTimer = undefined;

@@ -164,9 +164,9 @@ export class MarketData {
     this.hub.publishTick(tick);
   }
 
-  private isMarketOpen(epochMs: number): boolean {
+  private isMarketOpen(epochMs: number): boolean | undefined {
     const catalog = this.session.symbols();
-    if (!catalog) return false;
+    if (!catalog) return undefined;
     for (const s of catalog.values()) if (s.enabled && this.feed.isMarketOpen(s.name, epochMs)) return true;
     return false;
   }

@@ -22,8 +22,8 @@ export type StreamStatus = Omit<StatusEvent, 'dropped'>;
 export interface ConnectionMonitorOptions {
   clock: Clock;
   stalenessMs: number;
-  /** Whether any subscribed symbol trades at `epochMs`. */
-  isMarketOpen: (epochMs: number) => boolean;
+  /** Whether any subscribed symbol trades at `epochMs`; undefined while the catalog is unknown. */
+  isMarketOpen: (epochMs: number) => boolean | undefined;
   /** Called on every broker state transition and on every change of freshness. */
   onChange: () => void;
 }
@@ -53,7 +53,8 @@ export class ConnectionMonitor {
   private lastQuoteAt: number | undefined;
   private connectedAt: number | undefined;
   private openedAt: number | undefined;
-  private wasOpen = false;
+  /** The market's state at the last evaluation; a change from closed to open sets openedAt. */
+  private wasOpen: boolean | undefined;
   private reported: StreamStatus['state'] = 'disconnected';
   private timer: TimerHandle | undefined;
 
@@ -63,7 +64,6 @@ export class ConnectionMonitor {
   }
 
   start(): void {
-    this.wasOpen = this.options.isMarketOpen(this.options.clock.now());
     this.timer = this.options.clock.setInterval(() => this.check(), CHECK_INTERVAL_MS).unref();
   }
 
@@ -144,9 +144,10 @@ export class ConnectionMonitor {
   }
 
   private freshness(now: number): Freshness {
-    const isMarketOpen = this.options.isMarketOpen(now);
-    if (isMarketOpen && !this.wasOpen) this.openedAt = now;
-    this.wasOpen = isMarketOpen;
+    const open = this.options.isMarketOpen(now);
+    if (open && this.wasOpen === false) this.openedAt = now;
+    if (open !== undefined) this.wasOpen = open;
+    const isMarketOpen = open === true;
     const since = Math.max(this.lastQuoteAt ?? -Infinity, this.connectedAt ?? -Infinity, this.openedAt ?? -Infinity);
     const silentMs = Number.isFinite(since) ? now - since : 0;
     return {

@@ -1,3 +1,4 @@
+import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
 import { loadConfig, ManualClock, type App } from '@fxdesk/core';
 import { buildApp } from '../src/app.js';
 import { MarketDataConfigSchema, type MarketDataConfig } from '../src/config.js';
@@ -28,3 +29,16 @@ export async function buildTestService(
 }
 
 export const auth = { 'x-api-key': API_KEY };
+
+/** The app on the real simulated market and feed, driven by a manual clock. */
+export async function buildSimulatedService(
+  options: { start: number | string; tickIntervalMs?: number; config?: Record<string, string> },
+): Promise<{ app: App; clock: ManualClock; feed: SimulatedFeed; market: SimulatedMarket }> {
+  const clock = new ManualClock(options.start);
+  const market = new SimulatedMarket({ seed: 'market-data-test', tickIntervalMs: options.tickIntervalMs ?? 1000, marketHours: true, clock });
+  const feed = new SimulatedFeed({ market });
+  const app = await buildApp({ config: testConfig(options.config), deps: { clock, feed } });
+  app.addHook('onClose', async () => market.stop());
+  await app.ready();
+  return { app, clock, feed, market };
+}

@@ -135,6 +135,22 @@ describe('GET /v1/stream/ticks', () => {
     expect(source.ofType('status')[2]?.data).toMatchObject({ state: 'connected', dropped: 0, ts: '2026-01-05T12:00:01.000Z' });
   });
 
+  it('sends a stale status when quotes stop while the market is open, and connected when they resume', async () => {
+    const source = await connect('?symbols=EURUSD');
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.clock.advance(31_000);
+    await source.waitFor(() => source.ofType('status').length === 2);
+    expect(source.ofType('status')[1]?.data).toEqual({
+      state: 'stale',
+      reason: 'last quote 31 s ago while the market is open, over TICK_STALENESS_SECONDS=30',
+      dropped: 0,
+      ts: '2026-01-05T12:00:31.000Z',
+    });
+    service.feed.quote('EURUSD', 1.086, 1.0861);
+    await source.waitFor(() => source.ofType('status').length === 3);
+    expect(source.ofType('status')[2]?.data).toMatchObject({ state: 'connected', reason: 'quotes resumed' });
+  });
+
   it('sends a comment heartbeat every 15 s on the injected clock', async () => {
     const source = await connect('?symbols=EURUSD');
     service.clock.advance(14_999);

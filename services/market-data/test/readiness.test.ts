@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTestService, type TestService } from './helpers.js';
+
+let service: TestService | undefined;
+
+afterEach(async () => {
+  await service?.app.close();
+  service = undefined;
+});
+
+async function ready(s: TestService) {
+  const res = await s.app.inject({ method: 'GET', url: '/health/ready' });
+  return { status: res.statusCode, body: res.json() as { status: string; checks: Record<string, { ok: boolean; detail: string }> } };
+}
+
+describe('GET /health/ready, one test per row of the spec state table', () => {
+  it('answers 503 with details when the broker session is absent', async () => {
+    service = await buildTestService({ prepare: (feed) => (feed.failConnects = 100) });
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.status).toBe('not_ready');
+    expect(body.checks.broker).toEqual({ ok: false, detail: expect.stringContaining('broker session disconnected') });
+  });
+
+  it('stays ready with the reason when connected with no quote yet and the market is closed', async () => {
+    service = await buildTestService({ prepare: (feed) => (feed.marketOpen = false) });
+    service.clock.advance(3_600_000);
+    const { status, body } = await ready(service);
+    expect(status).toBe(200);
+    expect(body.checks.ticks).toEqual({ ok: true, detail: 'market closed; no quotes received yet' });
+  });
+
+  it('answers 503 with details when the last quote is older than TICK_STALENESS_SECONDS while the market is open', async () => {
+    service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.clock.advance(30_001);
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.checks.ticks).toEqual({ ok: false, detail: expect.stringMatching(/^last quote 30 s ago while the market is open, over TICK_STALENESS_SECONDS=30$/) });
+    expect(body.checks.broker?.ok).toBe(true);
+  });
+
+  it('answers 200 when connected with a quote within TICK_STALENESS_SECONDS', async () => {
+    service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.clock.advance(30_000);
+    const { status, body } = await ready(service);
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      status: 'ready',
+      checks: { broker: { ok: true, detail: 'connected since 2026-01-05T12:00:00.000Z' }, ticks: { ok: true, detail: 'last quote 30 s ago (limit 30 s)' } },
+    });
+  });
+});
+
+describe('staleness', () => {
+  it('does not count the time the market is closed', async () => {
+    service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.clock.advance(1000);
+    service.feed.marketOpen = false;
+    service.clock.advance(2 * 86_400_000);
+    expect((await ready(service)).status).toBe(200);
+    // The open is noticed at the next once-a-second check, and silence counts from there.
+    service.feed.marketOpen = true;
+    service.clock.advance(30_000);
+    expect((await ready(service)).status).toBe(200);
+    service.clock.advance(2000);
+    expect((await ready(service)).status).toBe(503);
+  });
+
+  it('makes a feed that never quotes while the market is open stale once the limit has passed since connecting', async () => {
+    service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
+    service.clock.advance(30_000);
+    expect((await ready(service)).body.checks.ticks).toEqual({ ok: true, detail: 'no quotes received yet; connected 30 s ago (limit 30 s)' });
+    service.clock.advance(1000);
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.checks.ticks?.detail).toMatch(/^no quote in 31 s since connecting while the market is open/);
+  });
+
+  it('is ready again as soon as quotes resume', async () => {
+    service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.clock.advance(60_000);
+    expect((await ready(service)).status).toBe(503);
+    service.feed.quote('EURUSD', 1.086, 1.0861);
+    expect((await ready(service)).status).toBe(200);
+  });
+});
+
+describe('GET /health/live', () => {
+  it('answers 200 even with no broker session', async () => {
+    service = await buildTestService({ prepare: (feed) => (feed.failConnects = 100) });
+    const res = await service.app.inject({ method: 'GET', url: '/health/live' });
+    expect(res.statusCode).toBe(200);
+  });
+});

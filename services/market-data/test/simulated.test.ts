@@ -1,0 +1,58 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { API_KEY, buildSimulatedService } from './helpers.js';
+import { TestEventSource } from './sse-client.js';
+
+type Service = Awaited<ReturnType<typeof buildSimulatedService>>;
+let service: Service;
+let source: TestEventSource;
+
+beforeEach(async () => {
+  service = await buildSimulatedService({ start: '2026-01-06T10:00:00.000Z', tickIntervalMs: 250 });
+  await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (service.app.server.address() as AddressInfo).port;
+  source = new TestEventSource(`http://127.0.0.1:${port}/v1/stream/ticks?symbols=EURUSD,USDJPY`, API_KEY);
+  await source.waitFor(() => source.ofType('status').length > 0);
+});
+
+afterEach(async () => {
+  source.close();
+  await service.app.close();
+});
+
+type TickData = { symbol: string; bid: number; ask: number; spread: number; ts: string; provider: string };
+const ticks = () => source.ofType('tick').map((e) => e.data as TickData);
+
+describe('the stream on the simulated feed', () => {
+  it('streams the simulated market ticks of the requested symbols as the clock moves', async () => {
+    service.clock.advance(10_000);
+    const expected = ['EURUSD', 'USDJPY'].flatMap((s) => service.market.ticksBetween(s, Date.parse('2026-01-06T10:00:00.001Z'), Date.parse('2026-01-06T10:00:10.001Z')));
+    expect(expected.length).toBeGreaterThan(10);
+    await source.waitFor(() => ticks().length === expected.length);
+    for (const symbol of ['EURUSD', 'USDJPY']) {
+      const got = ticks().filter((t) => t.symbol === symbol);
+      const want = expected.filter((q) => q.symbol === symbol);
+      expect(got.map((t) => [t.bid, t.ask, t.ts])).toEqual(want.map((q) => [q.bid, q.ask, new Date(q.time).toISOString()]));
+    }
+    expect(ticks().every((t) => t.provider === 'simulated' && t.spread > 0)).toBe(true);
+  });
+
+  it('reports a simulated disconnect, reconnects the feed after the first backoff step and resumes the ticks', async () => {
+    service.feed.simulateDisconnect('link lost');
+    await source.waitFor(() => source.ofType('status').length === 2);
+    expect(source.ofType('status')[1]?.data).toMatchObject({ state: 'disconnected', reason: 'link lost' });
+    service.clock.advance(999);
+    expect(ticks()).toHaveLength(0);
+    service.clock.advance(1);
+    // connecting, then connected: each transition is a status event.
+    await source.waitFor(() => source.ofType('status').length === 4);
+    expect(source.ofType('status').slice(2).map((e) => e.data)).toEqual([
+      expect.objectContaining({ state: 'disconnected', reason: 'connect requested' }),
+      expect.objectContaining({ state: 'connected', reason: 'session ready', dropped: 0 }),
+    ]);
+    service.clock.advance(5000);
+    await source.waitFor(() => ticks().length > 0);
+    // What the market ticked while the link was down is missed, as over a real dropped link.
+    expect(Date.parse(ticks()[0]?.ts as string)).toBeGreaterThanOrEqual(Date.parse('2026-01-06T10:00:01.000Z'));
+  });
+});
