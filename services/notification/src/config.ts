@@ -66,7 +66,7 @@ export const NotificationConfigSchema = z
     RETRY_BASE_MS: envInt(1000, { min: 1, max: 3_600_000 }),
     RETRY_MAX_MS: envInt(300_000, { min: 1, max: 86_400_000 }),
     PROVIDER_TIMEOUT_MS: envInt(10_000, { min: 100, max: 300_000 }),
-    OUTBOX_CONCURRENCY: envInt(16, { min: 1, max: 1000 }),
+    OUTBOX_CONCURRENCY: envInt(32, { min: 1, max: 1000 }),
     OUTBOX_POLL_INTERVAL_MS: envInt(1000, { min: 10, max: 600_000 }),
     /** Channels sent at most once: a delivery whose outcome is unknown fails instead of being resent. */
     AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(CHANNELS, { message: `expected channels among ${CHANNELS.join(', ')}` }))),

@@ -46,7 +46,7 @@ export class Outbox {
 
   start(): void {
     this.stopped = false;
-    this.wake();
+    void this.recover().then(() => this.pump());
   }
 
   /** Looks for due deliveries now (after a POST stored new ones). */
@@ -69,6 +69,7 @@ export class Outbox {
    */
   async settle(): Promise<void> {
     for (;;) {
+      await this.recover();
       await this.pump();
       await Promise.allSettled([...this.sends]);
       await new Promise((resolve) => setImmediate(resolve));
@@ -95,7 +96,6 @@ export class Outbox {
     try {
       do {
         this.pumpAgain = false;
-        await this.recover();
         const free = this.o.concurrency - this.inFlight;
         if (free <= 0 || this.stopped) break;
         const now = this.o.clock.now();
@@ -110,6 +110,7 @@ export class Outbox {
     }
   }
 
+  /** Runs at start and on every poll tick (not on every pass: a claim should share its commit with the marks). */
   private async recover(): Promise<void> {
     const { failed, resent } = await this.o.store.recoverInDoubt(this.o.clock.now(), this.o.atMostOnce, this.o.policy.maxAttempts);
     if (failed.length > 0) this.o.logger.warn({ deliveryIds: failed }, 'outbox: deliveries left in flight by a stopped worker failed as outcome_unknown (at-most-once)');
@@ -124,21 +125,31 @@ export class Outbox {
     const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = undefined;
-      void this.pump();
+      this.recover()
+        .catch((err: unknown) => this.o.logger.error({ err }, 'outbox: recovering in-doubt deliveries failed'))
+        .finally(() => void this.pump());
     }, wait).unref();
   }
 
   private launch(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
-    const send = this.deliver(delivery).finally(() => {
+    let released = false;
+    // The slot frees as soon as the provider has answered and the outcome is queued, so the next
+    // claim joins the same group commit as the outcomes instead of costing a commit of its own.
+    const release = () => {
+      if (released) return;
+      released = true;
       this.inFlight -= 1;
-      this.sends.delete(send);
       if (!this.stopped) void this.pump();
+    };
+    const send = this.deliver(delivery, release).finally(() => {
+      release();
+      this.sends.delete(send);
     });
     this.sends.add(send);
   }
 
-  private async deliver(d: ClaimedDelivery): Promise<void> {
+  private async deliver(d: ClaimedDelivery, release: () => void): Promise<void> {
     const transport = this.o.transports[d.channel];
     const message: OutboundMessage = {
       deliveryId: d.id,
@@ -149,20 +160,23 @@ export class Outbox {
       subject: d.subject,
     };
     const log = this.o.logger.child({ deliveryId: d.id, channel: d.channel, attempt: d.attempts });
+    let recorded: Promise<void>;
     try {
       const result = await transport.send(message);
-      await this.o.store.markSent(d.id, result, this.o.clock.now());
-      this.o.onResult?.(d.channel, 'sent');
-      log.debug({ provider: result.provider, providerMessageId: result.providerMessageId }, 'delivery sent');
-      return;
+      recorded = this.o.store.markSent(d.id, result, this.o.clock.now()).then(() => {
+        this.o.onResult?.(d.channel, 'sent');
+        log.debug({ provider: result.provider, providerMessageId: result.providerMessageId }, 'delivery sent');
+      });
     } catch (err) {
       const failure =
         err instanceof DeliveryError
           ? err
           : new DeliveryError({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) }, { retryable: true });
       if (!(err instanceof DeliveryError)) log.error({ err }, 'delivery: unexpected transport error');
-      await this.recordFailure(d, failure, transport.provider, log).catch((e: unknown) => log.error({ err: e }, 'delivery: recording the outcome failed'));
+      recorded = this.recordFailure(d, failure, transport.provider, log);
     }
+    release();
+    await recorded.catch((e: unknown) => log.error({ err: e }, 'delivery: recording the outcome failed'));
   }
 
   private async recordFailure(d: ClaimedDelivery, failure: DeliveryError, provider: Parameters<NotificationStore['markFailed']>[2], log: Logger): Promise<void> {

@@ -42,6 +42,8 @@ const MIGRATIONS = [
     read_at INTEGER
   );
   CREATE INDEX deliveries_request ON deliveries(request_id, seq);
+  -- The outbox's queries name these partial indexes (INDEXED BY): the planner would rather take
+  -- deliveries_status and sort every pending row.
   CREATE INDEX deliveries_due ON deliveries(next_attempt_at, seq) WHERE status = 'pending';
   CREATE INDEX deliveries_lease ON deliveries(lease_until) WHERE status = 'sending';
   CREATE INDEX deliveries_provider_message ON deliveries(provider_message_id) WHERE provider_message_id IS NOT NULL;
@@ -202,17 +204,17 @@ export class NotificationStore {
       ),
       claim: db.prepare<{ now: number; limit: number; leaseUntil: number }, DeliveryRow>(
         `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, lease_until = @leaseUntil, updated_at = @now
-         WHERE seq IN (SELECT seq FROM deliveries WHERE status = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at, seq LIMIT @limit)
+         WHERE seq IN (SELECT seq FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at, seq LIMIT @limit)
          RETURNING *`,
       ),
       failInDoubt: db.prepare<{ now: number; error: string; atMostOnce: string; maxAttempts: number }, { id: string }>(
-        `UPDATE deliveries SET status = 'failed', error = @error, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
+        `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'failed', error = @error, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
          WHERE status = 'sending' AND lease_until < @now
            AND (channel IN (SELECT value FROM json_each(@atMostOnce)) OR attempts >= @maxAttempts)
          RETURNING id`,
       ),
       resendInDoubt: db.prepare<{ now: number }, { id: string }>(
-        `UPDATE deliveries SET status = 'pending', next_attempt_at = @now, lease_until = NULL, updated_at = @now
+        `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'pending', next_attempt_at = @now, lease_until = NULL, updated_at = @now
          WHERE status = 'sending' AND lease_until < @now
          RETURNING id`,
       ),
@@ -242,7 +244,7 @@ export class NotificationStore {
            lease_until = CASE WHEN @status = 'sending' THEN lease_until ELSE NULL END, updated_at = @now
          WHERE id = @id`,
       ),
-      nextDue: db.prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM deliveries WHERE status = 'pending'`),
+      nextDue: db.prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'`),
       countByStatus: db.prepare<[], { status: DeliveryStatus; n: number }>('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status'),
     };
   }
