@@ -9,7 +9,7 @@ import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
 import { judgeSendResult, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
 import { NO_TICKETS, type SignalFailure, type Tickets, type TradeOutcome } from './signal-schemas.js';
-import type { ExistingSignal, SignalOutcome, SignalStore } from './store.js';
+import type { ClaimResult, ExistingSignal, SignalOutcome, SignalStore } from './store.js';
 import { buildTradeRequest } from './trade-request.js';
 
 /** The exact HTTP answer to a submission; `replayed` when it is a stored one. */
@@ -41,6 +41,23 @@ const UNKNOWN_ADVICE = 'the order may or may not exist at the broker; it will no
 
 /** The message stored for a signal that was cut off by a crash or a restart. */
 export const INTERRUPTED_MESSAGE = `the service stopped while this signal was being executed; ${UNKNOWN_ADVICE}`;
+
+/** A final state with its details; the answer is built from it. */
+type OutcomeFields = Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'>;
+
+interface Judged {
+  outcome: OutcomeFields;
+  /** The 200 body, for the three success states. */
+  successBody?: string;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function unknownOutcome(what: string, tickets: Tickets = NO_TICKETS, result: TradeOutcome | null = null): OutcomeFields {
+  return { state: 'unknown', tickets, result, error: { code: 'execution_outcome_unknown', message: `${what}; ${UNKNOWN_ADVICE}` } };
+}
 
 /**
  * POST /v1/signals, DESIGN.md §4: allowed source and symbol → readiness → idempotency claim →
@@ -108,14 +125,22 @@ export class SignalPipeline {
     const signalId = signal.signal_id.toLowerCase();
     const hash = payloadHash(signal);
     const comment = orderComment(signal.source, signalId);
-    const claim = await this.deps.store.claim({
-      signalId,
-      payloadHash: hash,
-      requestJson: JSON.stringify(received),
-      requestId,
-      orderComment: comment,
-      receivedAt: this.nowIso(),
-    });
+    let claim: ClaimResult;
+    try {
+      claim = await this.deps.store.claim({
+        signalId,
+        payloadHash: hash,
+        requestJson: JSON.stringify(received),
+        requestId,
+        orderComment: comment,
+        receivedAt: this.nowIso(),
+      });
+    } catch (err) {
+      this.deps.logger.error({ err, signalId }, 'could not store the idempotency claim');
+      throw errors.create('storage_unavailable', 'the signal could not be recorded; nothing was sent; retry later', {
+        headers: { 'retry-after': '5' },
+      });
+    }
     if (!claim.claimed) return this.answerExisting(signalId, hash, claim.existing);
     return this.execute(signal, signalId, comment, requestId);
   }
@@ -142,8 +167,11 @@ export class SignalPipeline {
       }
     } catch (err) {
       if (err instanceof Rejection) return this.finish(signalId, requestId, this.rejectedOutcome(err));
-      // Nothing was sent: give the signal_id back so an identical retry can run.
-      await this.deps.store.release(signalId);
+      // Nothing was sent: give the signal_id back so an identical retry can run. If even that
+      // fails, the claim stays and becomes `unknown` at the next start: never sent, never lost.
+      await this.deps.store.release(signalId).catch((releaseError: unknown) => {
+        this.deps.logger.error({ err: releaseError, signalId }, 'could not release the claim of a signal that was not sent');
+      });
       throw err;
     }
 
@@ -151,32 +179,31 @@ export class SignalPipeline {
     try {
       sent = await this.send(signalId, requestId, request);
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
       this.deps.logger.error({ signalId, requestId, err }, 'order_send gave no result: outcome unknown');
-      return this.finish(signalId, requestId, {
-        state: 'unknown',
-        tickets: NO_TICKETS,
-        result: null,
-        error: { code: 'execution_outcome_unknown', message: `order_send gave no result (${reason}); ${UNKNOWN_ADVICE}` },
-      });
+      return this.finish(signalId, requestId, unknownOutcome(`order_send gave no result (${messageOf(err)})`));
     }
+    let judged: Judged;
+    try {
+      judged = this.judge(signalId, request, sent);
+    } catch (err) {
+      this.deps.logger.error({ signalId, requestId, err, result: sent }, 'could not read the order_send answer: outcome unknown');
+      judged = { outcome: unknownOutcome(`order_send answered but the answer could not be read (${messageOf(err)})`) };
+    }
+    return this.finish(signalId, requestId, judged.outcome, judged.successBody);
+  }
 
+  private judge(signalId: string, request: TradeRequest, sent: TradeResult): Judged {
     const verdict = judgeSendResult(signalId, request, sent);
     if (verdict.succeeded) {
       const { state, tickets, result } = verdict.body;
-      return this.finish(signalId, requestId, { state, tickets, result, error: null }, JSON.stringify(verdict.body));
+      return { outcome: { state, tickets, result, error: null }, successBody: JSON.stringify(verdict.body) };
     }
     const name = `${verdict.result.retcode_name} (${verdict.result.retcode})`;
     if (verdict.state === 'rejected') {
       const error = errors.create('broker_rejected', `the broker rejected the order: ${name} ${sent.comment}`.trim());
-      return this.finish(signalId, requestId, this.rejectedOutcome(new Rejection(error, verdict.result, verdict.tickets)));
+      return { outcome: this.rejectedOutcome(new Rejection(error, verdict.result, verdict.tickets)) };
     }
-    return this.finish(signalId, requestId, {
-      state: 'unknown',
-      tickets: verdict.tickets,
-      result: verdict.result,
-      error: { code: 'execution_outcome_unknown', message: `order_send answered ${name}; ${UNKNOWN_ADVICE}` },
-    });
+    return { outcome: unknownOutcome(`order_send answered ${name}`, verdict.tickets, verdict.result) };
   }
 
   /**
@@ -222,8 +249,7 @@ export class SignalPipeline {
       return await call();
     } catch (err) {
       this.deps.logger.warn({ err }, `${name} failed before order_send`);
-      const reason = err instanceof Error ? err.message : String(err);
-      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${reason}`, { headers: { 'retry-after': '1' } });
+      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
     }
   }
 
@@ -268,7 +294,7 @@ export class SignalPipeline {
     });
   }
 
-  private rejectedOutcome(rejection: Rejection): Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'> {
+  private rejectedOutcome(rejection: Rejection): OutcomeFields {
     const { error } = rejection;
     const failure: SignalFailure = { code: error.code, message: error.message };
     if (error.details) failure.details = error.details;
@@ -279,7 +305,7 @@ export class SignalPipeline {
   private async finish(
     signalId: string,
     requestId: string,
-    outcome: Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'>,
+    outcome: OutcomeFields,
     successBody?: string,
   ): Promise<Answer> {
     const completedAt = this.nowIso();

@@ -1,5 +1,5 @@
 import { BrokerError } from '@fxdesk/broker';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { orderComment } from '../src/order-comment.js';
 import { failInterruptedSignals, reconcileInterrupted } from '../src/recovery.js';
 import { SignalStore } from '../src/store.js';
@@ -179,5 +179,27 @@ describe('start-up reconciliation', () => {
     expect(record.http_status).toBe(503);
     expect(record.reconciliation.found.map((r: { kind: string }) => r.kind).sort()).toEqual(['deal', 'order']);
     expect(h.terminal.stats.orderSendCalls).toBe(1);
+  });
+});
+
+describe('storage failures', () => {
+  it('answers 503 storage_unavailable and sends nothing when the claim cannot be stored', async () => {
+    const { app, store, terminal } = await setup();
+    vi.spyOn(store, 'claim').mockRejectedValueOnce(new Error('SQLITE_FULL: database or disk is full'));
+    const body = signal();
+    expectEnvelope(await postSignal(app, body), 503, 'storage_unavailable');
+    expect(terminal.calls.orderCheck + terminal.calls.orderSend).toBe(0);
+    expect((await postSignal(app, body)).statusCode).toBe(200);
+  });
+
+  it('still answers the outcome when it cannot be stored, leaving the signal processing (unknown after a restart)', async () => {
+    const { app, store, terminal } = await setup();
+    vi.spyOn(store, 'complete').mockRejectedValue(new Error('SQLITE_IOERR'));
+    const body = signal();
+    const res = await postSignal(app, body);
+    expect(res.json()).toMatchObject({ state: 'filled' });
+    expect((await getSignal(app, body.signal_id as string)).json()).toMatchObject({ state: 'processing' });
+    expectEnvelope(await postSignal(app, body), 409, 'signal_in_progress');
+    expect(terminal.calls.orderSend).toBe(1);
   });
 });
