@@ -1,6 +1,6 @@
 import { databasePath, runService, stackService, systemClock } from '@fxdesk/core';
 import { buildApp } from './app.js';
-import { createAccountReader } from './broker.js';
+import { createAccountReader, describeBroker } from './broker.js';
 import { AccountConfigSchema } from './config.js';
 import { SqliteSnapshotStore } from './store.js';
 
@@ -8,8 +8,9 @@ await runService({
   name: 'account',
   configSchema: AccountConfigSchema,
   devSecrets: stackService('account').devSecrets,
-  start: (config, logger) =>
-    buildApp({
+  start: (config, logger) => {
+    logger.info(`reading the ${describeBroker(config)} account`);
+    return buildApp({
       config,
       deps: {
         clock: systemClock,
@@ -17,5 +18,6 @@ await runService({
         broker: createAccountReader(config, systemClock),
         store: new SqliteSnapshotStore(databasePath(config.DATA_DIR, 'account'), config.SNAPSHOT_RETENTION),
       },
-    }),
+    });
+  },
 });

@@ -49,6 +49,10 @@ describe('account configuration', () => {
     expect(() => loadConfig(AccountConfigSchema, { ...base, OANDA_ENVIRONMENT: 'sandbox' })).toThrow(ConfigError);
   });
 
+  it('refuses a simulated account currency the simulated market does not price', () => {
+    expect(() => loadConfig(AccountConfigSchema, { ...base, SIM_ACCOUNT_CURRENCY: 'XAU' })).toThrow(/SIM_ACCOUNT_CURRENCY: expected one of/);
+  });
+
   it('never echoes the OANDA token in its message', () => {
     let message = '';
     try {
