@@ -381,6 +381,15 @@ describe('spec 001 (A) endpoints', () => {
     expect(detailPaths(expectEnvelope(await getSignal(h.app, 'not-a-uuid'), 422, 'validation_error'))).toContain('params.signal_id');
   });
 
+  it('GET /v1/market-data/candles returns historical OHLC candles from the terminal', async () => {
+    const h = await setup();
+    const res = await h.app.inject({ method: 'GET', url: '/v1/market-data/candles?quote=EURUSD&timeframe=H1&count=24', headers: { 'x-api-key': API_KEY } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ quote: 'EURUSD', timeframe: 'H1', candles: expect.any(Array) });
+    expect(res.json().candles).toHaveLength(24);
+    expect(h.terminal.stats.ratesCalls).toBe(1);
+  });
+
   it('GET /health/live answers 200 without a key', async () => {
     const h = await setup();
     expect((await h.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
