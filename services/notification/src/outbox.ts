@@ -41,12 +41,13 @@ export class Outbox {
   private stopped = true;
   private timer: TimerHandle | undefined;
   private readonly sends = new Set<Promise<void>>();
+  private lastRecovery = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly o: OutboxOptions) {}
 
   start(): void {
     this.stopped = false;
-    void this.recover().then(() => this.pump());
+    void this.recoverThenPump();
   }
 
   /** Looks for due deliveries now (after a POST stored new ones). */
@@ -55,11 +56,12 @@ export class Outbox {
     void this.pump();
   }
 
-  /** Stops claiming, waits for the sends in flight to be recorded. */
+  /** Stops claiming, waits for a pass under way (it may have claimed) and for every send to be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) this.o.clock.clearTimer(this.timer);
     this.timer = undefined;
+    await this.running?.catch(() => undefined);
     await Promise.allSettled([...this.sends]);
   }
 
@@ -121,14 +123,22 @@ export class Outbox {
   private schedule(): void {
     if (this.stopped) return;
     if (this.timer) this.o.clock.clearTimer(this.timer);
-    const due = this.o.store.nextDueAt();
+    // With every slot busy, a finishing send wakes the next pass; the timer only keeps the poll.
+    const due = this.inFlight >= this.o.concurrency ? undefined : this.o.store.nextDueAt();
     const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = undefined;
-      this.recover()
-        .catch((err: unknown) => this.o.logger.error({ err }, 'outbox: recovering in-doubt deliveries failed'))
-        .finally(() => void this.pump());
+      void this.recoverThenPump();
     }, wait).unref();
+  }
+
+  /** Lease recovery at most once per poll interval, then a pass. */
+  private async recoverThenPump(): Promise<void> {
+    if (this.o.clock.now() - this.lastRecovery >= this.o.pollIntervalMs) {
+      this.lastRecovery = this.o.clock.now();
+      await this.recover().catch((err: unknown) => this.o.logger.error({ err }, 'outbox: recovering in-doubt deliveries failed'));
+    }
+    await this.pump();
   }
 
   private launch(delivery: ClaimedDelivery): void {

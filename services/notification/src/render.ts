@@ -251,11 +251,6 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
   return sink.toString().replace(/^\s+/, '').replace(/\s+$/, '');
 }
 
-/** The visible length of Telegram HTML, as Telegram counts it after parsing entities. */
-export function telegramVisibleLength(markup: string): number {
-  return decodeEntities(markup.replace(/<[^>]*>/g, '')).length;
-}
-
 export interface Content {
   message: string;
   contentType: ContentType;
