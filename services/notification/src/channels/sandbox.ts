@@ -1,8 +1,7 @@
 import type { Channel } from '../records.js';
-import { emailMessage } from './email.js';
-import type { ProviderRequest } from './telegram.js';
+import { emailMessage, type EmailMessage } from './email.js';
 import { telegramRequest } from './telegram.js';
-import type { OutboundMessage, SendResult, Transport } from './transport.js';
+import type { OutboundMessage, ProviderRequest, SendResult, Transport } from './transport.js';
 import { twilioRequest } from './twilio.js';
 import { whatsappRequest } from './whatsapp.js';
 
@@ -14,7 +13,7 @@ import { whatsappRequest } from './whatsapp.js';
 export class SandboxTransport implements Transport {
   readonly provider = 'sandbox' as const;
 
-  constructor(private readonly build: (message: OutboundMessage) => ProviderRequest | ReturnType<typeof emailMessage>) {}
+  constructor(private readonly build: (message: OutboundMessage) => ProviderRequest | EmailMessage) {}
 
   async send(message: OutboundMessage): Promise<SendResult> {
     return { provider: this.provider, providerMessageId: `sandbox-${message.deliveryId}`, sandboxRequest: this.build(message) };

@@ -9,21 +9,13 @@
  *   "description", "parameters"?: ResponseParameters }`; on flood control (429) `parameters.retry_after`
  *   is "the number of seconds left to wait before the request can be repeated".
  */
-import type { HttpClient } from './http.js';
-import { bodyExcerpt } from './http.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, type HttpClient } from './http.js';
+import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { telegramText } from '../render.js';
 
 export interface TelegramOptions {
   baseUrl: string;
   botToken: string;
-}
-
-export interface ProviderRequest {
-  method: 'POST';
-  url: string;
-  headers: Record<string, string>;
-  body: string;
 }
 
 /** A numeric chat id travels as the Integer the API documents; `@channel` names as strings. */

@@ -1,6 +1,14 @@
 import type { Channel, Provider, ProviderError } from '../records.js';
 import type { ContentType } from '../render.js';
 
+/** An HTTP request to a provider, exactly as sent (the sandbox records it). */
+export interface ProviderRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** One delivery as a transport sends it: one message to one recipient. */
 export interface OutboundMessage {
   deliveryId: string;

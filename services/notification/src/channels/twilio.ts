@@ -9,10 +9,8 @@
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
  */
-import type { HttpClient } from './http.js';
-import { bodyExcerpt } from './http.js';
-import type { ProviderRequest } from './telegram.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, type HttpClient } from './http.js';
+import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const TWILIO_MAX_BODY = 1600;

@@ -13,10 +13,8 @@
  *   Meta asks clients to act on `code`, not the HTTP status: the throttling codes (4, 80007,
  *   130429, 131056) are retried like a 429 whatever status carries them.
  */
-import type { HttpClient } from './http.js';
-import { bodyExcerpt } from './http.js';
-import type { ProviderRequest } from './telegram.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, type HttpClient } from './http.js';
+import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const WHATSAPP_MAX_BODY = 4096;
