@@ -10,14 +10,13 @@ const SUNDAY_OPEN = Date.UTC(2026, 0, 11, 22, 0, 0);
 
 /** The bar the ticks make: OHLC of the bids, tick count, smallest spread in points. */
 function barOfTicks(ticks: Quote[], digits: number): Omit<Bar, 'time' | 'closed'> {
-  const bids = ticks.map((t) => t.bid);
   return {
-    open: bids[0]!,
-    high: Math.max(...bids),
-    low: Math.min(...bids),
-    close: bids.at(-1)!,
+    open: ticks[0]!.bid,
+    high: ticks.reduce((high, t) => Math.max(high, t.bid), Number.NEGATIVE_INFINITY),
+    low: ticks.reduce((low, t) => Math.min(low, t.bid), Number.POSITIVE_INFINITY),
+    close: ticks.at(-1)!.bid,
     tickVolume: ticks.length,
-    spread: Math.min(...ticks.map((t) => Math.round((t.ask - t.bid) * 10 ** digits))),
+    spread: ticks.reduce((min, t) => Math.min(min, Math.round((t.ask - t.bid) * 10 ** digits)), Number.POSITIVE_INFINITY),
   };
 }
 
@@ -58,6 +57,22 @@ describe('bars', () => {
       .filter((m) => m.time * 1000 >= start && m.time * 1000 < start + sizeMs);
     expect(minutes[0]!.time * 1000 - start).toBeLessThan(5 * MINUTE);
     expect(withoutTimeAndFlag(bar!)).toEqual(barOfBars(minutes));
+  });
+
+  it.each([
+    ['EURUSD', 1000],
+    ['XAUUSD', 250],
+    ['GBPJPY', 500],
+    ['EURNZD', 3000],
+  ] as const)('equal a plain aggregation of every tick in the period (%s, %i ms ticks)', (symbol, tickIntervalMs) => {
+    const { market } = makeMarket({ tickIntervalMs });
+    const digits = market.spec(symbol)!.digits;
+    for (const [timeframe, count] of [['D1', 3], ['H4', 4], ['H1', 6], ['M15', 8], ['M5', 8]] as [Timeframe, number][]) {
+      for (const bar of market.bars(symbol, timeframe, count).filter((b) => b.closed)) {
+        const ticks = market.ticksBetween(symbol, bar.time * 1000, (bar.time + TIMEFRAME_SECONDS[timeframe]) * 1000);
+        expect(withoutTimeAndFlag(bar), `${timeframe} ${bar.time}`).toEqual(barOfTicks(ticks, digits));
+      }
+    }
   });
 
   it('flag the bar still forming and build it from the ticks so far', () => {

@@ -23,6 +23,7 @@ describe('separate processes', () => {
   it('report the same bid and ask for the same seed, symbol and instant', async () => {
     const [first, second] = await Promise.all([quotesFromProcess('shared-seed'), quotesFromProcess('shared-seed')]);
     expect(first).toEqual(second);
+    expect((first as { bid: number; ask: number }[]).every((q) => q.bid > 0 && q.ask > q.bid)).toBe(true);
     const { market } = makeMarket({ seed: 'shared-seed', tickIntervalMs: 250 });
     expect(first).toEqual(SYMBOLS.map((symbol) => market.lastTick(symbol, INSTANT)));
   }, 30_000);

@@ -192,11 +192,13 @@ describe('price path over two simulated years', () => {
 
   it('stays within a plausible band around each symbol price', () => {
     for (const spec of market.symbols()) {
-      const prices = daily(spec.symbol);
-      const ratios = prices.map((p) => p / spec.basePrice);
-      expect(Math.min(...ratios), spec.symbol).toBeGreaterThan(0.6);
-      expect(Math.max(...ratios), spec.symbol).toBeLessThan(1.6);
+      // The octaves are bounded: gold, the most volatile, can never leave base × e^±0.27.
+      const logRatios = daily(spec.symbol).map((p) => Math.abs(Math.log(p / spec.basePrice)));
+      expect(Math.max(...logRatios), spec.symbol).toBeLessThan(0.3);
     }
+    const eurusd = daily('EURUSD');
+    expect(Math.min(...eurusd)).toBeGreaterThan(0.95);
+    expect(Math.max(...eurusd)).toBeLessThan(1.25);
   });
 
   it('moves like a market: a daily volatility near the configured one, and a real range', () => {

@@ -44,22 +44,11 @@ export function deriveKey(key: number, ...parts: (string | number)[]): number {
 
 /**
  * Hash of an integer index under a key, as an unsigned 32-bit integer. The index may exceed
- * 32 bits (slot numbers at millisecond resolution do): the high half is mixed in first, so a
- * caller hashing many nearby indexes can do that once (`highWordKey`) and call `hashLowWord`.
+ * 32 bits (slot numbers at millisecond resolution do), so both halves are mixed in.
  */
 export function hashIndex(key: number, index: number): number {
   const high = Math.floor(index / TWO_POW_32);
-  return hashLowWord(highWordKey(key, high), index - high * TWO_POW_32);
-}
-
-/** The key state after mixing in the high 32 bits of an index. */
-export function highWordKey(key: number, high: number): number {
-  return mixWord(key | 0, high);
-}
-
-/** Finishes `hashIndex` from `highWordKey(key, high)` and the low 32 bits of the index. */
-export function hashLowWord(highKey: number, low: number): number {
-  return finalize(mixWord(highKey, low) ^ 8);
+  return finalize(mixWord(mixWord(key | 0, high), index - high * TWO_POW_32) ^ 8);
 }
 
 /** Uniform in [0, 1) from a 32-bit hash. */

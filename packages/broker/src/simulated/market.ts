@@ -3,6 +3,7 @@ import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { hashString } from './hash.js';
 import { BarAccumulator } from './bar-accumulator.js';
+import { scanClosedBar } from './bar-scan.js';
 import { LruCache } from './lru-cache.js';
 import { isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
 import { CurrencyProcesses, MINUTE, SymbolModel } from './price-model.js';
@@ -45,11 +46,12 @@ const NO_BAR = null;
  * price-model.ts — so history, the present and the future can all be asked for, and two
  * processes with the same settings agree tick for tick.
  *
- * Ticks live on a fixed grid: slot k at k × tickIntervalMs. A hash decides whether a symbol
- * ticks in a slot, with a probability that follows the symbol's liquidity and the session.
- * bid = mid − spread/2 and ask = bid + spread, in whole points. Bars are built from the same
- * ticks (bid prices, as MT5 charts them): a closed bar of any timeframe is the aggregate of its
- * minutes' ticks, and is cached; the forming bar reuses the cached closed bars below it.
+ * Ticks live on a fixed grid: slot k at k × tickIntervalMs. Hashes decide in which slots a
+ * symbol ticks: each minute's tick count follows the symbol's liquidity, the session and a
+ * hash; a hash-driven shuffle places them. bid = mid − spread/2 and ask = bid + spread, in whole
+ * points. Bars are built from the same ticks (bid prices, as MT5 charts them): a closed bar is
+ * exactly the aggregate of its ticks (found without pricing every tick, see bar-scan.ts) and is
+ * cached; the forming bar reuses the cached closed bars of the timeframe below it.
  */
 export class SimulatedMarket {
   readonly seed: string;
@@ -57,7 +59,6 @@ export class SimulatedMarket {
   readonly marketHours: boolean;
   readonly clock: Clock;
   private readonly models = new Map<string, SymbolModel>();
-  private readonly specs: readonly SymbolSpec[];
   /** Closed bars per "symbol timeframe", keyed by the bar's open in epoch minutes. */
   private readonly barCaches = new Map<string, LruCache<number, Bar | null>>();
   private readonly barCacheSize: number;
@@ -80,7 +81,6 @@ export class SimulatedMarket {
     this.onListenerError = options.onListenerError ?? ((err) => console.error('simulated market: tick listener failed', err));
     const seedKey = hashString(options.seed);
     const processes = new CurrencyProcesses(seedKey);
-    this.specs = SYMBOL_SPECS;
     for (const spec of SYMBOL_SPECS) {
       this.models.set(spec.symbol, new SymbolModel(spec, seedKey, processes, interval, options.marketHours));
     }
@@ -89,7 +89,7 @@ export class SimulatedMarket {
 
   /** Every symbol the market lists, in table order. */
   symbols(): readonly SymbolSpec[] {
-    return this.specs;
+    return SYMBOL_SPECS;
   }
 
   spec(symbol: string): SymbolSpec | undefined {
@@ -122,7 +122,7 @@ export class SimulatedMarket {
         continue;
       }
       const frame = model.minuteFrame(Math.floor(t / MINUTE));
-      for (let slot = this.slotOf(t); slot >= frame.firstSlot; slot--) {
+      for (let slot = this.slotOf(t); frame.tickCount > 0 && slot >= frame.firstSlot; slot--) {
         if (model.evaluateSlot(slot)) return this.quote(model, slot);
       }
       t = frame.minute * MINUTE - 1;
@@ -161,11 +161,12 @@ export class SimulatedMarket {
       throw new RangeError(`count must be an integer from 0 to ${MAX_BAR_COUNT}`);
     }
     const model = this.model(symbol);
+    if (count === 0) return [];
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
     const newest: Bar[] = [];
     let start = Math.floor(atMs / sizeMs) * sizeMs;
     const forming = this.formingBar(model, timeframe, start, atMs);
-    if (forming && count > 0) newest.push(forming);
+    if (forming) newest.push(forming);
     // Bounds the walk back through empty periods (weekends, idle minutes at coarse tick rates).
     let budget = count * 50 + 20_000;
     while (newest.length < count && budget-- > 0) {
@@ -305,16 +306,21 @@ export class SimulatedMarket {
     return accumulator.toBar(startMs / 1000, false);
   }
 
-  /** A bar whose period has ended, straight from its ticks (cached, with "no bar" cached too). */
+  /** A bar whose period has ended, from its ticks (cached, with "no bar" cached too). */
   private closedBar(model: SymbolModel, timeframe: Timeframe, startMs: number): Bar | null {
     const cache = this.barCache(model.spec.symbol, timeframe);
     const key = startMs / MINUTE;
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const accumulator = new BarAccumulator(model.spec.digits);
     const endMs = startMs + TIMEFRAME_SECONDS[timeframe] * 1000;
-    this.accumulateTicks(model, accumulator, startMs, endMs, Number.POSITIVE_INFINITY);
-    const bar = accumulator.toBar(startMs / 1000, true);
+    let bar: Bar | null;
+    if (timeframe === 'M1') {
+      const accumulator = new BarAccumulator(model.spec.digits);
+      this.accumulateTicks(model, accumulator, startMs, endMs, Number.POSITIVE_INFINITY);
+      bar = accumulator.toBar(startMs / 1000, true);
+    } else {
+      bar = scanClosedBar(model, startMs, endMs);
+    }
     const entry = bar ? Object.freeze(bar) : NO_BAR;
     cache.set(key, entry);
     return entry;
