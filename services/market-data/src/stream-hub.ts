@@ -97,6 +97,8 @@ export class StreamHub {
     if (symbols === null) this.everySymbol.add(client);
     else for (const symbol of symbols) this.subscribersOf(symbol).add(client);
     res.once('close', () => this.remove(client));
+    // A failed socket write surfaces here; the client is gone either way.
+    res.on('error', () => this.remove(client));
 
     client.sendRaw(retryFrame(this.options.retryMs));
     const replay = [...this.lastFrames].filter(([symbol]) => client.wants(symbol)).sort(([, a], [, b]) => a.id - b.id);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { marketDataOf } from '../src/app.js';
 import { API_KEY, buildTestService, type TestService } from './helpers.js';
 import { TestEventSource } from './sse-client.js';
 
@@ -169,6 +170,13 @@ describe('GET /v1/stream/ticks', () => {
     await source.waitFor(() => source.ofType('tick').length === 1);
     expect(source.raw).toMatch(/event: status\nid: \d+\ndata: \{[^\n]*\}\n\n/);
     expect(source.raw).toMatch(/event: tick\nid: \d+\ndata: \{"symbol":"EURUSD"[^\n]*\}\n\n/);
+  });
+
+  it('answers HEAD with the stream headers and ends, opening no stream', async () => {
+    const res = await fetch(`${baseUrl}/v1/stream/ticks`, { method: 'HEAD', headers: { 'x-api-key': API_KEY } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(marketDataOf(service.app).hub.size).toBe(0);
   });
 
   it('answers 503 too_many_clients past MAX_STREAM_CLIENTS', async () => {

@@ -33,6 +33,8 @@ export function registerStreamRoutes(app: App, market: MarketData): void {
     },
     async (request, reply) => {
       const symbols = market.admitStream(request.query.symbols);
+      // HEAD (which Fastify adds for every GET) gets the headers only, never an endless stream.
+      if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
       const res = reply.raw;
       reply.hijack();
       res.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
