@@ -164,6 +164,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private connected = false;
   private readonly connectionListeners = new Set<(connected: boolean) => void>();
   private readonly faults = new FaultPlan();
+  /** Calls held by a `hang` fault. */
   private hung: { release: () => void; fail: (err: Error) => void }[] = [];
   private reconnectTimer: TimerHandle | undefined;
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
@@ -187,20 +188,20 @@ export class SimulatedTerminal implements TradingTerminal {
     this.reconnectAfterMs = options.reconnectAfterMs ?? 5_000;
     for (const fault of options.faults ?? []) this.faults.inject(fault);
     this.processedUpTo = this.clock.now();
-    // Tickets start at the creation instant (epoch ms), so a restarted terminal never reuses one.
+    // Tickets start at the creation instant (epoch ms): a restarted terminal starts past its predecessor's tickets.
     this.nextTicket = this.clock.now();
   }
 
   // --- connection -------------------------------------------------------------------------
 
   async connect(): Promise<void> {
+    this.cancelReconnect();
     this.setConnected(true);
   }
 
   /** Disconnects; calls left hanging by a `hang` fault fail with `disconnected`. */
   async close(): Promise<void> {
-    if (this.reconnectTimer) this.clock.clearTimer(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.cancelReconnect();
     this.setConnected(false);
     const hung = this.hung;
     this.hung = [];
@@ -343,12 +344,8 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   /** Runs a call through the connection check and the armed faults. */
-  private call<T>(method: FaultMethod, run: () => T): Promise<T> {
-    try {
-      this.ensureConnected();
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  private async call<T>(method: FaultMethod, run: () => T): Promise<T> {
+    this.ensureConnected();
     const fault = this.faults.take(method);
     if (fault) this.stats.faultsTriggered++;
     const runNow = (): T => {
@@ -357,34 +354,18 @@ export class SimulatedTerminal implements TradingTerminal {
     };
     switch (fault) {
       case 'timeout':
-        return Promise.reject(new BrokerError('timeout', `${method}: no answer from the simulated terminal (injected timeout)`));
+        throw new BrokerError('timeout', `${method}: no answer from the simulated terminal (injected timeout)`);
       case 'disconnect':
         this.dropConnection();
-        return Promise.reject(new BrokerError('disconnected', `${method}: the simulated terminal lost its connection (injected)`));
+        throw new BrokerError('disconnected', `${method}: the simulated terminal lost its connection (injected)`);
       case 'ambiguous':
         runNow();
-        return Promise.reject(
-          new BrokerError('timeout', `${method}: the request reached the simulated server but its answer was lost (injected)`),
-        );
+        throw new BrokerError('timeout', `${method}: the request reached the simulated server but its answer was lost (injected)`);
       case 'hang':
-        return new Promise<T>((resolve, reject) => {
-          this.hung.push({
-            release: () => {
-              try {
-                resolve(runNow());
-              } catch (err) {
-                reject(err);
-              }
-            },
-            fail: reject,
-          });
-        });
+        await new Promise<void>((release, fail) => this.hung.push({ release, fail }));
+        return runNow();
       default:
-        try {
-          return Promise.resolve(runNow());
-        } catch (err) {
-          return Promise.reject(err);
-        }
+        return runNow();
     }
   }
 
@@ -398,6 +379,11 @@ export class SimulatedTerminal implements TradingTerminal {
         }, this.reconnectAfterMs)
         .unref();
     }
+  }
+
+  private cancelReconnect(): void {
+    if (this.reconnectTimer) this.clock.clearTimer(this.reconnectTimer);
+    this.reconnectTimer = undefined;
   }
 
   private infoOf(spec: SymbolSpec): SymbolInfo {
@@ -487,21 +473,22 @@ export class SimulatedTerminal implements TradingTerminal {
     if (!('plan' in checked)) return emptyResult(checked.retcode, checked.comment, requestId, checked.quote);
     const { plan } = checked;
     const digits = plan.spec.digits;
-    const comment = request.comment.slice(0, COMMENT_MAX_LENGTH);
-
-    if (request.action === 'pending') {
-      const record = this.addRecord({
+    const addOrder = (state: TerminalRecord['state']) =>
+      this.addRecord({
         kind: 'order',
         symbol: plan.spec.symbol,
         type: request.type,
         volume: request.volume,
         price: pointsToPrice(plan.pricePoints, digits),
         magic: request.magic,
-        comment,
+        comment: request.comment.slice(0, COMMENT_MAX_LENGTH),
         time: now,
         position: null,
-        state: 'placed',
+        state,
       });
+
+    if (request.action === 'pending') {
+      const record = addOrder('placed');
       this.resting.push({ record, pricePoints: plan.pricePoints, slPoints: plan.slPoints, tpPoints: plan.tpPoints, expiresAt: plan.expiresAt });
       return {
         ...emptyResult(RETCODE.PLACED, retcodeDescription(RETCODE.PLACED), requestId, plan.quote),
@@ -523,18 +510,7 @@ export class SimulatedTerminal implements TradingTerminal {
       return emptyResult(RETCODE.REJECT, `fill or kill: only ${liquidity} lots available at the price`, requestId, plan.quote);
     }
     const filled = isPartial ? liquidity : request.volume;
-    const order = this.addRecord({
-      kind: 'order',
-      symbol: plan.spec.symbol,
-      type: request.type,
-      volume: request.volume,
-      price: pointsToPrice(plan.pricePoints, digits),
-      magic: request.magic,
-      comment,
-      time: now,
-      position: null,
-      state: isPartial ? 'partially_filled' : 'filled',
-    });
+    const order = addOrder(isPartial ? 'partially_filled' : 'filled');
     const deal = this.openPosition(order, filled, plan.pricePoints, plan.slPoints, plan.tpPoints, now);
     const retcode = isPartial ? RETCODE.DONE_PARTIAL : RETCODE.DONE;
     return {
