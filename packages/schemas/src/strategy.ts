@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { InstrumentNameSchema, IsoTimestampSchema, TimeframeSchema } from './primitives.js';
+
+/**
+ * The strategy control service's API (spec 000), shared by the service (route schemas, OpenAPI)
+ * and @fxdesk/client (typed answers). Field names are spec 000's, in snake_case.
+ */
+
+const Price = z.number().meta({ description: 'Price in quote currency' });
+const Timestamp = IsoTimestampSchema;
+
+/** Spec 000 "Health record". */
+export const StrategyHealthSchema = z
+  .object({
+    status: z.enum(['healthy', 'unhealthy']),
+    timestamp: Timestamp.meta({ description: 'Current server time' }),
+    uptime_seconds: z.number().int().meta({ description: 'Seconds since the server started' }),
+    version: z.string().meta({ description: 'API version' }),
+  })
+  .meta({ id: 'StrategyHealth' });
+export type StrategyHealth = z.infer<typeof StrategyHealthSchema>;
+
+/** Spec 000 "Account object": numbers in the account currency. */
+export const StrategyAccountSchema = z
+  .object({
+    balance: z.number(),
+    equity: z.number(),
+    margin_used: z.number(),
+    margin_available: z.number(),
+  })
+  .meta({ id: 'StrategyAccount' });
+export type StrategyAccount = z.infer<typeof StrategyAccountSchema>;
+
+export const DOWNSTREAM_SERVICES = ['market_data', 'execution', 'account', 'notification'] as const;
+export type DownstreamService = (typeof DOWNSTREAM_SERVICES)[number];
+
+/** How one downstream service has answered the strategy lately (beyond spec 000). */
+export const DownstreamStateSchema = z
+  .object({
+    configured: z.boolean().meta({ description: 'Whether its URL is set (market_data: false means the in-process simulated market)' }),
+    state: z.enum(['ok', 'failing', 'unknown', 'not_configured']).meta({
+      description: 'ok: the last call succeeded; failing: the last call failed; unknown: not called yet',
+    }),
+    last_success_at: Timestamp.nullable(),
+    last_error: z
+      .object({ at: Timestamp, code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: 'The most recent failure, kept after a recovery' }),
+    consecutive_failures: z.number().int(),
+  })
+  .meta({ id: 'DownstreamState' });
+export type DownstreamState = z.infer<typeof DownstreamStateSchema>;
+
+/** Spec 000 "Status record", plus `dry_run`, `timeframe`, `account_source`, `paper_account` and `downstream`. */
+export const StrategyStatusSchema = z
+  .object({
+    running: z.boolean(),
+    started_at: Timestamp.nullable().meta({ description: 'When the running strategy started; null when not running' }),
+    active_pairs: z.array(z.string()).meta({ description: 'Monitored instruments; empty when not running' }),
+    total_signals_today: z.number().int().meta({ description: 'Signals generated since 00:00 UTC' }),
+    last_signal_time: Timestamp.nullable().meta({ description: 'generated_at of the newest signal; null before the first' }),
+    account: StrategyAccountSchema.nullable().meta({
+      description: 'From the account service when ACCOUNT_URL is set (null until its first answer), else the paper account',
+    }),
+    account_source: z.enum(['account_service', 'paper']),
+    paper_account: StrategyAccountSchema.meta({ description: 'The paper account that dry_run signals trade' }),
+    dry_run: z.boolean().nullable().meta({ description: 'Paper trading in the running (or last) start; null before any start' }),
+    timeframe: TimeframeSchema,
+    downstream: z.record(z.enum(DOWNSTREAM_SERVICES), DownstreamStateSchema),
+  })
+  .meta({ id: 'StrategyStatus' });
+export type StrategyStatus = z.infer<typeof StrategyStatusSchema>;
+
+export const PAIR_STATUSES = ['warming_up', 'monitoring', 'stale', 'stopped'] as const;
+export const PairStatusSchema = z.enum(PAIR_STATUSES).meta({
+  description: 'warming_up: indicators not ready yet; monitoring; stale: no fresh data; stopped: strategy not running (last values kept)',
+});
+export type PairStatus = z.infer<typeof PairStatusSchema>;
+
+export const SIGNAL_TYPES = ['LONG', 'SHORT'] as const;
+export const SignalTypeSchema = z.enum(SIGNAL_TYPES);
+export type SignalType = z.infer<typeof SignalTypeSchema>;
+
+/** Spec 000 "Pair record", plus `symbol`, `last_candle_time` and `last_data_at`. */
+export const PairRecordSchema = z
+  .object({
+    instrument: z.string(),
+    symbol: z.string().meta({ description: 'Broker symbol the instrument maps to (SYMBOL_MAP)' }),
+    status: PairStatusSchema,
+    current_price: z.number().nullable().meta({ description: 'Mid of the latest quote (else the latest close); null before any data' }),
+    supertrend: z
+      .object({ direction: z.union([z.literal(1), z.literal(-1)]), value: Price })
+      .nullable()
+      .meta({ description: 'null while warming up' }),
+    stochrsi: z.object({ k: z.number(), d: z.number() }).nullable().meta({ description: 'null while warming up' }),
+    last_signal: z
+      .object({ type: SignalTypeSchema, time: Timestamp, entry_price: Price })
+      .nullable()
+      .meta({ description: 'null when the pair has no signal yet' }),
+    last_candle_time: Timestamp.nullable().meta({ description: 'Open time of the latest closed candle processed' }),
+    last_data_at: Timestamp.nullable().meta({ description: 'When data (a quote or a candle) last arrived' }),
+  })
+  .meta({ id: 'PairRecord' });
+export type PairRecord = z.infer<typeof PairRecordSchema>;
+
+export const PairsResponseSchema = z.object({ pairs: z.array(PairRecordSchema) }).meta({ id: 'Pairs' });
+
+export const TREND_VALUES = ['bullish', 'bearish'] as const;
+export const STOCH_RSI_SIGNALS = ['oversold', 'overbought', 'bullish_cross', 'bearish_cross', 'neutral'] as const;
+export const FVG_TYPES = ['bullish', 'bearish', 'none'] as const;
+
+/** Spec 000 "Indicator objects" of a signal. */
+export const SignalIndicatorsSchema = z
+  .object({
+    supertrend: z.object({ direction: z.union([z.literal(1), z.literal(-1)]), trend: z.enum(TREND_VALUES) }),
+    stochrsi: z.object({ k: z.number(), signal: z.enum(STOCH_RSI_SIGNALS) }),
+    fvg: z.object({
+      type: z.enum(FVG_TYPES),
+      zone: z.tuple([z.number(), z.number()]).nullable().meta({ description: '[low, high] of the latest open gap; null when type is none' }),
+    }),
+    volume_profile: z.object({ poc: z.number(), vah: z.number(), val: z.number() }),
+  })
+  .meta({ id: 'SignalIndicators' });
+export type SignalIndicators = z.infer<typeof SignalIndicatorsSchema>;
+
+export const EXECUTION_STATUSES = [
+  'paper',
+  'not_configured',
+  'pending',
+  'filled',
+  'partially_filled',
+  'placed',
+  'rejected',
+  'unknown',
+  'failed',
+] as const;
+
+/** What became of the signal at the execution service (beyond spec 000). */
+export const SignalExecutionSchema = z
+  .object({
+    status: z.enum(EXECUTION_STATUSES).meta({
+      description:
+        'paper: dry_run, traded on the paper account; not_configured: no EXECUTION_URL; pending: being submitted; filled, partially_filled, placed: the execution state; rejected: refused (see code); unknown: the broker outcome is unknown; failed: the execution service could not be reached',
+    }),
+    code: z.string().nullable().meta({ description: "The execution service's error code when rejected, unknown or failed" }),
+    message: z.string().nullable(),
+    tickets: z.object({ order: z.string().nullable(), deal: z.string().nullable(), position: z.string().nullable() }).nullable(),
+    attempts: z.number().int(),
+    updated_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'SignalExecution' });
+export type SignalExecution = z.infer<typeof SignalExecutionSchema>;
+
+/** What became of the announcement at the notification service (beyond spec 000). */
+export const SignalNotificationSchema = z
+  .object({
+    status: z.enum(['not_configured', 'pending', 'sent', 'skipped', 'failed']).meta({
+      description: 'sent: accepted by the notification service (request_id names it); skipped: notifications are disabled there',
+    }),
+    request_id: z.string().nullable(),
+    delivery_ids: z.array(z.string()),
+    message: z.string().nullable(),
+    attempts: z.number().int(),
+    updated_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'SignalNotification' });
+export type SignalNotification = z.infer<typeof SignalNotificationSchema>;
+
+/** Spec 000 "Signal record", plus its id, pair, candle and what the desk did with it. */
+export const StrategySignalSchema = z
+  .object({
+    type: SignalTypeSchema,
+    generated_at: Timestamp,
+    entry_price: Price,
+    stop_loss: Price,
+    take_profit: Price,
+    risk_reward: z.number().meta({ description: '|take_profit − entry| / |entry − stop_loss|, from the rounded prices' }),
+    indicators: SignalIndicatorsSchema,
+    confluence_score: z.number().int().min(1).max(4).meta({ description: 'Indicators aligned with the signal, 1 to 4' }),
+    signal_id: z.uuid().meta({ description: 'Deterministic from (instrument, timeframe, candle time): a retry never trades twice' }),
+    instrument: z.string(),
+    symbol: z.string(),
+    timeframe: TimeframeSchema,
+    candle_time: Timestamp.meta({ description: 'Open time of the closed candle the signal was decided on' }),
+    dry_run: z.boolean(),
+    execution: SignalExecutionSchema,
+    notification: SignalNotificationSchema,
+  })
+  .meta({ id: 'StrategySignal' });
+export type StrategySignal = z.infer<typeof StrategySignalSchema>;
+
+/** GET /signals/{instrument}. */
+export const LatestSignalResponseSchema = z
+  .object({
+    instrument: z.string(),
+    signal: StrategySignalSchema.nullable(),
+    message: z.string().optional().meta({ description: 'Present when signal is null' }),
+  })
+  .meta({ id: 'LatestSignal' });
+export type LatestSignalResponse = z.infer<typeof LatestSignalResponseSchema>;
+
+/** GET /signals (beyond spec 000): history, newest first. */
+export const SignalHistorySchema = z
+  .object({
+    signals: z.array(StrategySignalSchema),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next (older) page; null on the last page' }),
+  })
+  .meta({ id: 'SignalHistory' });
+export type SignalHistory = z.infer<typeof SignalHistorySchema>;
+
+/** POST /start body; every field optional, unknown fields refused. */
+export const StartRequestSchema = z
+  .strictObject({
+    instruments: z
+      .array(InstrumentNameSchema)
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'Pairs to monitor; default INSTRUMENTS. Each must be listed by the market' }),
+    dry_run: z.boolean().optional().meta({ description: 'Paper trading; default false' }),
+  })
+  .meta({ id: 'StartRequest' });
+export type StartRequest = z.infer<typeof StartRequestSchema>;
+
+export const StartResponseSchema = z
+  .object({
+    success: z.boolean(),
+    message: z.string(),
+    started_at: Timestamp,
+    instruments: z.array(z.string()),
+    dry_run: z.boolean(),
+  })
+  .meta({ id: 'StartResponse' });
+export type StartResponse = z.infer<typeof StartResponseSchema>;
+
+export const StopResponseSchema = z
+  .object({
+    success: z.boolean(),
+    message: z.string(),
+    stopped_at: Timestamp,
+    signals_generated: z.number().int().meta({ description: 'Signals generated since the start this stop ends' }),
+  })
+  .meta({ id: 'StopResponse' });
+export type StopResponse = z.infer<typeof StopResponseSchema>;
+
+export const RestartResponseSchema = z
+  .object({
+    success: z.boolean(),
+    message: z.string(),
+    restarted_at: Timestamp,
+    instruments: z.array(z.string()),
+    dry_run: z.boolean(),
+  })
+  .meta({ id: 'RestartResponse' });
+export type RestartResponse = z.infer<typeof RestartResponseSchema>;
+
+/** One closed candle with each indicator's value after it (GET /pairs/{instrument}/candles). */
+export const ChartCandleSchema = z
+  .object({
+    time: Timestamp.meta({ description: 'Candle open time' }),
+    open: z.number(),
+    high: z.number(),
+    low: z.number(),
+    close: z.number(),
+    volume: z.number(),
+    supertrend: z.object({ direction: z.union([z.literal(1), z.literal(-1)]), value: z.number() }).nullable(),
+    stochrsi: z.object({ k: z.number(), d: z.number(), signal: z.enum(STOCH_RSI_SIGNALS) }).nullable(),
+    fvg: z.object({ type: z.enum(FVG_TYPES), zone: z.tuple([z.number(), z.number()]).nullable() }).nullable(),
+    volume_profile: z.object({ poc: z.number(), vah: z.number(), val: z.number() }).nullable(),
+  })
+  .meta({ id: 'ChartCandle' });
+export type ChartCandle = z.infer<typeof ChartCandleSchema>;
+
+export const PairCandlesSchema = z
+  .object({ instrument: z.string(), timeframe: TimeframeSchema, candles: z.array(ChartCandleSchema) })
+  .meta({ id: 'PairCandles' });
+export type PairCandles = z.infer<typeof PairCandlesSchema>;
