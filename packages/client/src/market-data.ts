@@ -1,0 +1,88 @@
+import { IntervalCandleSchema, TickSchema, type IntervalCandle, type Tick, type Timeframe } from '@fxdesk/schemas';
+import { z } from 'zod';
+import type { ServiceError } from './errors.js';
+import { HttpClient, type ClientOptions } from './http.js';
+import { openEventStream, type EventStream, type StreamTimers } from './sse.js';
+
+/** One entry of GET /v1/symbols (spec 002 C); other fields pass through. */
+export const CatalogEntrySchema = z.looseObject({
+  symbol: z.string(),
+  symbolId: z.number().int(),
+  digits: z.number().int(),
+  enabled: z.boolean(),
+  description: z.string(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
+
+const CatalogSchema = z.looseObject({ symbols: z.array(CatalogEntrySchema) });
+const CandlesSchema = z.looseObject({ symbol: z.string(), timeframe: z.string(), candles: z.array(IntervalCandleSchema) });
+
+/** Data of the stream's `status` event: the service's connection to its broker. */
+export const StreamStatusSchema = z.looseObject({
+  state: z.enum(['connected', 'disconnected', 'stale']),
+  dropped: z.number().int(),
+  ts: z.string(),
+  reason: z.string().optional(),
+});
+export type StreamStatus = z.infer<typeof StreamStatusSchema>;
+
+export interface TickStreamOptions {
+  /** Symbols to receive; omitted: every symbol. */
+  symbols?: string[];
+  onTick: (tick: Tick) => void;
+  onStatus?: (status: StreamStatus) => void;
+  onOpen?: () => void;
+  onDisconnect?: (error: ServiceError, delayMs: number) => void;
+  /** An event whose data does not parse, or a throwing handler. */
+  onListenerError?: (err: unknown) => void;
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  idleTimeoutMs?: number;
+  timers?: StreamTimers;
+}
+
+/** Client of the market-data service (X-API-Key): catalog, latest tick, closed candles, the tick stream. */
+export class MarketDataClient {
+  private readonly http: HttpClient;
+
+  constructor(options: ClientOptions) {
+    this.http = new HttpClient('market-data', options, options.apiKey ? { 'x-api-key': options.apiKey } : {});
+  }
+
+  async symbols(): Promise<CatalogEntry[]> {
+    return (await this.http.call({ method: 'GET', path: '/v1/symbols', schema: CatalogSchema })).data.symbols;
+  }
+
+  async tick(symbol: string): Promise<Tick> {
+    return (await this.http.call({ method: 'GET', path: '/v1/market-data/tick', query: { symbol }, schema: TickSchema })).data;
+  }
+
+  /** Closed candles, oldest first; `ts` is the END of each candle's interval. */
+  async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
+    const query = { symbol, timeframe, count };
+    return (await this.http.call({ method: 'GET', path: '/v1/market-data/candles', query, schema: CandlesSchema })).data.candles;
+  }
+
+  /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */
+  streamTicks(options: TickStreamOptions): EventStream {
+    return openEventStream(this.http, {
+      path: '/v1/stream/ticks',
+      query: { symbols: options.symbols?.join(',') },
+      onEvent: (event) => {
+        if (event.event === 'tick') options.onTick(TickSchema.parse(JSON.parse(event.data)));
+        else if (event.event === 'status') options.onStatus?.(StreamStatusSchema.parse(JSON.parse(event.data)));
+      },
+      onOpen: options.onOpen,
+      onDisconnect: options.onDisconnect,
+      onListenerError: options.onListenerError,
+      minDelayMs: options.minDelayMs,
+      maxDelayMs: options.maxDelayMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+      timers: options.timers,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
