@@ -29,7 +29,6 @@ export interface StreamClientOptions {
  */
 export class StreamClient {
   readonly symbols: ReadonlySet<string> | null;
-  readonly openedAt: number;
   /** Ticks discarded for this client since it connected. */
   dropped = 0;
   /** Events handed to the socket. */
@@ -47,7 +46,6 @@ export class StreamClient {
     this.options = options;
     this.res = options.res;
     this.symbols = options.symbols;
-    this.openedAt = options.clock.now();
     this.res.on('drain', () => this.flush());
   }
 
@@ -131,11 +129,12 @@ export class StreamClient {
     this.clearStuckTimer();
   }
 
-  private write(frame: string): void {
-    this.delivered++;
+  /** Writes `events` events in one piece; a false return starts the backpressure episode. */
+  private write(frame: string, events = 1): void {
+    this.delivered += events;
     if (this.res.write(frame)) return;
     this.isBackpressured = true;
-    this.stuckTimer = this.options.clock.setTimeout(() => this.options.onStuck(this), this.options.stuckMs);
+    this.stuckTimer = this.options.clock.setTimeout(() => this.options.onStuck(this), this.options.stuckMs).unref();
   }
 
   private flush(): void {
@@ -153,9 +152,7 @@ export class StreamClient {
       batch += this.statusFrame();
       events++;
     }
-    if (events === 0) return;
-    this.delivered += events - 1;
-    this.write(batch);
+    if (events > 0) this.write(batch, events);
   }
 
   private statusFrame(): string {
