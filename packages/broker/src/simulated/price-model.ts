@@ -191,6 +191,8 @@ export class SymbolModel {
   private readonly activityKey: number;
   private readonly jitterKey: number;
   private readonly minuteKey: number;
+  /** Market-wide: some hours are busier than others for every symbol (news, flows). */
+  private readonly busyHourKey: number;
   private readonly asiaActive: boolean;
 
   // The loaded minute, recomputed in place when another minute is asked for.
@@ -245,6 +247,7 @@ export class SymbolModel {
     this.activityKey = deriveKey(symbolKey, 'activity');
     this.jitterKey = deriveKey(symbolKey, 'jitter');
     this.minuteKey = deriveKey(symbolKey, 'minute');
+    this.busyHourKey = deriveKey(seedKey, 'busy-hour');
     this.asiaActive = ASIA_CURRENCIES.has(spec.base) || ASIA_CURRENCIES.has(spec.quote);
     const slotsPerMinute = Math.ceil(MINUTE / tickIntervalMs) + 1;
     this.ticking = new Uint8Array(slotsPerMinute);
@@ -386,10 +389,9 @@ export class SymbolModel {
     const h4 = rehash(h3);
     const h5 = rehash(h4);
     const hour = utcHour(start);
-    const probability = Math.min(
-      0.95,
-      Math.max(0.02, this.spec.tickActivity * sessionActivity(hour, this.asiaActive) * (0.5 + unit(h1))),
-    );
+    const busyHour = 0.6 + 0.8 * unit(hashIndex(this.busyHourKey, Math.floor(minute / 60)));
+    const activity = this.spec.tickActivity * sessionActivity(hour, this.asiaActive) * busyHour * (0.5 + unit(h1));
+    const probability = Math.min(0.95, Math.max(0.02, activity));
     const slots = this.frame.endSlot - this.frame.firstSlot;
     this.frame.tickCount = this.frame.isOpen ? binomialLike(slots, probability, h5) : 0;
 
