@@ -1,22 +1,91 @@
 import { z } from 'zod';
-import { commonSettings, envInt, envList, stackService } from '@fxdesk/core';
-import { TimeframeSchema } from '@fxdesk/schemas';
+import { commonSettings, envInt, envList, envNumber, isDecimalString, stackService } from '@fxdesk/core';
+import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
+import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
 
-/** Every setting of the strategy service; `.env.example` documents each one. */
-export const StrategyConfigSchema = z.object({
-  ...commonSettings(stackService('strategy').defaultPort),
-  INSTRUMENTS: envList(['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD']),
-  TIMEFRAME: TimeframeSchema.default('M5'),
-  RATE_LIMIT_GET_PER_MINUTE: envInt(60, { min: 1 }),
-  RATE_LIMIT_POST_PER_MINUTE: envInt(10, { min: 1 }),
-  MARKET_DATA_URL: z.url().optional(),
-  MARKET_DATA_API_KEY: z.string().min(1).optional(),
-  EXECUTION_URL: z.url().optional(),
-  EXECUTION_API_KEY: z.string().min(1).optional(),
-  ACCOUNT_URL: z.url().optional(),
-  ACCOUNT_API_KEY: z.string().min(1).optional(),
-  NOTIFICATION_URL: z.url().optional(),
-  NOTIFICATION_API_KEY: z.string().min(1).optional(),
-});
+/** `EUR_USD=EURUSD.m,XAU_USD=GOLD`: instrument → broker symbol, for names that differ from the default. */
+const symbolMap = z
+  .string()
+  .transform((text, ctx) => {
+    const map: Record<string, string> = {};
+    for (const item of text.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+      const eq = item.indexOf('=');
+      const instrument = item.slice(0, eq).trim();
+      const symbol = item.slice(eq + 1).trim();
+      if (eq < 0 || !InstrumentNameSchema.safeParse(instrument).success || !BrokerSymbolSchema.safeParse(symbol).success) {
+        ctx.addIssue({ code: 'custom', message: `expected INSTRUMENT=SYMBOL items like EUR_USD=EURUSD.m, got "${item}"` });
+        return z.NEVER;
+      }
+      map[instrument] = symbol;
+    }
+    return map;
+  })
+  .prefault('');
+
+const instrumentList = envList(['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD']).pipe(
+  z.array(InstrumentNameSchema).min(1, { message: 'name at least one instrument' }),
+);
+
+const channelList = envList(['CHAT_APP']).pipe(
+  z.array(z.enum(NOTIFICATION_CHANNELS, { message: `expected channels among ${NOTIFICATION_CHANNELS.join(', ')}` })).min(1),
+);
+
+const lots = z
+  .string()
+  .trim()
+  .refine((v) => isDecimalString(v) && !v.startsWith('-') && /[1-9]/.test(v), { message: 'expected a positive decimal like "0.10"' })
+  .prefault('0.10');
+
+/** Every setting of the strategy service; `.env.example` and the README document each one. */
+export const StrategyConfigSchema = z
+  .object({
+    ...commonSettings(stackService('strategy').defaultPort),
+    INSTRUMENTS: instrumentList,
+    TIMEFRAME: TimeframeSchema.default('M5'),
+    RATE_LIMIT_GET_PER_MINUTE: envInt(60, { min: 1 }),
+    RATE_LIMIT_POST_PER_MINUTE: envInt(10, { min: 1 }),
+    SYMBOL_MAP: symbolMap,
+
+    // The signal rule.
+    MIN_CONFLUENCE: envInt(3, { min: 1, max: 4 }),
+    RISK_REWARD: envNumber(2, { min: 0.1, max: 20 }),
+    MIN_STOP_ATR: envNumber(0.5, { min: 0, max: 20 }),
+    SUPERTREND_ATR_PERIOD: envInt(10, { min: 1, max: 500 }),
+    SUPERTREND_MULTIPLIER: envNumber(3, { min: 0.1, max: 20 }),
+    VOLUME_PROFILE_WINDOW: envInt(100, { min: 2, max: 1000 }),
+
+    // Data.
+    WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
+    CANDLE_CLOSE_DELAY_MS: envInt(1500, { min: 0, max: 60_000 }),
+    STALE_AFTER_SECONDS: envInt(120, { min: 1, max: 86_400 }),
+    CHART_CANDLES: envInt(500, { min: 10, max: 5000 }),
+
+    // Trading and announcing.
+    TRADE_VOLUME: lots,
+    SIGNAL_SOURCE: SourceSlugSchema.default('fxdesk-strategy'),
+    NOTIFICATION_CHANNELS: channelList,
+    PAPER_BALANCE: envNumber(100_000, { min: 0 }),
+    PAPER_LEVERAGE: envInt(30, { min: 1, max: 1000 }),
+
+    // Downstream services.
+    MARKET_DATA_URL: z.url().optional(),
+    MARKET_DATA_API_KEY: z.string().min(1).optional(),
+    EXECUTION_URL: z.url().optional(),
+    EXECUTION_API_KEY: z.string().min(1).optional(),
+    ACCOUNT_URL: z.url().optional(),
+    ACCOUNT_API_KEY: z.string().min(1).optional(),
+    NOTIFICATION_URL: z.url().optional(),
+    NOTIFICATION_API_KEY: z.string().min(1).optional(),
+    DOWNSTREAM_TIMEOUT_MS: envInt(5000, { min: 100, max: 120_000 }),
+    DOWNSTREAM_RETRIES: envInt(3, { min: 0, max: 10 }),
+    ACCOUNT_REFRESH_SECONDS: envInt(5, { min: 0, max: 3600 }),
+  })
+  .superRefine((c, ctx) => {
+    // Fewer history candles than the volume profile's window would leave every pair warming up
+    // for hours after a start.
+    if (c.WARMUP_CANDLES < c.VOLUME_PROFILE_WINDOW) {
+      ctx.addIssue({ code: 'custom', path: ['WARMUP_CANDLES'], message: `must be at least VOLUME_PROFILE_WINDOW (${c.VOLUME_PROFILE_WINDOW})` });
+    }
+  });
 
 export type StrategyConfig = z.output<typeof StrategyConfigSchema>;

@@ -1,10 +1,16 @@
 import { runService, stackService, systemClock } from '@fxdesk/core';
 import { buildApp } from './app.js';
 import { StrategyConfigSchema } from './config.js';
+import { createDeps } from './deps.js';
 
 await runService({
   name: 'strategy',
   configSchema: StrategyConfigSchema,
   devSecrets: stackService('strategy').devSecrets,
-  start: (config, logger) => buildApp({ config, deps: { clock: systemClock, logger } }),
+  start: async (config, logger) => {
+    const deps = createDeps(config, systemClock);
+    const app = await buildApp({ config, deps: { ...deps, logger } });
+    app.addHook('onClose', deps.close);
+    return app;
+  },
 });

@@ -1,11 +1,13 @@
-import { loadConfig, ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { buildApp } from '../src/app.js';
-import { StrategyConfigSchema } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import { testConfig } from './helpers.js';
 
-const config = loadConfig(StrategyConfigSchema, { LOG_LEVEL: 'silent', BODY_LIMIT_BYTES: '4096' });
+const config = testConfig({ BODY_LIMIT_BYTES: '4096', DATA_DIR: ':memory:' });
 
 errorPathSuite('strategy', {
-  build: () => buildApp({ config, deps: { clock: new ManualClock() } }),
-  bodyLimitBytes: 4096, codeCase: 'upper',
+  build: () => buildApp({ config, deps: createDeps(config, new ManualClock()) }),
+  bodyLimitBytes: 4096,
+  codeCase: 'upper',
 });

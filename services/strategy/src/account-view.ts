@@ -1,0 +1,57 @@
+import type { AccountClient } from '@fxdesk/client';
+import type { Clock } from '@fxdesk/core';
+import type { StrategyAccount } from '@fxdesk/schemas';
+import type { DownstreamHealth } from './downstream.js';
+
+export interface AccountViewOptions {
+  client?: AccountClient;
+  health: DownstreamHealth;
+  clock: Clock;
+  /** How long an answer of the account service is reused (0: every /status asks). */
+  refreshMs: number;
+  /** The paper account, used when no account service is configured. */
+  paper: () => StrategyAccount;
+}
+
+/**
+ * `status.account`: the account service's summary when ACCOUNT_URL is set (its decimal strings
+ * as numbers; equity is its NAV), reused for `refreshMs`; when a read fails the last answer is
+ * kept (null before the first) and the failure shows in `downstream.account`. Without
+ * ACCOUNT_URL: the paper account.
+ */
+export class AccountView {
+  private cached: { account: StrategyAccount; at: number } | undefined;
+  private inFlight: Promise<StrategyAccount | null> | undefined;
+
+  constructor(private readonly o: AccountViewOptions) {}
+
+  get source(): 'account_service' | 'paper' {
+    return this.o.client ? 'account_service' : 'paper';
+  }
+
+  async current(): Promise<StrategyAccount | null> {
+    if (!this.o.client) return this.o.paper();
+    if (this.cached && this.o.clock.now() - this.cached.at < this.o.refreshMs) return this.cached.account;
+    // Concurrent /status calls share one read.
+    this.inFlight ??= this.read(this.o.client).finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async read(client: AccountClient): Promise<StrategyAccount | null> {
+    try {
+      const summary = await client.summary();
+      const account = {
+        balance: Number(summary.balance),
+        equity: Number(summary.nav),
+        margin_used: Number(summary.marginUsed),
+        margin_available: Number(summary.marginAvailable),
+      };
+      this.cached = { account, at: this.o.clock.now() };
+      this.o.health.ok('account');
+      return account;
+    } catch (err) {
+      this.o.health.fail('account', err);
+      return this.cached?.account ?? null;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { Clock, MetricsRegistry } from '@fxdesk/core';
+import { DOWNSTREAM_SERVICES, type DownstreamService, type DownstreamState } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+
+interface Track {
+  configured: boolean;
+  lastSuccessAt: number | null;
+  lastError: { at: number; code: string; message: string } | null;
+  consecutiveFailures: number;
+  lastCallOk: boolean | null;
+}
+
+function describe(err: unknown): { code: string; message: string } {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : 'error';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return { code, message: message.slice(0, 500) };
+}
+
+/**
+ * How each downstream service has been answering. A failure never stops the strategy: it is
+ * recorded here (GET /status `downstream`), counted in /metrics and logged, once as a warning
+ * when a service starts failing and again when it recovers.
+ */
+export class DownstreamHealth {
+  private readonly tracks = new Map<DownstreamService, Track>();
+  private readonly failures;
+
+  constructor(
+    configured: Record<DownstreamService, boolean>,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    metrics: MetricsRegistry,
+  ) {
+    for (const name of DOWNSTREAM_SERVICES) {
+      this.tracks.set(name, { configured: configured[name], lastSuccessAt: null, lastError: null, consecutiveFailures: 0, lastCallOk: null });
+    }
+    this.failures = metrics.counter('strategy_downstream_failures_total', 'Failed calls to downstream services, by service.');
+  }
+
+  ok(service: DownstreamService): void {
+    const track = this.track(service);
+    if (track.consecutiveFailures > 0) {
+      this.logger.info({ service, failures: track.consecutiveFailures }, `${service} answers again`);
+    }
+    track.lastSuccessAt = this.clock.now();
+    track.consecutiveFailures = 0;
+    track.lastCallOk = true;
+  }
+
+  fail(service: DownstreamService, err: unknown, context?: Record<string, unknown>): void {
+    const track = this.track(service);
+    const { code, message } = describe(err);
+    track.lastError = { at: this.clock.now(), code, message };
+    track.consecutiveFailures += 1;
+    track.lastCallOk = false;
+    this.failures.inc({ service });
+    const fields = { service, code, err: message, failures: track.consecutiveFailures, ...context };
+    if (track.consecutiveFailures === 1) this.logger.warn(fields, `${service} call failed; the strategy goes on`);
+    else this.logger.debug(fields, `${service} call failed again`);
+  }
+
+  view(): Record<DownstreamService, DownstreamState> {
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    const out = {} as Record<DownstreamService, DownstreamState>;
+    for (const [name, t] of this.tracks) {
+      out[name] = {
+        configured: t.configured,
+        state: !t.configured && name !== 'market_data' ? 'not_configured' : t.lastCallOk === null ? 'unknown' : t.lastCallOk ? 'ok' : 'failing',
+        last_success_at: iso(t.lastSuccessAt),
+        last_error: t.lastError && { at: new Date(t.lastError.at).toISOString(), code: t.lastError.code, message: t.lastError.message },
+        consecutive_failures: t.consecutiveFailures,
+      };
+    }
+    return out;
+  }
+
+  private track(service: DownstreamService): Track {
+    return this.tracks.get(service) as Track;
+  }
+}

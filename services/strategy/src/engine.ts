@@ -1,0 +1,317 @@
+import { AppError, type Clock, type MetricsRegistry, type TimerHandle } from '@fxdesk/core';
+import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StrategySignal } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import type { StrategyConfig } from './config.js';
+import type { DownstreamHealth } from './downstream.js';
+import { errors } from './errors.js';
+import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
+import type { PaperAccount } from './paper-account.js';
+import { PairTracker, type TrackerSettings } from './pair-tracker.js';
+import type { SignalDispatcher } from './signal-dispatch.js';
+import { signalIdFor } from './signal-id.js';
+import { decide } from './signal-rule.js';
+import type { StrategyStore } from './store.js';
+import { symbolOf } from './symbols.js';
+
+export interface EngineOptions {
+  config: StrategyConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  source: MarketSource;
+  store: StrategyStore;
+  dispatcher: SignalDispatcher;
+  paper: PaperAccount;
+  health: DownstreamHealth;
+}
+
+export interface StartRequest {
+  instruments?: string[];
+  dry_run?: boolean;
+}
+
+interface Run {
+  id: number;
+  startedAt: number;
+  instruments: string[];
+  dryRun: boolean;
+  signalsGenerated: number;
+  subscription: QuoteSubscription | undefined;
+  timer: TimerHandle | undefined;
+}
+
+/** Prices of a pair are written with this many digits when the market's catalog cannot be read. */
+const FALLBACK_DIGITS = 5;
+
+/**
+ * The strategy: started, stopped and restarted by the API; while running, each monitored pair
+ * is warmed up from history, then fed each closed candle of TIMEFRAME as it closes (a timer on
+ * the clock at every candle boundary + CANDLE_CLOSE_DELAY_MS asks the source for what closed),
+ * and the signal rule decides on the newest candle. Quotes keep `current_price` and freshness.
+ */
+export class StrategyEngine {
+  private run: Run | undefined;
+  private isStarting = false;
+  private lastStart: { instruments: string[]; dryRun: boolean } | undefined;
+  private pairs = new Map<string, PairTracker>();
+  private bySymbol = new Map<string, PairTracker>();
+  /** Pairs with a candle poll in flight, and whether another close came meanwhile (poll again after). */
+  private readonly polling = new Map<PairTracker, boolean>();
+  private readonly tasks = new Set<Promise<void>>();
+  private nextRunId = 1;
+  private readonly timeframeMs: number;
+  private readonly trackerSettings: TrackerSettings;
+  private readonly signals;
+  private readonly candles;
+
+  constructor(private readonly o: EngineOptions) {
+    const c = o.config;
+    this.timeframeMs = TIMEFRAME_SECONDS[c.TIMEFRAME] * 1000;
+    this.trackerSettings = {
+      timeframe: c.TIMEFRAME,
+      supertrend: { atrPeriod: c.SUPERTREND_ATR_PERIOD, multiplier: c.SUPERTREND_MULTIPLIER },
+      volumeProfileWindow: c.VOLUME_PROFILE_WINDOW,
+      chartSize: c.CHART_CANDLES,
+    };
+    this.signals = o.metrics.counter('strategy_signals_total', 'Signals generated, by instrument and type.');
+    this.candles = o.metrics.counter('strategy_candles_total', 'Closed candles fed to the indicators, by instrument.');
+    o.metrics.gauge('strategy_running', '1 while the strategy runs.', () => (this.run ? 1 : 0));
+    o.metrics.gauge('strategy_pairs', 'Monitored pairs by status.', () => {
+      const counts = new Map<string, number>();
+      for (const record of this.pairRecords()) counts.set(record.status, (counts.get(record.status) ?? 0) + 1);
+      return [...counts].map(([status, n]) => [{ status }, n]);
+    });
+  }
+
+  get isRunning(): boolean {
+    return this.run !== undefined;
+  }
+
+  /** The running start, or the last one when stopped (for /status). */
+  get state(): { startedAt: number | null; instruments: string[]; dryRun: boolean | null } {
+    return {
+      startedAt: this.run?.startedAt ?? null,
+      instruments: this.run ? [...this.run.instruments] : [],
+      dryRun: this.run?.dryRun ?? this.lastStart?.dryRun ?? null,
+    };
+  }
+
+  async start(request: StartRequest): Promise<{ startedAt: number; instruments: string[]; dryRun: boolean }> {
+    if (this.run || this.isStarting) throw errors.create('strategy_already_running', 'the strategy is already running; POST /stop or POST /restart');
+    this.isStarting = true;
+    try {
+      const instruments = [...new Set(request.instruments ?? this.o.config.INSTRUMENTS)];
+      const catalog = await this.listedSymbols();
+      if (catalog) this.refuseUnlisted(instruments, catalog, request.instruments !== undefined);
+      const run = this.begin(instruments, request.dry_run ?? false, catalog);
+      return { startedAt: run.startedAt, instruments: [...run.instruments], dryRun: run.dryRun };
+    } finally {
+      this.isStarting = false;
+    }
+  }
+
+  stop(): { stoppedAt: number; signalsGenerated: number } {
+    const run = this.run;
+    if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
+    this.run = undefined;
+    run.subscription?.close();
+    if (run.timer) this.o.clock.clearTimer(run.timer);
+    this.o.logger.info({ signalsGenerated: run.signalsGenerated }, 'strategy stopped');
+    return { stoppedAt: this.o.clock.now(), signalsGenerated: run.signalsGenerated };
+  }
+
+  /** Stop, then start again with the same instruments and dry_run. */
+  async restart(): Promise<{ restartedAt: number; instruments: string[]; dryRun: boolean }> {
+    const run = this.run;
+    if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
+    this.stop();
+    const started = await this.start({ instruments: run.instruments, dry_run: run.dryRun });
+    return { restartedAt: started.startedAt, instruments: started.instruments, dryRun: started.dryRun };
+  }
+
+  /** The monitored pairs (of the running start, or the last one when stopped), in start order. */
+  pairRecords(): PairRecord[] {
+    const now = this.o.clock.now();
+    const staleMs = this.o.config.STALE_AFTER_SECONDS * 1000;
+    return [...this.pairs.values()].map((pair) => pair.record(pair.status(this.run !== undefined, now, staleMs)));
+  }
+
+  pair(instrument: string): PairTracker | undefined {
+    return this.pairs.get(instrument);
+  }
+
+  /** Whether an instrument name is one this desk knows: monitored, configured, signalled, or listed by the market. */
+  async isKnownInstrument(instrument: string): Promise<boolean> {
+    if (!InstrumentNameSchema.safeParse(instrument).success) return false;
+    if (this.pairs.has(instrument) || this.o.config.INSTRUMENTS.includes(instrument) || this.o.store.hasInstrument(instrument)) return true;
+    const catalog = await this.listedSymbols();
+    return catalog?.has(symbolOf(instrument, this.o.config.SYMBOL_MAP)) ?? false;
+  }
+
+  /** Waits until no candle poll or downstream send is in flight (tests; shutdown). */
+  async whenIdle(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+    await this.o.dispatcher.whenIdle();
+  }
+
+  async close(): Promise<void> {
+    if (this.run) this.stop();
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+
+  private begin(instruments: string[], dryRun: boolean, catalog: Map<string, SourceSymbol> | undefined): Run {
+    const { config, clock } = this.o;
+    const run: Run = { id: this.nextRunId++, startedAt: clock.now(), instruments, dryRun, signalsGenerated: 0, subscription: undefined, timer: undefined };
+    this.run = run;
+    this.lastStart = { instruments, dryRun };
+    this.pairs = new Map();
+    this.bySymbol = new Map();
+    for (const instrument of instruments) {
+      const symbol = symbolOf(instrument, config.SYMBOL_MAP);
+      const pair = new PairTracker(instrument, symbol, catalog?.get(symbol)?.digits ?? FALLBACK_DIGITS, this.trackerSettings);
+      const last = this.o.store.latest(instrument);
+      if (last) pair.lastSignal = { type: last.type, time: last.generated_at, entry_price: last.entry_price };
+      this.pairs.set(instrument, pair);
+      this.bySymbol.set(symbol, pair);
+    }
+    run.subscription = this.o.source.subscribe([...this.bySymbol.keys()], {
+      onQuote: (quote) => {
+        if (this.run === run) this.bySymbol.get(quote.symbol)?.onQuote(quote, clock.now());
+      },
+      onHealthy: () => this.o.health.ok('market_data'),
+      onTrouble: (err) => this.o.health.fail('market_data', err, { stream: 'ticks' }),
+    });
+    this.scheduleNextClose(run);
+    for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
+    this.o.logger.info({ instruments, dryRun, timeframe: config.TIMEFRAME, source: this.o.source.name }, 'strategy started');
+    return run;
+  }
+
+  /** The market's symbols, or undefined when they cannot be read (the failure shows in downstream). */
+  private async listedSymbols(): Promise<Map<string, SourceSymbol> | undefined> {
+    try {
+      const symbols = await this.o.source.catalog();
+      this.o.health.ok('market_data');
+      return new Map(symbols.map((s) => [s.symbol, s]));
+    } catch (err) {
+      this.o.health.fail('market_data', err, { call: 'catalog' });
+      return undefined;
+    }
+  }
+
+  private refuseUnlisted(instruments: string[], catalog: Map<string, SourceSymbol>, requested: boolean): void {
+    const details = instruments.flatMap((instrument, index) => {
+      const symbol = symbolOf(instrument, this.o.config.SYMBOL_MAP);
+      if (catalog.has(symbol)) return [];
+      const path = requested ? `body.instruments.${index}` : 'INSTRUMENTS';
+      return [{ path, message: `${instrument} (symbol ${symbol}) is not listed by the market` }];
+    });
+    if (details.length > 0) {
+      throw new AppError('validation_error', `${details[0]?.path}: ${details[0]?.message}`, { details });
+    }
+  }
+
+  /** Arms the timer of the next candle close (+ the delay that lets the provider close the bar). */
+  private scheduleNextClose(run: Run): void {
+    const delayMs = this.o.config.CANDLE_CLOSE_DELAY_MS;
+    const now = this.o.clock.now();
+    const due = (Math.floor((now - delayMs) / this.timeframeMs) + 1) * this.timeframeMs + delayMs;
+    run.timer = this.o.clock.setTimeout(() => {
+      if (this.run !== run) return;
+      for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
+      this.scheduleNextClose(run);
+    }, due - now);
+    run.timer.unref();
+  }
+
+  private track(task: Promise<void>): void {
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
+  }
+
+  /**
+   * Asks the source for the closed candles the pair has not seen (its whole warm-up the first
+   * time), feeds them, and decides on the newest when it closed within the last timeframe.
+   */
+  private async poll(run: Run, pair: PairTracker): Promise<void> {
+    if (this.polling.has(pair)) {
+      this.polling.set(pair, true);
+      return;
+    }
+    this.polling.set(pair, false);
+    const { config, logger } = this.o;
+    try {
+      const last = pair.lastCandleTime;
+      const nowMs = this.o.clock.now();
+      const missing = last === null ? config.WARMUP_CANDLES : Math.ceil((nowMs - (last * 1000 + this.timeframeMs)) / this.timeframeMs) + 1;
+      const count = Math.max(1, Math.min(config.WARMUP_CANDLES, missing));
+      let candles;
+      try {
+        candles = await this.o.source.closedCandles(pair.symbol, config.TIMEFRAME, count);
+        this.o.health.ok('market_data');
+      } catch (err) {
+        this.o.health.fail('market_data', err, { call: 'candles', instrument: pair.instrument });
+        return;
+      }
+      if (this.run !== run) return;
+      const { added, rejected } = pair.ingest(candles);
+      if (rejected > 0) logger.warn({ instrument: pair.instrument, rejected }, 'malformed candles skipped');
+      if (added.length === 0) return;
+      this.candles.inc({ instrument: pair.instrument }, added.length);
+      this.o.paper.onCandles(pair.instrument, added);
+      const newest = added[added.length - 1]!;
+      const closedAgoMs = this.o.clock.now() - (newest.time * 1000 + this.timeframeMs);
+      if (closedAgoMs < this.timeframeMs) this.decideOn(run, pair);
+    } catch (err) {
+      logger.error({ err, instrument: pair.instrument }, 'processing closed candles failed');
+    } finally {
+      const again = this.polling.get(pair) === true;
+      this.polling.delete(pair);
+      if (again && this.run === run) this.track(this.poll(run, pair));
+    }
+  }
+
+  private decideOn(run: Run, pair: PairTracker): void {
+    const snapshot = pair.latest;
+    if (!snapshot) return;
+    const { config, clock, store } = this.o;
+    const decision = decide(snapshot, {
+      minConfluence: config.MIN_CONFLUENCE,
+      riskReward: config.RISK_REWARD,
+      minStopAtr: config.MIN_STOP_ATR,
+      digits: pair.digits,
+    });
+    if (!decision) return;
+    const signalId = signalIdFor(pair.instrument, config.TIMEFRAME, snapshot.candle.time);
+    // Already produced for this candle (a restart inside it): never a second signal, order or message.
+    if (store.find(signalId)) return;
+    const generatedAt = new Date(clock.now()).toISOString();
+    const signal: StrategySignal = {
+      type: decision.type,
+      generated_at: generatedAt,
+      entry_price: decision.entry,
+      stop_loss: decision.stopLoss,
+      take_profit: decision.takeProfit,
+      risk_reward: decision.riskReward,
+      indicators: decision.indicators,
+      confluence_score: decision.confluence,
+      signal_id: signalId,
+      instrument: pair.instrument,
+      symbol: pair.symbol,
+      timeframe: config.TIMEFRAME,
+      candle_time: new Date(snapshot.candle.time * 1000).toISOString(),
+      dry_run: run.dryRun,
+      ...this.o.dispatcher.initialStates(run.dryRun),
+    };
+    if (!store.insert(signal)) return;
+    run.signalsGenerated += 1;
+    pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
+    this.signals.inc({ instrument: pair.instrument, type: signal.type });
+    this.o.logger.info(
+      { signalId, instrument: pair.instrument, type: signal.type, entry: signal.entry_price, stopLoss: signal.stop_loss, takeProfit: signal.take_profit, confluence: signal.confluence_score, trigger: decision.trigger, dryRun: run.dryRun },
+      `signal ${signal.type} ${pair.instrument}`,
+    );
+    if (run.dryRun) this.o.paper.open(signal);
+    this.o.dispatcher.dispatch(signal);
+  }
+}

@@ -1,0 +1,146 @@
+import { FairValueGaps, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
+import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, type Timeframe } from '@fxdesk/schemas';
+import type { SourceQuote } from './market-source.js';
+import { RingBuffer } from './ring-buffer.js';
+import type { IndicatorSnapshot } from './signal-rule.js';
+
+export interface TrackerSettings {
+  timeframe: Timeframe;
+  supertrend: { atrPeriod: number; multiplier: number };
+  volumeProfileWindow: number;
+  /** Closed candles kept for GET /pairs/{instrument}/candles. */
+  chartSize: number;
+}
+
+export interface IngestResult {
+  /** The candles that were new (older or repeated ones are skipped), oldest first. */
+  added: Candle[];
+  /** Candles refused as malformed (high < low, a price that is not finite, negative volume). */
+  rejected: number;
+}
+
+function isUsable(c: Candle): boolean {
+  return c.high >= c.low && [c.open, c.high, c.low, c.close, c.volume].every(Number.isFinite) && c.volume >= 0;
+}
+
+/**
+ * One monitored pair: its four streaming indicators, fed each closed candle exactly once (work
+ * per candle is constant), the latest quote, its last signal, and a bounded chart history.
+ */
+export class PairTracker {
+  readonly instrument: string;
+  readonly symbol: string;
+  /** Decimal places of the pair's prices (from the market's catalog). */
+  digits: number;
+  lastSignal: PairRecord['last_signal'] = null;
+  private readonly settings: TrackerSettings;
+  private readonly supertrend: Supertrend;
+  private readonly stochRsi = new StochRsi();
+  private readonly fvg = new FairValueGaps();
+  private readonly volumeProfile: VolumeProfile;
+  private readonly chart: RingBuffer<ChartCandle>;
+  private lastCandle: Candle | null = null;
+  private snapshot: IndicatorSnapshot | null = null;
+  private quoteMid: number | null = null;
+  private lastDataAt: number | null = null;
+
+  constructor(instrument: string, symbol: string, digits: number, settings: TrackerSettings) {
+    this.instrument = instrument;
+    this.symbol = symbol;
+    this.digits = digits;
+    this.settings = settings;
+    this.supertrend = new Supertrend(settings.supertrend);
+    this.volumeProfile = new VolumeProfile({ window: settings.volumeProfileWindow });
+    this.chart = new RingBuffer(settings.chartSize);
+  }
+
+  /** Open time (epoch s) of the newest candle processed, or null before the first. */
+  get lastCandleTime(): number | null {
+    return this.lastCandle?.time ?? null;
+  }
+
+  /** The indicators after the newest candle, once all four are warmed up. */
+  get latest(): IndicatorSnapshot | null {
+    return this.snapshot;
+  }
+
+  /** Mid of the latest quote, else the latest close; null before any data. */
+  get currentPrice(): number | null {
+    return this.quoteMid ?? this.lastCandle?.close ?? null;
+  }
+
+  get candleSeconds(): number {
+    return TIMEFRAME_SECONDS[this.settings.timeframe];
+  }
+
+  onQuote(quote: SourceQuote, receivedAtMs: number): void {
+    this.quoteMid = (quote.bid + quote.ask) / 2;
+    this.lastDataAt = receivedAtMs;
+  }
+
+  ingest(candles: readonly Candle[]): IngestResult {
+    const added: Candle[] = [];
+    let rejected = 0;
+    for (const candle of candles) {
+      if (this.lastCandle && candle.time <= this.lastCandle.time) continue;
+      if (!isUsable(candle)) {
+        rejected++;
+        continue;
+      }
+      this.update(candle);
+      added.push(candle);
+    }
+    return { added, rejected };
+  }
+
+  status(isRunning: boolean, nowMs: number, staleAfterMs: number): PairStatus {
+    if (!isRunning) return 'stopped';
+    if (!this.snapshot) return 'warming_up';
+    if (this.lastDataAt === null || nowMs - this.lastDataAt > staleAfterMs) return 'stale';
+    return 'monitoring';
+  }
+
+  record(status: PairStatus): PairRecord {
+    const s = this.snapshot;
+    const price = this.currentPrice;
+    return {
+      instrument: this.instrument,
+      symbol: this.symbol,
+      status,
+      current_price: price === null ? null : Number(price.toFixed(this.digits + 1)),
+      supertrend: s ? { direction: s.supertrend.direction, value: Number(s.supertrend.value.toFixed(this.digits + 1)) } : null,
+      stochrsi: s ? { k: Number(s.stochrsi.k.toFixed(2)), d: Number(s.stochrsi.d.toFixed(2)) } : null,
+      last_signal: this.lastSignal,
+      last_candle_time: this.lastCandle ? new Date(this.lastCandle.time * 1000).toISOString() : null,
+      last_data_at: this.lastDataAt === null ? null : new Date(this.lastDataAt).toISOString(),
+    };
+  }
+
+  chartCandles(limit: number): ChartCandle[] {
+    return this.chart.last(limit);
+  }
+
+  private update(candle: Candle): void {
+    const supertrend = this.supertrend.update(candle);
+    const stochrsi = this.stochRsi.update(candle);
+    const fvg = this.fvg.update(candle);
+    const volumeProfile = this.volumeProfile.update(candle);
+    this.lastCandle = candle;
+    const endMs = (candle.time + this.candleSeconds) * 1000;
+    this.lastDataAt = Math.max(this.lastDataAt ?? endMs, endMs);
+    this.snapshot = supertrend && stochrsi && fvg && volumeProfile ? { candle, supertrend, stochrsi, fvg, volumeProfile } : null;
+    const round = (v: number) => Number(v.toFixed(this.digits + 1));
+    this.chart.push({
+      time: new Date(candle.time * 1000).toISOString(),
+      open: candle.open,
+      high: candle.high,
+      low: candle.low,
+      close: candle.close,
+      volume: candle.volume,
+      supertrend: supertrend && { direction: supertrend.direction, value: round(supertrend.value) },
+      stochrsi: stochrsi && { k: Number(stochrsi.k.toFixed(2)), d: Number(stochrsi.d.toFixed(2)), signal: stochrsi.signal },
+      fvg: fvg && { type: fvg.type, zone: fvg.zone ? [fvg.zone[0], fvg.zone[1]] : null },
+      volume_profile: volumeProfile && { poc: round(volumeProfile.poc), vah: round(volumeProfile.vah), val: round(volumeProfile.val) },
+    });
+  }
+}

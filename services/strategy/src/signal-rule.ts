@@ -1,0 +1,119 @@
+import { decimalFromNumber } from '@fxdesk/core';
+import type { Candle, FvgValue, StochRsiValue, SupertrendValue, VolumeProfileValue } from '@fxdesk/indicators';
+import type { SignalIndicators, SignalType } from '@fxdesk/schemas';
+
+/** The four indicators' values after one closed candle (all warmed up). */
+export interface IndicatorSnapshot {
+  candle: Candle;
+  supertrend: SupertrendValue;
+  stochrsi: StochRsiValue;
+  fvg: FvgValue;
+  volumeProfile: VolumeProfileValue;
+}
+
+export interface RuleSettings {
+  /** Aligned indicators a signal needs, 1..4. */
+  minConfluence: number;
+  /** Take profit distance as a multiple of the risk (entry to stop). */
+  riskReward: number;
+  /** Smallest stop distance, in ATRs of the Supertrend's ATR. */
+  minStopAtr: number;
+  /** Decimal places of the instrument's prices. */
+  digits: number;
+}
+
+export type Trigger = 'supertrend_flip' | 'stochrsi_cross';
+
+/** Which indicators agree with the direction the Supertrend gives. */
+export interface Evaluation {
+  type: SignalType;
+  trigger: Trigger | null;
+  aligned: { supertrend: true; stochrsi: boolean; fvg: boolean; volume_profile: boolean };
+  confluence: number;
+}
+
+export interface SignalDecision extends Evaluation {
+  trigger: Trigger;
+  entry: number;
+  stopLoss: number;
+  takeProfit: number;
+  riskReward: number;
+  indicators: SignalIndicators;
+}
+
+/** A computed price written as the broker would: `digits` places, half away from zero. */
+export function roundPrice(value: number, digits: number): number {
+  return Number(decimalFromNumber(value, digits));
+}
+
+/**
+ * The direction and the confluence on one closed candle (README "The signal rule"):
+ * - the Supertrend gives the direction (1 → LONG, −1 → SHORT) and always counts as aligned;
+ * - Stochastic RSI is aligned when %K crossed %D the same way (`bullish_cross` / `bearish_cross`),
+ *   or %K is on the signal's side of %D without being at the far extreme (`overbought` for a
+ *   LONG, `oversold` for a SHORT);
+ * - fair value gaps: aligned when the latest open gap points the same way;
+ * - volume profile: aligned when the close is beyond the point of control (above for LONG,
+ *   below for SHORT).
+ * The trigger is the event that makes this candle the moment: a Supertrend flip, or a %K/%D
+ * cross in the Supertrend's direction. Without one there is no signal, however aligned.
+ */
+export function evaluate(s: IndicatorSnapshot): Evaluation {
+  const long = s.supertrend.direction === 1;
+  const type: SignalType = long ? 'LONG' : 'SHORT';
+  const { k, d, signal } = s.stochrsi;
+  const cross = long ? 'bullish_cross' : 'bearish_cross';
+  const stochrsi = signal === cross || (long ? k > d && signal !== 'overbought' : k < d && signal !== 'oversold');
+  const fvg = s.fvg.type === (long ? 'bullish' : 'bearish');
+  const close = s.candle.close;
+  const volumeProfile = long ? close > s.volumeProfile.poc : close < s.volumeProfile.poc;
+  const trigger: Trigger | null = s.supertrend.flipped ? 'supertrend_flip' : signal === cross ? 'stochrsi_cross' : null;
+  const confluence = 1 + Number(stochrsi) + Number(fvg) + Number(volumeProfile);
+  return { type, trigger, aligned: { supertrend: true, stochrsi, fvg, volume_profile: volumeProfile }, confluence };
+}
+
+/**
+ * The stop beyond the nearest structure that protects the trade: for a LONG the higher of the
+ * Supertrend line and the low of an aligned gap below the entry (for a SHORT the lower of the
+ * line and the high of an aligned gap above it), pushed out to at least `minStopAtr` ATRs.
+ */
+export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopAtr: number): number {
+  const long = evaluation.type === 'LONG';
+  const entry = s.candle.close;
+  let structure = s.supertrend.value;
+  const zone = s.fvg.zone;
+  if (evaluation.aligned.fvg && zone) {
+    if (long && zone[0] < entry) structure = Math.max(structure, zone[0]);
+    if (!long && zone[1] > entry) structure = Math.min(structure, zone[1]);
+  }
+  const minDistance = minStopAtr * s.supertrend.atr;
+  return long ? Math.min(structure, entry - minDistance) : Math.max(structure, entry + minDistance);
+}
+
+/** The signal this candle gives, or null: a trigger and at least `minConfluence` aligned indicators. */
+export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDecision | null {
+  const evaluation = evaluate(s);
+  if (evaluation.trigger === null || evaluation.confluence < settings.minConfluence) return null;
+  const { digits } = settings;
+  const direction = evaluation.type === 'LONG' ? 1 : -1;
+  const entry = roundPrice(s.candle.close, digits);
+  const stopLoss = roundPrice(stopLevel(s, evaluation, settings.minStopAtr), digits);
+  const risk = (entry - stopLoss) * direction;
+  // A stop on the wrong side (or on the entry) cannot be traded: no signal.
+  if (!(risk > 0)) return null;
+  const takeProfit = roundPrice(entry + direction * settings.riskReward * risk, digits);
+  if (!(takeProfit > 0)) return null;
+  const riskReward = Number((Math.abs(takeProfit - entry) / risk).toFixed(2));
+  return { ...evaluation, trigger: evaluation.trigger, entry, stopLoss, takeProfit, riskReward, indicators: signalIndicators(s, digits) };
+}
+
+/** The spec's indicator objects of a signal, prices at the instrument's digits. */
+export function signalIndicators(s: IndicatorSnapshot, digits: number): SignalIndicators {
+  const price = (v: number) => roundPrice(v, digits + 1);
+  return {
+    supertrend: { direction: s.supertrend.direction, trend: s.supertrend.trend },
+    stochrsi: { k: Number(s.stochrsi.k.toFixed(2)), signal: s.stochrsi.signal },
+    fvg: { type: s.fvg.type, zone: s.fvg.zone ? [s.fvg.zone[0], s.fvg.zone[1]] : null },
+    volume_profile: { poc: price(s.volumeProfile.poc), vah: price(s.volumeProfile.vah), val: price(s.volumeProfile.val) },
+  };
+}

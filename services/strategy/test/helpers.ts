@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SimulatedMarket } from '@fxdesk/broker';
+import { loadConfig, ManualClock, type App } from '@fxdesk/core';
+import type { Env } from '@fxdesk/core';
+import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import { buildApp, strategyOf, type StrategyDeps } from '../src/app.js';
+import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
+import { SimulatedSource } from '../src/simulated-source.js';
+import { StrategyStore } from '../src/store.js';
+
+/** A Monday, markets open: 2026-01-05 12:00 UTC. */
+export const MONDAY_NOON = Date.UTC(2026, 0, 5, 12, 0, 0);
+
+export function testConfig(env: Env = {}): StrategyConfig {
+  return loadConfig(StrategyConfigSchema, {
+    LOG_LEVEL: 'silent',
+    SIM_SEED: 'strategy-tests',
+    SIM_TICK_INTERVAL_MS: '10000',
+    TIMEFRAME: 'M5',
+    WARMUP_CANDLES: '150',
+    CANDLE_CLOSE_DELAY_MS: '0',
+    ...env,
+  });
+}
+
+export interface Harness {
+  app: App;
+  clock: ManualClock;
+  config: StrategyConfig;
+  store: StrategyStore;
+  market: SimulatedMarket;
+  deps: StrategyDeps;
+  /** Moves the clock and lets every candle poll and downstream call it started finish. */
+  advance(ms: number): Promise<void>;
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Env;
+  clock?: ManualClock;
+  /** A database file (to test restarts); in memory by default. */
+  dbFile?: string;
+  deps?: Partial<StrategyDeps>;
+}
+
+/** The strategy app on a manual clock and the in-process simulated market (no downstream services unless given). */
+export async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  const clock = options.clock ?? new ManualClock(MONDAY_NOON);
+  const config = testConfig(options.env);
+  const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
+  const store = new StrategyStore(options.dbFile ?? ':memory:');
+  const deps: StrategyDeps = { clock, store, source: new SimulatedSource(market), ...options.deps };
+  const app = await buildApp({ config, deps });
+  await app.ready();
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await strategyOf(app).engine.whenIdle();
+    }
+  };
+  return {
+    app,
+    clock,
+    config,
+    store,
+    market,
+    deps,
+    settle,
+    async advance(ms: number) {
+      clock.advance(ms);
+      await settle();
+    },
+    async close() {
+      await app.close();
+      await deps.source.close();
+      store.close();
+    },
+  };
+}
+
+/** A fresh folder for database files, removed by the returned function. */
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-strategy-'));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Advances candle by candle until the store holds a signal (the simulated market is deterministic). */
+export async function advanceUntilSignal(h: Harness, maxCandles = 200): Promise<void> {
+  const stepMs = TIMEFRAME_SECONDS[h.config.TIMEFRAME] * 1000;
+  for (let i = 0; i < maxCandles; i++) {
+    if (h.store.page({ limit: 1 }).signals.length > 0) return;
+    await h.advance(stepMs);
+  }
+  throw new Error(`no signal in ${maxCandles} candles`);
+}
