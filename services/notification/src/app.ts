@@ -73,7 +73,8 @@ export async function buildNotificationService({ config, deps }: { config: Notif
     atMostOnce: config.AT_MOST_ONCE_CHANNELS,
     onResult: (channel, outcome) => delivered.inc({ channel, outcome }),
   });
-  const notifier = new Notifier({ store, recipients: recipientsFromConfig(config), clock: deps.clock, logger: app.log as Logger, onStored: () => outbox.wake() });
+  const recipients = recipientsFromConfig(config);
+  const notifier = new Notifier({ store, recipients, clock: deps.clock, logger: app.log as Logger, onStored: () => outbox.wake() });
 
   if (config.NOTIFICATION_API_KEY === undefined) {
     app.log.warn('NOTIFICATION_API_KEY is not set: /notifications accepts requests without a key');
@@ -81,6 +82,8 @@ export async function buildNotificationService({ config, deps }: { config: Notif
   if (config.MESSENGER_APP_APP_SECRET === undefined) {
     app.log.warn('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app accepts unsigned status updates');
   }
+  const unaddressed = CHANNELS.filter((c) => recipients[c].length === 0);
+  if (unaddressed.length > 0) app.log.info({ channels: unaddressed }, 'no recipients configured for these channels: requests for them create no deliveries');
   const sandboxed = CHANNELS.filter((c) => transports[c].provider === 'sandbox');
   if (sandboxed.length > 0) app.log.info({ channels: sandboxed }, 'no credentials for these channels: their deliveries go to the sandbox (recorded, not sent)');
 

@@ -64,7 +64,7 @@ export class Notifier {
       }
     } else {
       const empty = channels.filter((c) => this.o.recipients[c].length === 0);
-      if (empty.length > 0) this.o.logger.warn({ channels: empty, notificationRequestId: created.requestId }, 'no recipients configured for these channels: nothing to send there');
+      if (empty.length > 0) this.o.logger.debug({ channels: empty, notificationRequestId: created.requestId }, 'no recipients configured for these channels: nothing to send there');
       if (deliveries.length > 0) this.o.onStored();
     }
     return { replayed: created.replayed, requestId: created.requestId, deliveryIds: created.deliveryIds, deliveriesAttempted: created.deliveryIds.length };

@@ -184,6 +184,8 @@ export class NotificationStore {
   readonly db: SqliteDatabase;
   private readonly committer: GroupCommit;
   private readonly statements;
+  /** One prepared statement per combination of list filters (at most 32). */
+  private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
   constructor(file: string) {
     this.db = openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
@@ -417,7 +419,12 @@ export class NotificationStore {
       params.cursorSeq = cursor.seq;
     }
     const sql = `SELECT * FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, seq DESC LIMIT @limit`;
-    const rows = this.db.prepare<Record<string, string | number>, DeliveryRow>(sql).all(params);
+    let statement = this.listStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.listStatements.set(sql, statement);
+    }
+    const rows = statement.all(params) as DeliveryRow[];
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return { items: page.map(toRecord), next: rows.length > limit && last ? { createdAt: last.created_at, seq: last.seq } : undefined };
