@@ -9,7 +9,7 @@ import { systemClock } from '@fxdesk/core';
 import { eventFrame } from '../../services/market-data/src/sse.js';
 import { toTick } from '../../services/market-data/src/ticks.js';
 import { PacedTicks } from './paced-ticks.js';
-import { BENCH_SYMBOLS, parseServerArgs, send, type ToServer } from './protocol.js';
+import { BENCH_SYMBOLS, cpuMicros, parseServerArgs, send, type ToServer } from './protocol.js';
 
 const { rate } = parseServerArgs(process.argv);
 const market = new SimulatedMarket({ seed: 'bench', tickIntervalMs: 1000, marketHours: false, clock: systemClock });
@@ -37,7 +37,7 @@ server.listen(0, '127.0.0.1', () => {
 
 process.on('message', (message: ToServer) => {
   if (message.type === 'report') {
-    send({ type: 'report', rssBytes: process.memoryUsage.rss(), ticksPublished: published, dropped: 0, clients: clients.size });
+    send({ type: 'report', rssBytes: process.memoryUsage.rss(), cpuMicros: cpuMicros(), ticksPublished: published, dropped: 0, clients: clients.size });
   } else {
     ticks.stop();
     for (const res of clients) res.destroy();

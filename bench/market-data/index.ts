@@ -8,7 +8,8 @@
  *
  * Figures per server: delivered ticks/s (over all clients), p50/p99 tick-to-client latency
  * (receive time minus the tick's `ts`, which is the instant the tick was due, so a late server
- * shows as latency), ticks dropped for slow clients, and the server's RSS at the end.
+ * shows as latency), ticks dropped for slow clients, the server's RSS at the end and its CPU
+ * time over the window (100 % = one core).
  * Target (2 cores): 1,000 clients × 50 ticks/s, p99 < 100 ms, and ≥ 70% of the bare
  * broadcaster's delivered ticks/s. Not a test: nothing here fails on a slow machine.
  */
@@ -33,6 +34,7 @@ interface Figures {
   dropped: number;
   missing: number;
   rssMb: number;
+  cpuPercent: number;
 }
 
 type Report = Extract<FromServer, { type: 'report' }>;
@@ -89,6 +91,7 @@ async function measure(name: string, script: string, streamPath: string, headers
       dropped: after.dropped - before.dropped,
       missing: Math.max(0, (after.ticksPublished - before.ticksPublished) * CLIENTS - received),
       rssMb: after.rssBytes / 1_048_576,
+      cpuPercent: (after.cpuMicros - before.cpuMicros) / 1e4 / elapsedSeconds,
     };
     if (after.clients !== CLIENTS) process.stdout.write(`  note: ${name} ended with ${after.clients} of ${CLIENTS} clients connected\n`);
     return figures;
@@ -114,8 +117,9 @@ const rows = [bare, service].map((f) => [
   fmt(f.dropped),
   fmt(f.missing),
   `${fmt(f.rssMb, 1)} MB`,
+  `${fmt(f.cpuPercent)} %`,
 ]);
-const header = ['server', 'delivered ticks/s', 'p50', 'p99', 'dropped', 'not received', 'server RSS'];
+const header = ['server', 'delivered ticks/s', 'p50', 'p99', 'dropped', 'not received', 'server RSS', 'server CPU'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
 for (const row of [header, ...rows]) process.stdout.write(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ')}\n`);
 

@@ -2,7 +2,7 @@
 export type ToServer = { type: 'report' } | { type: 'stop' };
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'report'; rssBytes: number; ticksPublished: number; dropped: number; clients: number };
+  | { type: 'report'; rssBytes: number; cpuMicros: number; ticksPublished: number; dropped: number; clients: number };
 
 /** The symbols every benchmark tick cycles through; clients subscribe to all of them. */
 export const BENCH_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCHF'] as const;
@@ -14,6 +14,12 @@ export interface ServerArgs {
 
 export function parseServerArgs(argv: string[]): ServerArgs {
   return { rate: Number(argv[2]), clients: Number(argv[3]) };
+}
+
+/** User + system CPU time of this process so far, in microseconds. */
+export function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
 }
 
 export function send(message: FromServer): void {

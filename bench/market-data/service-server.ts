@@ -3,7 +3,7 @@ import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
 import { loadConfig, systemClock } from '@fxdesk/core';
 import { buildApp, marketDataOf } from '../../services/market-data/src/app.js';
 import { MarketDataConfigSchema } from '../../services/market-data/src/config.js';
-import { BENCH_SYMBOLS, parseServerArgs, send, type ToServer } from './protocol.js';
+import { BENCH_SYMBOLS, cpuMicros, parseServerArgs, send, type ToServer } from './protocol.js';
 import { RateFeed } from './rate-feed.js';
 
 const { rate, clients } = parseServerArgs(process.argv);
@@ -23,7 +23,7 @@ const hub = marketDataOf(app).hub;
 process.on('message', (message: ToServer) => {
   if (message.type === 'report') {
     const stats = hub.stats();
-    send({ type: 'report', rssBytes: process.memoryUsage.rss(), ticksPublished: stats.ticksPublished, dropped: stats.dropped, clients: stats.clients });
+    send({ type: 'report', rssBytes: process.memoryUsage.rss(), cpuMicros: cpuMicros(), ticksPublished: stats.ticksPublished, dropped: stats.dropped, clients: stats.clients });
   } else {
     void app.close().then(() => {
       market.stop();
