@@ -1,18 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
-import type { Channel } from './records.js';
-import type { ContentType } from './render.js';
+import type { Channel, NotificationRequest } from './records.js';
 import type { NotificationStore } from './store.js';
-
-export interface NotificationInput {
-  message: string;
-  channels: Channel[];
-  source: string;
-  subject?: string;
-  contentType?: ContentType;
-  idempotencyKey?: string;
-}
 
 export interface SubmitResult {
   replayed: boolean;
@@ -31,8 +21,8 @@ export interface NotifierOptions {
 }
 
 /** What makes two requests "the same" for the replay warning: everything but the key. */
-function payloadHash(input: NotificationInput, channels: Channel[]): string {
-  const canonical = JSON.stringify([input.message, channels, input.source, input.subject ?? null, input.contentType ?? 'text']);
+function payloadHash(input: NotificationRequest, channels: Channel[]): string {
+  const canonical = JSON.stringify([input.message, channels, input.source, input.subject ?? null, input.contentType]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -43,7 +33,7 @@ function payloadHash(input: NotificationInput, channels: Channel[]): string {
 export class Notifier {
   constructor(private readonly o: NotifierOptions) {}
 
-  async submit(input: NotificationInput): Promise<SubmitResult> {
+  async submit(input: NotificationRequest): Promise<SubmitResult> {
     const channels = [...new Set(input.channels)];
     const deliveries = channels.flatMap((channel) => this.o.recipients[channel].map((recipient) => ({ id: randomUUID(), channel, recipient })));
     const created = await this.o.store.create({
@@ -52,7 +42,7 @@ export class Notifier {
       idempotencyKey: input.idempotencyKey,
       message: input.message,
       subject: input.subject,
-      contentType: input.contentType ?? 'text',
+      contentType: input.contentType,
       channels,
       payloadHash: payloadHash(input, channels),
       deliveries,

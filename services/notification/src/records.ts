@@ -49,3 +49,23 @@ export const DeliveryRecordSchema = z
   })
   .meta({ id: 'DeliveryRecord' });
 export type DeliveryRecord = z.infer<typeof DeliveryRecordSchema>;
+
+export const NotificationRequestSchema = z
+  .strictObject({
+    message: z.string().min(1).max(65_536).meta({ description: 'Plain text or HTML body' }),
+    channels: z.array(ChannelSchema).min(1).max(16).meta({ description: 'At least one channel; repeats count once' }),
+    source: z.string().min(1).max(100).meta({ description: 'Identifier of the calling service', example: 'strategy' }),
+    subject: z.string().min(1).max(255).optional().meta({ description: 'The email subject; the first line on the other channels' }),
+    contentType: z.enum(['text', 'html']).default('text'),
+    idempotencyKey: z.string().min(1).max(200).optional().meta({ description: 'Deduplicates retries within the same source' }),
+  })
+  .meta({ id: 'NotificationRequest' });
+
+export const NotificationResponseSchema = z
+  .object({
+    requestId: z.uuid(),
+    deliveryIds: z.array(z.uuid()),
+    deliveriesAttempted: z.number().int().meta({ description: 'Deliveries created: one per (channel, configured recipient)' }),
+  })
+  .meta({ id: 'NotificationResponse' });
+export type NotificationRequest = z.output<typeof NotificationRequestSchema>;

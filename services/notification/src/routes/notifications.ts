@@ -2,27 +2,8 @@ import { AppError, requireApiKey, type App } from '@fxdesk/core';
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { Notifier } from '../notifier.js';
-import { ChannelSchema, DeliveryRecordSchema, DeliveryStatusSchema } from '../records.js';
+import { ChannelSchema, DeliveryRecordSchema, DeliveryStatusSchema, NotificationRequestSchema, NotificationResponseSchema } from '../records.js';
 import { decodeCursor, encodeCursor, type NotificationStore } from '../store.js';
-
-export const NotificationRequestSchema = z
-  .strictObject({
-    message: z.string().min(1).max(65_536).meta({ description: 'Plain text or HTML body' }),
-    channels: z.array(ChannelSchema).min(1).max(16).meta({ description: 'At least one channel; repeats count once' }),
-    source: z.string().min(1).max(100).meta({ description: 'Identifier of the calling service', example: 'strategy' }),
-    subject: z.string().min(1).max(255).optional().meta({ description: 'The email subject; the first line on the other channels' }),
-    contentType: z.enum(['text', 'html']).default('text'),
-    idempotencyKey: z.string().min(1).max(200).optional().meta({ description: 'Deduplicates retries within the same source' }),
-  })
-  .meta({ id: 'NotificationRequest' });
-
-export const NotificationResponseSchema = z
-  .object({
-    requestId: z.uuid(),
-    deliveryIds: z.array(z.uuid()),
-    deliveriesAttempted: z.number().int().meta({ description: 'Deliveries created: one per (channel, configured recipient)' }),
-  })
-  .meta({ id: 'NotificationResponse' });
 
 const SkippedSchema = z.object({ status: z.literal('skipped') }).meta({ id: 'NotificationSkipped' });
 
