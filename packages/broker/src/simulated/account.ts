@@ -13,17 +13,15 @@ import type {
 import { BrokerError } from '../errors.js';
 import { deriveKey, hashIndex, hashString, rehash, unit } from './hash.js';
 import type { SimulatedMarket } from './market.js';
-import { nextWeeklyOpen } from './market-hours.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, nextWeeklyOpen } from './market-hours.js';
 import { currencyModel, type SymbolSpec, type SymbolTier } from './symbols.js';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 /** The simulated trader's history starts here unless told otherwise (ids stay stable across restarts). */
 export const DEFAULT_ACCOUNT_OPENED_AT = Date.UTC(2026, 0, 1);
 /** Chance that the trader acts in a given market hour. */
 const TRADE_CHANCE_PER_HOUR = 0.3;
 const TRADED_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCAD', 'EURJPY', 'GBPJPY', 'EURGBP', 'XAUUSD'];
-const MIN_HOLD_MS = 5 * 60_000;
+const MIN_HOLD_MS = 5 * MINUTE_MS;
 const MAX_HOLD_MS = 36 * HOUR_MS;
 const MARGIN_RATE: Record<SymbolTier, string> = { major: '0.0333', cross: '0.05', metal: '0.05' };
 
@@ -235,14 +233,14 @@ export class SimulatedAccount implements AccountReader {
     const h6 = rehash(h5);
     const limit =
       unit(h6) < 0.25
-        ? { offsetPips: 5 + (rehash(h6) % 26), waitMs: (10 + (h6 % 110)) * 60_000, fills: unit(rehash(rehash(h6))) < 0.6 }
+        ? { offsetPips: 5 + (rehash(h6) % 26), waitMs: (10 + (h6 % 110)) * MINUTE_MS, fills: unit(rehash(rehash(h6))) < 0.6 }
         : null;
     return { spec, units, openAt, holdMs, limit };
   }
 
   private schedule(event: TraderEvent): void {
     // Nothing happens while the market is closed: such events wait for the next open.
-    if (!this.market.isOpen(event.time)) event.time = nextWeeklyOpen(event.time) + 60_000;
+    if (!this.market.isOpen(event.time)) event.time = nextWeeklyOpen(event.time) + MINUTE_MS;
     let i = this.queue.length;
     while (i > 0 && this.queue[i - 1]!.time > event.time) i--;
     this.queue.splice(i, 0, event);
@@ -261,7 +259,10 @@ export class SimulatedAccount implements AccountReader {
         const pip = 10 ** plan.spec.pipLocation;
         const price = round(mid - Math.sign(plan.units) * plan.limit.offsetPips * pip, plan.spec.digits);
         const order = this.newOrder('LIMIT', plan.spec, plan.units, price, 'GTD', event.time, 'PENDING');
-        this.record({ time: event.time, type: 'LIMIT_ORDER', spec: plan.spec, units: plan.units, price, reason: 'CLIENT_ORDER' }, { orderCreated: order });
+        this.record(
+          { time: event.time, type: 'LIMIT_ORDER', spec: plan.spec, units: plan.units, price, reason: 'CLIENT_ORDER' },
+          { orderCreated: order },
+        );
         this.schedule({ time: event.time + plan.limit.waitMs, kind: 'limit-end', plan, order });
         return;
       }
@@ -298,7 +299,10 @@ export class SimulatedAccount implements AccountReader {
       realizedPL: 0,
     };
     this.trades.push(trade);
-    this.record({ time, type: 'ORDER_FILL', spec: order.spec, units: order.units, price, pl: 0, reason }, { orderFilled: order, tradeOpened: trade });
+    this.record(
+      { time, type: 'ORDER_FILL', spec: order.spec, units: order.units, price, pl: 0, reason },
+      { orderFilled: order, tradeOpened: trade },
+    );
     this.schedule({ time: time + holdMs, kind: 'close', trade });
   }
 

@@ -1,6 +1,6 @@
 import type { Bar } from '../types.js';
-import { nextWeeklyOpen } from './market-hours.js';
-import { BOUND_SPANS_MS, type BidBounds, MINUTE, type SymbolModel } from './price-model.js';
+import { MINUTE_MS, nextWeeklyOpen } from './market-hours.js';
+import { BOUND_SPANS_MS, type BidBounds, type SymbolModel } from './price-model.js';
 
 /**
  * The closed bar of [startMs, endMs) (whole minutes): exactly what aggregating every tick of the
@@ -12,12 +12,12 @@ export function scanClosedBar(model: SymbolModel, startMs: number, endMs: number
   const busyMinutes: number[] = [];
   let ticks = 0;
   let spread = Number.POSITIVE_INFINITY;
-  const endMinute = endMs / MINUTE;
-  let minute = startMs / MINUTE;
+  const endMinute = endMs / MINUTE_MS;
+  let minute = startMs / MINUTE_MS;
   while (minute < endMinute) {
     const frame = model.minuteFrame(minute);
     if (!frame.isOpen) {
-      minute = Math.max(minute + 1, nextWeeklyOpen(minute * MINUTE) / MINUTE);
+      minute = Math.max(minute + 1, nextWeeklyOpen(minute * MINUTE_MS) / MINUTE_MS);
       continue;
     }
     if (frame.tickCount > 0) {
@@ -83,14 +83,14 @@ function extremeBid(model: SymbolModel, minutes: number[], direction: 1 | -1): n
 
   const searchPeriods = (level: number, from: number, to: number): void => {
     if (level === BOUND_SPANS_MS.length) return searchMinutes(from, to);
-    const spanMinutes = BOUND_SPANS_MS[level]! / MINUTE;
+    const spanMinutes = BOUND_SPANS_MS[level]! / MINUTE_MS;
     const periods: { from: number; to: number; bound: number }[] = [];
     // `minutes` is ascending, so each period's minutes are one run of it.
     for (let i = from; i < to; ) {
       const period = Math.floor(minutes[i]! / spanMinutes);
       let j = i + 1;
       while (j < to && Math.floor(minutes[j]! / spanMinutes) === period) j++;
-      periods.push({ from: i, to: j, bound: score(model.periodBidBounds(period * spanMinutes * MINUTE, spanMinutes * MINUTE)) });
+      periods.push({ from: i, to: j, bound: score(model.periodBidBounds(period * spanMinutes * MINUTE_MS, spanMinutes * MINUTE_MS)) });
       i = j;
     }
     periods.sort((a, b) => b.bound - a.bound);

@@ -4,8 +4,9 @@
  * pause are not modelled.
  */
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
 export const WEEK_MS = 7 * DAY_MS;
 /** 1970-01-04T00:00Z, the first Sunday after the epoch. */
 const FIRST_SUNDAY_MS = 3 * DAY_MS;

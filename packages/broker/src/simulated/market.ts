@@ -5,8 +5,8 @@ import { hashString } from './hash.js';
 import { BarAccumulator } from './bar-accumulator.js';
 import { scanClosedBar } from './bar-scan.js';
 import { LruCache } from './lru-cache.js';
-import { isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
-import { CurrencyProcesses, MINUTE, SymbolModel } from './price-model.js';
+import { DAY_MS, MINUTE_MS, isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
+import { CurrencyProcesses, SymbolModel } from './price-model.js';
 import { SYMBOL_SPECS, type SymbolSpec } from './symbols.js';
 
 export interface SimulatedMarketOptions {
@@ -26,7 +26,7 @@ export interface SimulatedMarketOptions {
 /** The most bars one `bars()` call answers. */
 export const MAX_BAR_COUNT = 100_000;
 /** How far back `lastTick` looks for a tick before answering null. */
-const LAST_TICK_LOOKBACK_MS = 14 * 86_400_000;
+const LAST_TICK_LOOKBACK_MS = 14 * DAY_MS;
 
 /** A forming bar is aggregated from the closed bars of the next smaller timeframe and its forming one. */
 const CHILD_TIMEFRAME: Record<Exclude<Timeframe, 'M1'>, Timeframe> = {
@@ -71,7 +71,7 @@ export class SimulatedMarket {
   constructor(options: SimulatedMarketOptions) {
     if (typeof options.seed !== 'string' || options.seed.length === 0) throw new RangeError('seed must be a non-empty string');
     const interval = options.tickIntervalMs;
-    if (!Number.isInteger(interval) || interval < 10 || interval > MINUTE) {
+    if (!Number.isInteger(interval) || interval < 10 || interval > MINUTE_MS) {
       throw new RangeError(`tickIntervalMs must be an integer from 10 to 60000, got ${interval}`);
     }
     this.seed = options.seed;
@@ -121,11 +121,11 @@ export class SimulatedMarket {
         t = previousWeeklyClose(t) - 1;
         continue;
       }
-      const frame = model.minuteFrame(Math.floor(t / MINUTE));
+      const frame = model.minuteFrame(Math.floor(t / MINUTE_MS));
       for (let slot = this.slotOf(t); frame.tickCount > 0 && slot >= frame.firstSlot; slot--) {
         if (model.evaluateSlot(slot)) return this.quote(model, slot);
       }
-      t = frame.minute * MINUTE - 1;
+      t = frame.minute * MINUTE_MS - 1;
     }
     return null;
   }
@@ -138,7 +138,7 @@ export class SimulatedMarket {
     const endSlot = Math.ceil(toMs / this.tickIntervalMs);
     let slot = firstSlot;
     while (slot < endSlot) {
-      const frame = model.minuteFrame(Math.floor((slot * this.tickIntervalMs) / MINUTE));
+      const frame = model.minuteFrame(Math.floor((slot * this.tickIntervalMs) / MINUTE_MS));
       if (!frame.isOpen) {
         slot = Math.max(frame.endSlot, Math.ceil(nextWeeklyOpen(slot * this.tickIntervalMs) / this.tickIntervalMs));
         continue;
@@ -250,7 +250,7 @@ export class SimulatedMarket {
   }
 
   private emitSlot(slot: number): void {
-    const minute = Math.floor((slot * this.tickIntervalMs) / MINUTE);
+    const minute = Math.floor((slot * this.tickIntervalMs) / MINUTE_MS);
     for (const model of this.models.values()) {
       model.minuteFrame(minute);
       if (!model.evaluateSlot(slot)) continue;
@@ -291,7 +291,7 @@ export class SimulatedMarket {
   private formingBar(model: SymbolModel, timeframe: Timeframe, startMs: number, atMs: number): Bar | null {
     const accumulator = new BarAccumulator(model.spec.digits);
     if (timeframe === 'M1') {
-      this.accumulateTicks(model, accumulator, startMs, startMs + MINUTE, atMs);
+      this.accumulateTicks(model, accumulator, startMs, startMs + MINUTE_MS, atMs);
     } else {
       const child = CHILD_TIMEFRAME[timeframe];
       const childMs = TIMEFRAME_SECONDS[child] * 1000;
@@ -309,7 +309,7 @@ export class SimulatedMarket {
   /** A bar whose period has ended, from its ticks (cached, with "no bar" cached too). */
   private closedBar(model: SymbolModel, timeframe: Timeframe, startMs: number): Bar | null {
     const cache = this.barCache(model.spec.symbol, timeframe);
-    const key = startMs / MINUTE;
+    const key = startMs / MINUTE_MS;
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const endMs = startMs + TIMEFRAME_SECONDS[timeframe] * 1000;
@@ -345,12 +345,12 @@ export class SimulatedMarket {
     upToMs: number,
   ): void {
     const lastSlot = Math.floor(upToMs / this.tickIntervalMs);
-    const endMinute = toMs / MINUTE;
-    let minute = fromMs / MINUTE;
+    const endMinute = toMs / MINUTE_MS;
+    let minute = fromMs / MINUTE_MS;
     while (minute < endMinute) {
       const frame = model.minuteFrame(minute);
       if (!frame.isOpen) {
-        minute = Math.max(minute + 1, nextWeeklyOpen(minute * MINUTE) / MINUTE);
+        minute = Math.max(minute + 1, nextWeeklyOpen(minute * MINUTE_MS) / MINUTE_MS);
         continue;
       }
       const endSlot = Math.min(frame.endSlot, lastSlot + 1);

@@ -25,20 +25,28 @@
  * volume is then known without visiting its slots. Every tick of a minute has the minute's spread.
  */
 import { deriveKey, hashIndex, rehash, signedUnit, unit } from './hash.js';
-import { isWeeklyOpen, utcHour } from './market-hours.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, isWeeklyOpen, utcHour } from './market-hours.js';
 import { CURRENCIES, USD_FACTOR_VOLATILITY, type SymbolSpec, currencyModel } from './symbols.js';
 
-const YEAR_MS = 365.25 * 86_400_000;
-export const MINUTE = 60_000;
-export const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+const YEAR_MS = 365.25 * DAY_MS;
 /** Bucket lengths of the currencies' octaves: whole minutes, aligned on the epoch. */
-const SLOW_BUCKETS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 4 * HOUR, DAY, 4 * DAY, 14 * DAY, 56 * DAY, 224 * DAY];
+const SLOW_BUCKETS_MS = [
+  MINUTE_MS,
+  5 * MINUTE_MS,
+  15 * MINUTE_MS,
+  HOUR_MS,
+  4 * HOUR_MS,
+  DAY_MS,
+  4 * DAY_MS,
+  14 * DAY_MS,
+  56 * DAY_MS,
+  224 * DAY_MS,
+];
 /**
  * Periods over which bounds on the price are taken (bar-scan.ts): inside one, the octaves whose
  * buckets are at least as long sum to one cubic, and the shorter ones are bounded by their amplitudes.
  */
-export const BOUND_SPANS_MS = [HOUR, 15 * MINUTE] as const;
+export const BOUND_SPANS_MS = [HOUR_MS, 15 * MINUTE_MS] as const;
 /** Bucket lengths of each pair's own fast octaves; both divide a minute. */
 const FAST_BUCKETS_MS = [5_000, 15_000] as const;
 /** Calibrates octave amplitudes so daily moves match the configured volatility. */
@@ -75,7 +83,7 @@ class NoiseProcess {
   /** The process over minute `minute` as c0..c3 of a cubic in x = (t − minute start) / 1 min, x in [0, 1). */
   minuteCubic(minute: number): Float64Array {
     if (minute !== this.cubicMinute) {
-      this.spanCubic(minute * MINUTE, MINUTE, 0, this.minuteCoefficients);
+      this.spanCubic(minute * MINUTE_MS, MINUTE_MS, 0, this.minuteCoefficients);
       this.cubicMinute = minute;
     }
     return this.minuteCoefficients;
@@ -207,8 +215,8 @@ export class SymbolModel {
   private readonly c = new Float64Array(4);
   /** Mid price, in points, of the slow octaves at the start of the price minute. */
   private anchorPoints = 0;
-  private readonly fast5 = new Float64Array(MINUTE / FAST_BUCKETS_MS[0] + 1);
-  private readonly fast15 = new Float64Array(MINUTE / FAST_BUCKETS_MS[1] + 1);
+  private readonly fast5 = new Float64Array(MINUTE_MS / FAST_BUCKETS_MS[0] + 1);
+  private readonly fast15 = new Float64Array(MINUTE_MS / FAST_BUCKETS_MS[1] + 1);
   private readonly periodC = new Float64Array(4);
   private readonly processC = new Float64Array(4);
 
@@ -249,7 +257,7 @@ export class SymbolModel {
     this.minuteKey = deriveKey(symbolKey, 'minute');
     this.busyHourKey = deriveKey(seedKey, 'busy-hour');
     this.asiaActive = ASIA_CURRENCIES.has(spec.base) || ASIA_CURRENCIES.has(spec.quote);
-    const slotsPerMinute = Math.ceil(MINUTE / tickIntervalMs) + 1;
+    const slotsPerMinute = Math.ceil(MINUTE_MS / tickIntervalMs) + 1;
     this.ticking = new Uint8Array(slotsPerMinute);
     this.slotOrder = new Int32Array(slotsPerMinute);
   }
@@ -258,11 +266,11 @@ export class SymbolModel {
   minuteFrame(minute: number): MinuteFrame {
     const frame = this.frame;
     if (frame.minute === minute) return frame;
-    const start = minute * MINUTE;
+    const start = minute * MINUTE_MS;
     frame.minute = minute;
     frame.isOpen = !this.marketHours || isWeeklyOpen(start);
     frame.firstSlot = Math.ceil(start / this.tickIntervalMs);
-    frame.endSlot = Math.ceil((start + MINUTE) / this.tickIntervalMs);
+    frame.endSlot = Math.ceil((start + MINUTE_MS) / this.tickIntervalMs);
     this.loadActivity(minute, start);
     return frame;
   }
@@ -288,7 +296,7 @@ export class SymbolModel {
 
   /** The mid price at any instant, without the per-slot jitter: the smooth path ticks scatter around. */
   smoothMid(epochMs: number): number {
-    this.minuteFrame(Math.floor(epochMs / MINUTE));
+    this.minuteFrame(Math.floor(epochMs / MINUTE_MS));
     this.ensurePrice();
     return this.anchorPoints * expSmall(this.logOffsetAt(epochMs)) * this.spec.point;
   }
@@ -325,8 +333,8 @@ export class SymbolModel {
 
   /** log(mid) at `t` minus log(mid) at the start of the loaded minute, without jitter. */
   private logOffsetAt(t: number): number {
-    const offset = t - this.frame.minute * MINUTE;
-    const x = offset / MINUTE;
+    const offset = t - this.frame.minute * MINUTE_MS;
+    const x = offset / MINUTE_MS;
     const c = this.c;
     return (
       x * (c[1]! + x * (c[2]! + x * c[3]!)) +
@@ -376,7 +384,7 @@ export class SymbolModel {
   }
 
   private loadFast(values: Float64Array, octave: 0 | 1, minute: number): void {
-    const first = (minute * MINUTE) / FAST_BUCKETS_MS[octave];
+    const first = (minute * MINUTE_MS) / FAST_BUCKETS_MS[octave];
     const key = this.fastKeys[octave]!;
     const amplitude = this.fastAmplitudes[octave]!;
     for (let i = 0; i < values.length; i++) values[i] = amplitude * signedUnit(hashIndex(key, first + i));
@@ -396,7 +404,7 @@ export class SymbolModel {
     this.frame.tickCount = this.frame.isOpen ? binomialLike(slots, probability, h5) : 0;
 
     let spread = this.spec.typicalSpreadPoints * (1 + 0.25 * unit(h2));
-    const minuteOfDay = Math.floor((start % DAY) / MINUTE);
+    const minuteOfDay = Math.floor((start % DAY_MS) / MINUTE_MS);
     // The daily rollover (around 22:00 UTC) widens spreads, as do rare liquidity gaps.
     if (minuteOfDay >= ROLLOVER_FROM_MINUTE && minuteOfDay < ROLLOVER_TO_MINUTE) spread *= ROLLOVER_WIDENING;
     else if (hour < 6 && this.spec.tier !== 'major') spread *= 1.3;

@@ -14,12 +14,11 @@ import type {
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
-import type { SymbolSpec } from './symbols.js';
-import { currencyModel } from './symbols.js';
+import { DAY_MS } from './market-hours.js';
+import { currencyModel, type SymbolSpec } from './symbols.js';
 import { LIQUIDITY_LOTS, pointsToPrice, priceToPoints, quoteToPoints, simulatedSymbolInfo } from './terminal-rules.js';
 
 const COMMENT_MAX_LENGTH = 31;
-const DAY_MS = 86_400_000;
 
 export interface SimulatedTerminalOptions {
   market: SimulatedMarket;
@@ -500,8 +499,9 @@ export class SimulatedTerminal implements TradingTerminal {
 
     if (request.price !== undefined && request.deviation !== undefined) {
       const requested = priceToPoints(request.price, digits)!;
-      if (Math.abs(plan.pricePoints - requested) > request.deviation) {
-        return emptyResult(RETCODE.REQUOTE, `price moved ${Math.abs(plan.pricePoints - requested)} points, deviation ${request.deviation}`, requestId, plan.quote);
+      const moved = Math.abs(plan.pricePoints - requested);
+      if (moved > request.deviation) {
+        return emptyResult(RETCODE.REQUOTE, `price moved ${moved} points, deviation ${request.deviation}`, requestId, plan.quote);
       }
     }
     const liquidity = LIQUIDITY_LOTS[plan.spec.tier];
