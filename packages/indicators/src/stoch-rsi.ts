@@ -106,6 +106,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
   private rawPos = 0;
   private kCount = 0;
   private kPos = 0;
+  private readonly invK: number;
+  private readonly invD: number;
   private prevRaw = Number.NaN;
   private last: StochRsiValue | null = null;
 
@@ -132,6 +134,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.minVal = new Float64Array(this.stochPeriod);
     this.rawBuf = new Float64Array(this.kSmoothing);
     this.kBuf = new Float64Array(this.dSmoothing);
+    this.invK = 1 / this.kSmoothing;
+    this.invD = 1 / this.dSmoothing;
     this.warmUp = this.rsiPeriod + this.stochPeriod + this.kSmoothing + this.dSmoothing - 2;
   }
 
@@ -212,7 +216,7 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     if (this.rawCount < ks) return null;
     let sum = 0;
     for (let i = 0; i < ks; i++) sum += rawBuf[i]!;
-    const k = sum / ks;
+    const k = sum * this.invK;
 
     // %D = SMA of %K.
     const ds = this.dSmoothing;
@@ -223,7 +227,7 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     if (this.kCount < ds) return null;
     sum = 0;
     for (let i = 0; i < ds; i++) sum += kBuf[i]!;
-    const d = sum / ds;
+    const d = sum * this.invD;
 
     const prev = this.last;
     const signal = stochRsiSignal(prev, k, d, this.oversold, this.overbought);

@@ -84,8 +84,9 @@ const INDEX_LIMIT = 2 ** 29;
  * rowCount × (1 + t) rows (t = rowCountTolerance, 0.25: 19 to 30 rows for 24), and is rebuilt from
  * the window's candles when it leaves that band (the range grew or shrank by about a quarter).
  * While the grid is unchanged, a candle is added by adding its volume to the rows it covers, and
- * the evicted candle is removed by subtracting exactly the amounts it added; a row no candle covers
- * any more is reset to exactly 0, so rounding residue cannot accumulate in empty rows.
+ * the evicted candle is removed by subtracting exactly the amounts it added (kept per candle); a
+ * row no candle covers any more is reset to exactly 0, so rounding residue cannot accumulate in
+ * empty rows.
  *
  * **Value.** `null` until the window is full (`window` candles) and while the window's total volume
  * is 0 (a feed without volume can pass volume 1 per candle to get a time-at-price profile).
@@ -110,6 +111,13 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   private readonly highs: Float64Array;
   private readonly lows: Float64Array;
   private readonly vols: Float64Array;
+  // Per ring slot: the candle's first and last grid rows and the amounts it put in its first row,
+  // each middle row and its last row, so that eviction subtracts exactly what was added.
+  private readonly slotA: Int32Array;
+  private readonly slotB: Int32Array;
+  private readonly slotFirst: Float64Array;
+  private readonly slotMid: Float64Array;
+  private readonly slotLast: Float64Array;
   private head = 0; // index of the oldest candle
   private count = 0;
 
@@ -168,6 +176,11 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.highs = new Float64Array(this.window);
     this.lows = new Float64Array(this.window);
     this.vols = new Float64Array(this.window);
+    this.slotA = new Int32Array(this.window);
+    this.slotB = new Int32Array(this.window);
+    this.slotFirst = new Float64Array(this.window);
+    this.slotMid = new Float64Array(this.window);
+    this.slotLast = new Float64Array(this.window);
     const cap = nextPow2(Math.max(16, this.fixedRowSize === null ? 2 * this.maxSpan : 64));
     this.vol = new Float64Array(cap);
     this.cnt = new Int32Array(cap);
@@ -184,7 +197,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const w = this.window;
     if (this.count === w) {
       const h = this.head;
-      this.remove(this.highs[h]!, this.lows[h]!, this.vols[h]!);
+      this.remove(h);
       if (this.vols[h]! > 0 && --this.withVolume === 0) this.windowVolume = 0;
       else this.windowVolume -= this.vols[h]!;
       this.head = h + 1 === w ? 0 : h + 1;
@@ -213,7 +226,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
         regrid = span > this.maxSpan || (span < this.minSpan && !this.flat);
       }
       if (regrid) this.rebuild();
-      else this.add(high, low, volume);
+      else this.add(slot, high, low, volume);
     }
 
     const value = this.count === w ? this.compute() : null;
@@ -238,8 +251,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
 
   /**
    * The part of a candle's volume that falls in its first and last rows (pFirst, pLast) and in
-   * each full row between (pMid), for rows ra..rb. Bit-for-bit the same for the same candle on
-   * the same grid, which is what lets remove() undo add() exactly.
+   * each full row between (pMid), for rows ra..rb (pFirst = volume when ra = rb).
    */
   private split(high: number, low: number, volume: number): void {
     const a = this.ra;
@@ -262,12 +274,20 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.pMid = step * density;
   }
 
-  /** Adds one candle's volume on the current grid; ra, rb must hold its rows (rowsOf). */
-  private add(high: number, low: number, volume: number): void {
+  /**
+   * Adds the candle of ring slot `slot` on the current grid (ra, rb must hold its rows, from
+   * rowsOf) and remembers its rows and amounts for its eviction.
+   */
+  private add(slot: number, high: number, low: number, volume: number): void {
     const a = this.ra | 0;
     const b = this.rb | 0;
     this.ensureRows(a, b);
     this.split(high, low, volume);
+    this.slotA[slot] = a;
+    this.slotB[slot] = b;
+    this.slotFirst[slot] = this.pFirst;
+    this.slotMid[slot] = this.pMid;
+    this.slotLast[slot] = this.pLast;
     const vol = this.vol;
     const cnt = this.cnt;
     const pa = (a - this.base) | 0;
@@ -319,20 +339,30 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     }
   }
 
-  /** Removes one candle's volume: subtracts exactly what add() added; an uncovered row becomes 0. */
-  private remove(high: number, low: number, volume: number): void {
-    this.rowsOf(high, low);
-    const a = this.ra | 0;
-    const b = this.rb | 0;
-    this.split(high, low, volume);
+  /**
+   * Removes the candle of ring slot `slot`: subtracts exactly the amounts add() (or rebuild())
+   * added for it; a row no candle covers any more becomes exactly 0.
+   */
+  private remove(slot: number): void {
+    const a = this.slotA[slot]!;
+    const b = this.slotB[slot]!;
+    const first = this.slotFirst[slot]!;
+    const mid = this.slotMid[slot]!;
+    const last = this.slotLast[slot]!;
     const vol = this.vol;
     const cnt = this.cnt;
     const base = this.base;
     const pa = (a - base) | 0;
     const pb = (b - base) | 0;
-    for (let p = pa; p <= pb; p++) {
-      if (--cnt[p]! === 0) vol[p] = 0;
-      else vol[p]! -= p === pa ? this.pFirst : p === pb ? this.pLast : this.pMid;
+    if (--cnt[pa]! === 0) vol[pa] = 0;
+    else vol[pa]! -= first;
+    if (pb !== pa) {
+      for (let p = pa + 1; p < pb; p++) {
+        if (--cnt[p]! === 0) vol[p] = 0;
+        else vol[p]! -= mid;
+      }
+      if (--cnt[pb]! === 0) vol[pb] = 0;
+      else vol[pb]! -= last;
     }
     let lo = this.lo;
     let hi = this.hi;
@@ -441,6 +471,11 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       a = this.ra | 0;
       b = this.rb | 0;
       this.split(high, low, volume);
+      this.slotA[i] = a;
+      this.slotB[i] = b;
+      this.slotFirst[i] = this.pFirst;
+      this.slotMid[i] = this.pMid;
+      this.slotLast[i] = this.pLast;
       const pa = (a - base) | 0;
       const pb = (b - base) | 0;
       vol[pa]! += this.pFirst;
