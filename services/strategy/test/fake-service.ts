@@ -1,0 +1,58 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface FakeAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface FakeService {
+  url: string;
+  requests: RecordedRequest[];
+  /** Replaces how the service answers from now on. */
+  answer: (handler: (request: RecordedRequest) => FakeAnswer) => void;
+  close: () => Promise<void>;
+}
+
+/** A downstream service on a real local port that records each request and answers as told. */
+export async function fakeService(handler: (request: RecordedRequest) => FakeAnswer): Promise<FakeService> {
+  const requests: RecordedRequest[] = [];
+  let current = handler;
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+      requests.push(recorded);
+      const answer = current(recorded);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    answer: (next) => (current = next),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The fxdesk error envelope a downstream service answers with. */
+export function envelope(code: string, message = code): Record<string, unknown> {
+  return { error: true, code, message, timestamp: new Date().toISOString() };
+}

@@ -1,0 +1,170 @@
+import path from 'node:path';
+import { ManualClock } from '@fxdesk/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { advanceUntilSignal, harness, MONDAY_NOON, tempDir } from './helpers.js';
+
+const temp = tempDir();
+afterAll(() => temp.remove());
+
+describe('signals in SQLite', () => {
+  it('survive a restart of the service: the latest signal per pair, the history and total_signals_today', async () => {
+    const dbFile = path.join(temp.dir, 'restart.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile, env: { MIN_CONFLUENCE: '1' } });
+    await first.app.inject({ method: 'POST', url: '/start' });
+    await advanceUntilSignal(first);
+    const history = (await first.app.inject({ url: '/signals' })).json();
+    const status = (await first.app.inject({ url: '/status' })).json();
+    const stored = history.signals[0];
+    await first.close();
+
+    const second = await harness({ clock, dbFile, env: { MIN_CONFLUENCE: '1' } });
+    try {
+      expect((await second.app.inject({ url: `/signals/${stored.instrument}` })).json().signal).toEqual(stored);
+      expect((await second.app.inject({ url: '/signals' })).json()).toEqual(history);
+      const after = (await second.app.inject({ url: '/status' })).json();
+      expect(after.total_signals_today).toBe(status.total_signals_today);
+      expect(after.last_signal_time).toBe(status.last_signal_time);
+      expect(after.running).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('counts total_signals_today by UTC day', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 5, 23, 0));
+    const h = await harness({ clock, env: { MIN_CONFLUENCE: '1' } });
+    try {
+      await h.app.inject({ method: 'POST', url: '/start' });
+      await advanceUntilSignal(h);
+      const today = (await h.app.inject({ url: '/status' })).json().total_signals_today;
+      expect(today).toBeGreaterThan(0);
+      await h.app.inject({ method: 'POST', url: '/stop' });
+      clock.set(Date.UTC(2026, 0, 6, 0, 0, 1));
+      const tomorrow = (await h.app.inject({ url: '/status' })).json();
+      expect(tomorrow.total_signals_today).toBe(0);
+      expect(tomorrow.last_signal_time).not.toBeNull();
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('keeps the paper account across a restart', async () => {
+    const dbFile = path.join(temp.dir, 'paper.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile, env: { MIN_CONFLUENCE: '1' } });
+    await first.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
+    for (let i = 0; i < 60; i++) await first.advance(300_000);
+    const before = (await first.app.inject({ url: '/status' })).json().paper_account;
+    expect(before.balance).not.toBe(100_000);
+    await first.close();
+    const second = await harness({ clock, dbFile });
+    try {
+      expect((await second.app.inject({ url: '/status' })).json().paper_account.balance).toBe(before.balance);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('GET /signals (history)', () => {
+  it('lists signals newest first, filters by instrument and pages with next_cursor', async () => {
+    const h = await harness({ env: { MIN_CONFLUENCE: '1' } });
+    try {
+      await h.app.inject({ method: 'POST', url: '/start' });
+      for (let i = 0; i < 40; i++) await h.advance(300_000);
+      const all = (await h.app.inject({ url: '/signals?limit=500' })).json().signals as { signal_id: string; generated_at: string; instrument: string }[];
+      expect(all.length).toBeGreaterThan(5);
+      const times = all.map((s) => s.generated_at);
+      expect([...times].sort().reverse()).toEqual(times);
+
+      const pages: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { signals: { signal_id: string }[]; next_cursor: string | null } = (
+          await h.app.inject({ url: `/signals?limit=2${cursor ? `&cursor=${cursor}` : ''}` })
+        ).json();
+        expect(page.signals.length).toBeLessThanOrEqual(2);
+        pages.push(...page.signals.map((s) => s.signal_id));
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(pages).toEqual(all.map((s) => s.signal_id));
+
+      const instrument = all[0]!.instrument;
+      const filtered = (await h.app.inject({ url: `/signals?instrument=${instrument}&limit=500` })).json().signals as { instrument: string }[];
+      expect(filtered.length).toBe(all.filter((s) => s.instrument === instrument).length);
+      expect(filtered.every((s) => s.instrument === instrument)).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers 422 VALIDATION_ERROR for a cursor it did not issue and for a limit out of range', async () => {
+    const h = await harness();
+    try {
+      const bad = await h.app.inject({ url: '/signals?cursor=nonsense' });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'query.cursor' }] });
+      expect((await h.app.inject({ url: '/signals?limit=0' })).json().code).toBe('VALIDATION_ERROR');
+      expect((await h.app.inject({ url: '/signals?limit=501' })).statusCode).toBe(422);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('GET /pairs/{instrument}/candles', () => {
+  it('answers recent closed candles, oldest first, each with the supertrend, stochrsi, fvg and volume_profile after it', async () => {
+    const h = await harness();
+    try {
+      await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+      await h.settle();
+      const res = await h.app.inject({ url: '/pairs/EUR_USD/candles?limit=3' });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body).toMatchObject({ instrument: 'EUR_USD', timeframe: 'M5' });
+      expect(body.candles.map((c: { time: string }) => c.time)).toEqual(['2026-01-05T11:45:00.000Z', '2026-01-05T11:50:00.000Z', '2026-01-05T11:55:00.000Z']);
+      const last = body.candles[2];
+      expect(last).toEqual({
+        time: '2026-01-05T11:55:00.000Z',
+        open: expect.any(Number),
+        high: expect.any(Number),
+        low: expect.any(Number),
+        close: expect.any(Number),
+        volume: expect.any(Number),
+        supertrend: { direction: expect.any(Number), value: expect.any(Number) },
+        stochrsi: { k: expect.any(Number), d: expect.any(Number), signal: expect.any(String) },
+        fvg: { type: expect.any(String), zone: expect.anything() },
+        volume_profile: { poc: expect.any(Number), vah: expect.any(Number), val: expect.any(Number) },
+      });
+      const pair = (await h.app.inject({ url: '/pairs' })).json().pairs[0];
+      expect(pair.supertrend).toEqual(last.supertrend);
+      expect(pair.stochrsi).toEqual({ k: last.stochrsi.k, d: last.stochrsi.d });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('gives null indicator values for the candles before each indicator warmed up', async () => {
+    const h = await harness();
+    try {
+      await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+      await h.settle();
+      const first = (await h.app.inject({ url: '/pairs/EUR_USD/candles?limit=500' })).json().candles[0];
+      expect(first).toMatchObject({ supertrend: null, stochrsi: null, fvg: null, volume_profile: null });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers 404 INSTRUMENT_NOT_FOUND for a pair that is not monitored', async () => {
+    const h = await harness();
+    try {
+      const res = await h.app.inject({ url: '/pairs/EUR_USD/candles' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe('INSTRUMENT_NOT_FOUND');
+    } finally {
+      await h.close();
+    }
+  });
+});
