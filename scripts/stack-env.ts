@@ -43,14 +43,17 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
   switch (service.name) {
     case 'execution':
       env.API_KEY = key('EXECUTION_API_KEY');
+      env.BROKER = brokerOf(service, base);
       // The embedded simulated terminal trades play money: the stack trades out of the box.
-      if (env.TRADING_ENABLED === undefined && (base.BROKER ?? 'simulated') === 'simulated') env.TRADING_ENABLED = 'true';
+      if (env.TRADING_ENABLED === undefined && env.BROKER === 'simulated') env.TRADING_ENABLED = 'true';
       break;
     case 'market-data':
       env.API_KEY = key('MARKET_DATA_API_KEY');
+      env.BROKER = brokerOf(service, base);
       break;
     case 'account':
       env.INTERNAL_API_KEY = key('INTERNAL_API_KEY');
+      env.BROKER = brokerOf(service, base);
       break;
     case 'notification':
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
@@ -67,6 +70,16 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
       break;
   }
   return { env, devKeys };
+}
+
+/**
+ * Each service faces its own venue (MT5 for execution, OANDA for the account, cTrader for
+ * market data), so in the stack the broker is chosen per service: `EXECUTION_BROKER`,
+ * `ACCOUNT_BROKER`, `MARKET_DATA_BROKER`, each `simulated` by default. A bare `BROKER` applies
+ * only to a service run alone.
+ */
+export function brokerOf(service: StackService, base: Env): string {
+  return base[`${envPrefix(service)}_BROKER`] || 'simulated';
 }
 
 /** `market-data` → `MARKET_DATA`, for per-service overrides like `MARKET_DATA_PORT`. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { STACK } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { STACK_KEYS } from '../scripts/stack-env.js';
+import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
 import { settingNames } from './services.js';
 
 interface ComposeService {
@@ -51,11 +51,14 @@ describe('docker-compose.yml', () => {
       it('requires every key it sets instead of defaulting it', () => {
         for (const value of Object.values(c.environment)) {
           const ref = /^\$\{(\w+)(:[?-])?/.exec(value);
-          if (ref) {
-            expect(ref[2], `${value} must be required`).toBe(':?');
-            expect(Object.keys(STACK_KEYS)).toContain(ref[1]);
-          }
+          if (ref && (ref[1] as string) in STACK_KEYS) expect(ref[2], `${value} must be required`).toBe(':?');
         }
+      });
+
+      it('takes its broker from its own stack-level name, simulated by default', () => {
+        const broker = c.environment.BROKER;
+        if (broker === undefined) return;
+        expect(broker).toBe(`\${${envPrefix(service)}_BROKER:-simulated}`);
       });
 
       it('keeps its database on the named volume', () => {

@@ -21,6 +21,7 @@ describe('.env.example', () => {
   it('documents the stack keys and per-service port overrides', () => {
     for (const name of Object.keys(STACK_KEYS)) expect(documented).toContain(name);
     for (const service of STACK) expect(documented).toContain(`${envPrefix(service)}_PORT`);
+    for (const name of ['EXECUTION_BROKER', 'ACCOUNT_BROKER', 'MARKET_DATA_BROKER']) expect(documented).toContain(name);
   });
 
   it('sets no key to a value (a copied file must not ship a shared secret)', () => {

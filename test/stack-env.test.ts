@@ -1,0 +1,54 @@
+import { stackService } from '@fxdesk/core';
+import { describe, expect, it } from 'vitest';
+import { serviceEnv } from '../scripts/stack-env.js';
+
+describe('the environment each service gets in the stack', () => {
+  it('gives each service its stack port, or its <SERVICE>_PORT override', () => {
+    expect(serviceEnv(stackService('execution'), {}).env.PORT).toBe('8001');
+    expect(serviceEnv(stackService('market-data'), { MARKET_DATA_PORT: '9010' }).env.PORT).toBe('9010');
+  });
+
+  it('hands each service its key under the name its config reads', () => {
+    const base = { EXECUTION_API_KEY: 'exec-key-123', MARKET_DATA_API_KEY: 'md-key-1234', INTERNAL_API_KEY: 'acct-key-123' };
+    expect(serviceEnv(stackService('execution'), base).env.API_KEY).toBe('exec-key-123');
+    expect(serviceEnv(stackService('market-data'), base).env.API_KEY).toBe('md-key-1234');
+    expect(serviceEnv(stackService('account'), base).env.INTERNAL_API_KEY).toBe('acct-key-123');
+  });
+
+  it('points the strategy at the other services with the same keys', () => {
+    const { env } = serviceEnv(stackService('strategy'), { EXECUTION_PORT: '9001', INTERNAL_API_KEY: 'acct-key-123' });
+    expect(env).toMatchObject({
+      EXECUTION_URL: 'http://127.0.0.1:9001',
+      MARKET_DATA_URL: 'http://127.0.0.1:8010',
+      ACCOUNT_URL: 'http://127.0.0.1:3000',
+      NOTIFICATION_URL: 'http://127.0.0.1:3010',
+      ACCOUNT_API_KEY: 'acct-key-123',
+      EXECUTION_API_KEY: 'dev-execution-key',
+    });
+  });
+
+  it('fills unset keys with development values and names them', () => {
+    const { env, devKeys } = serviceEnv(stackService('execution'), {});
+    expect(env.API_KEY).toBe('dev-execution-key');
+    expect(devKeys).toEqual(['EXECUTION_API_KEY']);
+  });
+
+  it('leaves keys unset in production so the service refuses to start', () => {
+    const { env, devKeys } = serviceEnv(stackService('account'), { NODE_ENV: 'production' });
+    expect(env.INTERNAL_API_KEY).toBeUndefined();
+    expect(devKeys).toEqual([]);
+  });
+
+  it('picks each service its own broker, simulated unless its stack-level name says otherwise', () => {
+    const base = { BROKER: 'oanda', ACCOUNT_BROKER: 'oanda', EXECUTION_BROKER: 'metaapi' };
+    expect(serviceEnv(stackService('account'), base).env.BROKER).toBe('oanda');
+    expect(serviceEnv(stackService('execution'), base).env.BROKER).toBe('metaapi');
+    expect(serviceEnv(stackService('market-data'), base).env.BROKER).toBe('simulated');
+  });
+
+  it('turns trading on for the simulated terminal only, and never over an explicit setting', () => {
+    expect(serviceEnv(stackService('execution'), {}).env.TRADING_ENABLED).toBe('true');
+    expect(serviceEnv(stackService('execution'), { EXECUTION_BROKER: 'metaapi' }).env.TRADING_ENABLED).toBeUndefined();
+    expect(serviceEnv(stackService('execution'), { TRADING_ENABLED: 'false' }).env.TRADING_ENABLED).toBe('false');
+  });
+});
