@@ -65,7 +65,8 @@ const INDEX_LIMIT = 2 ** 29;
  *
  * **Distribution.** Each candle's volume is spread uniformly over its [low, high] range: a row gets
  * volume × (overlap of the row with [low, high]) / (high − low). A candle with high = low puts all
- * its volume in the row containing that price.
+ * its volume in the row containing that price. A candle with volume 0 counts in the window but
+ * occupies no row: the profile's rows are the price levels where the window traded.
  *
  * **POC.** The row with the most volume; a tie goes to the row nearest the centre of the profile,
  * then to the lower row (Market Profile convention). `poc` is the middle price of that row.
@@ -215,7 +216,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
 
     if (!this.gridValid) {
       this.rebuild();
-    } else {
+    } else if (volume > 0) {
       this.rowsOf(high, low);
       const a = this.ra;
       const b = this.rb;
@@ -227,6 +228,13 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       }
       if (regrid) this.rebuild();
       else this.add(slot, high, low, volume);
+    } else {
+      // A candle without volume occupies no row; only the eviction may have shrunk the profile.
+      this.slotA[slot] = 1;
+      this.slotB[slot] = 0;
+      if (this.fixedRowSize === null && this.hi >= this.lo && this.hi - this.lo + 1 < this.minSpan && !this.flat) {
+        this.rebuild();
+      }
     }
 
     const value = this.count === w ? this.compute() : null;
@@ -346,6 +354,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   private remove(slot: number): void {
     const a = this.slotA[slot]!;
     const b = this.slotB[slot]!;
+    if (b < a) return; // a candle without volume placed nothing
     const first = this.slotFirst[slot]!;
     const mid = this.slotMid[slot]!;
     const last = this.slotLast[slot]!;
@@ -411,11 +420,15 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   /** Chooses the grid for the window's current range and places every candle of the window. */
   private rebuild(): void {
     const w = this.window;
+    // The rows follow the candles that have volume (all candles when none has).
     let wl = Number.POSITIVE_INFINITY;
     let wh = Number.NEGATIVE_INFINITY;
-    for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
-      if (this.lows[i]! < wl) wl = this.lows[i]!;
-      if (this.highs[i]! > wh) wh = this.highs[i]!;
+    for (let pass = 0; pass < 2 && wl > wh; pass++) {
+      for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
+        if (pass === 0 && !(this.vols[i]! > 0)) continue;
+        if (this.lows[i]! < wl) wl = this.lows[i]!;
+        if (this.highs[i]! > wh) wh = this.highs[i]!;
+      }
     }
     if (this.fixedRowSize !== null) {
       // Anchored on a multiple of rowSize near the window: the same row boundaries as rows
@@ -466,7 +479,12 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       const low = this.lows[i]!;
       const volume = this.vols[i]!;
       total += volume;
-      if (volume > 0) withVolume++;
+      if (!(volume > 0)) {
+        this.slotA[i] = 1;
+        this.slotB[i] = 0;
+        continue;
+      }
+      withVolume++;
       this.rowsOf(high, low);
       a = this.ra | 0;
       b = this.rb | 0;
