@@ -1,4 +1,6 @@
 import { ExecutionClient, NotificationClient } from '@fxdesk/client';
+import { createLogger } from '@fxdesk/core';
+import { LogCapture } from '@fxdesk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signalIdFor } from '../src/signal-id.js';
 import { envelope, fakeService, type FakeService, type RecordedRequest } from './fake-service.js';
@@ -22,10 +24,11 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function desk(options: { execution?: FakeService; notification?: FakeService; env?: Record<string, string> } = {}): Promise<Harness> {
+async function desk(options: { execution?: FakeService; notification?: FakeService; env?: Record<string, string>; logs?: LogCapture } = {}): Promise<Harness> {
   const execution = options.execution && new ExecutionClient({ baseUrl: options.execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
   const notification = options.notification && new NotificationClient({ baseUrl: options.notification.url, apiKey: 'notify-key-123', timeoutMs: 2000 });
-  const h = await harness({ env: { MIN_CONFLUENCE: '1', ...options.env }, deps: { execution, notification } });
+  const logger = options.logs && createLogger({ name: 'strategy', level: 'info', stream: options.logs });
+  const h = await harness({ env: { MIN_CONFLUENCE: '1', ...options.env }, deps: { execution, notification, logger } });
   cleanups.push(async () => {
     await h.close();
     await execution?.close();
@@ -120,6 +123,20 @@ describe('orders to the execution service', () => {
     expect(status.downstream.execution).toMatchObject({ state: 'failing', last_error: { code: 'network_error' } });
     await h.advance(300_000);
     expect((await h.app.inject({ url: '/pairs' })).json().pairs[0].status).toBe('monitoring');
+  });
+
+  it('logs the failure once as a warning naming the service and code, never the key', async () => {
+    const execution = await fake(() => ({ status: 503, body: envelope('not_ready') }));
+    const logs = new LogCapture();
+    const h = await desk({ execution, logs, env: { INSTRUMENTS: 'EUR_USD', DOWNSTREAM_RETRIES: '2' } });
+    await h.app.inject({ method: 'POST', url: '/start' });
+    await advanceUntilSignal(h);
+    await h.advance(1000);
+    await h.advance(2000);
+    const warnings = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 'warn' && l.service === 'execution');
+    expect(warnings[0]).toMatchObject({ msg: 'execution call failed; the strategy goes on', code: 'not_ready' });
+    expect(warnings.filter((l) => l.msg === 'execution call failed; the strategy goes on')).toHaveLength(1);
+    expect(logs.text()).not.toContain('exec-key-123');
   });
 
   it('sends no order for a dry_run start: the paper account trades instead', async () => {
