@@ -26,7 +26,7 @@ import {
   VolumeProfile,
   syntheticCandles,
   type Candle,
-} from '../../packages/indicators/src/index.js';
+} from '@fxdesk/indicators';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 7;
