@@ -19,8 +19,9 @@ export class MarketDataSource implements MarketSource {
     private readonly timers?: StreamTimers,
   ) {}
 
+  /** The enabled symbols: the service streams no quotes of a disabled one, so it cannot be monitored. */
   async catalog(): Promise<SourceSymbol[]> {
-    this.cachedCatalog ??= (await this.client.symbols()).map((e) => ({ symbol: e.symbol, digits: e.digits }));
+    this.cachedCatalog ??= (await this.client.symbols()).filter((e) => e.enabled).map((e) => ({ symbol: e.symbol, digits: e.digits }));
     return this.cachedCatalog;
   }
 

@@ -21,7 +21,10 @@ async function fakeMarketData(market: SimulatedMarket) {
     headers.push(req.headers);
     const url = new URL(req.url ?? '/', 'http://x');
     const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (url.pathname === '/v1/symbols') return json({ symbols: market.symbols().map((s) => ({ symbol: s.symbol, symbolId: s.symbolId, digits: s.digits, enabled: true, description: s.description })) });
+    if (url.pathname === '/v1/symbols') {
+      // One symbol is in the catalog but not streamed.
+      return json({ symbols: market.symbols().map((s) => ({ symbol: s.symbol, symbolId: s.symbolId, digits: s.digits, enabled: s.symbol !== 'EURCHF', description: s.description })) });
+    }
     if (url.pathname === '/v1/market-data/candles') {
       const timeframe = url.searchParams.get('timeframe') as Timeframe;
       const count = Number(url.searchParams.get('count'));
@@ -139,6 +142,13 @@ describe('prices from the market-data service (MARKET_DATA_URL)', () => {
     clock.advance(1000);
     await eventually(() => service.openStreams === 1);
     await eventually(async () => (await status(h)).downstream.market_data.state === 'ok');
+  });
+
+  it('refuses to start on a symbol the service lists but does not stream (enabled: false)', async () => {
+    const { h } = await overMarketData(new ManualClock(MONDAY_NOON));
+    const res = await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'EUR_CHF'] } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([{ path: 'body.instruments.1', message: expect.stringContaining('EUR_CHF') }]);
   });
 
   it('closes the stream when the strategy stops', async () => {
