@@ -571,39 +571,22 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     // Value area: expand from the POC by pairs of rows, the larger pair first (up on a tie).
     const target = (total * this.valueAreaPercent) / 100;
     let va = best;
-    let up = pPoc;
+    let up = pPoc; // value area rows: dn..up
     let dn = pPoc;
-    while (va < target) {
-      const canUp = up < pHi;
-      const canDn = dn > pLo;
-      if (canUp && canDn) {
-        const upSum = up + 2 <= pHi ? vol[up + 1]! + vol[up + 2]! : vol[up + 1]!;
-        const dnSum = dn - 2 >= pLo ? vol[dn - 1]! + vol[dn - 2]! : vol[dn - 1]!;
-        if (upSum >= dnSum) {
-          up = up + 2 <= pHi ? up + 2 : up + 1;
-          va += upSum;
-        } else {
-          dn = dn - 2 >= pLo ? dn - 2 : dn - 1;
-          va += dnSum;
-        }
-      } else if (canUp) {
-        if (up + 2 <= pHi) {
-          va += vol[up + 1]! + vol[up + 2]!;
-          up += 2;
-        } else {
-          va += vol[up + 1]!;
-          up += 1;
-        }
-      } else if (canDn) {
-        if (dn - 2 >= pLo) {
-          va += vol[dn - 1]! + vol[dn - 2]!;
-          dn -= 2;
-        } else {
-          va += vol[dn - 1]!;
-          dn -= 1;
-        }
+    // The next pair on each side (one row where only one is left; −∞ when none is left, so that
+    // the other side is taken). A side's sum is recomputed only after that side was taken.
+    const NONE = Number.NEGATIVE_INFINITY;
+    let upSum = up + 2 <= pHi ? vol[up + 1]! + vol[up + 2]! : up < pHi ? vol[up + 1]! : NONE;
+    let dnSum = dn - 2 >= pLo ? vol[dn - 1]! + vol[dn - 2]! : dn > pLo ? vol[dn - 1]! : NONE;
+    while (va < target && (upSum !== NONE || dnSum !== NONE)) {
+      if (upSum >= dnSum) {
+        va += upSum;
+        up = up + 2 <= pHi ? up + 2 : pHi;
+        upSum = up + 2 <= pHi ? vol[up + 1]! + vol[up + 2]! : up < pHi ? vol[up + 1]! : NONE;
       } else {
-        break;
+        va += dnSum;
+        dn = dn - 2 >= pLo ? dn - 2 : pLo;
+        dnSum = dn - 2 >= pLo ? vol[dn - 1]! + vol[dn - 2]! : dn > pLo ? vol[dn - 1]! : NONE;
       }
     }
     const anchor = this.anchor;
