@@ -4,5 +4,6 @@ export * from './feed.js';
 export * from './mt5-retcodes.js';
 export * from './terminal.js';
 export * from './types.js';
+export * from './ctrader/index.js';
 export * from './oanda/index.js';
 export * from './simulated/index.js';

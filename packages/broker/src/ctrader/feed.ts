@@ -1,0 +1,456 @@
+import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { z } from 'zod';
+import { BrokerError } from '../errors.js';
+import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
+import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { OpenApiConnection } from './connection.js';
+import { lookbackMs, trendbarPeriod } from './periods.js';
+import { decodePrice, decodeTrendbar } from './prices.js';
+import { RatePacer } from './rate-pacer.js';
+import { isScheduledOpen, scheduleOf, type TradingSchedule } from './schedule.js';
+import {
+  AccountDisconnectEventSchema,
+  ClientDisconnectEventSchema,
+  GetTrendbarsResSchema,
+  PayloadType,
+  SpotEventSchema,
+  SymbolByIdResSchema,
+  SymbolsListResSchema,
+  TokenInvalidatedEventSchema,
+  VersionResSchema,
+  payloadTypeLabel,
+  type Envelope,
+  type FullSymbol,
+} from './wire.js';
+
+export interface CTraderFeedOptions {
+  /** The application's Client ID and Client Secret (ProtoOAApplicationAuthReq). */
+  clientId: string;
+  clientSecret: string;
+  /** An access token granted to the application for the account (ProtoOAAccountAuthReq). */
+  accessToken: string;
+  /** ctidTraderAccountId: the account's id in the Open API (not its login number). */
+  accountId: number;
+  /** `wss://demo.ctraderapi.com:5036` and the like: see `ctraderUrl()`. */
+  url: string;
+  clock: Clock;
+  /** WebSocket handshake and every request. Default 10 s. */
+  requestTimeoutMs?: number;
+  /** Default 10 s, as the Open API asks. */
+  heartbeatIntervalMs?: number;
+  /** Server silence after which the link is cut and reconnected. Default 30 s. */
+  deadAfterMs?: number;
+  /** First wait before reconnecting a lost session; doubles per failed attempt. Default 1 s. */
+  reconnectInitialMs?: number;
+  /** Longest wait between reconnection attempts. Default 30 s. */
+  reconnectMaxMs?: number;
+  /** Open API rate limits per connection: 50 requests/s, 5 historical requests/s. */
+  requestsPerSecond?: number;
+  historicalRequestsPerSecond?: number;
+}
+
+interface CatalogEntry {
+  symbol: FeedSymbol;
+  schedule: TradingSchedule;
+}
+
+/** Symbol ids per ProtoOASymbolByIdReq / ProtoOASubscribeSpotsReq, to keep frames small. */
+const IDS_PER_REQUEST = 100;
+
+/**
+ * The market-data QuoteFeed over the cTrader Open API, JSON over WebSocket.
+ *
+ * A session is: open the socket, authorize the application (ProtoOAApplicationAuthReq), then
+ * the account (ProtoOAAccountAuthReq), load the catalog (ProtoOASymbolsListReq for names, then
+ * ProtoOASymbolByIdReq for digits, pip position and trading schedule), subscribe to the spots
+ * wanted (ProtoOASubscribeSpotsReq). Heartbeats go out every 10 s; a silent link, a closed
+ * socket, an account or client disconnect event or an invalidated token ends the session, and
+ * the feed reconnects by itself with a capped exponential backoff on the injected clock,
+ * authorizes again and resubscribes, reporting every transition through `onState`. Requests
+ * are paced within the documented limits and time out.
+ */
+export class CTraderFeed implements QuoteFeed {
+  readonly name = 'ctrader';
+  private readonly options: Required<CTraderFeedOptions>;
+  private readonly clock: Clock;
+  private readonly requests: RatePacer;
+  private readonly historical: RatePacer;
+  private current: FeedState = 'disconnected';
+  /** The established session, when connected. */
+  private connection: OpenApiConnection | undefined;
+  /** The connection an attempt is authorizing. */
+  private pendingConnection: OpenApiConnection | undefined;
+  private attempt: Promise<void> | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+  private failures = 0;
+  /** A session was established since `connect()`: losing it makes the feed reconnect. */
+  private hasSession = false;
+  private isClosed = false;
+  private catalog: ReadonlyMap<string, CatalogEntry> | undefined;
+  private catalogById: ReadonlyMap<number, CatalogEntry> = new Map();
+  private readonly subscribed = new Set<string>();
+  /** Last bid/ask integers by symbol id: a spot event may carry only the side that moved. */
+  private readonly lastSpot = new Map<number, { bid?: number; ask?: number }>();
+  private readonly stateListeners = new Set<(change: FeedStateChange) => void>();
+  private readonly quoteListeners = new Set<(quote: Quote) => void>();
+
+  constructor(options: CTraderFeedOptions) {
+    if (!Number.isSafeInteger(options.accountId) || options.accountId <= 0) {
+      throw new RangeError(`accountId must be a positive integer (ctidTraderAccountId), got ${options.accountId}`);
+    }
+    this.options = {
+      requestTimeoutMs: 10_000,
+      heartbeatIntervalMs: 10_000,
+      deadAfterMs: 30_000,
+      reconnectInitialMs: 1_000,
+      reconnectMaxMs: 30_000,
+      requestsPerSecond: 50,
+      historicalRequestsPerSecond: 5,
+      ...options,
+    };
+    this.clock = options.clock;
+    this.requests = new RatePacer(this.clock, this.options.requestsPerSecond);
+    this.historical = new RatePacer(this.clock, this.options.historicalRequestsPerSecond);
+  }
+
+  /**
+   * Opens a session. Resolves once connected; rejects (state `disconnected`, with the reason)
+   * when the first attempt fails: retrying a first connection is the caller's choice. A call
+   * while the feed waits to reconnect tries at once.
+   */
+  async connect(): Promise<void> {
+    this.isClosed = false;
+    if (this.current === 'connected') return;
+    if (this.attempt) return this.attempt;
+    this.cancelReconnect();
+    return this.startAttempt(this.hasSession ? 'reconnecting' : 'connect requested');
+  }
+
+  async close(): Promise<void> {
+    this.isClosed = true;
+    this.hasSession = false;
+    this.cancelReconnect();
+    const closed = new BrokerError('disconnected', 'the cTrader feed was closed');
+    this.requests.cancel(closed);
+    this.historical.cancel(closed);
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.close('closed by client');
+    this.pendingConnection?.close('closed by client');
+    this.lastSpot.clear();
+    this.transition('disconnected', 'closed by client');
+  }
+
+  state(): FeedState {
+    return this.current;
+  }
+
+  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  onQuote(listener: (quote: Quote) => void): Unsubscribe {
+    this.quoteListeners.add(listener);
+    return () => this.quoteListeners.delete(listener);
+  }
+
+  /** The catalog loaded by the last session (kept while reconnecting). */
+  async symbols(): Promise<FeedSymbol[]> {
+    if (!this.catalog) throw new BrokerError('disconnected', 'the cTrader symbol catalog is not loaded: no session yet');
+    return [...this.catalog.values()].map((entry) => ({ ...entry.symbol }));
+  }
+
+  /** Subscribes to spots; an unknown symbol fails the whole call with `not_found`. */
+  async subscribe(symbols: string[]): Promise<void> {
+    const connection = this.session();
+    const catalog = this.catalog as ReadonlyMap<string, CatalogEntry>;
+    const unknown = symbols.filter((s) => !catalog.has(s));
+    if (unknown.length > 0) throw new BrokerError('not_found', `unknown symbol(s): ${unknown.join(', ')}`);
+    const fresh = [...new Set(symbols)].filter((s) => !this.subscribed.has(s));
+    if (fresh.length === 0) return;
+    await this.subscribeSpots(connection, fresh);
+    for (const symbol of fresh) this.subscribed.add(symbol);
+  }
+
+  /** Stops delivering the symbols at once; the venue is told when a session is up. */
+  async unsubscribe(symbols: string[]): Promise<void> {
+    const dropped = [...new Set(symbols)].filter((s) => this.subscribed.delete(s));
+    const ids = dropped.map((s) => this.catalog?.get(s)?.symbol.symbolId).filter((id): id is number => id !== undefined);
+    for (const id of ids) this.lastSpot.delete(id);
+    const connection = this.connection;
+    if (!connection || ids.length === 0) return;
+    for (const chunk of chunks(ids, IDS_PER_REQUEST)) {
+      await this.call(connection, PayloadType.UNSUBSCRIBE_SPOTS_REQ, this.forAccount({ symbolId: chunk }), PayloadType.UNSUBSCRIBE_SPOTS_RES);
+    }
+  }
+
+  /**
+   * The newest `count` bars, oldest first, the forming one last with `closed: false`. One
+   * ProtoOAGetTrendbarsReq spans at most the period's documented window, so a long history is
+   * read in several requests back from now, paced at the historical-data rate limit, until
+   * `count` bars are in or the lookback is exhausted (bars exist only where ticks were).
+   */
+  async trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
+    const connection = this.session();
+    const entry = this.catalog?.get(symbol);
+    if (!entry) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
+    if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
+    if (count === 0) return [];
+    const period = trendbarPeriod(timeframe);
+    const nowMs = this.clock.now();
+    const oldestMs = nowMs - lookbackMs(period, count);
+    const bars = new Map<number, Bar>();
+    let toMs = nowMs;
+    while (bars.size < count && toMs > oldestMs) {
+      const fromMs = Math.max(oldestMs, toMs - period.maxSpanMs);
+      const response = parsePayload(
+        GetTrendbarsResSchema,
+        await this.call(
+          connection,
+          PayloadType.GET_TRENDBARS_REQ,
+          this.forAccount({ fromTimestamp: fromMs, toTimestamp: toMs, period: period.code, symbolId: entry.symbol.symbolId, count: count - bars.size }),
+          PayloadType.GET_TRENDBARS_RES,
+          this.historical,
+        ),
+        PayloadType.GET_TRENDBARS_RES,
+      );
+      for (const wire of response.trendbar) {
+        const bar = decodeTrendbar(wire, entry.symbol.digits, period.seconds, nowMs);
+        bars.set(bar.time, bar);
+      }
+      // A page cut short (hasMore) continues from its oldest bar, else from where it started.
+      const oldestBarMs = Math.min(...response.trendbar.map((b) => b.utcTimestampInMinutes * 60_000));
+      toMs = response.hasMore === true && oldestBarMs > fromMs && oldestBarMs < toMs ? oldestBarMs : fromMs;
+    }
+    const sorted = [...bars.values()].sort((a, b) => a.time - b.time);
+    return sorted.slice(Math.max(0, sorted.length - count));
+  }
+
+  isMarketOpen(symbol: string, epochMs: number): boolean {
+    const entry = this.catalog?.get(symbol);
+    return entry !== undefined && isScheduledOpen(entry.schedule, epochMs);
+  }
+
+  /** The proxy's version (ProtoOAVersionReq): a cheap round trip through the session. */
+  async serverVersion(): Promise<string> {
+    const payload = await this.call(this.session(), PayloadType.VERSION_REQ, {}, PayloadType.VERSION_RES);
+    return parsePayload(VersionResSchema, payload, PayloadType.VERSION_RES).version;
+  }
+
+  private startAttempt(reason: string): Promise<void> {
+    const attempt = this.openSession(reason).finally(() => {
+      if (this.attempt === attempt) this.attempt = undefined;
+    });
+    this.attempt = attempt;
+    return attempt;
+  }
+
+  private async openSession(reason: string): Promise<void> {
+    this.transition('connecting', reason);
+    let connection: OpenApiConnection | undefined;
+    try {
+      connection = await OpenApiConnection.open({
+        url: this.options.url,
+        clock: this.clock,
+        timeoutMs: this.options.requestTimeoutMs,
+        heartbeatIntervalMs: this.options.heartbeatIntervalMs,
+        deadAfterMs: this.options.deadAfterMs,
+      });
+      const opened = connection;
+      this.pendingConnection = opened;
+      opened.onEvent((event) => this.onEvent(opened, event));
+      opened.onClose((why) => this.onConnectionLost(opened, why));
+      this.throwIfClosed();
+      await this.call(opened, PayloadType.APPLICATION_AUTH_REQ, { clientId: this.options.clientId, clientSecret: this.options.clientSecret }, PayloadType.APPLICATION_AUTH_RES);
+      await this.call(opened, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.options.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+      await this.loadCatalog(opened);
+      const catalog = this.catalog as ReadonlyMap<string, CatalogEntry>;
+      // Symbols the venue no longer lists cannot be subscribed again.
+      for (const symbol of [...this.subscribed]) if (!catalog.has(symbol)) this.subscribed.delete(symbol);
+      await this.subscribeSpots(opened, [...this.subscribed]);
+      this.throwIfClosed();
+      if (!opened.isOpen) throw new BrokerError('disconnected', 'the cTrader connection closed while the session was starting');
+      this.pendingConnection = undefined;
+      this.connection = opened;
+      this.failures = 0;
+      const isReconnect = this.hasSession;
+      this.hasSession = true;
+      this.transition('connected', isReconnect ? 'reconnected' : 'session ready');
+    } catch (err) {
+      if (this.pendingConnection === connection) this.pendingConnection = undefined;
+      connection?.close('session attempt failed');
+      if (this.isClosed) throw err;
+      this.failures++;
+      this.transition('disconnected', err instanceof Error ? err.message : String(err));
+      if (this.hasSession) this.scheduleReconnect();
+      throw err;
+    }
+  }
+
+  private async loadCatalog(connection: OpenApiConnection): Promise<void> {
+    const list = parsePayload(
+      SymbolsListResSchema,
+      await this.call(connection, PayloadType.SYMBOLS_LIST_REQ, this.forAccount({ includeArchivedSymbols: false }), PayloadType.SYMBOLS_LIST_RES),
+      PayloadType.SYMBOLS_LIST_RES,
+    );
+    const details = new Map<number, FullSymbol>();
+    for (const chunk of chunks(list.symbol.map((s) => s.symbolId), IDS_PER_REQUEST)) {
+      const response = parsePayload(
+        SymbolByIdResSchema,
+        await this.call(connection, PayloadType.SYMBOL_BY_ID_REQ, this.forAccount({ symbolId: chunk }), PayloadType.SYMBOL_BY_ID_RES),
+        PayloadType.SYMBOL_BY_ID_RES,
+      );
+      for (const symbol of response.symbol) details.set(symbol.symbolId, symbol);
+    }
+    const byName = new Map<string, CatalogEntry>();
+    const byId = new Map<number, CatalogEntry>();
+    for (const light of list.symbol) {
+      const full = details.get(light.symbolId);
+      // Without digits no price can be decoded; without a name nobody can ask for it.
+      if (!full || !light.symbolName || byName.has(light.symbolName)) continue;
+      const entry: CatalogEntry = {
+        symbol: {
+          symbolId: light.symbolId,
+          name: light.symbolName,
+          digits: full.digits,
+          pipPosition: full.pipPosition,
+          enabled: light.enabled === true,
+          description: light.description ?? '',
+        },
+        schedule: scheduleOf(full),
+      };
+      byName.set(entry.symbol.name, entry);
+      byId.set(entry.symbol.symbolId, entry);
+    }
+    this.catalog = byName;
+    this.catalogById = byId;
+  }
+
+  private async subscribeSpots(connection: OpenApiConnection, symbols: string[]): Promise<void> {
+    const ids = symbols.map((s) => this.catalog?.get(s)?.symbol.symbolId).filter((id): id is number => id !== undefined);
+    for (const chunk of chunks(ids, IDS_PER_REQUEST)) {
+      // subscribeToSpotTimestamp: "If TRUE you will also receive the timestamp in ProtoOASpotEvent."
+      await this.call(connection, PayloadType.SUBSCRIBE_SPOTS_REQ, this.forAccount({ symbolId: chunk, subscribeToSpotTimestamp: true }), PayloadType.SUBSCRIBE_SPOTS_RES);
+    }
+  }
+
+  /** A request paced within its rate limit. */
+  private async call(connection: OpenApiConnection, payloadType: number, payload: Record<string, unknown>, expect: number, pacer = this.requests): Promise<Record<string, unknown>> {
+    await pacer.acquire();
+    return connection.request(payloadType, payload, expect);
+  }
+
+  /** Every account-level request names the account it is for. */
+  private forAccount(payload: Record<string, unknown>): Record<string, unknown> {
+    return { ctidTraderAccountId: this.options.accountId, ...payload };
+  }
+
+  private onEvent(connection: OpenApiConnection, event: Envelope): void {
+    switch (event.payloadType) {
+      case PayloadType.SPOT_EVENT:
+        this.onSpot(event.payload);
+        return;
+      case PayloadType.ACCOUNT_DISCONNECT_EVENT: {
+        const parsed = AccountDisconnectEventSchema.safeParse(event.payload);
+        if (parsed.success && parsed.data.ctidTraderAccountId === this.options.accountId) {
+          connection.close('the server ended the account session (ProtoOAAccountDisconnectEvent)');
+        }
+        return;
+      }
+      case PayloadType.ACCOUNTS_TOKEN_INVALIDATED_EVENT: {
+        const parsed = TokenInvalidatedEventSchema.safeParse(event.payload);
+        if (parsed.success && parsed.data.ctidTraderAccountIds.includes(this.options.accountId)) {
+          connection.close(`access token invalidated${parsed.data.reason ? `: ${parsed.data.reason}` : ''} (ProtoOAAccountsTokenInvalidatedEvent)`);
+        }
+        return;
+      }
+      case PayloadType.CLIENT_DISCONNECT_EVENT: {
+        const parsed = ClientDisconnectEventSchema.safeParse(event.payload);
+        const reason = parsed.success && parsed.data.reason ? `: ${parsed.data.reason}` : '';
+        connection.close(`the server disconnected the application${reason} (ProtoOAClientDisconnectEvent)`);
+        return;
+      }
+      default:
+      // Heartbeats only prove the link is alive (the connection noted that); others are not used.
+    }
+  }
+
+  private onSpot(payload: Record<string, unknown>): void {
+    const parsed = SpotEventSchema.safeParse(payload);
+    if (!parsed.success) return;
+    const spot = parsed.data;
+    const entry = this.catalogById.get(spot.symbolId);
+    if (!entry) return;
+    const last = this.lastSpot.get(spot.symbolId);
+    const bid = spot.bid ?? last?.bid;
+    const ask = spot.ask ?? last?.ask;
+    this.lastSpot.set(spot.symbolId, { bid, ask });
+    // The first event after subscribing carries both sides; until then there is no quote.
+    if (bid === undefined || ask === undefined || !this.subscribed.has(entry.symbol.name)) return;
+    const { digits, name } = entry.symbol;
+    const quote: Quote = { symbol: name, bid: decodePrice(bid, digits), ask: decodePrice(ask, digits), time: spot.timestamp ?? this.clock.now() };
+    for (const listener of [...this.quoteListeners]) listener({ ...quote });
+  }
+
+  private onConnectionLost(connection: OpenApiConnection, reason: string): void {
+    if (this.connection !== connection) return;
+    this.connection = undefined;
+    this.lastSpot.clear();
+    const lost = new BrokerError('disconnected', `the cTrader connection was lost (${reason})`);
+    this.requests.cancel(lost);
+    this.historical.cancel(lost);
+    this.transition('disconnected', reason);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.isClosed || this.reconnectTimer) return;
+    const { reconnectInitialMs, reconnectMaxMs } = this.options;
+    const delayMs = Math.min(reconnectMaxMs, reconnectInitialMs * 2 ** Math.min(this.failures, 30));
+    this.reconnectTimer = this.clock
+      .setTimeout(() => {
+        this.reconnectTimer = undefined;
+        if (this.current !== 'disconnected' || this.attempt || this.isClosed) return;
+        this.startAttempt('reconnecting').catch(() => {
+          // Reported through onState; the next attempt is already scheduled.
+        });
+      }, delayMs)
+      .unref();
+  }
+
+  private cancelReconnect(): void {
+    if (this.reconnectTimer) this.clock.clearTimer(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+  }
+
+  /** The established session, or `disconnected`. */
+  private session(): OpenApiConnection {
+    if (!this.connection || this.current !== 'connected') throw new BrokerError('disconnected', 'the cTrader feed is not connected');
+    return this.connection;
+  }
+
+  private throwIfClosed(): void {
+    if (this.isClosed) throw new BrokerError('disconnected', 'the cTrader feed was closed');
+  }
+
+  private transition(state: FeedState, reason: string): void {
+    if (state === this.current) return;
+    this.current = state;
+    const change: FeedStateChange = { state, reason, at: this.clock.now() };
+    for (const listener of [...this.stateListeners]) listener(change);
+  }
+}
+
+function parsePayload<S extends z.ZodType>(schema: S, payload: Record<string, unknown>, payloadType: number): z.output<S> {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new BrokerError('protocol', `malformed ${payloadTypeLabel(payloadType)} from cTrader: ${issue?.path.join('.') || '(payload)'} ${issue?.message ?? ''}`.trim());
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,333 @@
+import type { AddressInfo } from 'node:net';
+import type { Clock, TimerHandle } from '@fxdesk/core';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { FAKE_SYMBOLS, type FakeSymbol } from './fake-symbols.js';
+
+/**
+ * A local stand-in for a cTrader Open API proxy on its JSON port: a `ws` server speaking the
+ * documented envelope `{ clientMsgId, payloadType, payload }` and the messages the quote feed
+ * uses, with the documented rules:
+ * - application auth (2100 → 2101) before anything else (else CH_CLIENT_NOT_AUTHENTICATED),
+ *   account auth (2102 → 2103) before account requests (else ACCOUNT_NOT_AUTHORIZED);
+ *   wrong credentials answer ProtoOAErrorRes (2142) CH_CLIENT_AUTH_FAILURE /
+ *   CH_ACCESS_TOKEN_INVALID, an expired token OA_AUTH_TOKEN_EXPIRED;
+ * - symbols list (2114 → 2115), symbols by id (2116 → 2117) with digits, pip position and the
+ *   weekly schedule; spot subscriptions (2127 → 2128, then one spot event with both sides
+ *   "even if market is closed"), unsubscription (2129 → 2130); spot events (2131) every
+ *   `spotIntervalMs` on the clock while the symbol's schedule is open, with prices in
+ *   1/100000 and a side left out when it has not changed since the last event;
+ * - trendbars (2137 → 2138) as low + deltas with `utcTimestampInMinutes`, newest `count` of
+ *   [from, to] (INCORRECT_BOUNDARIES past the period's widest span), bars only where the market
+ *   was open; at most 5 historical requests per second (REQUEST_FREQUENCY_EXCEEDED beyond);
+ * - each heartbeat (51) answered with one; the version request (2104 → 2105);
+ * - subscriptions belong to a connection: a new connection starts with none.
+ * Faults on demand: go down (drop every connection and refuse new ones with HTTP 503), come
+ * back, drop connections, stop answering anything while keeping the socket open, ignore one
+ * payload type, change the valid token or expire it, push any event, push a spot event.
+ */
+
+export const FAKE_CREDENTIALS = {
+  clientId: '7_fakeClientIdForTests',
+  clientSecret: 'fake-client-secret-9d2e',
+  accessToken: 'fake-access-token-51ab',
+  accountId: 22_334_455,
+} as const;
+
+export interface ReceivedMessage {
+  /** Which connection (1, 2, …) sent it. */
+  connection: number;
+  at: number;
+  clientMsgId?: string;
+  payloadType: number;
+  payload: Record<string, unknown>;
+}
+
+export interface FakeCTraderOptions {
+  clock: Clock;
+  symbols?: FakeSymbol[];
+  spotIntervalMs?: number;
+  /** Write int64 fields as decimal strings, as protobuf's JSON mapping may. */
+  int64AsStrings?: boolean;
+}
+
+interface Session {
+  id: number;
+  socket: WebSocket;
+  isAppAuthed: boolean;
+  isAccountAuthed: boolean;
+  subscribed: Set<number>;
+  lastSent: Map<number, { bid: number; ask: number }>;
+}
+
+const PERIOD_MINUTES: Record<string, number> = { M1: 1, M5: 5, M15: 15, M30: 30, H1: 60, H4: 240, D1: 1440 };
+const PERIOD_NAMES: Record<number, string> = { 1: 'M1', 5: 'M5', 7: 'M15', 8: 'M30', 9: 'H1', 10: 'H4', 12: 'D1' };
+const MAX_SPAN_MS: Record<string, number> = {
+  M1: 302_400_000,
+  M5: 302_400_000,
+  M15: 21_168_000_000,
+  M30: 21_168_000_000,
+  H1: 21_168_000_000,
+  H4: 31_622_400_000,
+  D1: 31_622_400_000,
+};
+const INT64_FIELDS = new Set(['ctidTraderAccountId', 'symbolId', 'bid', 'ask', 'timestamp', 'low', 'deltaOpen', 'deltaClose', 'deltaHigh', 'volume']);
+
+export class FakeCTraderServer {
+  readonly received: ReceivedMessage[] = [];
+  /** Clock times of every WebSocket handshake, accepted or refused. */
+  readonly handshakes: number[] = [];
+  /** Errors the server answered, by code. */
+  readonly errorsSent: string[] = [];
+  clientId: string = FAKE_CREDENTIALS.clientId;
+  clientSecret: string = FAKE_CREDENTIALS.clientSecret;
+  accessToken: string = FAKE_CREDENTIALS.accessToken;
+  readonly accountId: number = FAKE_CREDENTIALS.accountId;
+  isTokenExpired = false;
+  private readonly clock: Clock;
+  private readonly symbols: FakeSymbol[];
+  private readonly int64AsStrings: boolean;
+  private readonly sessions = new Set<Session>();
+  private readonly ignored = new Set<number>();
+  private readonly historicalTimes: number[] = [];
+  private server!: WebSocketServer;
+  private spotTimer: TimerHandle | undefined;
+  private tick = 0;
+  private nextSessionId = 1;
+  private isDown = false;
+  private isSilent = false;
+
+  private constructor(options: FakeCTraderOptions) {
+    this.clock = options.clock;
+    this.symbols = options.symbols ?? FAKE_SYMBOLS;
+    this.int64AsStrings = options.int64AsStrings ?? false;
+    this.spotTimer = this.clock.setInterval(() => this.streamSpots(), options.spotIntervalMs ?? 1000).unref();
+  }
+
+  static async start(options: FakeCTraderOptions): Promise<FakeCTraderServer> {
+    const fake = new FakeCTraderServer(options);
+    fake.server = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      verifyClient: (_info, done) => {
+        fake.handshakes.push(fake.clock.now());
+        if (fake.isDown) done(false, 503, 'Service Unavailable');
+        else done(true);
+      },
+    });
+    fake.server.on('connection', (socket) => fake.accept(socket));
+    await new Promise<void>((resolve) => fake.server.once('listening', () => resolve()));
+    return fake;
+  }
+
+  /** `ws://127.0.0.1:<port>` (the feed appends nothing: pass it as the feed's url). */
+  get url(): string {
+    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get openConnections(): number {
+    return this.sessions.size;
+  }
+
+  /** Messages of one payload type, in arrival order. */
+  messages(payloadType: number): ReceivedMessage[] {
+    return this.received.filter((m) => m.payloadType === payloadType);
+  }
+
+  /** Drops every connection and refuses new handshakes (HTTP 503) until `comeBack()`. */
+  goDown(): void {
+    this.isDown = true;
+    this.dropConnections();
+  }
+
+  comeBack(): void {
+    this.isDown = false;
+  }
+
+  /** Cuts every open connection without a close frame (a network loss). */
+  dropConnections(): void {
+    for (const session of this.sessions) session.socket.terminate();
+  }
+
+  /** Answers nothing and streams nothing (the socket stays open): a half-dead link. */
+  stopAnswering(): void {
+    this.isSilent = true;
+  }
+
+  resumeAnswering(): void {
+    this.isSilent = false;
+  }
+
+  /** Never answers requests of this payload type. */
+  ignore(payloadType: number): void {
+    this.ignored.add(payloadType);
+  }
+
+  /** Sends an event to every authorized connection. */
+  pushEvent(payloadType: number, payload: Record<string, unknown>): void {
+    for (const session of this.sessions) if (session.isAccountAuthed) this.send(session, { payloadType, payload });
+  }
+
+  /** A spot event with exactly these fields to every connection subscribed to the symbol. */
+  pushSpot(symbolId: number, prices: { bid?: number; ask?: number; timestamp?: number }): void {
+    for (const session of this.sessions) {
+      if (session.subscribed.has(symbolId)) this.send(session, { payloadType: 2131, payload: { ctidTraderAccountId: this.accountId, symbolId, ...prices } });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.spotTimer) this.clock.clearTimer(this.spotTimer);
+    this.dropConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: WebSocket): void {
+    const session: Session = { id: this.nextSessionId++, socket, isAppAuthed: false, isAccountAuthed: false, subscribed: new Set(), lastSent: new Map() };
+    this.sessions.add(session);
+    socket.on('close', () => this.sessions.delete(session));
+    socket.on('error', () => {});
+    socket.on('message', (data) => this.receive(session, data.toString()));
+  }
+
+  private receive(session: Session, text: string): void {
+    const message = JSON.parse(text) as { clientMsgId?: string; payloadType: number; payload?: Record<string, unknown> };
+    const payload = message.payload ?? {};
+    this.received.push({ connection: session.id, at: this.clock.now(), clientMsgId: message.clientMsgId, payloadType: message.payloadType, payload });
+    if (this.isSilent || this.ignored.has(message.payloadType)) return;
+    const answer = (payloadType: number, body: Record<string, unknown>) => this.send(session, { clientMsgId: message.clientMsgId, payloadType, payload: body });
+    const fail = (errorCode: string, description: string) => {
+      this.errorsSent.push(errorCode);
+      answer(2142, { errorCode, description, ...(session.isAccountAuthed ? { ctidTraderAccountId: this.accountId } : {}) });
+    };
+    if (message.payloadType === 51) return this.send(session, { payloadType: 51, payload: {} });
+    if (message.payloadType === 2104) return answer(2105, { version: '92' });
+    if (message.payloadType === 2100) {
+      if (payload.clientId !== this.clientId || payload.clientSecret !== this.clientSecret) {
+        return fail('CH_CLIENT_AUTH_FAILURE', 'Open API client is not activated or wrong client credentials');
+      }
+      session.isAppAuthed = true;
+      return answer(2101, {});
+    }
+    if (!session.isAppAuthed) return fail('CH_CLIENT_NOT_AUTHENTICATED', 'Open API application is not authorized');
+    if (message.payloadType === 2102) {
+      if (Number(payload.ctidTraderAccountId) !== this.accountId) return fail('CH_CTID_TRADER_ACCOUNT_NOT_FOUND', 'Trading account is not found');
+      if (payload.accessToken !== this.accessToken) return fail('CH_ACCESS_TOKEN_INVALID', 'Access token is invalid');
+      if (this.isTokenExpired) return fail('OA_AUTH_TOKEN_EXPIRED', 'Access token expired');
+      session.isAccountAuthed = true;
+      return answer(2103, { ctidTraderAccountId: this.accountId });
+    }
+    if (!session.isAccountAuthed || Number(payload.ctidTraderAccountId) !== this.accountId) return fail('ACCOUNT_NOT_AUTHORIZED', 'Trading account is not authorized');
+    const account = { ctidTraderAccountId: this.accountId };
+    const ids = Array.isArray(payload.symbolId) ? payload.symbolId.map(Number) : [];
+    switch (message.payloadType) {
+      case 2114:
+        return answer(2115, {
+          ...account,
+          symbol: this.symbols.map((s) => ({ symbolId: s.symbolId, symbolName: s.symbolName, enabled: s.enabled, description: s.description })),
+        });
+      case 2116:
+        return answer(2117, { ...account, symbol: this.symbols.filter((s) => ids.includes(s.symbolId)).map(fullSymbol) });
+      case 2127: {
+        const unknown = ids.filter((id) => !this.symbol(id));
+        if (unknown.length > 0) return fail('SYMBOL_NOT_FOUND', `Symbol not found: ${unknown.join(',')}`);
+        const already = ids.filter((id) => session.subscribed.has(id));
+        if (already.length > 0) return fail('ALREADY_SUBSCRIBED', `Already subscribed: ${already.join(',')}`);
+        answer(2128, account);
+        for (const id of ids) {
+          session.subscribed.add(id);
+          // "You'll receive technical ProtoOASpotEvent with current price shortly after this response."
+          this.sendSpot(session, this.symbol(id) as FakeSymbol, true);
+        }
+        return;
+      }
+      case 2129:
+        for (const id of ids) session.subscribed.delete(id);
+        return answer(2130, account);
+      case 2137:
+        return this.trendbars(payload, answer, fail);
+      default:
+        return fail('UNSUPPORTED_MESSAGE', `payload type ${message.payloadType} is not supported by the fake`);
+    }
+  }
+
+  private trendbars(payload: Record<string, unknown>, answer: (type: number, body: Record<string, unknown>) => void, fail: (code: string, text: string) => void): void {
+    const now = this.clock.now();
+    while (this.historicalTimes.length > 0 && (this.historicalTimes[0] as number) <= now - 1000) this.historicalTimes.shift();
+    if (this.historicalTimes.length >= 5) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
+    this.historicalTimes.push(now);
+    const period = typeof payload.period === 'number' ? PERIOD_NAMES[payload.period] : String(payload.period);
+    const symbol = this.symbol(Number(payload.symbolId));
+    if (!symbol) return fail('SYMBOL_NOT_FOUND', 'Symbol not found');
+    if (!period || !(period in PERIOD_MINUTES)) return fail('INVALID_REQUEST', `unknown period ${String(payload.period)}`);
+    const from = Number(payload.fromTimestamp);
+    const to = Number(payload.toTimestamp);
+    if (!(from >= 0) || !(to >= from) || to - from > (MAX_SPAN_MS[period] as number)) return fail('INCORRECT_BOUNDARIES', 'Incorrect boundaries');
+    const count = payload.count === undefined ? Infinity : Number(payload.count);
+    const stepMs = (PERIOD_MINUTES[period] as number) * 60_000;
+    const bars: Record<string, unknown>[] = [];
+    for (let open = Math.floor(to / stepMs) * stepMs; open >= from && bars.length < count; open -= stepMs) {
+      if (open > now || open < (symbol.historyStartMs ?? 0) || !isOpen(symbol, open)) continue;
+      bars.unshift(trendbar(symbol, open / 60_000, period));
+    }
+    answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore: false });
+  }
+
+  private streamSpots(): void {
+    this.tick++;
+    if (this.isSilent) return;
+    for (const session of this.sessions) {
+      for (const id of session.subscribed) {
+        const symbol = this.symbol(id);
+        if (symbol && isOpen(symbol, this.clock.now())) this.sendSpot(session, symbol, false);
+      }
+    }
+  }
+
+  /** Bid and ask of the current tick; a side equal to the last one sent is left out. */
+  private sendSpot(session: Session, symbol: FakeSymbol, isFull: boolean): void {
+    const ask = symbol.basePrice + symbol.spread + (Math.floor(this.tick / 2) % 5) * 3;
+    const bid = ask - symbol.spread - (this.tick % 3);
+    const last = session.lastSent.get(symbol.symbolId);
+    session.lastSent.set(symbol.symbolId, { bid, ask });
+    const payload: Record<string, unknown> = { ctidTraderAccountId: this.accountId, symbolId: symbol.symbolId, timestamp: this.clock.now() };
+    if (isFull || last?.bid !== bid) payload.bid = bid;
+    if (isFull || last?.ask !== ask) payload.ask = ask;
+    this.send(session, { payloadType: 2131, payload });
+  }
+
+  private send(session: Session, message: { clientMsgId?: string; payloadType: number; payload: Record<string, unknown> }): void {
+    const text = JSON.stringify(message, (key, value: unknown) => (this.int64AsStrings && INT64_FIELDS.has(key) && typeof value === 'number' ? String(value) : value));
+    session.socket.send(text);
+  }
+
+  private symbol(id: number): FakeSymbol | undefined {
+    return this.symbols.find((s) => s.symbolId === id);
+  }
+}
+
+function fullSymbol(s: FakeSymbol): Record<string, unknown> {
+  return {
+    symbolId: s.symbolId,
+    digits: s.digits,
+    pipPosition: s.pipPosition,
+    schedule: s.schedule,
+    scheduleTimeZone: s.scheduleTimeZone,
+    ...(s.holiday ? { holiday: s.holiday } : {}),
+    tradingMode: 'ENABLED',
+  };
+}
+
+/** A deterministic bar per (symbol, minute): low wanders, deltas from the minute. */
+function trendbar(symbol: FakeSymbol, minute: number, period: string): Record<string, unknown> {
+  const low = symbol.basePrice - symbol.spread * 4 + ((minute * 7) % 23) * 5;
+  return { volume: 10 + (minute % 50), period, low, deltaOpen: (minute % 7) * 4, deltaClose: (minute % 5) * 6, deltaHigh: 40, utcTimestampInMinutes: minute };
+}
+
+/** The symbol's weekly schedule (UTC in this fake). */
+function isOpen(symbol: FakeSymbol, epochMs: number): boolean {
+  const weekSecond = Math.floor((((epochMs / 1000 - 3 * 86_400) % 604_800) + 604_800) % 604_800);
+  return symbol.schedule.some((i) => weekSecond >= i.startSecond && weekSecond < i.endSecond);
+}
