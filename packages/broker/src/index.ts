@@ -7,3 +7,4 @@ export * from './types.js';
 export * from './ctrader/index.js';
 export * from './oanda/index.js';
 export * from './simulated/index.js';
+export * from './metaapi/index.js';

@@ -1,0 +1,2 @@
+export * from './hosts.js';
+export * from './terminal.js';

@@ -1,0 +1,430 @@
+import { addDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/core';
+import type { z } from 'zod';
+import { BrokerError } from '../errors.js';
+import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
+import type { SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '../terminal.js';
+import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { isConnectionLoss, retryAfterOf, parseErrorBody } from './error-mapping.js';
+import { metaApiClientUrl, metaApiMarketDataUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
+import { MetaApiHttp, parseBody, type HttpAnswer } from './http-client.js';
+import {
+  barsOf,
+  decimalOf,
+  METAAPI_COMMENT_LENGTH,
+  METAAPI_TIMEFRAMES,
+  metaApiOrderType,
+  newestFirst,
+  quoteOf,
+  recordOfDeal,
+  recordOfOrder,
+  symbolInfoOf,
+  tradeBodyOf,
+} from './normalize.js';
+import { checkMargin, checkResultOf, preCheck } from './order-check.js';
+import { verdictOf } from './retcodes.js';
+import {
+  AccountInformationSchema,
+  CandlesSchema,
+  DealsSchema,
+  HistoryOrdersSchema,
+  MarginSchema,
+  OrdersSchema,
+  SymbolPriceSchema,
+  SymbolSpecificationSchema,
+  TradeResponseSchema,
+  type WireDeal,
+  type WireSymbolPrice,
+  type WireSymbolSpecification,
+} from './wire.js';
+
+export interface MetaApiTerminalOptions {
+  /** MetaApi API token (the `auth-token` header). */
+  token: string;
+  /** MetaApi account id of the MT5 account. */
+  accountId: string;
+  /** Region the account is deployed in (default new-york). */
+  region?: string;
+  /** Overrides the region's client API host. */
+  baseUrl?: string;
+  /** Overrides the region's market data API host. */
+  marketDataBaseUrl?: string;
+  /** Longest wait for a read (default 10 000 ms). */
+  timeoutMs?: number;
+  /** Longest wait for POST /trade (default 60 000 ms); silence past it is an ambiguous timeout. */
+  tradeTimeoutMs?: number;
+  /** Period of the account-information probe that detects a lost or restored terminal; 0 turns it off (default 15 000 ms). */
+  healthIntervalMs?: number;
+  /** How far back `findByComment` searches the history (default 7 days). */
+  historyLookbackMs?: number;
+  clock?: Clock;
+}
+
+/** Calls the terminal received, by method (for /metrics). */
+export interface MetaApiTerminalStats {
+  orderSendCalls: number;
+  orderCheckCalls: number;
+  tickCalls: number;
+  symbolInfoCalls: number;
+  ratesCalls: number;
+  findByCommentCalls: number;
+  healthChecks: number;
+}
+
+/** MetaApi's largest page: "limit … max: 1000" (history and candles). */
+const PAGE_LIMIT = 1000;
+/** MT5 TRADE_RETCODE_TOO_MANY_REQUESTS, "Too frequent requests". */
+const TOO_MANY_REQUESTS = 10024;
+/** History is searched this far past now, for a clock a little behind MetaApi's. */
+const HISTORY_SLACK_MS = 60_000;
+
+/**
+ * A MetaTrader 5 terminal driven through MetaApi's REST API (metaapi.cloud/docs/client/restApi):
+ * account information, symbol specification and current price for the pre-check, POST /trade for
+ * order_send, history orders and deals for reconciliation, the market data API for candles.
+ *
+ * POST /trade is sent once and never retried: silence past `tradeTimeoutMs` is an ambiguous
+ * `timeout`, a connection that breaks under way and MetaApi's -11 (delivered, result unknown) an
+ * ambiguous `disconnected`. Idempotent GETs are tried once more after a dropped connection or a
+ * 500/502/503. A lost connection (a broken link to MetaApi, a 504 "not connected to broker",
+ * -10/-11 on a trade) marks the terminal disconnected: calls are refused until the health probe
+ * (or `connect()`) finds MetaApi answering account information again.
+ */
+export class MetaApiTerminal implements TradingTerminal {
+  readonly name = 'metaapi';
+  readonly stats: MetaApiTerminalStats = {
+    orderSendCalls: 0,
+    orderCheckCalls: 0,
+    tickCalls: 0,
+    symbolInfoCalls: 0,
+    ratesCalls: 0,
+    findByCommentCalls: 0,
+    healthChecks: 0,
+  };
+
+  private readonly clock: Clock;
+  private readonly client: MetaApiHttp;
+  private readonly marketData: MetaApiHttp;
+  private readonly accountPath: string;
+  private readonly timeoutMs: number;
+  private readonly tradeTimeoutMs: number;
+  private readonly healthIntervalMs: number;
+  private readonly historyLookbackMs: number;
+  private connected = false;
+  private closed = false;
+  private probing: Promise<void> | undefined;
+  private healthTimer: TimerHandle | undefined;
+  private readonly listeners = new Set<(connected: boolean) => void>();
+
+  constructor(options: MetaApiTerminalOptions) {
+    this.clock = options.clock ?? systemClock;
+    const region = options.region ?? METAAPI_DEFAULT_REGION;
+    this.client = new MetaApiHttp({ baseUrl: metaApiClientUrl(region, options.baseUrl), token: options.token, clock: this.clock });
+    this.marketData = new MetaApiHttp({ baseUrl: metaApiMarketDataUrl(region, options.marketDataBaseUrl), token: options.token, clock: this.clock });
+    this.accountPath = `/users/current/accounts/${encodeURIComponent(options.accountId)}`;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.tradeTimeoutMs = options.tradeTimeoutMs ?? 60_000;
+    this.healthIntervalMs = options.healthIntervalMs ?? 15_000;
+    this.historyLookbackMs = options.historyLookbackMs ?? 7 * 86_400_000;
+  }
+
+  // --- connection -------------------------------------------------------------------------
+
+  /** Connected once MetaApi answers the account's information (its terminal is up); keeps probing afterwards. */
+  async connect(): Promise<void> {
+    if (this.closed) throw new BrokerError('disconnected', 'the MetaApi terminal was closed');
+    try {
+      await this.probe();
+    } finally {
+      this.scheduleHealth();
+    }
+  }
+
+  /** Stops probing and fails every request under way with `disconnected`. Final: connect() refuses afterwards. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.healthTimer) this.clock.clearTimer(this.healthTimer);
+    this.healthTimer = undefined;
+    this.setConnected(false);
+    await Promise.all([this.client.close(), this.marketData.close()]);
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setConnected(connected: boolean): void {
+    if (connected === this.connected) return;
+    this.connected = connected;
+    for (const listener of [...this.listeners]) listener(connected);
+  }
+
+  /** GET account-information: answered means connected; a lost connection means disconnected. */
+  private probe(): Promise<void> {
+    this.probing ??= (async () => {
+      this.stats.healthChecks++;
+      try {
+        await this.client.get(`${this.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
+        if (!this.closed) this.setConnected(true);
+      } catch (err) {
+        if (isConnectionLoss(err)) this.setConnected(false);
+        throw err;
+      } finally {
+        this.probing = undefined;
+      }
+    })();
+    return this.probing;
+  }
+
+  private scheduleHealth(): void {
+    if (this.closed || this.healthIntervalMs <= 0 || this.healthTimer) return;
+    this.healthTimer = this.clock
+      .setTimeout(() => {
+        this.healthTimer = undefined;
+        // A failed probe already marked the terminal down; the next one may bring it back.
+        void this.probe()
+          .catch(() => undefined)
+          .finally(() => this.scheduleHealth());
+      }, this.healthIntervalMs)
+      .unref();
+  }
+
+  private ensureConnected(): void {
+    if (!this.connected) throw new BrokerError('disconnected', 'the MetaApi terminal is disconnected');
+  }
+
+  /** Runs a call while connected; a lost connection on the way marks the terminal down. */
+  private async guarded<T>(call: () => Promise<T>): Promise<T> {
+    this.ensureConnected();
+    try {
+      return await call();
+    } catch (err) {
+      if (isConnectionLoss(err)) this.setConnected(false);
+      throw err;
+    }
+  }
+
+  // --- reads --------------------------------------------------------------------------------
+
+  private get<S extends z.ZodType>(path: string, schema: S, query: Record<string, string | undefined> = {}): Promise<z.output<S>> {
+    return this.client.get(`${this.accountPath}${path}`, query, schema, this.timeoutMs);
+  }
+
+  /** A read whose 404 NotFoundError means "no such thing" (an unlisted symbol). */
+  private async orNull<T>(read: Promise<T>): Promise<T | null> {
+    try {
+      return await read;
+    } catch (err) {
+      if (err instanceof BrokerError && err.kind === 'not_found') return null;
+      throw err;
+    }
+  }
+
+  private specification(symbol: string): Promise<WireSymbolSpecification | null> {
+    return this.orNull(this.get(`/symbols/${encodeURIComponent(symbol)}/specification`, SymbolSpecificationSchema));
+  }
+
+  /** keepSubscription: "the account will get a long-term subscription … you will get updated value faster". */
+  private price(symbol: string): Promise<WireSymbolPrice | null> {
+    return this.orNull(this.get(`/symbols/${encodeURIComponent(symbol)}/current-price`, SymbolPriceSchema, { keepSubscription: 'true' }));
+  }
+
+  symbolInfo(symbol: string): Promise<SymbolInfo | null> {
+    this.stats.symbolInfoCalls++;
+    return this.guarded(async () => {
+      const spec = await this.specification(symbol);
+      return spec ? symbolInfoOf(spec) : null;
+    });
+  }
+
+  tick(symbol: string): Promise<Quote | null> {
+    this.stats.tickCalls++;
+    return this.guarded(async () => {
+      const price = await this.price(symbol);
+      return price ? quoteOf(price) : null;
+    });
+  }
+
+  /**
+   * The most recent `count` bars from the market data API, which pages backwards from
+   * `startTime` ("candles are loaded in backwards direction, so this should be the latest
+   * time"), at most 1000 a page.
+   */
+  rates(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
+    this.stats.ratesCalls++;
+    return this.guarded(async () => {
+      if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
+      const path = `${this.accountPath}/historical-market-data/symbols/${encodeURIComponent(symbol)}/timeframes/${METAAPI_TIMEFRAMES[timeframe]}/candles`;
+      const candles: Parameters<typeof barsOf>[0] = [];
+      let startTime: string | undefined;
+      while (candles.length < count) {
+        const limit = Math.min(PAGE_LIMIT, count - candles.length);
+        const page = await this.marketData.get(path, { startTime, limit: String(limit) }, CandlesSchema, this.timeoutMs);
+        candles.push(...page);
+        if (page.length < limit) break;
+        const oldest = Math.min(...page.map((c) => Date.parse(c.time)));
+        startTime = new Date(oldest - 1).toISOString();
+      }
+      return count === 0 ? [] : barsOf(candles, timeframe, this.clock.now()).slice(-count);
+    });
+  }
+
+  // --- order_check --------------------------------------------------------------------------
+
+  /** MT5 order_check emulated from MetaApi's data (see `preCheck` for what is checked). */
+  orderCheck(request: TradeRequest): Promise<TradeCheckResult> {
+    this.stats.orderCheckCalls++;
+    return this.guarded(async () => {
+      const [spec, account, price] = await Promise.all([
+        this.specification(request.symbol),
+        this.get('/account-information', AccountInformationSchema),
+        this.price(request.symbol),
+      ]);
+      if (!spec) return checkResultOf({ retcode: RETCODE.INVALID, comment: `unknown symbol ${request.symbol}` }, account, undefined);
+      const verdict = preCheck({ request, spec, info: symbolInfoOf(spec), account, price, nowMs: this.clock.now() });
+      if (verdict.retcode !== RETCODE.OK || request.action !== 'deal' || !price) return checkResultOf(verdict, account, undefined);
+      const margin = await this.margin(request, price);
+      return checkResultOf(checkMargin(margin, account), account, margin);
+    });
+  }
+
+  /** POST calculate-margin ("Calculates margin required to open a trade"): `{ symbol, type, volume, openPrice }`. */
+  private async margin(request: TradeRequest, price: WireSymbolPrice): Promise<number | undefined> {
+    const body = {
+      symbol: request.symbol,
+      type: metaApiOrderType(request.type),
+      volume: Number(request.volume),
+      openPrice: request.type === 'buy' ? price.ask : price.bid,
+    };
+    const path = this.client.pathFor(`${this.accountPath}/calculate-margin`);
+    const answer = await this.client.send('POST', path, body, this.timeoutMs);
+    if (answer.status !== 200) throw this.client.errorOf(answer);
+    return parseBody(MarginSchema, answer.text, path).margin;
+  }
+
+  // --- order_send ---------------------------------------------------------------------------
+
+  /**
+   * POST /trade, exactly once. The MetatraderTrade response becomes an MqlTradeResult; a fill's
+   * deal ticket, volume and price come from the position's history deals (MetaApi's response has
+   * only orderId and positionId).
+   */
+  orderSend(request: TradeRequest): Promise<TradeResult> {
+    this.stats.orderSendCalls++;
+    return this.guarded(async () => {
+      const path = this.client.pathFor(`${this.accountPath}/trade`);
+      const answer = await this.client.send('POST', path, tradeBodyOf(request), this.tradeTimeoutMs);
+      return this.resultOf(request, answer, path);
+    });
+  }
+
+  private async resultOf(request: TradeRequest, answer: HttpAnswer, path: string): Promise<TradeResult> {
+    const { status, text } = answer;
+    // Refused before the terminal saw it: MT5's own codes say what happened.
+    if (status === 400) return emptyResult(RETCODE.INVALID, `MetaApi refused the request: ${parseErrorBody(text).message ?? 'ValidationError'}`);
+    if (status === 429) {
+      const retryAfter = retryAfterOf(parseErrorBody(text), answer.retryAfter, this.clock.now());
+      return emptyResult(TOO_MANY_REQUESTS, `MetaApi is throttling trades${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}`);
+    }
+    if (status >= 500 && status !== 504) {
+      throw new BrokerError('timeout', `MetaApi answered the trade with HTTP ${status}: the order may or may not exist`, { venueCode: String(status) });
+    }
+    if (status !== 200) throw this.client.errorOf(answer);
+    let response;
+    try {
+      response = parseBody(TradeResponseSchema, text, path);
+    } catch (err) {
+      throw new BrokerError('disconnected', 'MetaApi answered the trade with a body that cannot be read: the order may or may not exist', { cause: err });
+    }
+    const verdict = verdictOf(response, request.action);
+    if (verdict.lost) {
+      this.setConnected(false);
+      throw new BrokerError('disconnected', `MetaApi: ${response.stringCode} ${response.message}`.trim(), { venueCode: String(response.numericCode) });
+    }
+    if (verdict.terminalDisconnected) this.setConnected(false);
+    const comment = [response.message || retcodeDescription(verdict.retcode), verdict.note].filter(Boolean).join('; ');
+    const order = response.orderId ?? null;
+    const position = response.positionId ?? null;
+    if (verdict.retcode === RETCODE.PLACED) return { ...emptyResult(verdict.retcode, comment), order, volume: request.volume, price: request.price ?? null };
+    if (verdict.retcode !== RETCODE.DONE && verdict.retcode !== RETCODE.DONE_PARTIAL) return { ...emptyResult(verdict.retcode, comment), order, position };
+    return { ...(await this.fillOf(request, verdict.retcode, order, position, comment)), order, position };
+  }
+
+  /** The deals of a filled order; MT5's DONE means the whole volume even when the deals cannot be read. */
+  private async fillOf(request: TradeRequest, retcode: number, order: string | null, position: string | null, comment: string): Promise<TradeResult> {
+    const whenUnread = (why: string) => ({
+      ...emptyResult(retcode, `${comment}; deal details unavailable (${why})`),
+      volume: retcode === RETCODE.DONE ? request.volume : '0',
+    });
+    if (position === null) return whenUnread('no position id');
+    let deals: WireDeal[];
+    try {
+      ({ deals } = await this.get(`/history-deals/position/${encodeURIComponent(position)}`, DealsSchema));
+    } catch (err) {
+      return whenUnread(err instanceof Error ? err.message : String(err));
+    }
+    const own = deals.filter((d) => (order === null || d.orderId === order) && (d.type === 'DEAL_TYPE_BUY' || d.type === 'DEAL_TYPE_SELL'));
+    const first = own[0];
+    if (!first) return whenUnread('no deal found yet');
+    return {
+      ...emptyResult(retcode, comment),
+      deal: first.id,
+      volume: own.reduce((sum, d) => addDecimal(sum, decimalOf(d.volume ?? 0)), '0'),
+      price: first.price === undefined ? null : decimalOf(first.price),
+    };
+  }
+
+  // --- reconciliation -----------------------------------------------------------------------
+
+  /**
+   * Open orders, history orders and history deals of the last `historyLookbackMs` whose comment
+   * starts with `commentPrefix` (cut to MetaApi's 26 characters, as the comment was) and whose
+   * magic is `magic`, newest first. A history MetaApi is still synchronizing is `unavailable`
+   * rather than a possibly incomplete answer.
+   */
+  findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]> {
+    this.stats.findByCommentCalls++;
+    return this.guarded(async () => {
+      const prefix = commentPrefix.slice(0, METAAPI_COMMENT_LENGTH);
+      const now = this.clock.now();
+      const start = new Date(now - this.historyLookbackMs).toISOString();
+      const end = new Date(now + HISTORY_SLACK_MS).toISOString();
+      const range = `${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
+      const [open, history, deals] = await Promise.all([
+        this.get('/orders', OrdersSchema),
+        this.pages(`/history-orders/time/${range}`, async (query) => {
+          const page = await this.get(`/history-orders/time/${range}`, HistoryOrdersSchema, query);
+          return { items: page.orders, synchronizing: page.synchronizing };
+        }),
+        this.pages(`/history-deals/time/${range}`, async (query) => {
+          const page = await this.get(`/history-deals/time/${range}`, DealsSchema, query);
+          return { items: page.deals, synchronizing: page.synchronizing };
+        }),
+      ]);
+      const mine = (r: { magic?: number; comment?: string }) => (r.magic ?? 0) === magic && (r.comment ?? '').startsWith(prefix);
+      const orders = [...open, ...history].filter(mine).map(recordOfOrder).filter((r): r is TerminalRecord => r !== null);
+      const partial = new Set(orders.filter((o) => o.state === 'partially_filled').map((o) => o.ticket));
+      const fills = deals.filter(mine).map((d) => recordOfDeal(d, partial)).filter((r): r is TerminalRecord => r !== null);
+      return [...orders, ...fills].sort(newestFirst);
+    });
+  }
+
+  /** Every page of a history query ("offset … limit … max: 1000"). */
+  private async pages<T>(what: string, read: (query: Record<string, string>) => Promise<{ items: T[]; synchronizing: boolean }>): Promise<T[]> {
+    const all: T[] = [];
+    for (let offset = 0; ; offset += PAGE_LIMIT) {
+      const page = await read({ offset: String(offset), limit: String(PAGE_LIMIT) });
+      if (page.synchronizing) throw new BrokerError('unavailable', `MetaApi is still synchronizing the history (${what}); results would be incomplete`);
+      all.push(...page.items);
+      if (page.items.length < PAGE_LIMIT) return all;
+    }
+  }
+}
+
+function emptyResult(retcode: number, comment: string): TradeResult {
+  return { retcode, deal: null, order: null, position: null, volume: '0', price: null, bid: null, ask: null, comment, requestId: null };
+}

@@ -1,0 +1,536 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { decimalFromNumber } from '@fxdesk/core';
+import { TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
+import { retcodeName } from '../../src/mt5-retcodes.js';
+import { METAAPI_TIMEFRAMES } from '../../src/metaapi/normalize.js';
+import type { SimulatedMarket } from '../../src/simulated/market.js';
+import { SimulatedTerminal } from '../../src/simulated/terminal.js';
+import { simulatedSymbolInfo } from '../../src/simulated/terminal-rules.js';
+import type { FillingMode, OrderType, TerminalRecord, TradeRequest } from '../../src/terminal.js';
+
+/**
+ * A local stand-in for MetaApi's client API and market data API, answering as MetaApi documents
+ * (metaapi.cloud/docs/client): `auth-token` header, the Error model `{ id, error, message,
+ * details?, metadata? }` (401 UnauthorizedError, 404 NotFoundError, 400 ValidationError, 429
+ * TooManyRequestsError with Retry-After and `metadata.recommendedRetryTime`, 504 TimeoutError
+ * when its terminal is not connected to the broker), MetatraderTrade in and
+ * MetatraderTradeResponse out (HTTP 200 with the MT5 code, -10/-11 for a lost trade server).
+ *
+ * Behind it runs an MT5 terminal: the simulated terminal over the simulated market, so fills,
+ * partial fills, pending orders, expiry, stops levels and margin follow MT5 rules, and orders,
+ * deals and positions are kept. The broker's clock is the market's, its time zone UTC+2 (as many
+ * MT5 servers); trade sessions follow the market's hours.
+ *
+ * Faults on demand, each for the next request of a route: hang (never answers, after calling
+ * `onArrive`, where a test moves the adapter's clock past its timeout), reset (the socket is
+ * destroyed), an error status, a trade code without executing, or executing and then hanging or
+ * resetting (the lost-answer cases). `setBrokerConnected(false)` is the terminal losing its broker.
+ */
+
+export type FakeRoute =
+  | 'trade'
+  | 'account-information'
+  | 'specification'
+  | 'current-price'
+  | 'calculate-margin'
+  | 'orders'
+  | 'history-orders'
+  | 'history-deals'
+  | 'candles'
+  | 'any';
+
+export type FakeFault = { route?: FakeRoute; onArrive?: () => void } & (
+  | { kind: 'hang' }
+  | { kind: 'reset' }
+  | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Answers the trade with this code; `execute` runs it first; `thenDisconnect` leaves the terminal without broker. */
+  | { kind: 'trade-code'; numericCode: number; stringCode: string; message?: string; execute?: boolean; thenDisconnect?: boolean }
+  | { kind: 'execute-then-hang' }
+  | { kind: 'execute-then-reset' }
+);
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  route: FakeRoute;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface FakeMetaApiOptions {
+  market: SimulatedMarket;
+  token?: string;
+  accountId?: string;
+  balance?: string;
+  leverage?: number;
+}
+
+const BROKER_OFFSET_MS = 2 * 3_600_000;
+/** A Saturday, to ask the market whether it keeps weekend hours. */
+const A_SATURDAY_NOON = Date.UTC(2026, 0, 10, 12);
+const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+const ACTION_TYPES: Record<string, OrderType> = {
+  ORDER_TYPE_BUY: 'buy',
+  ORDER_TYPE_SELL: 'sell',
+  ORDER_TYPE_BUY_LIMIT: 'buy_limit',
+  ORDER_TYPE_SELL_LIMIT: 'sell_limit',
+  ORDER_TYPE_BUY_STOP: 'buy_stop',
+  ORDER_TYPE_SELL_STOP: 'sell_stop',
+};
+const ORDER_STATES: Record<TerminalRecord['state'], string> = {
+  placed: 'ORDER_STATE_PLACED',
+  filled: 'ORDER_STATE_FILLED',
+  // An IOC order's unfilled rest is cancelled: MT5 keeps it as a cancelled order with volume left.
+  partially_filled: 'ORDER_STATE_CANCELED',
+  cancelled: 'ORDER_STATE_CANCELED',
+  expired: 'ORDER_STATE_EXPIRED',
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const brokerTime = (ms: number) => iso(ms + BROKER_OFFSET_MS).replace('T', ' ').replace('Z', '');
+const decimal = (value: number) => decimalFromNumber(value, 10);
+
+/** MetaApi's Error model. */
+export function errorBody(error: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 1, error, message, ...extra };
+}
+
+/** A 429 TooManyRequestsError fault as MetaApi sends it (client API model, Retry-After header). */
+export function throttled(route: FakeRoute, retryAfterSeconds: number, nowMs: number): FakeFault {
+  return {
+    route,
+    kind: 'status',
+    status: 429,
+    headers: { 'retry-after': String(retryAfterSeconds) },
+    body: errorBody('TooManyRequestsError', 'The trade API allows 10 cpu credits per 1s to avoid overloading our servers.', {
+      metadata: { periodInSeconds: 1, creditsAvailable: 0, creditsUsed: 10, creditsRequired: 10, recommendedRetryTime: iso(nowMs + retryAfterSeconds * 1000) },
+    }),
+  };
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+};
+
+export class FakeMetaApiServer {
+  readonly token: string;
+  readonly accountId: string;
+  readonly terminal: SimulatedTerminal;
+  readonly requests: RecordedRequest[] = [];
+  private readonly market: SimulatedMarket;
+  private readonly leverage: number;
+  private readonly faults: FakeFault[] = [];
+  private readonly magics = new Set<number>([0]);
+  private readonly sockets = new Set<Socket>();
+  private brokerConnected = true;
+  private server!: http.Server;
+
+  private constructor(options: FakeMetaApiOptions) {
+    this.market = options.market;
+    this.token = options.token ?? 'fake-metaapi-token-5c1d';
+    this.accountId = options.accountId ?? '865d3a4d-3803-486d-bdf3-a85679d9fad2';
+    this.leverage = options.leverage ?? 100;
+    this.terminal = new SimulatedTerminal({ market: options.market, balance: options.balance ?? '100000', leverage: this.leverage, reconnectAfterMs: 0 });
+  }
+
+  static async start(options: FakeMetaApiOptions): Promise<FakeMetaApiServer> {
+    const fake = new FakeMetaApiServer(options);
+    await fake.terminal.connect();
+    fake.server = http.createServer((req, res) => void fake.handle(req, res));
+    fake.server.on('connection', (socket) => {
+      fake.sockets.add(socket);
+      socket.on('close', () => fake.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Arms a fault for the next request of its route (any route when none is named). */
+  inject(fault: FakeFault): void {
+    this.faults.push(fault);
+  }
+
+  /** Whether MetaApi's terminal is connected to the broker (false: 504 on reads, -10 on trades). */
+  setBrokerConnected(connected: boolean): void {
+    this.brokerConnected = connected;
+  }
+
+  /** Requests of a route received so far. */
+  count(route: FakeRoute): number {
+    return this.requests.filter((r) => r.route === route).length;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // --- dispatch ------------------------------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const body = await readBody(req);
+    const match = /^\/users\/current\/accounts\/([^/]+)\/(.+)$/.exec(url.pathname);
+    const rest = match ? (match[2] as string) : '';
+    const route = routeOf(req.method ?? '', rest);
+    this.requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, route, headers: req.headers, body });
+
+    if (req.headers['auth-token'] !== this.token) return json(res, 401, errorBody('UnauthorizedError', 'Authorization token invalid'));
+    if (!match || route === 'any') return json(res, 404, errorBody('NotFoundError', `Route ${req.method} ${url.pathname} not found`));
+    if (decodeURIComponent(match[1] as string) !== this.accountId) {
+      return json(res, 404, errorBody('NotFoundError', `Trading account with id ${match[1]} not found`));
+    }
+    const index = this.faults.findIndex((f) => f.route === undefined || f.route === 'any' || f.route === route);
+    const fault = index >= 0 ? this.faults.splice(index, 1)[0] : undefined;
+    if (fault) {
+      fault.onArrive?.();
+      if (await this.applyFault(fault, req, res, body)) return;
+    }
+    if (!this.brokerConnected && route !== 'candles') {
+      if (route === 'trade') return json(res, 200, { numericCode: -10, stringCode: 'TRADE_RETCODE_DISCONNECTED_BEFORE_TRADE', message: 'Terminal is disconnected from the trade server' });
+      return json(res, 504, errorBody('TimeoutError', `It seems like the account ${this.accountId} is not connected to broker yet. Please make sure account is connected to broker before retrying the request.`));
+    }
+    const segments = rest.split('/').map(decodeURIComponent);
+    switch (route) {
+      case 'account-information':
+        return json(res, 200, this.accountInformation());
+      case 'specification':
+        return this.specification(res, segments[1] as string);
+      case 'current-price':
+        return this.currentPrice(res, segments[1] as string);
+      case 'calculate-margin':
+        return this.calculateMargin(res, body);
+      case 'trade':
+        return void (await this.trade(res, body));
+      case 'orders': {
+        const records = await this.records();
+        return json(res, 200, records.filter((r) => r.kind === 'order' && r.state === 'placed').map((r) => orderOf(r, records)));
+      }
+      case 'history-orders':
+      case 'history-deals':
+        return this.history(res, route, segments, url.searchParams, await this.records());
+      case 'candles':
+        return this.candles(res, segments, url.searchParams);
+    }
+  }
+
+  /** Answers per the fault; false when the request should still be served normally. */
+  private async applyFault(fault: FakeFault, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<boolean> {
+    switch (fault.kind) {
+      case 'hang':
+        return true;
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'status':
+        json(res, fault.status, fault.body, fault.headers);
+        return true;
+      case 'trade-code':
+        if (fault.execute) await this.execute(body);
+        if (fault.thenDisconnect) this.brokerConnected = false;
+        json(res, 200, { numericCode: fault.numericCode, stringCode: fault.stringCode, message: fault.message ?? fault.stringCode });
+        return true;
+      case 'execute-then-hang':
+        await this.execute(body);
+        return true;
+      case 'execute-then-reset':
+        await this.execute(body);
+        req.socket.destroy();
+        return true;
+    }
+  }
+
+  // --- terminal state ---------------------------------------------------------------------------
+
+  private accountInformation(): Record<string, unknown> {
+    const state = this.terminal.accountState();
+    return {
+      platform: 'mt5',
+      broker: 'Fake Markets Ltd',
+      currency: state.currency,
+      server: 'FakeMarkets-Demo',
+      balance: state.balance,
+      equity: state.equity,
+      margin: state.margin,
+      freeMargin: state.marginFree,
+      leverage: this.leverage,
+      marginLevel: state.marginLevel,
+      tradeAllowed: true,
+      marginMode: 'ACCOUNT_MARGIN_MODE_RETAIL_HEDGING',
+      name: 'Fake Trader',
+      login: 5_012_345,
+      credit: 0,
+    };
+  }
+
+  /** MetatraderSymbolSpecification of a simulated symbol; sessions in broker time (UTC+2). */
+  private specification(res: http.ServerResponse, symbol: string): void {
+    const spec = this.market.spec(symbol);
+    if (!spec) return json(res, 404, errorBody('NotFoundError', `Specification for ${symbol} symbol not found`));
+    const info = simulatedSymbolInfo(spec, 'full');
+    // Sunday 22:00 to Friday 22:00 UTC is Monday 00:00 to Saturday 00:00 at UTC+2.
+    const weekendOpen = this.market.isOpen(A_SATURDAY_NOON);
+    const sessions = Object.fromEntries(
+      WEEKDAYS.map((day) => [day, weekendOpen || (day !== 'SATURDAY' && day !== 'SUNDAY') ? [{ from: '00:00:00.000', to: '23:59:59.999' }] : []]),
+    );
+    json(res, 200, {
+      symbol,
+      tickSize: spec.point,
+      minVolume: Number(info.volumeMin),
+      maxVolume: Number(info.volumeMax),
+      volumeStep: Number(info.volumeStep),
+      fillingModes: ['ORDER_FILLING_FOK', 'ORDER_FILLING_IOC'],
+      executionMode: 'SYMBOL_TRADE_EXECUTION_MARKET',
+      contractSize: spec.contractSize,
+      quoteSessions: sessions,
+      tradeSessions: sessions,
+      tradeMode: 'SYMBOL_TRADE_MODE_FULL',
+      initialMargin: 0,
+      maintenanceMargin: 0,
+      hedgedMargin: spec.contractSize / 2,
+      marginCurrency: spec.base,
+      priceCalculationMode: 'SYMBOL_CALC_MODE_FOREX',
+      baseCurrency: spec.base,
+      profitCurrency: spec.quote,
+      swapMode: 'SYMBOL_SWAP_MODE_POINTS',
+      allowedExpirationModes: ['SYMBOL_EXPIRATION_GTC', 'SYMBOL_EXPIRATION_DAY', 'SYMBOL_EXPIRATION_SPECIFIED', 'SYMBOL_EXPIRATION_SPECIFIED_DAY'],
+      allowedOrderTypes: ['SYMBOL_ORDER_MARKET', 'SYMBOL_ORDER_LIMIT', 'SYMBOL_ORDER_STOP', 'SYMBOL_ORDER_STOP_LIMIT', 'SYMBOL_ORDER_SL', 'SYMBOL_ORDER_TP', 'SYMBOL_ORDER_CLOSEBY'],
+      orderGTCMode: 'SYMBOL_ORDERS_GTC',
+      digits: spec.digits,
+      point: spec.point,
+      path: `Forex\\${spec.symbol}`,
+      description: spec.description,
+      pipSize: spec.point * 10,
+      stopsLevel: info.stopsLevel,
+      freezeLevel: info.freezeLevel,
+    });
+  }
+
+  private currentPrice(res: http.ServerResponse, symbol: string): void {
+    const spec = this.market.spec(symbol);
+    const tick = spec ? this.market.lastTick(symbol) : null;
+    if (!spec || !tick) return json(res, 404, errorBody('NotFoundError', `Price for ${symbol} symbol not found`));
+    const tickValue = spec.contractSize * spec.point * (this.market.rate(spec.quote, 'USD') ?? 0);
+    json(res, 200, { symbol, bid: tick.bid, ask: tick.ask, profitTickValue: tickValue, lossTickValue: tickValue, time: iso(tick.time), brokerTime: brokerTime(tick.time) });
+  }
+
+  /** The simulated terminal's margin: notional / leverage in the account currency. */
+  private calculateMargin(res: http.ServerResponse, body: unknown): void {
+    const order = body as { symbol?: string; type?: string; volume?: number; openPrice?: number };
+    const spec = order.symbol ? this.market.spec(order.symbol) : undefined;
+    if (!spec || typeof order.volume !== 'number' || !(order.volume > 0) || typeof order.openPrice !== 'number') {
+      return json(res, 400, errorBody('ValidationError', 'Validation failed', { details: [{ parameter: 'order', message: 'symbol, type, volume and openPrice are required' }] }));
+    }
+    const rate = this.market.rate(spec.base, 'USD') ?? 0;
+    json(res, 200, { margin: ((order.volume * spec.contractSize) / this.leverage) * rate });
+  }
+
+  private async trade(res: http.ServerResponse, body: unknown): Promise<void> {
+    const problem = tradeBodyProblem(body);
+    if (problem) return json(res, 400, errorBody('ValidationError', 'Validation failed', { details: [problem] }));
+    json(res, 200, await this.execute(body));
+  }
+
+  /** Runs a MetatraderTrade on the terminal and answers its MetatraderTradeResponse. */
+  private async execute(body: unknown): Promise<Record<string, unknown>> {
+    const request = tradeRequestOf(body as TradeBody);
+    this.magics.add(request.magic);
+    const result = await this.terminal.orderSend(request);
+    return {
+      numericCode: result.retcode,
+      stringCode: retcodeName(result.retcode),
+      message: result.comment,
+      ...(result.order ? { orderId: result.order } : {}),
+      ...(result.position ? { positionId: result.position } : {}),
+    };
+  }
+
+  /** Every order and deal of the terminal (its lookup is by magic: every magic seen is asked). */
+  private async records(): Promise<TerminalRecord[]> {
+    const byMagic = await Promise.all([...this.magics].map((magic) => this.terminal.findByComment('', magic)));
+    return byMagic.flat();
+  }
+
+  /** history-orders|deals/time/:startTime/:endTime (start inclusive, end exclusive) or history-deals/position/:id, paginated. */
+  private history(res: http.ServerResponse, route: 'history-orders' | 'history-deals', segments: string[], query: URLSearchParams, all: TerminalRecord[]): void {
+    const kind = route === 'history-orders' ? 'order' : 'deal';
+    let records = all.filter((r) => r.kind === kind && (kind === 'deal' || r.state !== 'placed'));
+    if (segments[1] === 'position') records = records.filter((r) => r.position === segments[2]);
+    else {
+      const start = Date.parse(segments[2] as string);
+      const end = Date.parse(segments[3] as string);
+      if (Number.isNaN(start) || Number.isNaN(end)) return json(res, 400, errorBody('ValidationError', 'startTime and endTime must be ISO dates'));
+      records = records.filter((r) => r.time >= start && r.time < end);
+    }
+    const offset = Number(query.get('offset') ?? 0);
+    const limit = Number(query.get('limit') ?? 1000);
+    if (!(limit >= 1 && limit <= 1000)) return json(res, 400, errorBody('ValidationError', 'limit must be between 1 and 1000'));
+    const page = records.sort((a, b) => a.time - b.time).slice(offset, offset + limit);
+    json(res, 200, page.map((r) => (kind === 'order' ? orderOf(r, all) : dealOf(r))));
+  }
+
+  /** historical-market-data/symbols/:symbol/timeframes/:tf/candles: the `limit` candles up to `startTime` (backwards). */
+  private candles(res: http.ServerResponse, segments: string[], query: URLSearchParams): void {
+    const symbol = segments[2] as string;
+    const timeframe = TIMEFRAMES.find((t: Timeframe) => METAAPI_TIMEFRAMES[t] === segments[4]);
+    if (!this.market.spec(symbol)) return json(res, 404, errorBody('NotFoundError', `Symbol ${symbol} not found`));
+    const limit = Number(query.get('limit') ?? 1000);
+    if (!timeframe || !(limit >= 1 && limit <= 1000)) return json(res, 400, errorBody('ValidationError', 'Validation failed'));
+    const startTime = query.get('startTime');
+    const bars = this.market.bars(symbol, timeframe, limit, startTime ? Date.parse(startTime) : undefined);
+    json(
+      res,
+      200,
+      bars.map((b) => ({
+        symbol,
+        timeframe: segments[4],
+        time: iso(b.time * 1000),
+        brokerTime: brokerTime(b.time * 1000),
+        open: b.open,
+        high: b.high,
+        low: b.low,
+        close: b.close,
+        tickVolume: b.tickVolume,
+        spread: b.spread ?? 0,
+        volume: 0,
+      })),
+    );
+  }
+}
+
+/** A MetatraderOrder; a partially filled order keeps its unfilled volume as `currentVolume`. */
+function orderOf(record: TerminalRecord, all: TerminalRecord[]): Record<string, unknown> {
+  const filled = all
+    .filter((r) => r.kind === 'deal' && r.position === record.ticket && !r.comment.startsWith('['))
+    .reduce((sum, d) => sum + Number(d.volume), 0);
+  const rest = record.state === 'placed' || record.state === 'cancelled' || record.state === 'expired' ? Number(record.volume) : Number(record.volume) - filled;
+  return {
+    id: record.ticket,
+    type: Object.keys(ACTION_TYPES).find((k) => ACTION_TYPES[k] === record.type),
+    state: ORDER_STATES[record.state],
+    magic: record.magic,
+    time: iso(record.time),
+    brokerTime: brokerTime(record.time),
+    ...(record.state === 'placed' ? {} : { doneTime: iso(record.time), doneBrokerTime: brokerTime(record.time) }),
+    symbol: record.symbol,
+    openPrice: Number(record.price),
+    volume: Number(record.volume),
+    currentVolume: Number(decimal(rest)),
+    ...(record.position ? { positionId: record.position } : {}),
+    comment: record.comment,
+    platform: 'mt5',
+    reason: 'ORDER_REASON_EXPERT',
+    fillingMode: 'ORDER_FILLING_IOC',
+    expirationType: 'ORDER_TIME_GTC',
+  };
+}
+
+/** A MetatraderDeal; an entry deal's order is its position's ticket (MT5: the position id is the opening order's). */
+function dealOf(record: TerminalRecord): Record<string, unknown> {
+  const isEntry = !record.comment.startsWith('[');
+  return {
+    id: record.ticket,
+    type: record.type === 'buy' ? 'DEAL_TYPE_BUY' : 'DEAL_TYPE_SELL',
+    entryType: isEntry ? 'DEAL_ENTRY_IN' : 'DEAL_ENTRY_OUT',
+    symbol: record.symbol,
+    magic: record.magic,
+    time: iso(record.time),
+    brokerTime: brokerTime(record.time),
+    volume: Number(record.volume),
+    price: Number(record.price),
+    commission: 0,
+    swap: 0,
+    profit: 0,
+    ...(record.position ? { positionId: record.position } : {}),
+    ...(isEntry && record.position ? { orderId: record.position } : {}),
+    comment: record.comment,
+    platform: 'mt5',
+    reason: 'DEAL_REASON_EXPERT',
+  };
+}
+
+interface TradeBody {
+  actionType: string;
+  symbol: string;
+  volume: number;
+  openPrice?: number;
+  stopLoss?: number;
+  takeProfit?: number;
+  comment?: string;
+  clientId?: string;
+  magic?: number;
+  slippage?: number;
+  fillingModes?: string[];
+  expiration?: { type: string; time?: string };
+}
+
+/** MetatraderTrade validation as MetaApi documents it; answers the first problem. */
+function tradeBodyProblem(body: unknown): { parameter: string; message: string } | undefined {
+  const b = body as Partial<TradeBody> | null;
+  if (!b || typeof b !== 'object') return { parameter: 'body', message: 'must be a MetatraderTrade object' };
+  if (!b.actionType || !(b.actionType in ACTION_TYPES)) return { parameter: 'actionType', message: 'must be a supported action type' };
+  if (typeof b.symbol !== 'string') return { parameter: 'symbol', message: 'is required' };
+  if (typeof b.volume !== 'number' || !(b.volume > 0)) return { parameter: 'volume', message: 'must be a number greater than 0' };
+  if ((b.comment ?? '').length + (b.clientId ?? '').length > 26) {
+    return { parameter: 'comment', message: 'The sum of the line lengths of the comment and the clientId must be less than or equal to 26' };
+  }
+  return undefined;
+}
+
+/** The MT5 request a MetatraderTrade stands for; MetaApi's default filling prefers FOK, pending orders use RETURN. */
+function tradeRequestOf(b: TradeBody): TradeRequest {
+  const type = ACTION_TYPES[b.actionType] as OrderType;
+  const isDeal = type === 'buy' || type === 'sell';
+  const filling = (b.fillingModes?.[0]?.replace('ORDER_FILLING_', '') ?? (isDeal ? 'FOK' : 'RETURN')) as FillingMode;
+  const request: TradeRequest = {
+    action: isDeal ? 'deal' : 'pending',
+    symbol: b.symbol,
+    type,
+    volume: decimal(b.volume),
+    magic: b.magic ?? 0,
+    comment: b.comment ?? '',
+    filling,
+  };
+  if (!isDeal && b.openPrice !== undefined) request.price = decimal(b.openPrice);
+  if (b.stopLoss !== undefined) request.sl = decimal(b.stopLoss);
+  if (b.takeProfit !== undefined) request.tp = decimal(b.takeProfit);
+  if (isDeal && b.slippage !== undefined) request.deviation = b.slippage;
+  if (!isDeal && b.expiration) {
+    request.timeType = b.expiration.type.replace('ORDER_TIME_', '') as TradeRequest['timeType'];
+    if (b.expiration.time) request.expiration = Math.floor(Date.parse(b.expiration.time) / 1000);
+  }
+  return request;
+}
+
+function routeOf(method: string, rest: string): FakeRoute {
+  if (method === 'POST' && rest === 'trade') return 'trade';
+  if (method === 'POST' && rest === 'calculate-margin') return 'calculate-margin';
+  if (method !== 'GET') return 'any';
+  if (rest === 'account-information') return 'account-information';
+  if (rest === 'orders') return 'orders';
+  if (/^symbols\/[^/]+\/specification$/.test(rest)) return 'specification';
+  if (/^symbols\/[^/]+\/current-price$/.test(rest)) return 'current-price';
+  if (/^history-orders\/time\/[^/]+\/[^/]+$/.test(rest)) return 'history-orders';
+  if (/^history-deals\/(time\/[^/]+\/[^/]+|position\/[^/]+)$/.test(rest)) return 'history-deals';
+  if (/^historical-market-data\/symbols\/[^/]+\/timeframes\/[^/]+\/candles$/.test(rest)) return 'candles';
+  return 'any';
+}
+
+async function readBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return null;
+  }
+}
