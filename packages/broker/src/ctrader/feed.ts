@@ -169,8 +169,15 @@ export class CTraderFeed implements QuoteFeed {
     if (unknown.length > 0) throw new BrokerError('not_found', `unknown symbol(s): ${unknown.join(', ')}`);
     const fresh = [...new Set(symbols)].filter((s) => !this.subscribed.has(s));
     if (fresh.length === 0) return;
-    await this.subscribeSpots(connection, fresh);
+    // Wanted before asking: the spot event that follows the response may arrive in the same
+    // read as the response, before this call resumes.
     for (const symbol of fresh) this.subscribed.add(symbol);
+    try {
+      await this.subscribeSpots(connection, fresh);
+    } catch (err) {
+      for (const symbol of fresh) this.subscribed.delete(symbol);
+      throw err;
+    }
   }
 
   /** Stops delivering the symbols at once; the venue is told when a session is up. */

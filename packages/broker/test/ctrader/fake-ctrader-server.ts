@@ -48,6 +48,8 @@ export interface FakeCTraderOptions {
   spotIntervalMs?: number;
   /** Write int64 fields as decimal strings, as protobuf's JSON mapping may. */
   int64AsStrings?: boolean;
+  /** Send the spot event that follows a subscription (default true). */
+  technicalSpotEvent?: boolean;
 }
 
 interface Session {
@@ -86,6 +88,7 @@ export class FakeCTraderServer {
   private readonly clock: Clock;
   private readonly symbols: FakeSymbol[];
   private readonly int64AsStrings: boolean;
+  private readonly technicalSpotEvent: boolean;
   private readonly sessions = new Set<Session>();
   private readonly ignored = new Set<number>();
   private readonly historicalTimes: number[] = [];
@@ -100,6 +103,7 @@ export class FakeCTraderServer {
     this.clock = options.clock;
     this.symbols = options.symbols ?? FAKE_SYMBOLS;
     this.int64AsStrings = options.int64AsStrings ?? false;
+    this.technicalSpotEvent = options.technicalSpotEvent ?? true;
     this.spotTimer = this.clock.setInterval(() => this.streamSpots(), options.spotIntervalMs ?? 1000).unref();
   }
 
@@ -239,7 +243,7 @@ export class FakeCTraderServer {
         for (const id of ids) {
           session.subscribed.add(id);
           // "You'll receive technical ProtoOASpotEvent with current price shortly after this response."
-          this.sendSpot(session, this.symbol(id) as FakeSymbol, true);
+          if (this.technicalSpotEvent) this.sendSpot(session, this.symbol(id) as FakeSymbol, true);
         }
         return;
       }
@@ -321,7 +325,7 @@ function fullSymbol(s: FakeSymbol): Record<string, unknown> {
 }
 
 /** A deterministic bar per (symbol, minute): low wanders, deltas from the minute. */
-function trendbar(symbol: FakeSymbol, minute: number, period: string): Record<string, unknown> {
+export function trendbar(symbol: FakeSymbol, minute: number, period: string): Record<string, unknown> {
   const low = symbol.basePrice - symbol.spread * 4 + ((minute * 7) % 23) * 5;
   return { volume: 10 + (minute % 50), period, low, deltaOpen: (minute % 7) * 4, deltaClose: (minute % 5) * 6, deltaHigh: 40, utcTimestampInMinutes: minute };
 }
