@@ -1,4 +1,6 @@
 import { ManualClock } from '@fxdesk/core';
+import { expect } from 'vitest';
+import { BrokerError } from '../../src/errors.js';
 import { MetaApiTerminal, type MetaApiTerminalOptions } from '../../src/metaapi/index.js';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 import { WEDNESDAY_NOON } from '../fixtures.js';
@@ -43,4 +45,14 @@ export async function fakeSetup(options: Partial<MetaApiTerminalOptions> & { at?
       await fake.close();
     },
   };
+}
+
+/** The BrokerError a promise rejects with. */
+export async function failure(promise: Promise<unknown>): Promise<BrokerError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(BrokerError);
+  return err as BrokerError;
 }
