@@ -31,7 +31,7 @@ const account = { currency: 'USD', balance: 10_000, equity: 10_000, margin: 0, f
 const price: WireSymbolPrice = { symbol: 'EURUSD', bid: 1.085, ask: 1.0851, time: new Date(NOW).toISOString(), brokerTime: '2026-01-07 14:00:00.000' };
 const buy: TradeRequest = { action: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.1', magic: 1, comment: 'c', filling: 'IOC' };
 
-const check = (over: Partial<PreCheckFacts> & { request?: Partial<TradeRequest> } = {}) => {
+const check = (over: Partial<Omit<PreCheckFacts, 'request'>> & { request?: Partial<TradeRequest> } = {}) => {
   const s = over.spec ?? spec;
   return preCheck({ spec: s, info: symbolInfoOf(s), account, price, nowMs: NOW, ...over, request: { ...buy, ...over.request } }).retcode;
 };
