@@ -30,9 +30,14 @@ function url(name: StackService['name'], base: Env): string {
  * Development keys fill what is unset outside production; in production the services refuse
  * to start without them.
  */
-export function serviceEnv(service: StackService, base: Env): { env: Env; devKeys: string[] } {
+/** The chat the stack's announcements go to when no recipient is configured (sandbox transport). */
+export const SANDBOX_CHAT = '@fxdesk_sandbox';
+const RECIPIENT_SETTINGS = ['CHAT_APP_CHAT_IDS', 'EMAIL_TO', 'SMS_TO', 'MESSENGER_APP_TO'];
+
+export function serviceEnv(service: StackService, base: Env): { env: Env; devKeys: string[]; notes: string[] } {
   const isProduction = base.NODE_ENV === 'production';
   const devKeys: string[] = [];
+  const notes: string[] = [];
   const key = (name: keyof typeof STACK_KEYS): string | undefined => {
     if (base[name]) return base[name];
     if (isProduction) return undefined;
@@ -57,6 +62,13 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
       break;
     case 'notification':
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
+      // With no recipient anywhere the desk's announcements would reach no one; outside
+      // production they go to a sandbox chat (no bot token: recorded, never sent) to be read
+      // at GET /notifications.
+      if (!isProduction && !base.CHAT_APP_BOT_TOKEN && RECIPIENT_SETTINGS.every((n) => !base[n])) {
+        env.CHAT_APP_CHAT_IDS = SANDBOX_CHAT;
+        notes.push(`announcements go to the sandbox chat ${SANDBOX_CHAT} (see GET /notifications); set CHAT_APP_CHAT_IDS and friends to reach people`);
+      }
       break;
     case 'strategy':
       env.EXECUTION_URL ??= url('execution', base);
@@ -69,7 +81,7 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
       break;
   }
-  return { env, devKeys };
+  return { env, devKeys, notes };
 }
 
 /**

@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   const width = Math.max(...services.map((s) => s.name.length));
   const children = new Map<string, ChildProcess>();
   const devKeys = new Set<string>();
+  const notes: string[] = [];
   let stopping = false;
   let exitCode = 0;
 
@@ -85,8 +86,9 @@ async function main(): Promise<void> {
   };
 
   services.forEach((service, i) => {
-    const prepared = alone ? { env: base, devKeys: [] } : serviceEnv(service, base);
+    const prepared = alone ? { env: base, devKeys: [], notes: [] } : serviceEnv(service, base);
     prepared.devKeys.forEach((k) => devKeys.add(k));
+    notes.push(...prepared.notes.map((n) => `${service.name}: ${n}`));
     const color = process.stdout.isTTY ? (COLORS[i % COLORS.length] as string) : '';
     const prefix = `${color}${service.name.padEnd(width)} |${color ? RESET : ''}`;
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'services', service.name, 'src', 'server.ts')], {
@@ -123,6 +125,7 @@ async function main(): Promise<void> {
     const shown = [...devKeys].map((k) => `  ${k}=${STACK_KEYS[k as keyof typeof STACK_KEYS]}`).join('\n');
     process.stdout.write(`development keys in use (set them in .env before exposing the desk):\n${shown}\n`);
   }
+  for (const note of notes) process.stdout.write(`${note}\n`);
   process.stdout.write('Ctrl-C stops everything.\n\n');
 }
 

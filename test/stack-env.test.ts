@@ -1,6 +1,6 @@
 import { stackService } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
-import { serviceEnv } from '../scripts/stack-env.js';
+import { SANDBOX_CHAT, serviceEnv } from '../scripts/stack-env.js';
 
 describe('the environment each service gets in the stack', () => {
   it('gives each service its stack port, or its <SERVICE>_PORT override', () => {
@@ -50,5 +50,17 @@ describe('the environment each service gets in the stack', () => {
     expect(serviceEnv(stackService('execution'), {}).env.TRADING_ENABLED).toBe('true');
     expect(serviceEnv(stackService('execution'), { EXECUTION_BROKER: 'metaapi' }).env.TRADING_ENABLED).toBeUndefined();
     expect(serviceEnv(stackService('execution'), { TRADING_ENABLED: 'false' }).env.TRADING_ENABLED).toBe('false');
+  });
+
+  it('sends announcements to a sandbox chat when no recipient is configured, and says so', () => {
+    const { env, notes } = serviceEnv(stackService('notification'), {});
+    expect(env.CHAT_APP_CHAT_IDS).toBe(SANDBOX_CHAT);
+    expect(notes.join()).toContain(SANDBOX_CHAT);
+  });
+
+  it('leaves recipients alone once any is configured, a bot token is set, or in production', () => {
+    for (const base of [{ EMAIL_TO: 'desk@example.com' }, { CHAT_APP_BOT_TOKEN: '123:abc' }, { NODE_ENV: 'production', NOTIFICATION_API_KEY: 'k-123456' }]) {
+      expect(serviceEnv(stackService('notification'), base).env.CHAT_APP_CHAT_IDS).toBeUndefined();
+    }
   });
 });
