@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonSettings, envBoolean, envInt, envList, isDecimalString, stackService } from '@fxdesk/core';
-import { parseFaultSpec } from '@fxdesk/broker';
+import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
 
 /** The simulated market's majors and gold: what the desk trades out of the box (exact case). */
@@ -34,25 +34,47 @@ const faultSpec = z.string().transform((text, ctx) => {
   }
 });
 
-const ONLY_SIMULATED = 'the execution service runs on BROKER=simulated only for now (the MetaApi adapter for MT5 is not built yet)';
+/** The brokers with an MT5 terminal adapter: the embedded simulated one and MetaApi. */
+const TERMINAL_BROKERS = new Set(['simulated', 'metaapi']);
+const NO_TERMINAL = 'the execution service runs on BROKER=simulated or BROKER=metaapi only (oanda and ctrader have no MT5 terminal adapter)';
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' });
 
 /** Every setting of the execution service; `.env.example` and the README document each one. */
-export const ExecutionConfigSchema = z.object({
-  ...commonSettings(stackService('execution').defaultPort, '127.0.0.1'),
-  BROKER: commonSettings(0).BROKER.refine((broker) => broker === 'simulated', { message: ONLY_SIMULATED }),
-  API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
-  TRADING_ENABLED: envBoolean(false),
-  ALLOWED_SYMBOLS: symbolList,
-  ALLOWED_SIGNAL_SOURCES: sourceList,
-  MAXIMUM_VOLUME: positiveDecimal('10'),
-  MAX_DEVIATION_POINTS: envInt(50, { min: 0, max: 100_000 }),
-  MAX_CANDLES_LOOKBACK: envInt(1000, { min: 1, max: 100_000 }),
-  SIGNAL_MAX_AGE_SECONDS: envInt(60, { min: 1 }),
-  SIGNAL_FUTURE_TOLERANCE_SECONDS: envInt(5, { min: 0 }),
-  MAGIC_NUMBER: envInt(880_001, { min: 0, max: 2 ** 31 - 1 }),
-  ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
-  SIM_TERMINAL_FAULTS: faultSpec.optional(),
-  SIM_STARTING_BALANCE: positiveDecimal('100000'),
-});
+export const ExecutionConfigSchema = z
+  .object({
+    ...commonSettings(stackService('execution').defaultPort, '127.0.0.1'),
+    BROKER: commonSettings(0).BROKER.refine((broker) => TERMINAL_BROKERS.has(broker), { message: NO_TERMINAL }),
+    API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
+    TRADING_ENABLED: envBoolean(false),
+    ALLOWED_SYMBOLS: symbolList,
+    ALLOWED_SIGNAL_SOURCES: sourceList,
+    MAXIMUM_VOLUME: positiveDecimal('10'),
+    MAX_DEVIATION_POINTS: envInt(50, { min: 0, max: 100_000 }),
+    MAX_CANDLES_LOOKBACK: envInt(1000, { min: 1, max: 100_000 }),
+    SIGNAL_MAX_AGE_SECONDS: envInt(60, { min: 1 }),
+    SIGNAL_FUTURE_TOLERANCE_SECONDS: envInt(5, { min: 0 }),
+    MAGIC_NUMBER: envInt(880_001, { min: 0, max: 2 ** 31 - 1 }),
+    ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
+    SIM_TERMINAL_FAULTS: faultSpec.optional(),
+    SIM_STARTING_BALANCE: positiveDecimal('100000'),
+    /** MetaApi API token (the `auth-token` header); required when BROKER=metaapi. */
+    METAAPI_TOKEN: z.string().min(1).optional(),
+    /** MetaApi account id of the MT5 account; required when BROKER=metaapi. */
+    METAAPI_ACCOUNT_ID: z.string().min(1).optional(),
+    METAAPI_REGION: z.string().regex(METAAPI_REGION_PATTERN, { message: 'expected a MetaApi region like new-york or london' }).default(METAAPI_DEFAULT_REGION),
+    METAAPI_BASE_URL: httpUrl.optional(),
+    METAAPI_MARKET_DATA_BASE_URL: httpUrl.optional(),
+    METAAPI_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
+    METAAPI_TRADE_TIMEOUT_MS: envInt(60_000, { min: 1_000, max: 600_000 }),
+    METAAPI_HEALTH_INTERVAL_MS: envInt(15_000, { min: 0, max: 3_600_000 }),
+    METAAPI_HISTORY_LOOKBACK_HOURS: envInt(168, { min: 1, max: 24 * 366 }),
+  })
+  .superRefine((config, ctx) => {
+    if (config.BROKER !== 'metaapi') return;
+    for (const name of ['METAAPI_TOKEN', 'METAAPI_ACCOUNT_ID'] as const) {
+      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=metaapi' });
+    }
+  });
 
 export type ExecutionConfig = z.output<typeof ExecutionConfigSchema>;

@@ -3,7 +3,7 @@ import { buildApp } from './app.js';
 import { ExecutionConfigSchema } from './config.js';
 import { failInterruptedSignals, reconcileInterrupted } from './recovery.js';
 import { SignalStore } from './store.js';
-import { createTerminal } from './terminal.js';
+import { connectTerminal, createTerminal, describeTerminal } from './terminal.js';
 
 await runService({
   name: 'execution',
@@ -14,7 +14,8 @@ await runService({
   start: async (config, logger) => {
     const clock = systemClock;
     const { terminal, calls } = createTerminal(config, clock);
-    await terminal.connect();
+    logger.info(`trading on the ${describeTerminal(config)} terminal`);
+    await connectTerminal(terminal, logger);
     const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
     const interrupted = failInterruptedSignals(store, clock, logger);
     const app = await buildApp({ config, deps: { clock, terminal, store, logger, terminalCalls: calls } });
