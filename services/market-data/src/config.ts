@@ -2,30 +2,57 @@ import { z } from 'zod';
 import { commonSettings, envInt, stackService } from '@fxdesk/core';
 
 /** Every setting of the market-data service; `.env.example` and the README document each one. */
-export const MarketDataConfigSchema = z.object({
-  ...commonSettings(stackService('market-data').defaultPort),
-  // Only the simulated feed exists so far: any other broker stops the service at start with one
-  // line, rather than starting without quotes.
-  BROKER: z
-    .literal('simulated', { message: 'the market-data service runs on the simulated feed only for now (the cTrader Open API adapter is not built yet); set BROKER=simulated' })
-    .default('simulated'),
-  API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
-  /** A last quote older than this (counted only while the market is open) makes readiness fail. */
-  TICK_STALENESS_SECONDS: envInt(30, { min: 1, max: 86_400 }),
-  /** Open SSE streams at most; the next one answers 503 too_many_clients. */
-  MAX_STREAM_CLIENTS: envInt(1000, { min: 1, max: 100_000 }),
-  /** A stream whose socket has accepted nothing for this long is disconnected. */
-  STREAM_STUCK_SECONDS: envInt(30, { min: 1, max: 3600 }),
-  /** Events held for one slow client at most (one per symbol at most, plus one status). */
-  STREAM_QUEUE_MAX_EVENTS: envInt(1024, { min: 2, max: 100_000 }),
-  /** Interval of the comment heartbeat on every stream. */
-  STREAM_HEARTBEAT_SECONDS: envInt(15, { min: 1, max: 3600 }),
-  /** The `retry:` hint: how long an EventSource waits before reconnecting. */
-  STREAM_RETRY_MS: envInt(3000, { min: 0, max: 600_000 }),
-  /** Largest `count` of GET /v1/market-data/candles. */
-  MAX_CANDLES: envInt(1000, { min: 1, max: 100_000 }),
-  /** Longest wait between two attempts to reconnect the broker feed (backoff doubles from 1 s). */
-  FEED_RECONNECT_MAX_SECONDS: envInt(30, { min: 1, max: 3600 }),
-});
+export const MarketDataConfigSchema = z
+  .object({
+    ...commonSettings(stackService('market-data').defaultPort),
+    // The quote feeds that exist: any other broker stops the service at start with one line,
+    // rather than starting without quotes.
+    BROKER: z
+      .enum(['simulated', 'ctrader'], { message: 'the market-data service runs on the simulated feed or the cTrader Open API; set BROKER=simulated or BROKER=ctrader' })
+      .default('simulated'),
+    API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
+    /** A last quote older than this (counted only while the market is open) makes readiness fail. */
+    TICK_STALENESS_SECONDS: envInt(30, { min: 1, max: 86_400 }),
+    /** Open SSE streams at most; the next one answers 503 too_many_clients. */
+    MAX_STREAM_CLIENTS: envInt(1000, { min: 1, max: 100_000 }),
+    /** A stream whose socket has accepted nothing for this long is disconnected. */
+    STREAM_STUCK_SECONDS: envInt(30, { min: 1, max: 3600 }),
+    /** Events held for one slow client at most (one per symbol at most, plus one status). */
+    STREAM_QUEUE_MAX_EVENTS: envInt(1024, { min: 2, max: 100_000 }),
+    /** Interval of the comment heartbeat on every stream. */
+    STREAM_HEARTBEAT_SECONDS: envInt(15, { min: 1, max: 3600 }),
+    /** The `retry:` hint: how long an EventSource waits before reconnecting. */
+    STREAM_RETRY_MS: envInt(3000, { min: 0, max: 600_000 }),
+    /** Largest `count` of GET /v1/market-data/candles. */
+    MAX_CANDLES: envInt(1000, { min: 1, max: 100_000 }),
+    /** Longest wait between two attempts to reconnect the broker feed (backoff doubles from 1 s). */
+    FEED_RECONNECT_MAX_SECONDS: envInt(30, { min: 1, max: 3600 }),
+    /** cTrader Open API application (openapi.ctrader.com "Applications"): Client ID and Secret. */
+    CTRADER_CLIENT_ID: z.string().min(1).optional(),
+    CTRADER_CLIENT_SECRET: z.string().min(1).optional(),
+    /** An access token the account's owner granted the application. */
+    CTRADER_ACCESS_TOKEN: z.string().min(1).optional(),
+    /** ctidTraderAccountId: the account's id in the Open API, not its login number. */
+    CTRADER_ACCOUNT_ID: z
+      .string()
+      .regex(/^\d{1,15}$/, { message: 'expected the numeric ctidTraderAccountId' })
+      .transform(Number)
+      .optional(),
+    /** demo (demo.ctraderapi.com) or live (live.ctraderapi.com): an account works on its own only. */
+    CTRADER_ENVIRONMENT: z.enum(['demo', 'live']).default('demo'),
+    /** Overrides the environment's host: a host name (TLS), or ws://host for a local stand-in. */
+    CTRADER_HOST: z
+      .string()
+      .regex(/^(wss?:\/\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, { message: 'expected a host name, or a ws:// or wss:// origin without a port' })
+      .optional(),
+    /** The Open API's JSON port. */
+    CTRADER_PORT: envInt(5036, { min: 1, max: 65_535 }),
+  })
+  .superRefine((config, ctx) => {
+    if (config.BROKER !== 'ctrader') return;
+    for (const name of ['CTRADER_CLIENT_ID', 'CTRADER_CLIENT_SECRET', 'CTRADER_ACCESS_TOKEN', 'CTRADER_ACCOUNT_ID'] as const) {
+      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=ctrader' });
+    }
+  });
 
 export type MarketDataConfig = z.output<typeof MarketDataConfigSchema>;

@@ -3,10 +3,32 @@ import { describe, expect, it } from 'vitest';
 import { MarketDataConfigSchema } from '../src/config.js';
 
 describe('MarketDataConfigSchema', () => {
-  it('refuses a BROKER other than simulated with one message naming it', () => {
-    const load = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', BROKER: 'ctrader' });
+  it('refuses a BROKER without a quote feed with one message naming it', () => {
+    const load = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', BROKER: 'metaapi' });
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow(/^invalid configuration: BROKER: the market-data service runs on the simulated feed only for now .*\(got "ctrader"\)$/);
+    expect(load).toThrow(/^invalid configuration: BROKER: the market-data service runs on the simulated feed or the cTrader Open API; .*\(got "metaapi"\)$/);
+  });
+
+  it('names every missing cTrader credential when BROKER=ctrader, never echoing a secret', () => {
+    const load = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', BROKER: 'ctrader', CTRADER_CLIENT_SECRET: 'sekrit-value' });
+    expect(load).toThrow(
+      'invalid configuration: CTRADER_CLIENT_ID: is required when BROKER=ctrader; CTRADER_ACCESS_TOKEN: is required when BROKER=ctrader; CTRADER_ACCOUNT_ID: is required when BROKER=ctrader',
+    );
+    const bad = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', CTRADER_ACCOUNT_ID: 'acc-1', CTRADER_ACCESS_TOKEN: 'x' });
+    expect(bad).toThrow(/CTRADER_ACCOUNT_ID: expected the numeric ctidTraderAccountId/);
+  });
+
+  it('reads the cTrader settings with the demo environment and the JSON port by default', () => {
+    const config = loadConfig(MarketDataConfigSchema, {
+      API_KEY: 'long-enough-key',
+      BROKER: 'ctrader',
+      CTRADER_CLIENT_ID: '7_abc',
+      CTRADER_CLIENT_SECRET: 'secret',
+      CTRADER_ACCESS_TOKEN: 'token',
+      CTRADER_ACCOUNT_ID: '22334455',
+    });
+    expect(config).toMatchObject({ BROKER: 'ctrader', CTRADER_ACCOUNT_ID: 22_334_455, CTRADER_ENVIRONMENT: 'demo', CTRADER_PORT: 5036 });
+    expect(config.CTRADER_HOST).toBeUndefined();
   });
 
   it('defaults every stream setting', () => {
