@@ -130,10 +130,24 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   app.addHook('onReady', async () => {
     const resumed = dispatcher.resumeUnfinished();
     if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+    if (config.RESUME_ON_START) resumeRun(engine, logger);
   });
   app.addHook('onClose', async () => {
     await engine.close();
     await dispatcher.close();
   });
   return app;
+}
+
+/**
+ * Resumes the run the previous process left running, in the background: the app answers at once
+ * and the pairs warm up as after a POST /start. A failure is logged; POST /start still works.
+ */
+function resumeRun(engine: StrategyEngine, logger: Logger): void {
+  engine.resume().then(
+    (resumed) => {
+      if (resumed) logger.info({ ...engine.state }, 'resumed the strategy that was running before the restart');
+    },
+    (err: unknown) => logger.error({ err }, 'could not resume the strategy; POST /start to start it'),
+  );
 }

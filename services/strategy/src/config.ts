@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envInt, envList, envNumber, isDecimalString, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList, envNumber, isDecimalString, stackService } from '@fxdesk/core';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
 
@@ -58,6 +58,8 @@ export const StrategyConfigSchema = z
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
     CANDLE_CLOSE_DELAY_MS: envInt(1500, { min: 0, max: 60_000 }),
     STALE_AFTER_SECONDS: envInt(120, { min: 1, max: 86_400 }),
+    /** Start again, at process start, what was running when the process last stopped. */
+    RESUME_ON_START: envBoolean(true),
     CHART_CANDLES: envInt(500, { min: 10, max: 5000 }),
 
     // Trading and announcing.

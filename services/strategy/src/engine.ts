@@ -110,7 +110,26 @@ export class StrategyEngine {
     }
   }
 
+  /** Stops the strategy as asked through the API: a restarted process will not resume it. */
   stop(): { stoppedAt: number; signalsGenerated: number } {
+    const stopped = this.halt();
+    this.o.store.saveRunState({ ...(this.lastStart as { instruments: string[]; dryRun: boolean }), running: false }, new Date(stopped.stoppedAt).toISOString());
+    return stopped;
+  }
+
+  /**
+   * Starts again what was running when the process last stopped (a crash, a deploy, a reboot),
+   * with the same instruments and dry_run. Returns whether it resumed.
+   */
+  async resume(): Promise<boolean> {
+    const state = this.o.store.runState();
+    if (!state?.running || this.run) return false;
+    await this.start({ instruments: state.instruments, dry_run: state.dryRun });
+    return true;
+  }
+
+  /** Stops the run without recording it as the user's stop (shutdown, restart). */
+  private halt(): { stoppedAt: number; signalsGenerated: number } {
     const run = this.run;
     if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
     this.run = undefined;
@@ -124,7 +143,7 @@ export class StrategyEngine {
   async restart(): Promise<{ restartedAt: number; instruments: string[]; dryRun: boolean }> {
     const run = this.run;
     if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
-    this.stop();
+    this.halt();
     const started = await this.start({ instruments: run.instruments, dry_run: run.dryRun });
     return { restartedAt: started.startedAt, instruments: started.instruments, dryRun: started.dryRun };
   }
@@ -155,7 +174,7 @@ export class StrategyEngine {
   }
 
   async close(): Promise<void> {
-    if (this.run) this.stop();
+    if (this.run) this.halt();
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
   }
 
@@ -164,6 +183,7 @@ export class StrategyEngine {
     const run: Run = { id: this.nextRunId++, startedAt: clock.now(), instruments, dryRun, signalsGenerated: 0, subscription: undefined, timer: undefined };
     this.run = run;
     this.lastStart = { instruments, dryRun };
+    this.o.store.saveRunState({ running: true, instruments, dryRun }, new Date(run.startedAt).toISOString());
     this.pairs = new Map();
     this.bySymbol = new Map();
     for (const instrument of instruments) {

@@ -29,7 +29,22 @@ const MIGRATIONS = [
      pnl REAL
    );
    CREATE INDEX paper_trades_open ON paper_trades (closed_at);`,
+  // The last start and whether the strategy was running, so a restarted process can resume it.
+  `CREATE TABLE run_state (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     running INTEGER NOT NULL,
+     instruments TEXT NOT NULL,
+     dry_run INTEGER NOT NULL,
+     updated_at TEXT NOT NULL
+   );`,
 ];
+
+/** The last start, and whether the strategy was still running when the process last stopped. */
+export interface RunState {
+  running: boolean;
+  instruments: string[];
+  dryRun: boolean;
+}
 
 interface SignalRow {
   seq: number;
@@ -97,6 +112,24 @@ export class StrategyStore {
       )
       .run(signal.signal_id, signal.instrument, signal.generated_at, utcDay(signal.generated_at), JSON.stringify(body), JSON.stringify(execution), JSON.stringify(notification));
     return result.changes === 1;
+  }
+
+  /** Records a start (running) or a stop asked through the API (not running). */
+  saveRunState(state: RunState, at: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO run_state (id, running, instruments, dry_run, updated_at) VALUES (1, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET running = excluded.running, instruments = excluded.instruments,
+           dry_run = excluded.dry_run, updated_at = excluded.updated_at`,
+      )
+      .run(state.running ? 1 : 0, JSON.stringify(state.instruments), state.dryRun ? 1 : 0, at);
+  }
+
+  runState(): RunState | undefined {
+    const row = this.db.prepare('SELECT running, instruments, dry_run FROM run_state WHERE id = 1').get() as
+      | { running: number; instruments: string; dry_run: number }
+      | undefined;
+    return row && { running: row.running === 1, instruments: JSON.parse(row.instruments) as string[], dryRun: row.dry_run === 1 };
   }
 
   find(signalId: string): StrategySignal | undefined {

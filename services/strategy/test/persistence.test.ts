@@ -18,7 +18,7 @@ describe('signals in SQLite', () => {
     const stored = history.signals[0];
     await first.close();
 
-    const second = await harness({ clock, dbFile, env: { MIN_CONFLUENCE: '1' } });
+    const second = await harness({ clock, dbFile, env: { MIN_CONFLUENCE: '1', RESUME_ON_START: 'false' } });
     try {
       expect((await second.app.inject({ url: `/signals/${stored.instrument}` })).json().signal).toEqual(stored);
       expect((await second.app.inject({ url: '/signals' })).json()).toEqual(history);
@@ -61,6 +61,63 @@ describe('signals in SQLite', () => {
     const second = await harness({ clock, dbFile });
     try {
       expect((await second.app.inject({ url: '/status' })).json().paper_account.balance).toBe(before.balance);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('the running state across a process restart', () => {
+  async function statusAfterStart(h: Awaited<ReturnType<typeof harness>>) {
+    // The resume runs in the background once the app is ready.
+    for (let i = 0; i < 20 && !(await h.app.inject({ url: '/status' })).json().running; i++) await h.settle();
+    return (await h.app.inject({ url: '/status' })).json();
+  }
+
+  it('resumes the run that was going when the process stopped, with its instruments and dry_run', async () => {
+    const dbFile = path.join(temp.dir, 'resume.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile });
+    await first.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'USD_JPY'], dry_run: true } });
+    await first.close();
+
+    const second = await harness({ clock, dbFile });
+    try {
+      const status = await statusAfterStart(second);
+      expect(status.running).toBe(true);
+      expect(status.active_pairs).toEqual(['EUR_USD', 'USD_JPY']);
+      expect(status.dry_run).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('does not resume a run stopped through POST /stop', async () => {
+    const dbFile = path.join(temp.dir, 'stopped.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile });
+    await first.app.inject({ method: 'POST', url: '/start' });
+    await first.app.inject({ method: 'POST', url: '/stop' });
+    await first.close();
+
+    const second = await harness({ clock, dbFile });
+    try {
+      expect((await statusAfterStart(second)).running).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('does not resume when RESUME_ON_START is false', async () => {
+    const dbFile = path.join(temp.dir, 'no-resume.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile });
+    await first.app.inject({ method: 'POST', url: '/start' });
+    await first.close();
+
+    const second = await harness({ clock, dbFile, env: { RESUME_ON_START: 'false' } });
+    try {
+      expect((await statusAfterStart(second)).running).toBe(false);
     } finally {
       await second.close();
     }
