@@ -74,6 +74,8 @@ export interface MetaApiTerminalStats {
 const PAGE_LIMIT = 1000;
 /** MT5 TRADE_RETCODE_TOO_MANY_REQUESTS, "Too frequent requests". */
 const TOO_MANY_REQUESTS = 10024;
+/** Without a position id, a fill's deals are looked for this far back. */
+const RECENT_DEALS_MS = 10 * 60_000;
 /** History is searched this far past now, for a clock a little behind MetaApi's. */
 const HISTORY_SLACK_MS = 60_000;
 
@@ -171,7 +173,9 @@ export class MetaApiTerminal implements TradingTerminal {
         await this.client.get(`${this.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
         if (!this.closed) this.setConnected(true);
       } catch (err) {
-        if (isConnectionLoss(err)) this.setConnected(false);
+        // Throttling says nothing about the terminal; any other failure (a lost link, a revoked
+        // token, silence) means it cannot be traded on now.
+        if (!(err instanceof BrokerError && err.kind === 'rate_limited')) this.setConnected(false);
         throw err;
       } finally {
         this.probing = undefined;
@@ -360,14 +364,16 @@ export class MetaApiTerminal implements TradingTerminal {
       ...emptyResult(retcode, `${comment}; deal details unavailable (${why})`),
       volume: retcode === RETCODE.DONE ? request.volume : '0',
     });
-    if (position === null) return whenUnread('no position id');
     let deals: WireDeal[];
     try {
-      ({ deals } = await this.get(`/history-deals/position/${encodeURIComponent(position)}`, DealsSchema));
+      deals = await this.dealsOf(order, position);
     } catch (err) {
       return whenUnread(err instanceof Error ? err.message : String(err));
     }
-    const own = deals.filter((d) => (order === null || d.orderId === order) && (d.type === 'DEAL_TYPE_BUY' || d.type === 'DEAL_TYPE_SELL'));
+    // The order's deals; without an order id, the position's opening deals.
+    const own = deals.filter(
+      (d) => (d.type === 'DEAL_TYPE_BUY' || d.type === 'DEAL_TYPE_SELL') && (order !== null ? d.orderId === order : d.entryType !== 'DEAL_ENTRY_OUT'),
+    );
     const first = own[0];
     if (!first) return whenUnread('no deal found yet');
     return {
@@ -376,6 +382,15 @@ export class MetaApiTerminal implements TradingTerminal {
       volume: own.reduce((sum, d) => addDecimal(sum, decimalOf(d.volume ?? 0)), '0'),
       price: first.price === undefined ? null : decimalOf(first.price),
     };
+  }
+
+  /** The position's history deals, or without a position id, the deals of the last minutes (the caller keeps the order's). */
+  private async dealsOf(order: string | null, position: string | null): Promise<WireDeal[]> {
+    if (position !== null) return (await this.get(`/history-deals/position/${encodeURIComponent(position)}`, DealsSchema)).deals;
+    if (order === null) return [];
+    const now = this.clock.now();
+    const range = `${encodeURIComponent(new Date(now - RECENT_DEALS_MS).toISOString())}/${encodeURIComponent(new Date(now + HISTORY_SLACK_MS).toISOString())}`;
+    return (await this.get(`/history-deals/time/${range}`, DealsSchema)).deals;
   }
 
   // --- reconciliation -----------------------------------------------------------------------

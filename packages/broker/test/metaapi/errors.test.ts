@@ -110,6 +110,15 @@ describe('MetaApi connection', () => {
     await s.terminal.close();
   });
 
+  it('marks the terminal down when its health probe is refused (a revoked token)', async () => {
+    const s = await fakeSetup({ healthIntervalMs: 15_000 });
+    await s.terminal.connect();
+    s.fake.inject({ route: 'account-information', kind: 'status', status: 401, body: errorBody('UnauthorizedError', 'Authorization token invalid') });
+    s.clock.advance(15_000);
+    await until(() => !s.terminal.isConnected());
+    await s.teardown();
+  });
+
   it('finds the terminal lost and back again with its health probe on the clock', async () => {
     const s = await fakeSetup({ healthIntervalMs: 15_000 });
     await s.terminal.connect();

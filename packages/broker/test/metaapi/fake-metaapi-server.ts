@@ -46,6 +46,8 @@ export type FakeFault = { route?: FakeRoute; onArrive?: () => void } & (
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
   /** Answers the trade with this code; `execute` runs it first; `thenDisconnect` leaves the terminal without broker. */
   | { kind: 'trade-code'; numericCode: number; stringCode: string; message?: string; execute?: boolean; thenDisconnect?: boolean }
+  /** Executes the trade and answers without these fields of the response. */
+  | { kind: 'execute-without'; fields: ('orderId' | 'positionId')[] }
   | { kind: 'execute-then-hang' }
   | { kind: 'execute-then-reset' }
 );
@@ -238,6 +240,12 @@ export class FakeMetaApiServer {
         if (fault.thenDisconnect) this.brokerConnected = false;
         json(res, 200, { numericCode: fault.numericCode, stringCode: fault.stringCode, message: fault.message ?? fault.stringCode });
         return true;
+      case 'execute-without': {
+        const response = await this.execute(body);
+        for (const field of fault.fields) delete response[field];
+        json(res, 200, response);
+        return true;
+      }
       case 'execute-then-hang':
         await this.execute(body);
         return true;

@@ -91,6 +91,13 @@ describe('MetaApi order_send', () => {
     expect(result.comment).toMatch(/deal details unavailable/);
   });
 
+  it('finds a fill\'s deal among the recent deals when MetaApi gives no position id', async () => {
+    s.fake.inject({ route: 'trade', kind: 'execute-without', fields: ['positionId'] });
+    const result = await s.terminal.orderSend(marketBuy());
+    const [deal] = (await s.terminal.findByComment(COMMENT, MAGIC)).filter((r) => r.kind === 'deal');
+    expect(result).toMatchObject({ retcode: RETCODE.DONE, deal: deal?.ticket, position: null });
+  });
+
   it('never retries a trade that got no answer: one POST, then an ambiguous timeout', async () => {
     s.fake.inject({ route: 'trade', kind: 'hang', onArrive: () => s.clock.advance(TRADE_TIMEOUT_MS) });
     const err = await failure(s.terminal.orderSend(marketBuy()));
