@@ -38,6 +38,14 @@ const CHILD_TIMEFRAME: Record<Exclude<Timeframe, 'M1'>, Timeframe> = {
   D1: 'H4',
 };
 
+/** What `lastTick` found for a symbol: no tick in the slots after `tickSlot` up to `coveredSlot`. */
+interface LastTickMemo {
+  /** Slot of `quote`; −∞ when none was found. */
+  tickSlot: number;
+  coveredSlot: number;
+  quote: Readonly<Quote> | null;
+}
+
 /** Marks "no ticks in this bar" in the cache, so empty periods are not scanned twice. */
 const NO_BAR = null;
 
@@ -62,6 +70,8 @@ export class SimulatedMarket {
   /** Closed bars per "symbol timeframe", keyed by the bar's open in epoch minutes. */
   private readonly barCaches = new Map<string, LruCache<number, Bar | null>>();
   private readonly barCacheSize: number;
+  /** Per symbol: the latest tick found and the last slot known to hold no later one (see latestQuote). */
+  private readonly lastTicks = new Map<SymbolModel, LastTickMemo>();
   private readonly listeners = new Set<(tick: Quote) => void>();
   private readonly onListenerError: (err: unknown) => void;
   private timer: TimerHandle | undefined;
@@ -111,23 +121,14 @@ export class SimulatedMarket {
     return this.model(symbol).smoothMid(epochMs);
   }
 
-  /** The latest tick at or before `atMs` (over a weekend: Friday's last), or null if none in two weeks. */
+  /**
+   * The latest tick at or before `atMs` (over a weekend: Friday's last), or null if none in two
+   * weeks. Remembers, per symbol, the last answer and the slots it covers, so asking again for
+   * the same instant costs a lookup, and asking for a later one scans only the slots since.
+   */
   lastTick(symbol: string, atMs: number = this.clock.now()): Quote | null {
-    const model = this.model(symbol);
-    const floorMs = atMs - LAST_TICK_LOOKBACK_MS;
-    let t = atMs;
-    while (t >= floorMs) {
-      if (!this.isOpen(t)) {
-        t = previousWeeklyClose(t) - 1;
-        continue;
-      }
-      const frame = model.minuteFrame(Math.floor(t / MINUTE_MS));
-      for (let slot = this.slotOf(t); frame.tickCount > 0 && slot >= frame.firstSlot; slot--) {
-        if (model.evaluateSlot(slot)) return this.quote(model, slot);
-      }
-      t = frame.minute * MINUTE_MS - 1;
-    }
-    return null;
+    const quote = this.latestQuote(this.model(symbol), atMs);
+    return quote && { ...quote };
   }
 
   /** Every tick of `symbol` with fromMs ≤ time < toMs, oldest first. */
@@ -266,8 +267,56 @@ export class SimulatedMarket {
   }
 
   private mid(symbol: string, atMs: number): number {
-    const tick = this.lastTick(symbol, atMs);
-    return tick ? (tick.bid + tick.ask) / 2 : this.midAt(symbol, atMs);
+    const model = this.model(symbol);
+    const tick = this.latestQuote(model, atMs);
+    return tick ? (tick.bid + tick.ask) / 2 : model.smoothMid(atMs);
+  }
+
+  /** lastTick without the copy: the memo's own quote, which callers inside the market only read. */
+  private latestQuote(model: SymbolModel, atMs: number): Readonly<Quote> | null {
+    const slot = this.slotOf(atMs);
+    const memo = this.lastTicks.get(model);
+    const lookbackSlot = this.slotOf(atMs - LAST_TICK_LOOKBACK_MS);
+    if (memo && slot >= memo.tickSlot && (memo.quote !== null || slot >= memo.coveredSlot) && memo.coveredSlot >= lookbackSlot) {
+      if (slot > memo.coveredSlot) {
+        // Only the slots after the covered ones can hold a newer tick.
+        const found = this.latestTickSlot(model, atMs, memo.coveredSlot + 1);
+        if (found !== undefined) {
+          memo.tickSlot = found;
+          memo.quote = this.quote(model, found);
+        }
+        memo.coveredSlot = slot;
+      }
+      const quote = memo.quote;
+      // As a fresh scan would: nothing from a minute that ended before the lookback.
+      return quote && Math.floor(quote.time / MINUTE_MS + 1) * MINUTE_MS > atMs - LAST_TICK_LOOKBACK_MS ? quote : null;
+    }
+    const found = this.latestTickSlot(model, atMs, Number.NEGATIVE_INFINITY);
+    const quote = found === undefined ? null : this.quote(model, found);
+    this.lastTicks.set(model, { tickSlot: found ?? Number.NEGATIVE_INFINITY, coveredSlot: slot, quote });
+    return quote;
+  }
+
+  /**
+   * The latest slot at or before `atMs`, and not below `lowestSlot`, in which `model` ticks
+   * (its price loaded into the model), looking back at most LAST_TICK_LOOKBACK_MS; undefined if none.
+   */
+  private latestTickSlot(model: SymbolModel, atMs: number, lowestSlot: number): number | undefined {
+    const floorMs = Math.max(atMs - LAST_TICK_LOOKBACK_MS, lowestSlot * this.tickIntervalMs);
+    let t = atMs;
+    while (t >= floorMs) {
+      if (!this.isOpen(t)) {
+        t = previousWeeklyClose(t) - 1;
+        continue;
+      }
+      const frame = model.minuteFrame(Math.floor(t / MINUTE_MS));
+      const bottom = Math.max(frame.firstSlot, lowestSlot);
+      for (let slot = this.slotOf(t); frame.tickCount > 0 && slot >= bottom; slot--) {
+        if (model.evaluateSlot(slot)) return slot;
+      }
+      t = frame.minute * MINUTE_MS - 1;
+    }
+    return undefined;
   }
 
   private model(symbol: string): SymbolModel {
