@@ -12,13 +12,19 @@ import type {
   TradingTerminal,
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { BoundedLog } from './bounded-log.js';
+import { Exposure } from './exposure.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
+import { IndexedHeap, type HeapEntry } from './indexed-heap.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
-import { DAY_MS } from './market-hours.js';
+import { DAY_MS, HOUR_MS } from './market-hours.js';
 import { currencyModel, type SymbolSpec } from './symbols.js';
 import { LIQUIDITY_LOTS, pointsToPrice, priceToPoints, quoteToPoints, simulatedSymbolInfo } from './terminal-rules.js';
+import { TriggerBook, type BookEntry, type StopKind } from './trigger-book.js';
 
 const COMMENT_MAX_LENGTH = 31;
+/** Ticks applied to resting orders and stops in one go, at most (see processUpTo). */
+const PROCESS_CHUNK_MS = HOUR_MS;
 
 export interface SimulatedTerminalOptions {
   market: SimulatedMarket;
@@ -32,6 +38,8 @@ export interface SimulatedTerminalOptions {
   faults?: FaultSpec[];
   /** After an injected disconnect, reconnect this long later on the market's clock; 0 stays down (default 5000). */
   reconnectAfterMs?: number;
+  /** Orders and deals kept for `findByComment`, the latest first; orders still resting are always kept (default 50 000). */
+  historyLimit?: number;
 }
 
 /** Call counters tests can read. */
@@ -77,24 +85,43 @@ export interface SimulatedAccountState {
 
 interface Position {
   ticket: string;
+  /** Opening sequence: positions a tick closes are closed in this order. */
+  seq: number;
   symbol: string;
   side: 'buy' | 'sell';
   volume: string;
+  /** The volume in hundredths of a lot (the volume step), a whole number. */
+  hundredths: number;
   openPoints: number;
   slPoints: number | null;
   tpPoints: number | null;
   magic: number;
   comment: string;
   time: number;
+  /** Its SL and TP levels in the symbol's trigger book. */
+  stops: BookEntry<Position>[];
 }
 
 interface RestingOrder {
   record: TerminalRecord;
+  /** Placement sequence: orders a tick triggers are activated in this order. */
+  seq: number;
   pricePoints: number;
   slPoints: number | null;
   tpPoints: number | null;
   /** Epoch ms from which the order no longer exists; null = good till cancelled. */
   expiresAt: number | null;
+  trigger: BookEntry<RestingOrder> | undefined;
+  expiry: HeapEntry<RestingOrder> | undefined;
+}
+
+/** A symbol's share of the account: its trigger book and the running totals of its open positions. */
+interface SymbolBook {
+  spec: SymbolSpec;
+  triggers: TriggerBook<RestingOrder, Position>;
+  exposure: Exposure;
+  /** Open positions of the symbol (the exposure is empty at 0). */
+  positionCount: number;
 }
 
 /** What a request that passed every check will do. */
@@ -140,6 +167,11 @@ function isZeroPrice(value: string): boolean {
  * close when a tick reaches their SL or TP. Resting orders and stops are evaluated against the
  * market's ticks, in time order, whenever the terminal is called: the outcome only depends on
  * the ticks, so it is the same whether or not the market is ticking live.
+ *
+ * A call costs O(1) in the number of open positions and resting orders (amortized, per symbol
+ * traded): floating P/L and margin come from per-symbol running totals (exposure.ts), resting
+ * orders and SL/TP levels sit in per-symbol heaps so a tick touches only the levels it reaches
+ * (trigger-book.ts), and expiries in a heap by time, so nothing is walked when nothing expires.
  */
 export class SimulatedTerminal implements TradingTerminal {
   readonly name = 'simulated';
@@ -167,12 +199,21 @@ export class SimulatedTerminal implements TradingTerminal {
   private hung: { release: () => void; fail: (err: Error) => void }[] = [];
   private reconnectTimer: TimerHandle | undefined;
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
-  private readonly records: TerminalRecord[] = [];
-  private resting: RestingOrder[] = [];
-  private positionList: Position[] = [];
+  /** Every order and deal, the latest `historyLimit` of them. */
+  private readonly history: BoundedLog<TerminalRecord>;
+  /** Resting orders by ticket. */
+  private readonly resting = new Map<string, RestingOrder>();
+  /** Open positions by ticket, in opening order. */
+  private readonly openPositions = new Map<string, Position>();
+  /** One per symbol, in the market's table order (ticks of one instant are applied in that order). */
+  private readonly books: SymbolBook[];
+  private readonly bookBySymbol = new Map<string, SymbolBook>();
+  /** Resting orders with an expiry, the earliest on top. */
+  private readonly expiries = new IndexedHeap<RestingOrder>();
   /** Ticks up to this instant have been applied to resting orders and stops. */
   private processedUpTo: number;
   private nextTicket: number;
+  private nextSeq = 1;
   private nextRequestId = 1;
 
   constructor(options: SimulatedTerminalOptions) {
@@ -186,6 +227,9 @@ export class SimulatedTerminal implements TradingTerminal {
     if (!Number.isFinite(this.balance) || this.balance < 0) throw new RangeError('balance must be a non-negative number');
     this.reconnectAfterMs = options.reconnectAfterMs ?? 5_000;
     for (const fault of options.faults ?? []) this.faults.inject(fault);
+    this.history = new BoundedLog(options.historyLimit ?? 50_000);
+    this.books = this.market.symbols().map((spec) => ({ spec, triggers: new TriggerBook(), exposure: new Exposure(), positionCount: 0 }));
+    for (const book of this.books) this.bookBySymbol.set(book.spec.symbol, book);
     this.processedUpTo = this.clock.now();
     // Tickets start at the creation instant (epoch ms): a restarted terminal starts past its predecessor's tickets.
     this.nextTicket = this.clock.now();
@@ -299,10 +343,12 @@ export class SimulatedTerminal implements TradingTerminal {
     this.stats.findByCommentCalls++;
     this.ensureConnected();
     this.processUpTo(this.clock.now());
-    return this.records
-      .filter((r) => r.magic === magic && r.comment.startsWith(commentPrefix))
-      .sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket))
-      .map((r) => ({ ...r }));
+    const found = new Set<TerminalRecord>();
+    const matches = (r: TerminalRecord) => r.magic === magic && r.comment.startsWith(commentPrefix);
+    for (const record of this.history) if (matches(record)) found.add(record);
+    // A resting order is found even when the history has moved past its placement.
+    for (const { record } of this.resting.values()) if (matches(record)) found.add(record);
+    return [...found].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map((r) => ({ ...r }));
   }
 
   // --- account views (not part of TradingTerminal) -----------------------------------------
@@ -311,7 +357,7 @@ export class SimulatedTerminal implements TradingTerminal {
   positions(): SimulatedPosition[] {
     const now = this.clock.now();
     this.processUpTo(now);
-    return this.positionList.map((p) => {
+    return [...this.openPositions.values()].map((p) => {
       const digits = this.market.spec(p.symbol)!.digits;
       return {
         ticket: p.ticket,
@@ -488,7 +534,7 @@ export class SimulatedTerminal implements TradingTerminal {
 
     if (request.action === 'pending') {
       const record = addOrder('placed');
-      this.resting.push({ record, pricePoints: plan.pricePoints, slPoints: plan.slPoints, tpPoints: plan.tpPoints, expiresAt: plan.expiresAt });
+      this.rest(record, plan);
       return {
         ...emptyResult(RETCODE.PLACED, retcodeDescription(RETCODE.PLACED), requestId, plan.quote),
         order: record.ticket,
@@ -525,12 +571,41 @@ export class SimulatedTerminal implements TradingTerminal {
 
   private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
     const record = { ticket: this.issueTicket(), ...fields };
-    this.records.push(record);
+    this.history.push(record);
     return record;
   }
 
   private issueTicket(): string {
     return String(this.nextTicket++);
+  }
+
+  private bookOf(symbol: string): SymbolBook {
+    return this.bookBySymbol.get(symbol)!;
+  }
+
+  /** Puts a placed pending order in its symbol's trigger book (and the expiry heap). */
+  private rest(record: TerminalRecord, plan: TradePlan): void {
+    const order: RestingOrder = {
+      record,
+      seq: this.nextSeq++,
+      pricePoints: plan.pricePoints,
+      slPoints: plan.slPoints,
+      tpPoints: plan.tpPoints,
+      expiresAt: plan.expiresAt,
+      trigger: undefined,
+      expiry: undefined,
+    };
+    const type = record.type as Exclude<OrderType, 'buy' | 'sell'>;
+    order.trigger = this.bookOf(record.symbol).triggers.addOrder(order, type, order.pricePoints, order.seq);
+    if (order.expiresAt !== null) order.expiry = this.expiries.push(order, order.expiresAt, order.seq);
+    this.resting.set(record.ticket, order);
+  }
+
+  /** Takes a resting order out of the book, the expiry heap and the resting set. */
+  private unrest(order: RestingOrder): void {
+    if (order.trigger) this.bookOf(order.record.symbol).triggers.remove(order.trigger);
+    if (order.expiry) this.expiries.remove(order.expiry);
+    this.resting.delete(order.record.ticket);
   }
 
   /** A deal that opens a position from `order` (MT5: the position id is the order's ticket). */
@@ -543,26 +618,35 @@ export class SimulatedTerminal implements TradingTerminal {
     time: number,
   ): TerminalRecord {
     const side = sideOf(order.type);
-    const digits = this.market.spec(order.symbol)!.digits;
+    const book = this.bookOf(order.symbol);
     order.position = order.ticket;
-    this.positionList.push({
+    const position: Position = {
       ticket: order.ticket,
+      seq: this.nextSeq++,
       symbol: order.symbol,
       side,
       volume,
+      // Volumes passed the 0.01 step check (or are a liquidity cap in whole lots).
+      hundredths: Math.round(Number(volume) * 100),
       openPoints: pricePoints,
       slPoints,
       tpPoints,
       magic: order.magic,
       comment: order.comment,
       time,
-    });
+      stops: [],
+    };
+    this.openPositions.set(position.ticket, position);
+    book.exposure.add(side, position.hundredths, pricePoints);
+    book.positionCount++;
+    if (slPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'sl', slPoints, position.seq));
+    if (tpPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'tp', tpPoints, position.seq));
     return this.addRecord({
       kind: 'deal',
       symbol: order.symbol,
       type: side,
       volume,
-      price: pointsToPrice(pricePoints, digits),
+      price: pointsToPrice(pricePoints, book.spec.digits),
       magic: order.magic,
       comment: order.comment,
       time,
@@ -571,50 +655,54 @@ export class SimulatedTerminal implements TradingTerminal {
     });
   }
 
-  /** Applies every tick after the last processed instant up to `now` to resting orders and stops. */
+  /**
+   * Applies every tick after the last processed instant up to `now` to resting orders and stops:
+   * only the ticks of symbols that have any, in time order (one instant's in table order, as the
+   * market emits them), with expiries in between. A long quiet spell is taken an hour at a time,
+   * so its ticks are never all held at once.
+   */
   private processUpTo(now: number): void {
-    if (now <= this.processedUpTo) return;
-    const symbols = new Set([
-      ...this.resting.map((o) => o.record.symbol),
-      ...this.positionList.filter((p) => p.slPoints !== null || p.tpPoints !== null).map((p) => p.symbol),
-    ]);
-    const ticks = [...symbols].flatMap((symbol) => this.market.ticksBetween(symbol, this.processedUpTo + 1, now + 1));
-    ticks.sort((a, b) => a.time - b.time);
-    for (const tick of ticks) {
-      this.expireOrders(tick.time);
-      this.applyTick(tick);
+    while (this.processedUpTo < now) {
+      const upTo = Math.min(now, this.processedUpTo + PROCESS_CHUNK_MS);
+      const ticks: Quote[] = [];
+      let symbols = 0;
+      for (const book of this.books) {
+        if (book.triggers.size === 0) continue;
+        symbols++;
+        for (const tick of this.market.ticksBetween(book.spec.symbol, this.processedUpTo + 1, upTo + 1)) ticks.push(tick);
+      }
+      // Array sort is stable: ticks of one instant keep the table order.
+      if (symbols > 1) ticks.sort((a, b) => a.time - b.time);
+      for (const tick of ticks) {
+        this.expireOrders(tick.time);
+        this.applyTick(tick);
+      }
+      this.expireOrders(upTo);
+      this.processedUpTo = upTo;
     }
-    this.expireOrders(now);
-    this.processedUpTo = now;
   }
 
+  /** Expires the orders whose expiry is at or before `now`: O(1) when none is due. */
   private expireOrders(now: number): void {
-    if (!this.resting.some((o) => o.expiresAt !== null && o.expiresAt <= now)) return;
-    this.resting = this.resting.filter((o) => {
-      if (o.expiresAt === null || o.expiresAt > now) return true;
-      o.record.state = 'expired';
-      return false;
-    });
+    for (let next = this.expiries.peek(); next && next.key <= now; next = this.expiries.peek()) {
+      const order = next.value;
+      order.record.state = 'expired';
+      this.unrest(order);
+    }
   }
 
   private applyTick(tick: Quote): void {
-    const spec = this.market.spec(tick.symbol)!;
-    const bid = quoteToPoints(tick.bid, spec.digits);
-    const ask = quoteToPoints(tick.ask, spec.digits);
-    const positionsBefore = this.positionList.filter((p) => p.symbol === tick.symbol);
-    for (const order of this.resting.filter((o) => o.record.symbol === tick.symbol)) {
-      if (isTriggered(order.record.type, order.pricePoints, bid, ask)) this.activate(order, spec, bid, ask, tick.time);
-    }
-    for (const position of positionsBefore) {
-      const closeAt = position.side === 'buy' ? bid : ask;
-      const hitSl = position.slPoints !== null && (position.side === 'buy' ? closeAt <= position.slPoints : closeAt >= position.slPoints);
-      const hitTp = position.tpPoints !== null && (position.side === 'buy' ? closeAt >= position.tpPoints : closeAt <= position.tpPoints);
-      if (hitSl || hitTp) this.closePosition(position, closeAt, hitSl ? 'sl' : 'tp', tick.time);
-    }
+    const book = this.bookOf(tick.symbol);
+    const bid = quoteToPoints(tick.bid, book.spec.digits);
+    const ask = quoteToPoints(tick.ask, book.spec.digits);
+    // Stops are taken first: a position this tick opens is first checked against the next tick.
+    const reached = book.triggers.takeReachedStops(bid, ask);
+    for (const order of book.triggers.takeTriggeredOrders(bid, ask)) this.activate(order, book.spec, bid, ask, tick.time);
+    for (const { position, kind } of reached) this.closePosition(position, position.side === 'buy' ? bid : ask, kind, tick.time);
   }
 
   private activate(order: RestingOrder, spec: SymbolSpec, bid: number, ask: number, time: number): void {
-    this.resting = this.resting.filter((o) => o !== order);
+    this.unrest(order);
     const record = order.record;
     const margin = this.marginFor(spec, Number(record.volume), time);
     if (margin > this.stateAt(time).marginFree) {
@@ -626,11 +714,15 @@ export class SimulatedTerminal implements TradingTerminal {
     this.openPosition(record, record.volume, fillPoints, order.slPoints, order.tpPoints, time);
   }
 
-  private closePosition(position: Position, closePoints: number, reason: 'sl' | 'tp', time: number): void {
-    const digits = this.market.spec(position.symbol)!.digits;
+  private closePosition(position: Position, closePoints: number, reason: StopKind, time: number): void {
+    const book = this.bookOf(position.symbol);
+    const digits = book.spec.digits;
     const profit = this.profitAtPoints(position, closePoints, time);
     this.balance += profit;
-    this.positionList = this.positionList.filter((p) => p !== position);
+    this.openPositions.delete(position.ticket);
+    book.exposure.remove(position.side, position.hundredths, position.openPoints);
+    book.positionCount--;
+    for (const stop of position.stops) book.triggers.remove(stop);
     const level = reason === 'sl' ? position.slPoints! : position.tpPoints!;
     this.addRecord({
       kind: 'deal',
@@ -646,12 +738,18 @@ export class SimulatedTerminal implements TradingTerminal {
     });
   }
 
+  /** Balance, equity and margin at `time`: per symbol, one quote and two conversion rates, whatever the positions. */
   private stateAt(time: number): SimulatedAccountState {
     let profit = 0;
     let margin = 0;
-    for (const position of this.positionList) {
-      profit += this.profitOf(position, time);
-      margin += this.marginFor(this.market.spec(position.symbol)!, Number(position.volume), time);
+    for (const { spec, exposure, positionCount } of this.books) {
+      if (positionCount === 0) continue;
+      const tick = this.market.lastTick(spec.symbol, time);
+      if (tick) {
+        const points = exposure.floatingPoints(quoteToPoints(tick.bid, spec.digits), quoteToPoints(tick.ask, spec.digits));
+        profit += ((points / 100 / 10 ** spec.digits) * spec.contractSize) * (this.market.rate(spec.quote, this.currency, time) ?? 0);
+      }
+      margin += this.marginFor(spec, exposure.hundredths / 100, time);
     }
     const equity = this.balance + profit;
     return {
@@ -748,20 +846,4 @@ function expiryOf(request: TradeRequest, info: SymbolInfo, now: number): { expir
   const expiresAt = timeType === 'SPECIFIED' ? expiration * 1000 : (Math.floor((expiration * 1000) / DAY_MS) + 1) * DAY_MS;
   if (expiresAt <= now) return { problem: `expiration ${new Date(expiresAt).toISOString()} is not in the future` };
   return { expiresAt };
-}
-
-/** Whether a tick crosses a resting order: limits at or better than their price, stops at or beyond it. */
-function isTriggered(type: OrderType, price: number, bid: number, ask: number): boolean {
-  switch (type) {
-    case 'buy_limit':
-      return ask <= price;
-    case 'sell_limit':
-      return bid >= price;
-    case 'buy_stop':
-      return ask >= price;
-    case 'sell_stop':
-      return bid <= price;
-    default:
-      return false;
-  }
 }
