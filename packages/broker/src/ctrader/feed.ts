@@ -99,14 +99,14 @@ export class CTraderFeed implements QuoteFeed {
       throw new RangeError(`accountId must be a positive integer (ctidTraderAccountId), got ${options.accountId}`);
     }
     this.options = {
-      requestTimeoutMs: 10_000,
-      heartbeatIntervalMs: 10_000,
-      deadAfterMs: 30_000,
-      reconnectInitialMs: 1_000,
-      reconnectMaxMs: 30_000,
-      requestsPerSecond: 50,
-      historicalRequestsPerSecond: 5,
       ...options,
+      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
+      deadAfterMs: options.deadAfterMs ?? 30_000,
+      reconnectInitialMs: options.reconnectInitialMs ?? 1_000,
+      reconnectMaxMs: options.reconnectMaxMs ?? 30_000,
+      requestsPerSecond: options.requestsPerSecond ?? 50,
+      historicalRequestsPerSecond: options.historicalRequestsPerSecond ?? 5,
     };
     this.clock = options.clock;
     this.requests = new RatePacer(this.clock, this.options.requestsPerSecond);
