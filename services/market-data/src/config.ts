@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envInt, stackService } from '@fxdesk/core';
+import { commonSettings, envInt, envList, stackService } from '@fxdesk/core';
 
 /** Every setting of the market-data service; `.env.example` and the README document each one. */
 export const MarketDataConfigSchema = z
@@ -11,6 +11,8 @@ export const MarketDataConfigSchema = z
       .enum(['simulated', 'ctrader'], { message: 'the market-data service runs on the simulated feed or the cTrader Open API; set BROKER=simulated or BROKER=ctrader' })
       .default('simulated'),
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
+    /** Broker symbols to serve, exact spelling; empty: every enabled symbol of the catalog. */
+    SYMBOLS: envList([]),
     /** A last quote older than this (counted only while the market is open) makes readiness fail. */
     TICK_STALENESS_SECONDS: envInt(30, { min: 1, max: 86_400 }),
     /** Open SSE streams at most; the next one answers 503 too_many_clients. */

@@ -8,6 +8,8 @@ export interface FeedSessionOptions {
   logger: Logger;
   /** Longest wait between two connection attempts; the wait doubles from 1 s up to it. */
   reconnectMaxMs: number;
+  /** Symbols to serve; empty: every enabled symbol of the catalog. */
+  symbols: readonly string[];
   onQuote: (quote: Quote) => void;
   onState: (change: FeedStateChange) => void;
 }
@@ -63,7 +65,7 @@ export class FeedSession {
     if (this.isStopped || feed.state() === 'connecting') return;
     try {
       if (feed.state() !== 'connected') await feed.connect();
-      if (!this.catalog) this.catalog = new Map((await feed.symbols()).map((s) => [s.name, s]));
+      if (!this.catalog) this.catalog = this.served(await feed.symbols());
       await feed.subscribe([...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name));
       this.failures = 0;
     } catch (err) {
@@ -71,6 +73,19 @@ export class FeedSession {
       logger.warn({ err, attempt: this.failures }, 'broker feed connection failed; retrying');
       this.scheduleRetry();
     }
+  }
+
+  /**
+   * The catalog this service serves: the broker's, narrowed to SYMBOLS when set (a real account
+   * lists hundreds of symbols; subscribing them all costs the broker's rate limits for nothing).
+   */
+  private served(catalog: FeedSymbol[]): ReadonlyMap<string, FeedSymbol> {
+    const wanted = this.options.symbols;
+    const byName = new Map(catalog.map((s) => [s.name, s]));
+    if (wanted.length === 0) return byName;
+    const missing = wanted.filter((name) => !byName.has(name));
+    if (missing.length > 0) this.options.logger.warn({ missing }, 'SYMBOLS names symbols the broker does not list; they are not served');
+    return new Map(wanted.filter((name) => byName.has(name)).map((name) => [name, byName.get(name) as FeedSymbol]));
   }
 
   private scheduleRetry(): void {

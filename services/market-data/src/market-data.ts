@@ -57,6 +57,7 @@ export class MarketData {
       clock,
       logger,
       reconnectMaxMs: config.FEED_RECONNECT_MAX_SECONDS * 1000,
+      symbols: config.SYMBOLS,
       onQuote: (quote) => this.ingest(quote),
       onState: (change) => {
         logger.info({ state: change.state, reason: change.reason }, 'broker feed state changed');

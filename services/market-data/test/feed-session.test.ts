@@ -3,7 +3,7 @@ import { createLogger } from '@fxdesk/core';
 import type { FeedStateChange } from '@fxdesk/broker';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeedSession } from '../src/feed-session.js';
-import { FakeFeed } from './fake-feed.js';
+import { FAKE_SYMBOLS, FakeFeed } from './fake-feed.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 let session: FeedSession | undefined;
@@ -13,9 +13,9 @@ afterEach(async () => {
   session = undefined;
 });
 
-function start(feed: FakeFeed, clock: ManualClock, reconnectMaxMs = 4000) {
+function start(feed: FakeFeed, clock: ManualClock, reconnectMaxMs = 4000, symbols: string[] = []) {
   const states: FeedStateChange[] = [];
-  session = new FeedSession({ feed, clock, logger, reconnectMaxMs, onQuote: () => {}, onState: (c) => states.push(c) });
+  session = new FeedSession({ feed, clock, logger, reconnectMaxMs, symbols, onQuote: () => {}, onState: (c) => states.push(c) });
   return { states, started: session.start() };
 }
 
@@ -64,5 +64,21 @@ describe('FeedSession', () => {
     await advance(clock, 5000);
     expect(feed.connectCalls).toBe(1);
     expect(states.map((s) => s.state)).toEqual(['connected', 'disconnected', 'connected']);
+  });
+
+  it('serves and subscribes only the SYMBOLS it is given, leaving out names the broker does not list', async () => {
+    const clock = new ManualClock();
+    const feed = new FakeFeed(clock);
+    await start(feed, clock, 4000, ['USDJPY', 'EURUSD', 'NOSUCH']).started;
+    expect([...feed.subscribed].sort()).toEqual(['EURUSD', 'USDJPY']);
+    expect([...(session?.symbols()?.keys() ?? [])]).toEqual(['USDJPY', 'EURUSD']);
+  });
+
+  it('serves the whole catalog, disabled symbols listed but not subscribed, when SYMBOLS is empty', async () => {
+    const clock = new ManualClock();
+    const feed = new FakeFeed(clock);
+    await start(feed, clock).started;
+    expect([...(session?.symbols()?.keys() ?? [])].sort()).toEqual(FAKE_SYMBOLS.map((s) => s.name).sort());
+    expect([...feed.subscribed].sort()).toEqual(FAKE_SYMBOLS.filter((s) => s.enabled).map((s) => s.name).sort());
   });
 });
