@@ -1,6 +1,7 @@
 export * from './account.js';
 export * from './errors.js';
 export * from './feed.js';
+export * from './listeners.js';
 export * from './mt5-retcodes.js';
 export * from './terminal.js';
 export * from './types.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '@fxdesk/core';
-import type { Bar, FeedState, FeedStateChange, FeedSymbol, Quote, QuoteFeed, Timeframe, Unsubscribe } from '@fxdesk/broker';
+import { Listeners, type Bar, type FeedState, type FeedStateChange, type FeedSymbol, type Quote, type QuoteFeed, type Timeframe, type Unsubscribe } from '@fxdesk/broker';
 
 export const FAKE_SYMBOLS: FeedSymbol[] = [
   { symbolId: 1, name: 'EURUSD', digits: 5, pipPosition: 4, enabled: true, description: 'Euro vs US Dollar' },
@@ -22,8 +22,8 @@ export class FakeFeed implements QuoteFeed {
   bars: Bar[] = [];
   lastTrendbarRequest: { symbol: string; timeframe: Timeframe; count: number } | undefined;
   private current: FeedState = 'disconnected';
-  private readonly quoteListeners = new Set<(q: Quote) => void>();
-  private readonly stateListeners = new Set<(c: FeedStateChange) => void>();
+  private readonly quoteListeners = new Listeners<Quote>();
+  private readonly stateListeners = new Listeners<FeedStateChange>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -45,13 +45,11 @@ export class FakeFeed implements QuoteFeed {
   }
 
   onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    return this.stateListeners.add(listener);
   }
 
   onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    this.quoteListeners.add(listener);
-    return () => this.quoteListeners.delete(listener);
+    return this.quoteListeners.add(listener);
   }
 
   async symbols(): Promise<FeedSymbol[]> {
@@ -78,13 +76,13 @@ export class FakeFeed implements QuoteFeed {
   /** Emits a quote of `symbol` stamped now. */
   quote(symbol: string, bid: number, ask: number): Quote {
     const quote = { symbol, bid, ask, time: this.clock.now() };
-    for (const listener of this.quoteListeners) listener(quote);
+    this.quoteListeners.emit(quote);
     return quote;
   }
 
   setState(state: FeedState, reason?: string): void {
     this.current = state;
     const change: FeedStateChange = { state, at: this.clock.now(), ...(reason ? { reason } : {}) };
-    for (const listener of this.stateListeners) listener(change);
+    this.stateListeners.emit(change);
   }
 }

@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '@fxdesk/core';
 import WebSocket from 'ws';
 import { BrokerError } from '../errors.js';
+import { Listeners } from '../listeners.js';
 import { errorFromWire } from './error-mapping.js';
 import { EnvelopeSchema, ErrorResSchema, PayloadType, payloadTypeLabel, type Envelope } from './wire.js';
 
@@ -35,8 +36,8 @@ export class OpenApiConnection {
   private readonly socket: WebSocket;
   private readonly options: ConnectionOptions;
   private readonly pending = new Map<string, Pending>();
-  private readonly eventListeners = new Set<(event: Envelope) => void>();
-  private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly eventListeners = new Listeners<Envelope>();
+  private readonly closeListeners = new Listeners<string>();
   private readonly heartbeat: TimerHandle;
   private lastInboundAt: number;
   private nextMessageId = 1;
@@ -146,7 +147,7 @@ export class OpenApiConnection {
     }
     const pending = envelope.clientMsgId === undefined ? undefined : this.pending.get(envelope.clientMsgId);
     if (!pending) {
-      for (const listener of [...this.eventListeners]) listener(envelope);
+      this.eventListeners.emit(envelope);
       return;
     }
     this.pending.delete(envelope.clientMsgId as string);
@@ -174,7 +175,7 @@ export class OpenApiConnection {
       this.pending.delete(id);
     }
     if (isLocal) this.socket.terminate();
-    for (const listener of [...this.closeListeners]) listener(reason);
+    this.closeListeners.emit(reason);
   }
 
   private disconnected(reason: string): BrokerError {

@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from '@fxdesk/core';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
+import { Listeners } from '../listeners.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { OpenApiConnection } from './connection.js';
 import { lookbackMs, trendbarPeriod } from './periods.js';
@@ -91,8 +92,8 @@ export class CTraderFeed implements QuoteFeed {
   private readonly subscribed = new Set<string>();
   /** Last bid/ask integers by symbol id: a spot event may carry only the side that moved. */
   private readonly lastSpot = new Map<number, { bid?: number; ask?: number }>();
-  private readonly stateListeners = new Set<(change: FeedStateChange) => void>();
-  private readonly quoteListeners = new Set<(quote: Quote) => void>();
+  private readonly stateListeners = new Listeners<FeedStateChange>();
+  private readonly quoteListeners = new Listeners<Quote>((quote) => ({ ...quote }));
 
   constructor(options: CTraderFeedOptions) {
     if (!Number.isSafeInteger(options.accountId) || options.accountId <= 0) {
@@ -146,13 +147,11 @@ export class CTraderFeed implements QuoteFeed {
   }
 
   onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    return this.stateListeners.add(listener);
   }
 
   onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    this.quoteListeners.add(listener);
-    return () => this.quoteListeners.delete(listener);
+    return this.quoteListeners.add(listener);
   }
 
   /** The catalog loaded by the last session (kept while reconnecting). */
@@ -397,7 +396,7 @@ export class CTraderFeed implements QuoteFeed {
     if (bid === undefined || ask === undefined || !this.subscribed.has(entry.symbol.name)) return;
     const { digits, name } = entry.symbol;
     const quote: Quote = { symbol: name, bid: decodePrice(bid, digits), ask: decodePrice(ask, digits), time: spot.timestamp ?? this.clock.now() };
-    for (const listener of [...this.quoteListeners]) listener({ ...quote });
+    this.quoteListeners.emit(quote);
   }
 
   private onConnectionLost(connection: OpenApiConnection, reason: string): void {
@@ -445,7 +444,7 @@ export class CTraderFeed implements QuoteFeed {
     if (state === this.current) return;
     this.current = state;
     const change: FeedStateChange = { state, reason, at: this.clock.now() };
-    for (const listener of [...this.stateListeners]) listener(change);
+    this.stateListeners.emit(change);
   }
 }
 

@@ -1,6 +1,7 @@
 import { addDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/core';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
+import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import type { SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
@@ -115,7 +116,7 @@ export class MetaApiTerminal implements TradingTerminal {
   private closed = false;
   private probing: Promise<void> | undefined;
   private healthTimer: TimerHandle | undefined;
-  private readonly listeners = new Set<(connected: boolean) => void>();
+  private readonly listeners = new Listeners<boolean>();
 
   constructor(options: MetaApiTerminalOptions) {
     this.clock = options.clock ?? systemClock;
@@ -155,14 +156,13 @@ export class MetaApiTerminal implements TradingTerminal {
   }
 
   onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   private setConnected(connected: boolean): void {
     if (connected === this.connected) return;
     this.connected = connected;
-    for (const listener of [...this.listeners]) listener(connected);
+    this.listeners.emit(connected);
   }
 
   /** GET account-information: answered means connected; a lost connection means disconnected. */

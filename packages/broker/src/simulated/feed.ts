@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '@fxdesk/core';
 import { BrokerError } from '../errors.js';
 import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
+import { Listeners } from '../listeners.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
 
@@ -20,8 +21,8 @@ export class SimulatedFeed implements QuoteFeed {
   private readonly clock: Clock;
   private current: FeedState = 'disconnected';
   private readonly subscribed = new Set<string>();
-  private readonly stateListeners = new Set<(change: FeedStateChange) => void>();
-  private readonly quoteListeners = new Set<(quote: Quote) => void>();
+  private readonly stateListeners = new Listeners<FeedStateChange>();
+  private readonly quoteListeners = new Listeners<Quote>((quote) => ({ ...quote }));
   private detachMarket: Unsubscribe | undefined;
   private reconnectTimer: TimerHandle | undefined;
 
@@ -45,13 +46,11 @@ export class SimulatedFeed implements QuoteFeed {
   }
 
   onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    return this.stateListeners.add(listener);
   }
 
   onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    this.quoteListeners.add(listener);
-    return () => this.quoteListeners.delete(listener);
+    return this.quoteListeners.add(listener);
   }
 
   async symbols(): Promise<FeedSymbol[]> {
@@ -128,13 +127,13 @@ export class SimulatedFeed implements QuoteFeed {
 
   private deliver(tick: Quote): void {
     if (this.current !== 'connected' || !this.subscribed.has(tick.symbol)) return;
-    for (const listener of [...this.quoteListeners]) listener({ ...tick });
+    this.quoteListeners.emit(tick);
   }
 
   private transition(state: FeedState, reason: string): void {
     this.current = state;
     const change: FeedStateChange = { state, reason, at: this.clock.now() };
-    for (const listener of [...this.stateListeners]) listener(change);
+    this.stateListeners.emit(change);
   }
 
   private ensureConnected(): void {

@@ -1,5 +1,6 @@
 import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHandle } from '@fxdesk/core';
 import { BrokerError } from '../errors.js';
+import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import type {
   OrderType,
@@ -193,7 +194,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private readonly reconnectAfterMs: number;
   private balance: number;
   private connected = false;
-  private readonly connectionListeners = new Set<(connected: boolean) => void>();
+  private readonly connectionListeners = new Listeners<boolean>();
   private readonly faults = new FaultPlan();
   /** Calls held by a `hang` fault. */
   private hung: { release: () => void; fail: (err: Error) => void }[] = [];
@@ -256,15 +257,14 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
-    this.connectionListeners.add(listener);
-    return () => this.connectionListeners.delete(listener);
+    return this.connectionListeners.add(listener);
   }
 
   /** Forces the connection state (listeners hear about a change). */
   setConnected(connected: boolean): void {
     if (connected === this.connected) return;
     this.connected = connected;
-    for (const listener of [...this.connectionListeners]) listener(connected);
+    this.connectionListeners.emit(connected);
   }
 
   // --- fault injection ----------------------------------------------------------------------
