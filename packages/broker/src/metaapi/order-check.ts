@@ -1,8 +1,7 @@
 import { compareDecimal, isDecimalString, isMultipleOf } from '@fxdesk/core';
 import { RETCODE } from '../mt5-retcodes.js';
-import { priceToPoints, quoteToPoints } from '../simulated/terminal-rules.js';
+import { pendingPriceProblem, priceToPoints, quoteToPoints, specifiedExpiryMs, stopDistanceProblem } from '../mt5-rules.js';
 import type { SymbolInfo, TradeCheckResult, TradeRequest } from '../terminal.js';
-import { expiryProblem, pendingPriceProblem, stopsProblem } from './mt5-rules.js';
 import { brokerOffsetMs } from './normalize.js';
 import type { WireAccountInformation, WireSession, WireSymbolPrice, WireSymbolSpecification } from './wire.js';
 
@@ -42,6 +41,29 @@ function volumeProblem(volume: string, info: SymbolInfo): string | undefined {
   if (compareDecimal(volume, info.volumeMax) > 0) return `volume ${volume} is above the maximum ${info.volumeMax}`;
   if (!isMultipleOf(volume, info.volumeStep)) return `volume ${volume} is not a multiple of the step ${info.volumeStep}`;
   return undefined;
+}
+
+/** SL and TP on the symbol's digits and on their side of `basePoints`, at least the stops level away. `0` means no stop. */
+function stopsProblem(request: Pick<TradeRequest, 'sl' | 'tp'>, digits: number, side: 'buy' | 'sell', basePoints: number, stopsLevel: number): string | undefined {
+  for (const leg of ['sl', 'tp'] as const) {
+    const value = request[leg];
+    if (value === undefined || compareDecimal(value, '0') === 0) continue;
+    const points = priceToPoints(value, digits);
+    if (points === null) return `${leg} ${value} is not a valid ${digits}-digit price`;
+    const problem = stopDistanceProblem(leg, points, side, basePoints, stopsLevel);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The lifetime among the symbol's expiration modes, and a SPECIFIED / SPECIFIED_DAY expiry still ahead of `nowMs`. */
+function expiryProblem(request: Pick<TradeRequest, 'timeType' | 'expiration'>, info: SymbolInfo, nowMs: number): string | undefined {
+  const mode = request.timeType ?? 'GTC';
+  if (!info.expirationModes.includes(mode)) return `expiration mode ${mode} is not allowed for ${info.symbol}`;
+  if (mode === 'GTC' || mode === 'DAY') return undefined;
+  if (request.expiration === undefined || !Number.isInteger(request.expiration)) return `${mode} needs an expiration in epoch seconds`;
+  const endsAt = specifiedExpiryMs(mode, request.expiration);
+  return endsAt > nowMs ? undefined : `expiration ${new Date(endsAt).toISOString()} is not in the future`;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,8 +1,7 @@
 /**
  * The simulated terminal's per-symbol trading rules (MT5 `symbol_info`), derived from the
- * market's symbol table, and the exact-decimal helpers its checks use.
+ * market's symbol table.
  */
-import { decimalPlaces, formatDecimal, isDecimalString, parseDecimal } from '@fxdesk/core';
 import type { SymbolInfo, SymbolTradeMode } from '../terminal.js';
 import type { SymbolSpec, SymbolTier } from './symbols.js';
 
@@ -32,23 +31,3 @@ export function simulatedSymbolInfo(spec: SymbolSpec, tradeMode: SymbolTradeMode
   };
 }
 
-/**
- * A price string as a whole number of points (1.08512 → 108512 at 5 digits), or null when it
- * is not a positive decimal or has more decimal places than the symbol's digits.
- */
-export function priceToPoints(value: string, digits: number): number | null {
-  if (!isDecimalString(value) || value.startsWith('-') || value.startsWith('+') || decimalPlaces(value) > digits) return null;
-  const { units, scale } = parseDecimal(value);
-  const points = scale <= digits ? units * 10n ** BigInt(digits - scale) : units / 10n ** BigInt(scale - digits);
-  return points > 0n ? Number(points) : null;
-}
-
-/** Whole points of a quote price (the market's prices are exact multiples of a point). */
-export function quoteToPoints(price: number, digits: number): number {
-  return Math.round(price * 10 ** digits);
-}
-
-/** A price in points as the decimal string a terminal prints (trailing zeros dropped). */
-export function pointsToPrice(points: number, digits: number): string {
-  return formatDecimal({ units: BigInt(points), scale: digits });
-}

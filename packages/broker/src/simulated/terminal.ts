@@ -2,6 +2,15 @@ import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHa
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
+import {
+  endOfUtcDayMs,
+  pendingPriceProblem,
+  pointsToPrice,
+  priceToPoints,
+  quoteToPoints,
+  specifiedExpiryMs,
+  stopDistanceProblem,
+} from '../mt5-rules.js';
 import type {
   OrderType,
   SymbolInfo,
@@ -18,9 +27,9 @@ import { Exposure } from './exposure.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
 import { IndexedHeap, type HeapEntry } from './indexed-heap.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
-import { DAY_MS, HOUR_MS } from './market-hours.js';
+import { HOUR_MS } from './market-hours.js';
 import { currencyModel, type SymbolSpec } from './symbols.js';
-import { LIQUIDITY_LOTS, pointsToPrice, priceToPoints, quoteToPoints, simulatedSymbolInfo } from './terminal-rules.js';
+import { LIQUIDITY_LOTS, simulatedSymbolInfo } from './terminal-rules.js';
 import { TriggerBook, type BookEntry, type StopKind } from './trigger-book.js';
 
 const COMMENT_MAX_LENGTH = 31;
@@ -470,7 +479,7 @@ export class SimulatedTerminal implements TradingTerminal {
       return rejection(RETCODE.INVALID_PRICE, 'a pending order needs a price', quote);
     }
     if (!isDeal) {
-      const problem = pendingPriceProblem(request.type, pricePoints, bid, ask, info.stopsLevel);
+      const problem = pendingPriceProblem(request.type, pricePoints, { bid, ask }, info.stopsLevel);
       if (problem) return rejection(RETCODE.INVALID_PRICE, problem, quote);
     }
 
@@ -798,17 +807,6 @@ function emptyResult(retcode: number, comment: string, requestId: string, quote?
   };
 }
 
-/** MT5: limits below (buy) / above (sell) the market, stops the other way, at least the stops level away. */
-function pendingPriceProblem(type: OrderType, price: number, bid: number, ask: number, stopsLevel: number): string | undefined {
-  const distance =
-    type === 'buy_limit' ? ask - price : type === 'sell_limit' ? price - bid : type === 'buy_stop' ? price - ask : bid - price;
-  const reference = type.startsWith('buy') ? 'ask' : 'bid';
-  const below = type === 'buy_limit' || type === 'sell_stop';
-  if (distance <= 0) return `a ${type} must be ${below ? 'below' : 'above'} the ${reference}`;
-  if (distance < stopsLevel) return `a ${type} must be at least ${stopsLevel} points from the ${reference} (is ${distance})`;
-  return undefined;
-}
-
 function stopsOf(
   request: TradeRequest,
   digits: number,
@@ -822,28 +820,18 @@ function stopsOf(
   const tp = parse(request.tp);
   if (sl === undefined) return { problem: `sl ${request.sl} is not a valid ${digits}-digit price` };
   if (tp === undefined) return { problem: `tp ${request.tp} is not a valid ${digits}-digit price` };
-  const sign = side === 'buy' ? 1 : -1;
-  if (sl !== null) {
-    const distance = (base - sl) * sign;
-    if (distance <= 0) return { problem: `sl must be ${side === 'buy' ? 'below' : 'above'} the price` };
-    if (distance < stopsLevel) return { problem: `sl is ${distance} points from the price, the stops level is ${stopsLevel}` };
-  }
-  if (tp !== null) {
-    const distance = (tp - base) * sign;
-    if (distance <= 0) return { problem: `tp must be ${side === 'buy' ? 'above' : 'below'} the price` };
-    if (distance < stopsLevel) return { problem: `tp is ${distance} points from the price, the stops level is ${stopsLevel}` };
-  }
-  return { sl, tp };
+  const problem = stopDistanceProblem('sl', sl, side, base, stopsLevel) ?? stopDistanceProblem('tp', tp, side, base, stopsLevel);
+  return problem ? { problem } : { sl, tp };
 }
 
 function expiryOf(request: TradeRequest, info: SymbolInfo, now: number): { expiresAt: number | null } | { problem: string } {
   const timeType = request.timeType ?? 'GTC';
   if (!info.expirationModes.includes(timeType)) return { problem: `expiration mode ${timeType} is not allowed` };
   if (timeType === 'GTC') return { expiresAt: null };
-  if (timeType === 'DAY') return { expiresAt: (Math.floor(now / DAY_MS) + 1) * DAY_MS };
+  if (timeType === 'DAY') return { expiresAt: endOfUtcDayMs(now) };
   const expiration = request.expiration;
   if (expiration === undefined || !Number.isInteger(expiration)) return { problem: `${timeType} needs an expiration (epoch seconds)` };
-  const expiresAt = timeType === 'SPECIFIED' ? expiration * 1000 : (Math.floor((expiration * 1000) / DAY_MS) + 1) * DAY_MS;
+  const expiresAt = specifiedExpiryMs(timeType, expiration);
   if (expiresAt <= now) return { problem: `expiration ${new Date(expiresAt).toISOString()} is not in the future` };
   return { expiresAt };
 }

@@ -1,0 +1,73 @@
+import { decimalPlaces, formatDecimal, isDecimalString, parseDecimal } from '@fxdesk/core';
+import type { OrderType } from './terminal.js';
+
+/**
+ * The price, stop and expiry rules of MT5's "Requirements and Limitations in Making Trades"
+ * (MQL5 reference) that a trade server applies, on prices in whole points: the simulated
+ * terminal applies them, the MetaApi adapter's order_check emulation checks against them. Each
+ * check answers what is wrong, or undefined.
+ */
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A price string as a whole number of points (1.08512 → 108512 at 5 digits), or null when it
+ * is not a positive decimal or has more decimal places than the symbol's digits.
+ */
+export function priceToPoints(value: string, digits: number): number | null {
+  if (!isDecimalString(value) || value.startsWith('-') || value.startsWith('+') || decimalPlaces(value) > digits) return null;
+  const { units, scale } = parseDecimal(value);
+  const points = scale <= digits ? units * 10n ** BigInt(digits - scale) : units / 10n ** BigInt(scale - digits);
+  return points > 0n ? Number(points) : null;
+}
+
+/** Whole points of a quote price (a venue's prices are exact multiples of a point). */
+export function quoteToPoints(price: number, digits: number): number {
+  return Math.round(price * 10 ** digits);
+}
+
+/** A price in points as the decimal string a terminal prints (trailing zeros dropped). */
+export function pointsToPrice(points: number, digits: number): string {
+  return formatDecimal({ units: BigInt(points), scale: digits });
+}
+
+/** Which market price a pending order is measured from, and on which side of it it must rest. */
+const PENDING_SIDE: Record<Exclude<OrderType, 'buy' | 'sell'>, { from: 'ask' | 'bid'; below: boolean }> = {
+  buy_limit: { from: 'ask', below: true },
+  sell_limit: { from: 'bid', below: false },
+  buy_stop: { from: 'ask', below: false },
+  sell_stop: { from: 'bid', below: true },
+};
+
+/** A buy limit / sell stop below the market, a sell limit / buy stop above it, at least the stops level away. */
+export function pendingPriceProblem(type: OrderType, pricePoints: number, market: { bid: number; ask: number }, stopsLevel: number): string | undefined {
+  if (type === 'buy' || type === 'sell') return undefined;
+  const { from, below } = PENDING_SIDE[type];
+  const gap = below ? market[from] - pricePoints : pricePoints - market[from];
+  if (gap <= 0) return `a ${type} must be ${below ? 'below' : 'above'} the ${from}`;
+  if (gap < stopsLevel) return `a ${type} must be at least ${stopsLevel} points from the ${from} (is ${gap})`;
+  return undefined;
+}
+
+/**
+ * A stop loss below and a take profit above `basePoints` for a buy (the other way for a sell),
+ * at least the stops level away. `null` is no stop.
+ */
+export function stopDistanceProblem(leg: 'sl' | 'tp', points: number | null, side: 'buy' | 'sell', basePoints: number, stopsLevel: number): string | undefined {
+  if (points === null) return undefined;
+  const isBelow = (leg === 'sl') === (side === 'buy');
+  const gap = isBelow ? basePoints - points : points - basePoints;
+  if (gap <= 0) return `${leg} must be ${isBelow ? 'below' : 'above'} the price`;
+  if (gap < stopsLevel) return `${leg} is ${gap} points from the price, the stops level is ${stopsLevel}`;
+  return undefined;
+}
+
+/** The end of the UTC day `epochMs` falls in: when a DAY order placed then expires. */
+export function endOfUtcDayMs(epochMs: number): number {
+  return (Math.floor(epochMs / DAY_MS) + 1) * DAY_MS;
+}
+
+/** When a SPECIFIED order (at the instant) or a SPECIFIED_DAY one (at the end of its day) expires; `expiration` in epoch seconds. */
+export function specifiedExpiryMs(mode: 'SPECIFIED' | 'SPECIFIED_DAY', expiration: number): number {
+  return mode === 'SPECIFIED' ? expiration * 1000 : endOfUtcDayMs(expiration * 1000);
+}
