@@ -1,5 +1,5 @@
 import { BrokerError } from '../errors.js';
-import { parseRetryAfter } from '../oanda/error-mapping.js';
+import { errorBodyOf, parseRetryAfter, secondsUntil } from '../http-helpers.js';
 import { ErrorBodySchema, type WireErrorBody } from './wire.js';
 
 /**
@@ -25,12 +25,7 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterHe
 }
 
 export function parseErrorBody(text: string): WireErrorBody {
-  try {
-    const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
+  return errorBodyOf(ErrorBodySchema, text);
 }
 
 /**
@@ -39,10 +34,7 @@ export function parseErrorBody(text: string): WireErrorBody {
  * `metadata.recommendedRetryTime` (TooManyRequestsError model).
  */
 export function retryAfterOf(body: WireErrorBody, header: string | string[] | undefined, nowMs: number): number | undefined {
-  const fromHeader = parseRetryAfter(header, nowMs);
-  if (fromHeader !== undefined) return fromHeader;
-  const at = Date.parse(body.metadata?.recommendedRetryTime ?? '');
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+  return parseRetryAfter(header, nowMs) ?? secondsUntil(body.metadata?.recommendedRetryTime ?? '', nowMs);
 }
 
 /** Transport codes meaning the request never left: nothing reached MetaApi. */

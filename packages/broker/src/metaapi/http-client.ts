@@ -2,6 +2,7 @@ import type { Clock } from '@fxdesk/core';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
+import { parseJsonBody, pathWithQuery } from '../http-helpers.js';
 import { errorFromResponse, errorFromTransport } from './error-mapping.js';
 
 export interface MetaApiHttpOptions {
@@ -93,10 +94,7 @@ export class MetaApiHttp {
   }
 
   pathFor(path: string, query: Record<string, string | undefined> = {}): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
-    const search = params.toString();
-    return `${this.pathPrefix}${path}${search ? `?${search}` : ''}`;
+    return pathWithQuery(this.pathPrefix, path, query);
   }
 
   /** Fails every request under way (they answer `disconnected`) and closes the pool. */
@@ -107,17 +105,5 @@ export class MetaApiHttp {
 
 /** Validates a JSON body against `schema`; a body that is not JSON or not of the shape is a protocol error. */
 export function parseBody<S extends z.ZodType>(schema: S, text: string, path: string): z.output<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new BrokerError('protocol', `MetaApi answered ${path} with a body that is not JSON`, { cause: err });
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first ? `${first.path.join('.')}: ${first.message}` : 'unexpected shape';
-    throw new BrokerError('protocol', `MetaApi answered ${path} with an unexpected body (${where})`, { cause: parsed.error });
-  }
-  return parsed.data;
+  return parseJsonBody(schema, text, 'MetaApi', path);
 }

@@ -1,4 +1,5 @@
 import { BrokerError } from '../errors.js';
+import { errorBodyOf } from '../http-helpers.js';
 import { ErrorBodySchema } from './wire.js';
 
 /**
@@ -14,7 +15,7 @@ import { ErrorBodySchema } from './wire.js';
  * 429 when over "120 requests per second" (Development Guide, Rate Limiting).
  */
 export function errorFromResponse(status: number, bodyText: string, retryAfterSeconds: number | undefined): BrokerError {
-  const body = parseErrorBody(bodyText);
+  const body = errorBodyOf(ErrorBodySchema, bodyText);
   const venueCode = body.errorCode ?? String(status);
   const detail = body.errorMessage ? `: ${body.errorMessage}` : '';
   const options = { venueCode, retryAfterSeconds };
@@ -23,24 +24,6 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterSe
   if (status === 429) return new BrokerError('rate_limited', `OANDA is throttling requests (HTTP 429)${detail}`, options);
   if (status >= 500) return new BrokerError('unavailable', `OANDA is unavailable (HTTP ${status})${detail}`, options);
   return new BrokerError('protocol', `OANDA rejected the request (HTTP ${status})${detail}`, options);
-}
-
-function parseErrorBody(text: string): { errorCode?: string; errorMessage?: string } {
-  try {
-    const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
-}
-
-/** `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), in whole seconds from `nowMs`. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim());
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
 const UNREACHABLE_CODES = new Set([

@@ -2,7 +2,8 @@ import { systemClock, type Clock } from '@fxdesk/core';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
-import { errorFromResponse, errorFromTransport, isStaleSocket, parseRetryAfter } from './error-mapping.js';
+import { parseJsonBody, parseRetryAfter, pathWithQuery } from '../http-helpers.js';
+import { errorFromResponse, errorFromTransport, isStaleSocket } from './error-mapping.js';
 
 export interface OandaHttpOptions {
   baseUrl: string;
@@ -43,31 +44,12 @@ export class OandaHttpClient {
 
   /** GETs `/v3/...` and validates the 200 body against `schema`. */
   async get<S extends z.ZodType>(path: string, query: Record<string, string | undefined>, schema: S): Promise<z.output<S>> {
-    const text = await this.getText(this.pathFor(path, query));
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new BrokerError('protocol', `OANDA answered ${path} with a body that is not JSON`, { cause: err });
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      const where = first ? `${first.path.join('.')}: ${first.message}` : 'unexpected shape';
-      throw new BrokerError('protocol', `OANDA answered ${path} with an unexpected body (${where})`, { cause: parsed.error });
-    }
-    return parsed.data;
+    const text = await this.getText(pathWithQuery(this.pathPrefix, path, query));
+    return parseJsonBody(schema, text, 'OANDA', path);
   }
 
   async close(): Promise<void> {
     await this.pool.close();
-  }
-
-  private pathFor(path: string, query: Record<string, string | undefined>): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
-    const search = params.toString();
-    return `${this.pathPrefix}${path}${search ? `?${search}` : ''}`;
   }
 
   private async getText(path: string): Promise<string> {
