@@ -1,8 +1,7 @@
 import { IntervalCandleSchema, TickSchema, type IntervalCandle, type Tick, type Timeframe } from '@fxdesk/schemas';
 import { z } from 'zod';
-import type { ServiceError } from './errors.js';
 import { HttpClient, type ClientOptions } from './http.js';
-import { openEventStream, type EventStream, type StreamTimers } from './sse.js';
+import { openEventStream, type EventStream, type EventStreamOptions } from './sse.js';
 
 /** One entry of GET /v1/symbols (spec 002 C); other fields pass through. */
 export const CatalogEntrySchema = z.looseObject({
@@ -26,19 +25,15 @@ export const StreamStatusSchema = z.looseObject({
 });
 export type StreamStatus = z.infer<typeof StreamStatusSchema>;
 
-export interface TickStreamOptions {
+/**
+ * The tick stream's handlers, and the connection handlers and reconnection settings of
+ * `openEventStream`; `onListenerError` also hears of an event whose data does not parse.
+ */
+export interface TickStreamOptions extends Omit<EventStreamOptions, 'path' | 'query' | 'onEvent'> {
   /** Symbols to receive; omitted: every symbol. */
   symbols?: string[];
   onTick: (tick: Tick) => void;
   onStatus?: (status: StreamStatus) => void;
-  onOpen?: () => void;
-  onDisconnect?: (error: ServiceError, delayMs: number) => void;
-  /** An event whose data does not parse, or a throwing handler. */
-  onListenerError?: (err: unknown) => void;
-  minDelayMs?: number;
-  maxDelayMs?: number;
-  idleTimeoutMs?: number;
-  timers?: StreamTimers;
 }
 
 /** Client of the market-data service (X-API-Key): catalog, latest tick, closed candles, the tick stream. */
@@ -64,21 +59,15 @@ export class MarketDataClient {
   }
 
   /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */
-  streamTicks(options: TickStreamOptions): EventStream {
+  streamTicks({ symbols, onTick, onStatus, ...stream }: TickStreamOptions): EventStream {
     return openEventStream(this.http, {
+      ...stream,
       path: '/v1/stream/ticks',
-      query: { symbols: options.symbols?.join(',') },
+      query: { symbols: symbols?.join(',') },
       onEvent: (event) => {
-        if (event.event === 'tick') options.onTick(TickSchema.parse(JSON.parse(event.data)));
-        else if (event.event === 'status') options.onStatus?.(StreamStatusSchema.parse(JSON.parse(event.data)));
+        if (event.event === 'tick') onTick(TickSchema.parse(JSON.parse(event.data)));
+        else if (event.event === 'status') onStatus?.(StreamStatusSchema.parse(JSON.parse(event.data)));
       },
-      onOpen: options.onOpen,
-      onDisconnect: options.onDisconnect,
-      onListenerError: options.onListenerError,
-      minDelayMs: options.minDelayMs,
-      maxDelayMs: options.maxDelayMs,
-      idleTimeoutMs: options.idleTimeoutMs,
-      timers: options.timers,
     });
   }
 
