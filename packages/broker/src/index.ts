@@ -1,4 +1,5 @@
 export * from './account.js';
+export * from './bar-candle.js';
 export * from './errors.js';
 export * from './feed.js';
 export * from './listeners.js';

@@ -1,4 +1,4 @@
-import type { SimulatedMarket } from '@fxdesk/broker';
+import { candleOfBar, type SimulatedMarket } from '@fxdesk/broker';
 import type { Candle } from '@fxdesk/indicators';
 import type { Timeframe } from '@fxdesk/schemas';
 import type { MarketSource, QuoteHandlers, QuoteSubscription, SourceSymbol } from './market-source.js';
@@ -20,14 +20,7 @@ export class SimulatedSource implements MarketSource {
   async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<Candle[]> {
     // One more than asked: the last bar may be the forming one.
     const bars = this.market.bars(symbol, timeframe, count + 1).filter((bar) => bar.closed);
-    return bars.slice(Math.max(0, bars.length - count)).map((bar) => ({
-      time: bar.time,
-      open: bar.open,
-      high: bar.high,
-      low: bar.low,
-      close: bar.close,
-      volume: bar.tickVolume,
-    }));
+    return bars.slice(Math.max(0, bars.length - count)).map(candleOfBar);
   }
 
   subscribe(symbols: string[], handlers: QuoteHandlers): QuoteSubscription {

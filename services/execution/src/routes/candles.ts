@@ -1,4 +1,4 @@
-import { isBrokerError, type TradingTerminal } from '@fxdesk/broker';
+import { candleOfBar, isBrokerError, type TradingTerminal } from '@fxdesk/broker';
 import { AppError, type App } from '@fxdesk/core';
 import { BrokerSymbolSchema, EpochCandleSchema, ErrorEnvelopeSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
@@ -65,19 +65,7 @@ export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLo
           headers: { 'retry-after': '1' },
         });
       }
-      return {
-        quote,
-        timeframe,
-        candles: bars.map((bar) => ({
-          time: bar.time,
-          open: bar.open,
-          high: bar.high,
-          low: bar.low,
-          close: bar.close,
-          volume: bar.tickVolume,
-          spread: bar.spread,
-        })),
-      };
+      return { quote, timeframe, candles: bars.map((bar) => ({ ...candleOfBar(bar), spread: bar.spread })) };
     },
   );
 }
