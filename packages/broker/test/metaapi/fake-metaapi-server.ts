@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { decimalFromNumber } from '@fxdesk/core';
 import { TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
 import { retcodeName } from '../../src/mt5-retcodes.js';
@@ -8,6 +7,7 @@ import type { SimulatedMarket } from '../../src/simulated/market.js';
 import { SimulatedTerminal } from '../../src/simulated/terminal.js';
 import { simulatedSymbolInfo } from '../../src/simulated/terminal-rules.js';
 import type { FillingMode, OrderType, TerminalRecord, TradeRequest } from '../../src/terminal.js';
+import { LocalHttpServer } from '../local-http-server.js';
 
 /**
  * A local stand-in for MetaApi's client API and market data API, answering as MetaApi documents
@@ -127,9 +127,8 @@ export class FakeMetaApiServer {
   private readonly leverage: number;
   private readonly faults: FakeFault[] = [];
   private readonly magics = new Set<number>([0]);
-  private readonly sockets = new Set<Socket>();
   private brokerConnected = true;
-  private server!: http.Server;
+  private server!: LocalHttpServer;
 
   private constructor(options: FakeMetaApiOptions) {
     this.market = options.market;
@@ -142,17 +141,12 @@ export class FakeMetaApiServer {
   static async start(options: FakeMetaApiOptions): Promise<FakeMetaApiServer> {
     const fake = new FakeMetaApiServer(options);
     await fake.terminal.connect();
-    fake.server = http.createServer((req, res) => void fake.handle(req, res));
-    fake.server.on('connection', (socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.server = await LocalHttpServer.listen((req, res) => void fake.handle(req, res));
     return fake;
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.baseUrl;
   }
 
   /** Arms a fault for the next request of its route (any route when none is named). */
@@ -170,9 +164,8 @@ export class FakeMetaApiServer {
     return this.requests.filter((r) => r.route === route).length;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   // --- dispatch ------------------------------------------------------------------------------

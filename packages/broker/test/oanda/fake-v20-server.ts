@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { LocalHttpServer } from '../local-http-server.js';
 import { FAKE_INSTRUMENTS, FakeV20Account } from './fake-v20-account.js';
 
 /**
@@ -45,12 +45,9 @@ export class FakeV20Server {
   readonly token: string;
   readonly account: FakeV20Account;
   readonly requests: RecordedRequest[] = [];
-  /** TCP connections accepted so far (keep-alive reuses them). */
-  connections = 0;
   private readonly faults: Fault[] = [];
-  private readonly sockets = new Set<Socket>();
   private readonly waiters: { count: number; resolve: () => void }[] = [];
-  private server!: http.Server;
+  private server!: LocalHttpServer;
 
   private constructor(options: FakeV20Options) {
     this.token = options.token ?? 'fake-oanda-token-7f3a9c';
@@ -59,18 +56,17 @@ export class FakeV20Server {
 
   static async start(options: FakeV20Options = {}): Promise<FakeV20Server> {
     const fake = new FakeV20Server(options);
-    fake.server = http.createServer((req, res) => fake.handle(req, res));
-    fake.server.on('connection', (socket) => {
-      fake.connections += 1;
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.server = await LocalHttpServer.listen((req, res) => fake.handle(req, res));
     return fake;
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.baseUrl;
+  }
+
+  /** TCP connections accepted so far (keep-alive reuses them). */
+  get connections(): number {
+    return this.server.connections;
   }
 
   /** Queues a fault for the next request. */
@@ -84,9 +80,8 @@ export class FakeV20Server {
     return new Promise((resolve) => this.waiters.push({ count, resolve }));
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
