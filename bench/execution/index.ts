@@ -11,8 +11,10 @@
  *
  * A third row runs the same app (same pipeline, same durable store) on a terminal whose calls
  * cost nothing (stub-server.ts), to separate the service's own cost from the simulated
- * terminal's: its account math walks every open position on each order_check and order_send,
- * so its cost grows with the positions the run itself opens.
+ * terminal's. The simulated terminal keeps per-symbol running totals and trigger books, so its
+ * cost per call does not depend on the positions the run opens. On a quiet 2-core machine:
+ * simulated terminal 9,199 signals/s (p50 5 ms, p99 15 ms), zero-cost terminal 10,873/s, bare
+ * Fastify validate + echo 50,937 req/s, ratio 0.181.
  * Not a test: nothing here fails on a slow machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,7 +1,8 @@
 /**
  * The execution app exactly as server.ts builds it (durable SQLite, the real pipeline), on a
  * terminal whose every call costs nothing: isolates the service's own cost from the simulated
- * terminal's, whose account math grows with its open positions.
+ * terminal's (per-symbol running totals and trigger books: a cost per call that does not
+ * depend on its open positions).
  */
 import type { Bar, Quote, SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '@fxdesk/broker';
 import { simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
