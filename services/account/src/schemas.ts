@@ -29,7 +29,7 @@ export const AccountSummarySchema = z
     balance: Decimal,
     nav: Decimal.meta({ description: 'Net asset value: balance + unrealized P/L' }),
     unrealizedPL: Decimal,
-    realizedPL: Decimal.meta({ description: 'P/L realized over the lifetime of the account' }),
+    realizedPL: Decimal.meta({ description: 'P/L realized over the lifetime of the account (OANDA); the simulated account settles weekly, so its figure covers the current trading week' }),
     marginUsed: Decimal,
     marginAvailable: Decimal,
     marginRate: Decimal.meta({ description: 'Margin rate of the account ("0" when the broker reports no override)' }),
