@@ -104,6 +104,20 @@ export interface TerminalRecord {
   state: 'placed' | 'filled' | 'partially_filled' | 'cancelled' | 'expired';
 }
 
+/** Calls a terminal received, by method: every adapter counts these (for /metrics and tests). */
+export interface TerminalCallStats {
+  orderSendCalls: number;
+  orderCheckCalls: number;
+  tickCalls: number;
+  symbolInfoCalls: number;
+  ratesCalls: number;
+  findByCommentCalls: number;
+}
+
+export function newTerminalCallStats(): TerminalCallStats {
+  return { orderSendCalls: 0, orderCheckCalls: 0, tickCalls: 0, symbolInfoCalls: 0, ratesCalls: 0, findByCommentCalls: 0 };
+}
+
 /**
  * A MetaTrader 5 terminal, as the order-execution service drives it. Methods that talk to the
  * venue throw BrokerError; `orderSend` throws a BrokerError with `isAmbiguous` when the request

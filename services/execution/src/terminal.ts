@@ -1,4 +1,4 @@
-import { isBrokerError, metaApiClientUrl, MetaApiTerminal, SimulatedMarket, SimulatedTerminal, type TradingTerminal } from '@fxdesk/broker';
+import { isBrokerError, metaApiClientUrl, MetaApiTerminal, SimulatedMarket, SimulatedTerminal, type TerminalCallStats, type TradingTerminal } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import type { ExecutionConfig } from './config.js';
@@ -9,17 +9,7 @@ export interface TerminalHandle {
   calls: () => Record<string, number>;
 }
 
-/** The call counters both terminals keep. */
-interface TerminalStats {
-  orderSendCalls: number;
-  orderCheckCalls: number;
-  symbolInfoCalls: number;
-  tickCalls: number;
-  ratesCalls: number;
-  findByCommentCalls: number;
-}
-
-function callsOf(stats: TerminalStats): () => Record<string, number> {
+function callsOf(stats: TerminalCallStats): () => Record<string, number> {
   return () => ({
     orderSend: stats.orderSendCalls,
     orderCheck: stats.orderCheckCalls,

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
-import type { SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '../terminal.js';
+import { newTerminalCallStats, type SymbolInfo, type TerminalCallStats, type TerminalRecord, type TradeCheckResult, type TradeRequest, type TradeResult, type TradingTerminal } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { isConnectionLoss, retryAfterOf, parseErrorBody } from './error-mapping.js';
 import { metaApiClientUrl, metaApiMarketDataUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
@@ -60,14 +60,8 @@ export interface MetaApiTerminalOptions {
   clock?: Clock;
 }
 
-/** Calls the terminal received, by method (for /metrics). */
-export interface MetaApiTerminalStats {
-  orderSendCalls: number;
-  orderCheckCalls: number;
-  tickCalls: number;
-  symbolInfoCalls: number;
-  ratesCalls: number;
-  findByCommentCalls: number;
+/** Calls the terminal received, by method (for /metrics), and account-information probes. */
+export interface MetaApiTerminalStats extends TerminalCallStats {
   healthChecks: number;
 }
 
@@ -94,15 +88,7 @@ const HISTORY_SLACK_MS = 60_000;
  */
 export class MetaApiTerminal implements TradingTerminal {
   readonly name = 'metaapi';
-  readonly stats: MetaApiTerminalStats = {
-    orderSendCalls: 0,
-    orderCheckCalls: 0,
-    tickCalls: 0,
-    symbolInfoCalls: 0,
-    ratesCalls: 0,
-    findByCommentCalls: 0,
-    healthChecks: 0,
-  };
+  readonly stats: MetaApiTerminalStats = { ...newTerminalCallStats(), healthChecks: 0 };
 
   private readonly clock: Clock;
   private readonly client: MetaApiHttp;

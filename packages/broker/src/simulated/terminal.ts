@@ -11,15 +11,17 @@ import {
   specifiedExpiryMs,
   stopDistanceProblem,
 } from '../mt5-rules.js';
-import type {
-  OrderType,
-  SymbolInfo,
-  SymbolTradeMode,
-  TerminalRecord,
-  TradeCheckResult,
-  TradeRequest,
-  TradeResult,
-  TradingTerminal,
+import {
+  newTerminalCallStats,
+  type OrderType,
+  type SymbolInfo,
+  type SymbolTradeMode,
+  type TerminalCallStats,
+  type TerminalRecord,
+  type TradeCheckResult,
+  type TradeRequest,
+  type TradeResult,
+  type TradingTerminal,
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { BoundedLog } from './bounded-log.js';
@@ -53,13 +55,7 @@ export interface SimulatedTerminalOptions {
 }
 
 /** Call counters tests can read. */
-export interface SimulatedTerminalStats {
-  orderSendCalls: number;
-  orderCheckCalls: number;
-  tickCalls: number;
-  symbolInfoCalls: number;
-  ratesCalls: number;
-  findByCommentCalls: number;
+export interface SimulatedTerminalStats extends TerminalCallStats {
   /** Calls that suffered an injected fault. */
   faultsTriggered: number;
   /** order_send requests that reached the "server" and were processed (ambiguous ones included). */
@@ -185,16 +181,7 @@ function isZeroPrice(value: string): boolean {
  */
 export class SimulatedTerminal implements TradingTerminal {
   readonly name = 'simulated';
-  readonly stats: SimulatedTerminalStats = {
-    orderSendCalls: 0,
-    orderCheckCalls: 0,
-    tickCalls: 0,
-    symbolInfoCalls: 0,
-    ratesCalls: 0,
-    findByCommentCalls: 0,
-    faultsTriggered: 0,
-    ordersProcessed: 0,
-  };
+  readonly stats: SimulatedTerminalStats = { ...newTerminalCallStats(), faultsTriggered: 0, ordersProcessed: 0 };
 
   private readonly market: SimulatedMarket;
   private readonly clock: Clock;
