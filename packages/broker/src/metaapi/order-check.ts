@@ -47,7 +47,10 @@ function volumeProblem(volume: string, info: SymbolInfo): string | undefined {
 function stopsProblem(request: Pick<TradeRequest, 'sl' | 'tp'>, digits: number, side: 'buy' | 'sell', basePoints: number, stopsLevel: number): string | undefined {
   for (const leg of ['sl', 'tp'] as const) {
     const value = request[leg];
-    if (value === undefined || compareDecimal(value, '0') === 0) continue;
+    if (value === undefined) continue;
+    // Text that is no decimal is an invalid stop (10016), as the terminal answers, never a throw.
+    if (!isDecimalString(value)) return `${leg} ${JSON.stringify(value)} is not a decimal price`;
+    if (compareDecimal(value, '0') === 0) continue;
     const points = priceToPoints(value, digits);
     if (points === null) return `${leg} ${value} is not a valid ${digits}-digit price`;
     const problem = stopDistanceProblem(leg, points, side, basePoints, stopsLevel);

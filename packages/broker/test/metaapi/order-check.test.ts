@@ -41,6 +41,11 @@ describe('emulated order_check', () => {
     expect(check()).toBe(RETCODE.OK);
   });
 
+  it('answers 10016, never a throw, for stop text that is no decimal', () => {
+    expect(check({ request: { sl: 'abc' } })).toBe(RETCODE.INVALID_STOPS);
+    expect(check({ request: { tp: '1.1e2' } })).toBe(RETCODE.INVALID_STOPS);
+  });
+
   it('answers 10017 when the symbol\'s trade mode is disabled', () => {
     expect(check({ spec: { ...spec, tradeMode: 'SYMBOL_TRADE_MODE_DISABLED' } })).toBe(RETCODE.TRADE_DISABLED);
   });
