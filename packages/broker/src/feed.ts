@@ -36,6 +36,7 @@ export interface QuoteFeed {
   onState(listener: (change: FeedStateChange) => void): Unsubscribe;
   onQuote(listener: (quote: Quote) => void): Unsubscribe;
   symbols(): Promise<FeedSymbol[]>;
+  /** Starts spots of `symbols`; each new subscription first delivers the symbol's current quote, even while its market is closed. */
   subscribe(symbols: string[]): Promise<void>;
   unsubscribe(symbols: string[]): Promise<void>;
   /**

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { FeedStateChange } from '../src/feed.js';
 import { SimulatedFeed } from '../src/simulated/feed.js';
 import type { Quote } from '../src/types.js';
-import { makeMarket } from './fixtures.js';
+import { SATURDAY_NOON, makeMarket } from './fixtures.js';
+
+/** Friday 2026-01-09 22:00 UTC: the simulated market closes for the weekend. */
+const FRIDAY_CLOSE = Date.UTC(2026, 0, 9, 22, 0, 0);
 
 describe('SimulatedFeed', () => {
   it('drops for a while and comes back by itself, keeping its subscriptions', async () => {
@@ -22,7 +25,9 @@ describe('SimulatedFeed', () => {
       ['connecting', 'reconnecting', 10_000],
       ['connected', 'reconnected', 10_000],
     ]);
-    expect(quotes.every((q) => q.time >= droppedAt + 10_000 || q.time <= droppedAt)).toBe(true);
+    // What ticked during the drop is missed: the link comes back with the current quote only.
+    const sinceDrop = quotes.filter((q) => q.time > droppedAt);
+    expect(sinceDrop).toEqual([market.lastTick('EURUSD', droppedAt + 10_000)]);
     clock.advance(10_000);
     expect(quotes.length).toBeGreaterThan(0);
     market.stop();
@@ -37,7 +42,59 @@ describe('SimulatedFeed', () => {
     await feed.subscribe(['XAUUSD']);
     const from = clock.now();
     clock.advance(20_000);
-    expect(quotes).toEqual(market.ticksBetween('XAUUSD', from + 1, clock.now() + 1));
+    expect(quotes).toEqual([market.lastTick('XAUUSD', from), ...market.ticksBetween('XAUUSD', from + 1, clock.now() + 1)]);
+    market.stop();
+  });
+
+  it('delivers the current quote of a symbol as soon as it subscribes to it', async () => {
+    const { market, clock } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    const quotes: Quote[] = [];
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['EURUSD', 'USDJPY']);
+    expect(quotes).toEqual([market.lastTick('EURUSD', clock.now()), market.lastTick('USDJPY', clock.now())]);
+    market.stop();
+  });
+
+  it('delivers the last quote before the close when it subscribes on a weekend', async () => {
+    const { market } = makeMarket({ at: SATURDAY_NOON });
+    const feed = new SimulatedFeed({ market });
+    const quotes: Quote[] = [];
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['EURUSD']);
+    expect(quotes).toEqual([market.lastTick('EURUSD', SATURDAY_NOON)]);
+    expect(quotes[0]!.time).toBeLessThan(FRIDAY_CLOSE);
+    market.stop();
+  });
+
+  it('delivers the current quote of each subscription when the link comes back', async () => {
+    const { market, clock } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    const quotes: Quote[] = [];
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['EURUSD']);
+    feed.simulateDisconnect();
+    clock.advance(60_000);
+    quotes.length = 0;
+    feed.simulateReconnect();
+    expect(quotes).toEqual([market.lastTick('EURUSD', clock.now())]);
+    market.stop();
+  });
+
+  it('never delivers the same quote twice, even when the link comes back before the market ticks again', async () => {
+    const { market } = makeMarket();
+    const feed = new SimulatedFeed({ market });
+    const quotes: Quote[] = [];
+    feed.onQuote((q) => quotes.push(q));
+    await feed.connect();
+    await feed.subscribe(['EURUSD']);
+    await feed.subscribe(['EURUSD']);
+    feed.simulateDisconnect();
+    feed.simulateReconnect();
+    expect(quotes).toHaveLength(1);
     market.stop();
   });
 

@@ -14,13 +14,18 @@ export interface SimulatedFeedOptions {
  * subscriptions, trendbars from the market's bars. `connect()` starts the market's live ticking
  * (stop it with `market.stop()` at shutdown). While the feed is down, ticks are missed, as over
  * a real dropped link; subscriptions survive a drop and apply again on reconnect.
+ *
+ * Like cTrader's spot event after each subscription, a subscription (a new one, or one applied
+ * again on reconnect) starts with the symbol's current quote: the market's latest tick, which
+ * over a weekend is the last one before the close. No quote is delivered twice.
  */
 export class SimulatedFeed implements QuoteFeed {
   readonly name = 'simulated';
   private readonly market: SimulatedMarket;
   private readonly clock: Clock;
   private current: FeedState = 'disconnected';
-  private readonly subscribed = new Set<string>();
+  /** Subscribed symbols, each with the time of the last quote delivered (−∞ before the first). */
+  private readonly subscribed = new Map<string, number>();
   private readonly stateListeners = new Listeners<FeedStateChange>();
   private readonly quoteListeners = new Listeners<Quote>((quote) => ({ ...quote }));
   private detachMarket: Unsubscribe | undefined;
@@ -70,7 +75,11 @@ export class SimulatedFeed implements QuoteFeed {
     this.ensureConnected();
     const unknown = symbols.filter((s) => !this.market.spec(s));
     if (unknown.length > 0) throw new BrokerError('not_found', `unknown symbol(s): ${unknown.join(', ')}`);
-    for (const symbol of symbols) this.subscribed.add(symbol);
+    for (const symbol of symbols) {
+      if (this.subscribed.has(symbol)) continue;
+      this.subscribed.set(symbol, Number.NEGATIVE_INFINITY);
+      this.deliverCurrent(symbol);
+    }
   }
 
   async unsubscribe(symbols: string[]): Promise<void> {
@@ -117,6 +126,7 @@ export class SimulatedFeed implements QuoteFeed {
     this.detachMarket ??= this.market.onTick((tick) => this.deliver(tick));
     this.market.start();
     this.transition('connected', connectedReason);
+    for (const symbol of this.subscribed.keys()) this.deliverCurrent(symbol);
   }
 
   private closeSession(reason: string): void {
@@ -126,8 +136,16 @@ export class SimulatedFeed implements QuoteFeed {
   }
 
   private deliver(tick: Quote): void {
-    if (this.current !== 'connected' || !this.subscribed.has(tick.symbol)) return;
+    const lastDelivered = this.subscribed.get(tick.symbol);
+    // A market tick at or before the last delivered is the current quote delivered already.
+    if (this.current !== 'connected' || lastDelivered === undefined || tick.time <= lastDelivered) return;
+    this.subscribed.set(tick.symbol, tick.time);
     this.quoteListeners.emit(tick);
+  }
+
+  private deliverCurrent(symbol: string): void {
+    const tick = this.market.lastTick(symbol);
+    if (tick) this.deliver(tick);
   }
 
   private transition(state: FeedState, reason: string): void {

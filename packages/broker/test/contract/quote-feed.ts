@@ -67,6 +67,13 @@ export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHa
       expect(quotes.every((q) => q.symbol === h.symbol && q.bid < q.ask)).toBe(true);
     });
 
+    it('delivers the current quote of a symbol as soon as it is subscribed, before the market ticks again', async () => {
+      await h.feed.subscribe([h.symbol]);
+      // One millisecond: time for the venue's answer to arrive, too short for another tick.
+      await h.advance(1);
+      expect(quotes).toEqual([expect.objectContaining({ symbol: h.symbol })]);
+    });
+
     it('stops delivering a symbol after unsubscribing', async () => {
       await h.feed.subscribe([h.symbol, h.otherSymbol]);
       await h.advance(10_000);
