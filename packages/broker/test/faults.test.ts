@@ -8,6 +8,7 @@ describe('parseFaultSpec', () => {
       { method: 'orderCheck', kind: 'timeout' },
     ]);
     expect(parseFaultSpec('orderSend:hang')).toEqual([{ method: 'orderSend', kind: 'hang' }]);
+    expect(parseFaultSpec('orderSend:stall')).toEqual([{ method: 'orderSend', kind: 'stall' }]);
   });
 
   it('reads blank text as no faults', () => {

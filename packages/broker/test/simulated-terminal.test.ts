@@ -201,6 +201,20 @@ describe('SimulatedTerminal faults and counters', () => {
     expect((await pending).retcode).toBe(RETCODE.DONE);
   });
 
+  it('executes a stalled order_send at once and holds its answer until released', async () => {
+    const { terminal } = await connectedTerminal();
+    terminal.injectFault({ method: 'orderSend', kind: 'stall', times: 1 });
+    let settled = false;
+    const pending = terminal.orderSend(request({ comment: 'stalled' })).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(await terminal.findByComment('stalled', MAGIC)).toMatchObject([{ kind: 'deal' }, { kind: 'order', state: 'filled' }]);
+    expect(terminal.releaseHung()).toBe(1);
+    expect((await pending).retcode).toBe(RETCODE.DONE);
+  });
+
   it('fails hung calls with disconnected when closed', async () => {
     const { terminal } = await connectedTerminal();
     terminal.injectFault({ method: 'orderCheck', kind: 'hang' });

@@ -5,10 +5,11 @@
  * - `disconnect`: the terminal drops its connection, and the call throws BrokerError `disconnected`.
  * - `ambiguous`: the call IS executed, then the answer is lost: BrokerError `timeout`.
  * - `hang`: the call never settles until `releaseHung()` (then it runs and answers).
+ * - `stall`: the call IS executed at once, then its answer is held until `releaseHung()`.
  */
 
 export const FAULT_METHODS = ['orderSend', 'orderCheck', 'tick', 'symbolInfo'] as const;
-export const FAULT_KINDS = ['timeout', 'disconnect', 'ambiguous', 'hang'] as const;
+export const FAULT_KINDS = ['timeout', 'disconnect', 'ambiguous', 'hang', 'stall'] as const;
 
 export type FaultMethod = (typeof FAULT_METHODS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];

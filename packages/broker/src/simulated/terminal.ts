@@ -192,7 +192,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private connected = false;
   private readonly connectionListeners = new Listeners<boolean>();
   private readonly faults = new FaultPlan();
-  /** Calls held by a `hang` fault. */
+  /** Calls held by a `hang` or `stall` fault. */
   private hung: { release: () => void; fail: (err: Error) => void }[] = [];
   private reconnectTimer: TimerHandle | undefined;
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
@@ -239,7 +239,7 @@ export class SimulatedTerminal implements TradingTerminal {
     this.setConnected(true);
   }
 
-  /** Disconnects; calls left hanging by a `hang` fault fail with `disconnected`. */
+  /** Disconnects; calls held by a `hang` or `stall` fault fail with `disconnected`. */
   async close(): Promise<void> {
     this.cancelReconnect();
     this.setConnected(false);
@@ -273,7 +273,7 @@ export class SimulatedTerminal implements TradingTerminal {
     this.faults.clear();
   }
 
-  /** Lets every call held by a `hang` fault run now and answer; returns how many there were. */
+  /** Lets every call held by a `hang` or `stall` fault answer (a hung one runs first); returns how many there were. */
   releaseHung(): number {
     const hung = this.hung;
     this.hung = [];
@@ -403,11 +403,21 @@ export class SimulatedTerminal implements TradingTerminal {
         runNow();
         throw new BrokerError('timeout', `${method}: the request reached the simulated server but its answer was lost (injected)`);
       case 'hang':
-        await new Promise<void>((release, fail) => this.hung.push({ release, fail }));
+        await this.holdUntilReleased();
         return runNow();
+      case 'stall': {
+        const result = runNow();
+        await this.holdUntilReleased();
+        return result;
+      }
       default:
         return runNow();
     }
+  }
+
+  /** Waits for `releaseHung()` (or fails with `disconnected` at `close()`). */
+  private holdUntilReleased(): Promise<void> {
+    return new Promise<void>((release, fail) => this.hung.push({ release, fail }));
   }
 
   private dropConnection(): void {
