@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
+import { documentAnswer } from './openapi.js';
+import type { App } from './service.js';
 
 export interface ApiKeyOptions {
   /** Header that carries the key, e.g. `x-api-key` or `x-internal-api-key`. */
@@ -47,4 +49,26 @@ export function requireApiKey(options: ApiKeyOptions) {
     request.log.warn({ keyPresent: given !== undefined }, 'rejected request without a valid API key');
     throw new AppError('unauthorized', given === undefined ? `missing ${options.header} header` : `invalid ${options.header}`);
   };
+}
+
+export interface ProtectOptions extends ApiKeyOptions {
+  /** The OpenAPI security schemes (declared in buildService's `securitySchemes`) any one of which authenticates. */
+  schemes: string[];
+}
+
+/**
+ * Puts every route registered in `scope` after this call behind the key, and documents it on each
+ * route: its security requirement and its 401 answer. With no key configured, nothing is
+ * required and nothing is declared.
+ */
+export function protectRoutes(scope: App, options: ProtectOptions): void {
+  if (options.key === undefined) return;
+  scope.addHook('onRequest', requireApiKey(options));
+  const security = options.schemes.map((scheme) => ({ [scheme]: [] }));
+  scope.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {});
+    if (schema.hide) return;
+    schema.security = security;
+    documentAnswer(schema, 401);
+  });
 }

@@ -145,12 +145,20 @@ export function commonSettings(defaultPort: number, defaultHost = '0.0.0.0') {
   };
 }
 
+/** The values of a config's credential settings (by name: isSecretName), e.g. to keep them out of logs. */
+export function secretValues(config: object): string[] {
+  return Object.entries(config)
+    .filter(([name, value]) => isSecretName(name) && typeof value === 'string' && value.length > 0)
+    .map(([, value]) => value as string);
+}
+
 export type CommonConfig = z.output<z.ZodObject<ReturnType<typeof commonSettings>>>;
 
 /** The buildService options every service takes straight from its common settings. */
 export function kitOptionsFromConfig(config: CommonConfig) {
   return {
     logLevel: config.LOG_LEVEL,
+    secrets: secretValues(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     corsOrigins: config.CORS_ORIGINS,
     rateLimit:

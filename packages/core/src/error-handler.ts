@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, envelope, type ErrorCodeCase, type ErrorDetail } from './errors.js';
 
-interface Classified {
+export interface Classified {
   status: number;
   code: string;
   message: string;
@@ -16,6 +16,7 @@ const FASTIFY_CODES: Record<string, Omit<Classified, 'message'> & { message?: st
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'the request body is larger than the limit' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'send the body as application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', message: 'the content-length does not match the body' },
+  FST_ERR_BAD_URL: { status: 400, code: 'bad_request', message: 'the URL is not valid: a path segment has a malformed percent-encoding' },
 };
 
 const GENERIC_CODE_BY_STATUS: Record<number, string> = {
@@ -67,23 +68,40 @@ export function classifyError(err: unknown): Classified {
   return { status: status >= 500 && status <= 599 ? status : 500, code: 'internal_error', message: 'internal error' };
 }
 
-export function installErrorHandlers(app: FastifyInstance, codeCase: ErrorCodeCase, now: () => number): void {
-  const send = (request: FastifyRequest, reply: FastifyReply, c: Classified) => {
+/** Answers a classified error with the envelope, its status and its headers. */
+export type ErrorAnswer = (request: FastifyRequest, reply: FastifyReply, classified: Classified) => FastifyReply;
+
+export function errorAnswer(codeCase: ErrorCodeCase, now: () => number): ErrorAnswer {
+  return (request, reply, c) => {
     for (const [name, value] of Object.entries(c.headers ?? {})) reply.header(name, value);
     return reply
       .status(c.status)
       .type('application/json; charset=utf-8')
       .send(envelope(c.code, c.message, { requestId: request.id, details: c.details, codeCase, now: new Date(now()) }));
   };
+}
 
+/**
+ * Fastify's `frameworkErrors`: the errors its router raises before any route is found (a
+ * malformed percent-encoding), answered with the envelope instead of Fastify's own body.
+ */
+export function frameworkErrorHandler(answer: ErrorAnswer) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const classified = classifyError(err);
+    request.log.info({ code: classified.code, status: classified.status }, classified.message);
+    return answer(request, reply, classified);
+  };
+}
+
+export function installErrorHandlers(app: FastifyInstance, answer: ErrorAnswer): void {
   app.setErrorHandler((err, request, reply) => {
     const classified = classifyError(err);
     if (classified.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: classified.code, status: classified.status }, classified.message);
-    return send(request, reply, classified);
+    return answer(request, reply, classified);
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(request, reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}` }),
+    answer(request, reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}` }),
   );
 }

@@ -46,3 +46,43 @@ export function createLogger(options: { name: string; level: string; stream?: De
     options.stream,
   );
 }
+
+/** Query parameter names that carry a credential (`api_key`, `access_token`, `hub.verify_token`, `sig`…). */
+const CREDENTIAL_PARAM = /key|token|secret|passw|pwd|auth|sig|credential|session/i;
+
+const REDACTED = '[redacted]';
+
+/**
+ * A request URL as a log line may show it: the value of every query parameter whose name looks
+ * like a credential blanked, each of `secrets` (the configured keys) blanked wherever it appears,
+ * then cut to `maxLength` (after blanking, so a cut never leaves part of a secret).
+ */
+export function loggableUrl(url: string, secrets: readonly string[] = [], maxLength = 200): string {
+  let out = url;
+  const q = url.indexOf('?');
+  if (q >= 0) {
+    const query = url
+      .slice(q + 1)
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        if (eq < 0) return pair;
+        const name = pair.slice(0, eq);
+        return CREDENTIAL_PARAM.test(safeDecode(name)) ? `${name}=${REDACTED}` : pair;
+      });
+    out = `${url.slice(0, q)}?${query.join('&')}`;
+  }
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    out = out.split(secret).join(REDACTED).split(encodeURIComponent(secret)).join(REDACTED);
+  }
+  return out.slice(0, maxLength);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}

@@ -13,10 +13,12 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { DestinationStream, Logger } from 'pino';
-import { installErrorHandlers } from './error-handler.js';
+import { requireApiKey, type ApiKeyOptions } from './auth.js';
+import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { AppError, type ErrorCodeCase } from './errors.js';
-import { createLogger } from './logger.js';
+import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
+import { documentKitAnswers } from './openapi.js';
 
 export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -52,9 +54,21 @@ export interface ServiceOptions {
   metrics?: MetricsRegistry;
   now?: () => number;
   trustProxy?: boolean;
+  /** Puts the kit's own routes (`/docs…`, `/metrics`) behind this key, for a spec that keys every non-health route. */
+  kitRoutesAuth?: ApiKeyOptions;
+  /** Values that must never reach a log line, wherever a client puts them in a URL (the configured keys). */
+  secrets?: string[];
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+/**
+ * Longer than any URL Node accepts (its header limit is 16 KiB), so the router never answers a
+ * long path parameter itself (Fastify's default is 100 characters, answered 414 with its own body
+ * before any hook): the route's key check runs first, then its own schema says how long an id
+ * may be.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,16 +86,19 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   const now = options.now ?? Date.now;
   const metrics = options.metrics ?? new MetricsRegistry();
   const logger = options.logger ?? createLogger({ name: options.name, level: options.logLevel ?? 'info', stream: options.logStream });
+  const answerError = errorAnswer(options.errorCodeCase ?? 'lower', now);
 
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: options.bodyLimitBytes ?? 1_048_576,
     trustProxy: options.trustProxy ?? false,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(options.secrets ?? []),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler(answerError),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
@@ -91,8 +108,10 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   app.decorate('serviceName', options.name);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandlers(app, options.errorCodeCase ?? 'lower', now);
+  installErrorHandlers(app, answerError);
   installRequestMetrics(app, metrics);
+  const globalRateLimit = options.rateLimit !== undefined;
+  app.addHook('onRoute', (route) => documentKitAnswers(route, { globalRateLimit }));
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -115,11 +134,16 @@ export async function buildService(options: ServiceOptions): Promise<App> {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(swaggerUi, { routePrefix: options.docsPath ?? '/docs', uiConfig: { deepLinking: true } });
+  const kitAuth = options.kitRoutesAuth ? requireApiKey(options.kitRoutesAuth) : undefined;
+  await app.register(swaggerUi, {
+    routePrefix: options.docsPath ?? '/docs',
+    uiConfig: { deepLinking: true },
+    ...(kitAuth ? { uiHooks: { onRequest: kitAuth } } : {}),
+  });
 
   app.get(
     '/metrics',
-    { schema: { hide: true }, config: { rateLimit: false } },
+    { schema: { hide: true }, config: { rateLimit: false }, ...(kitAuth ? { onRequest: kitAuth } : {}) },
     async (_request, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
   );
 
@@ -133,13 +157,13 @@ const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/health', '/metr
  * health probes and scrapes, so a polling orchestrator does not flood the log.
  */
 class RequestLogController extends LogController {
-  constructor() {
+  constructor(private readonly secrets: string[]) {
     super({ requestIdLogLabel: 'requestId' });
   }
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? '';
-    const line = `${request.method} ${request.url.slice(0, 200)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`;
+    const line = `${request.method} ${loggableUrl(request.url, this.secrets)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`;
     if (error) reply.log.error({ err: error }, line);
     else if (QUIET_ROUTES.has(route) || route.startsWith('/docs')) reply.log.debug(line);
     else reply.log.info(line);

@@ -1,0 +1,57 @@
+import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
+import type { FastifySchema, RouteOptions } from 'fastify';
+
+/** What each error status means wherever the kit answers it; a route may describe its own more precisely. */
+const ANSWER_DESCRIPTION: Record<number, string> = {
+  400: 'Malformed JSON body or URL (`invalid_json`, `bad_request`)',
+  401: 'Missing or invalid API key (`unauthorized`)',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict with the stored state',
+  413: 'Body larger than BODY_LIMIT_BYTES (`payload_too_large`)',
+  415: 'Body is not application/json (`unsupported_media_type`)',
+  422: 'Request failed validation (`validation_error`, with `details`); or a rule of the service refused it',
+  429: 'Too many requests (`rate_limited`); see the Retry-After header',
+  500: 'Unexpected failure (`internal_error`); the cause is logged with the request id',
+  502: 'The upstream service or broker answered with an error',
+  503: 'Not available now: a dependency is down or not ready; see Retry-After where given',
+  504: 'The upstream service or broker did not answer in time',
+};
+
+type ResponseMap = Record<string, unknown>;
+
+/**
+ * Declares that the route answers `status` with the error envelope, unless the route already
+ * declares that status itself.
+ */
+export function documentAnswer(schema: FastifySchema, status: number): void {
+  const response = (schema.response ??= {}) as ResponseMap;
+  if (response[status] !== undefined) return;
+  response[status] = {
+    description: ANSWER_DESCRIPTION[status] ?? 'Error',
+    content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+  };
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The answers the kit itself gives on a route, added to its OpenAPI document so the document
+ * names every status the route can answer (DESIGN.md §2): 500 everywhere, 429 where a
+ * rate limit applies, 400/413/415/422 where a JSON body is read, 422 where parameters are
+ * validated. The route's own declarations win.
+ */
+export function documentKitAnswers(route: RouteOptions, options: { globalRateLimit: boolean }): void {
+  const schema = (route.schema ??= {});
+  if (schema.hide) return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  documentAnswer(schema, 500);
+  const limit = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
+  if (limit !== false && (options.globalRateLimit || limit !== undefined)) documentAnswer(schema, 429);
+  if (schema.body !== undefined || methods.some((m) => BODY_METHODS.has(m))) {
+    for (const status of [400, 413, 415]) documentAnswer(schema, status);
+  }
+  if (schema.body !== undefined || schema.params !== undefined || schema.querystring !== undefined || schema.headers !== undefined) {
+    documentAnswer(schema, 422);
+  }
+}

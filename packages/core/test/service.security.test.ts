@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { LogCapture } from '../testing/log-capture.js';
+import { protectRoutes } from '../src/auth.js';
+import { buildService, type App, type ServiceOptions } from '../src/service.js';
+
+const apps: App[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+});
+
+const KEY = 'correct-key-123';
+
+async function kit(options: Partial<ServiceOptions> = {}): Promise<App> {
+  const app = await buildService({ name: 'test', title: 'Test', description: 'test service', version: '9.9.9', logLevel: 'silent', ...options });
+  apps.push(app);
+  return app;
+}
+
+/** `/open/things/:id` for anyone and `/keyed/things/:id` behind the key; ids of 1–200 characters. */
+async function thingsApp(options: Partial<ServiceOptions> = {}): Promise<App> {
+  const app = await kit(options);
+  const params = z.object({ id: z.string().min(1).max(200) });
+  app.get('/open/things/:id', { schema: { params } }, async (request) => ({ id: (request.params as { id: string }).id }));
+  await app.register(async (scope) => {
+    protectRoutes(scope, { header: 'x-api-key', key: KEY, schemes: ['apiKey'] });
+    scope.get('/keyed/things/:id', { schema: { params } }, async (request) => ({ id: (request.params as { id: string }).id }));
+  });
+  return app;
+}
+
+describe('path parameters', () => {
+  it('lets a parameter longer than 100 characters reach its route', async () => {
+    const app = await thingsApp();
+    const id = 'x'.repeat(150);
+    const res = await app.inject({ url: `/open/things/${id}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ id });
+  });
+
+  it('answers a parameter longer than its route allows with the route’s 422 envelope', async () => {
+    const app = await thingsApp();
+    const res = await app.inject({ url: `/open/things/${'x'.repeat(300)}` });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ error: true, code: 'validation_error' });
+  });
+
+  it('answers a request without its key with 401 before it looks at a long parameter', async () => {
+    const app = await thingsApp();
+    const res = await app.inject({ url: `/keyed/things/${'x'.repeat(5000)}` });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ error: true, code: 'unauthorized' });
+  });
+
+  it('answers a malformed percent-encoding with 400 and the envelope', async () => {
+    const app = await thingsApp();
+    const res = await app.inject({ url: '/open/things/%E0%A4%A' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: true, code: 'bad_request' });
+    expect(res.body).not.toContain('FST_ERR');
+  });
+});
+
+describe('credentials in request logs', () => {
+  it('never logs a key sent in the query string, and keeps the other parameters', async () => {
+    const logs = new LogCapture();
+    const app = await thingsApp({ logStream: logs, logLevel: 'info' });
+    await app.inject({ url: `/keyed/things/a?api_key=${KEY}&access_token=tok-9f3a&hub.verify_token=vt-77b1&symbol=EURUSD` });
+    const text = logs.text();
+    expect(text).toContain('/keyed/things/a?');
+    expect(text).toContain('symbol=EURUSD');
+    for (const secret of [KEY, 'tok-9f3a', 'vt-77b1']) expect(text).not.toContain(secret);
+  });
+
+  it('never logs a configured secret wherever the client puts it in the URL', async () => {
+    const logs = new LogCapture();
+    const app = await thingsApp({ logStream: logs, logLevel: 'info', secrets: [KEY] });
+    await app.inject({ url: `/open/things/${KEY}?k=${KEY}` });
+    await app.inject({ url: `/no/such/${KEY}` });
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.text()).not.toContain(KEY);
+  });
+});
+
+describe('docs and metrics behind the key', () => {
+  it('answers /docs, /docs/json and /metrics with 401 without the key, and serves them with it', async () => {
+    const app = await kit({ kitRoutesAuth: { header: 'x-internal-api-key', key: KEY } });
+    for (const url of ['/docs', '/docs/json', '/docs/static/index.html', '/metrics']) {
+      const denied = await app.inject({ url });
+      expect(denied.statusCode, url).toBe(401);
+      expect(denied.json()).toMatchObject({ error: true, code: 'unauthorized' });
+      const allowed = await app.inject({ url, headers: { 'x-internal-api-key': KEY } });
+      expect(allowed.statusCode, url).toBeLessThan(400);
+    }
+  });
+
+  it('leaves them open when no key is given', async () => {
+    const app = await kit();
+    for (const url of ['/docs/json', '/metrics']) expect((await app.inject({ url })).statusCode).toBe(200);
+  });
+});
