@@ -4,7 +4,7 @@ import path from 'node:path';
 import { STACK } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envPrefix } from '../scripts/stack-env.js';
-import { freePort, run as runEntry, until } from './support.js';
+import { answers, freePort, run as runEntry, until } from './support.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-proc-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -28,6 +28,31 @@ describe('a service started with a bad setting', () => {
       expect(result.code).toBe(1);
       for (const key of Object.keys(service.devSecrets)) expect(result.stderr).toContain(`${key}: is required when NODE_ENV=production`);
     });
+  }
+});
+
+describe('a second process of a service on the same DATA_DIR', () => {
+  // market-data keeps nothing on disk, so it holds no lock.
+  for (const service of STACK.filter((s) => s.name !== 'market-data')) {
+    it(`${service.name} refuses to start with one line while the first one runs`, async () => {
+      const ownDir = fs.mkdtempSync(path.join(dataDir, `${service.name}-`));
+      const port = await freePort();
+      const first = runEntry(`services/${service.name}/src/server.ts`, { DATA_DIR: ownDir, PORT: String(port), LOG_LEVEL: 'warn' });
+      try {
+        await until(() => answers(`http://127.0.0.1:${port}/health/live`), 30_000);
+        const second = await runEntry(`services/${service.name}/src/server.ts`, { DATA_DIR: ownDir, PORT: String(await freePort()) }).done;
+        expect(second.code).toBe(1);
+        const lines = second.stderr.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toBe(
+          `${service.name}: another process holds ${path.join(ownDir, `${service.name}.lock`)}: one process per service and DATA_DIR; stop it, or give this one its own DATA_DIR`,
+        );
+        expect(await answers(`http://127.0.0.1:${port}/health/live`)).toBe(true);
+      } finally {
+        first.child.kill('SIGTERM');
+        await first.done;
+      }
+    }, 60_000);
   }
 });
 

@@ -3,8 +3,11 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, withDevSecrets, type Env } from './config.js';
 import { createLogger } from './logger.js';
 import type { App } from './service.js';
+import { DataDirLockedError, lockDataDir } from './sqlite.js';
 
-export interface RunServiceOptions<S extends z.ZodType<{ HOST: string; PORT: number; LOG_LEVEL: string }>> {
+type ServerConfig = { HOST: string; PORT: number; LOG_LEVEL: string; DATA_DIR?: string };
+
+export interface RunServiceOptions<S extends z.ZodType<ServerConfig>> {
   name: string;
   configSchema: S;
   /** Settings that get a printed development value outside production and are required in it. */
@@ -14,13 +17,16 @@ export interface RunServiceOptions<S extends z.ZodType<{ HOST: string; PORT: num
   env?: Env;
   /** Longest wait for in-flight work on shutdown before the process exits anyway. */
   shutdownTimeoutMs?: number;
+  /** Whether the service keeps files under DATA_DIR and so holds `<DATA_DIR>/<name>.lock` (default true). */
+  ownsDataDir?: boolean;
 }
 
 /**
  * The whole of a service's server.ts: validate the environment (one line naming every bad
- * variable, exit 1), build, listen, and close gracefully on SIGINT/SIGTERM.
+ * variable, exit 1), hold the service's lock on DATA_DIR (one line and exit 1 when another
+ * process holds it), build, listen, and close gracefully on SIGINT/SIGTERM.
  */
-export async function runService<S extends z.ZodType<{ HOST: string; PORT: number; LOG_LEVEL: string }>>(
+export async function runService<S extends z.ZodType<ServerConfig>>(
   options: RunServiceOptions<S>,
 ): Promise<App> {
   const env = options.env ?? process.env;
@@ -43,6 +49,20 @@ export async function runService<S extends z.ZodType<{ HOST: string; PORT: numbe
   const logger = createLogger({ name: options.name, level: config.LOG_LEVEL });
   for (const name of devSecretsUsed) {
     logger.warn(`${name} is not set: using the development value "${resolvedEnv[name]}". Set ${name} before exposing this service.`);
+  }
+
+  if ((options.ownsDataDir ?? true) && config.DATA_DIR !== undefined && config.DATA_DIR !== ':memory:') {
+    try {
+      const held = lockDataDir(config.DATA_DIR, options.name);
+      // Held until the process exits (the reference also keeps the handle from being collected).
+      process.once('exit', () => held.release());
+    } catch (err) {
+      if (err instanceof DataDirLockedError) {
+        process.stderr.write(`${options.name}: ${err.message}\n`);
+        process.exit(1);
+      }
+      throw err;
+    }
   }
 
   let app: App;

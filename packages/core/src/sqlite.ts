@@ -53,3 +53,42 @@ export function migrate(db: SqliteDatabase, migrations: Migration[]): void {
 export function databasePath(dataDir: string, service: string): string {
   return dataDir === ':memory:' ? ':memory:' : path.join(dataDir, `${service}.db`);
 }
+
+/** A service's exclusive hold on its files under DATA_DIR; `release` lets it go before exit. */
+export interface DataDirLock {
+  readonly file: string;
+  release(): void;
+}
+
+/** Another process of the same service holds DATA_DIR. */
+export class DataDirLockedError extends Error {
+  constructor(readonly file: string) {
+    super(`another process holds ${file}: one process per service and DATA_DIR; stop it, or give this one its own DATA_DIR`);
+    this.name = 'DataDirLockedError';
+  }
+}
+
+/**
+ * Takes the exclusive lock `<dataDir>/<service>.lock`, so a second process of the same service
+ * cannot start on the same files and, say, mark the first one's in-flight work abandoned. The lock
+ * is SQLite's own exclusive file lock held by an open transaction: the operating system drops it
+ * when the process ends in any way, SIGKILL included, so a crash never leaves a stale lock behind.
+ */
+export function lockDataDir(dataDir: string, service: string): DataDirLock {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, `${service}.lock`);
+  const db = new Database(file, { timeout: 0 });
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirLockedError(file);
+    throw err;
+  }
+  return {
+    file,
+    release: () => {
+      if (db.open) db.close();
+    },
+  };
+}

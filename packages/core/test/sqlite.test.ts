@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { databasePath, migrate, openDatabase } from '../src/sqlite.js';
+import { databasePath, DataDirLockedError, lockDataDir, migrate, openDatabase } from '../src/sqlite.js';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-sqlite-'));
@@ -45,5 +45,37 @@ describe('openDatabase', () => {
   it('names one file per service under DATA_DIR', () => {
     expect(databasePath('./data', 'execution')).toBe(path.join('data', 'execution.db'));
     expect(databasePath(':memory:', 'execution')).toBe(':memory:');
+  });
+});
+
+describe('lockDataDir', () => {
+  const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-lock-'));
+
+  it('refuses a second hold of the same service on the same DATA_DIR', () => {
+    const dataDir = dir();
+    const first = lockDataDir(dataDir, 'execution');
+    expect(() => lockDataDir(dataDir, 'execution')).toThrow(DataDirLockedError);
+    first.release();
+  });
+
+  it('names the lock file in its refusal', () => {
+    const dataDir = dir();
+    const first = lockDataDir(dataDir, 'execution');
+    expect(() => lockDataDir(dataDir, 'execution')).toThrow(path.join(dataDir, 'execution.lock'));
+    first.release();
+  });
+
+  it('lets another service hold the same DATA_DIR', () => {
+    const dataDir = dir();
+    const execution = lockDataDir(dataDir, 'execution');
+    const notification = lockDataDir(dataDir, 'notification');
+    execution.release();
+    notification.release();
+  });
+
+  it('can be taken again once released', () => {
+    const dataDir = dir();
+    lockDataDir(dataDir, 'execution').release();
+    lockDataDir(dataDir, 'execution').release();
   });
 });

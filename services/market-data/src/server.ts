@@ -6,6 +6,8 @@ import { MarketDataConfigSchema } from './config.js';
 await runService({
   name: 'market-data',
   configSchema: MarketDataConfigSchema,
+  // Keeps nothing on disk: quotes live in memory.
+  ownsDataDir: false,
   devSecrets: stackService('market-data').devSecrets,
   start: async (config, logger) => {
     logger.info(`quotes from ${describeBroker(config)}`);
