@@ -1,4 +1,4 @@
-export type { Candle, StreamingIndicator } from './types.js';
+export { isValidCandle, type Candle, type StreamingIndicator } from './types.js';
 export { Atr, type AtrOptions } from './atr.js';
 export { Rsi, type RsiOptions } from './rsi.js';
 export { Supertrend, type SupertrendOptions, type SupertrendValue } from './supertrend.js';

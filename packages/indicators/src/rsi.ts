@@ -1,4 +1,4 @@
-import { assertInteger, type Candle, type StreamingIndicator } from './types.js';
+import { assertCandle, assertInteger, type Candle, type StreamingIndicator } from './types.js';
 
 export interface RsiOptions {
   /** Smoothing period n (default 14). */
@@ -31,8 +31,9 @@ export class Rsi implements StreamingIndicator<number> {
     this.warmUp = this.period + 1;
   }
 
-  /** Feeds the candle's close. */
+  /** Feeds the candle's close, once the candle passes the rule every indicator applies. */
   update(candle: Candle): number | null {
+    assertCandle(candle);
     return this.updateClose(candle.close);
   }
 

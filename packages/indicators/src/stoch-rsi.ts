@@ -1,5 +1,5 @@
 import { Rsi } from './rsi.js';
-import { assertInteger, assertNumber, type Candle, type StreamingIndicator } from './types.js';
+import { assertCandle, assertInteger, assertNumber, type Candle, type StreamingIndicator } from './types.js';
 
 export type StochRsiSignal = 'oversold' | 'overbought' | 'bullish_cross' | 'bearish_cross' | 'neutral';
 
@@ -139,7 +139,9 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.warmUp = this.rsiPeriod + this.stochPeriod + this.kSmoothing + this.dSmoothing - 2;
   }
 
+  /** Feeds the candle's close, once the candle passes the rule every indicator applies. */
   update(candle: Candle): StochRsiValue | null {
+    assertCandle(candle);
     return this.updateClose(candle.close);
   }
 

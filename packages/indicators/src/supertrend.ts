@@ -57,6 +57,7 @@ export class Supertrend implements StreamingIndicator<SupertrendValue> {
   }
 
   update(candle: Candle): SupertrendValue | null {
+    // The ATR validates the candle (assertCandle) before anything here changes.
     const atr = this.atr.update(candle);
     const prevClose = this.prevClose;
     this.prevClose = candle.close;

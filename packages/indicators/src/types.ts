@@ -48,11 +48,25 @@ export function assertNumber(name: string, value: number, min: number, max = Num
 }
 
 /**
- * Throws a RangeError for a candle no indicator can use: a non-finite price, or high < low.
- * (The comparison is written so that NaN fails it.)
+ * Whether a candle is one every indicator can use: open, high, low and close finite, high ≥ low,
+ * volume finite and ≥ 0. `update` applies this one rule in every indicator (the comparisons are
+ * written so that NaN fails them); callers that would rather skip a bad candle can test it first.
  */
+export function isValidCandle(c: Candle): boolean {
+  return (
+    c.high >= c.low &&
+    c.volume >= 0 &&
+    Number.isFinite(c.open) &&
+    Number.isFinite(c.high) &&
+    Number.isFinite(c.low) &&
+    Number.isFinite(c.close) &&
+    Number.isFinite(c.volume)
+  );
+}
+
+/** Throws a RangeError, naming the candle's fields, unless {@link isValidCandle}. */
 export function assertCandle(c: Candle): void {
-  if (!(c.high >= c.low) || !Number.isFinite(c.high) || !Number.isFinite(c.low) || !Number.isFinite(c.close)) {
-    throw new RangeError(`invalid candle at time ${c.time}: high ${c.high}, low ${c.low}, close ${c.close}`);
+  if (!isValidCandle(c)) {
+    throw new RangeError(`invalid candle at time ${c.time}: open ${c.open}, high ${c.high}, low ${c.low}, close ${c.close}, volume ${c.volume}`);
   }
 }

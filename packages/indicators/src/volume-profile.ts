@@ -190,9 +190,6 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   update(candle: Candle): VolumeProfileValue | null {
     assertCandle(candle);
     const { high, low, volume } = candle;
-    if (!(volume >= 0) || !Number.isFinite(volume)) {
-      throw new RangeError(`invalid candle at time ${candle.time}: volume ${volume}`);
-    }
 
     // Evict the oldest candle when the window is full.
     const w = this.window;

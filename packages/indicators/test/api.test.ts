@@ -6,10 +6,12 @@ import {
   StochRsi,
   Supertrend,
   VolumeProfile,
+  isValidCandle,
   syntheticCandles,
   type Candle,
   type StreamingIndicator,
 } from '../src/index.js';
+import { assertCandle } from '../src/types.js';
 
 const makers: Array<[string, () => StreamingIndicator<unknown>]> = [
   ['Atr', () => new Atr()],
@@ -58,16 +60,48 @@ describe.each(makers)('%s: the common contract', (_name, make) => {
   });
 });
 
+const ok: Candle = { time: 0, open: 1, high: 2, low: 1, close: 1.5, volume: 1 };
+const invalidCandles: Array<[string, Candle]> = [
+  ['high below low', { ...ok, high: 0.5 }],
+  ['a negative volume', { ...ok, volume: -1 }],
+  ...(['open', 'high', 'low', 'close', 'volume'] as const).flatMap((field) =>
+    [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY].map((bad): [string, Candle] => [`${field} ${bad}`, { ...ok, [field]: bad }]),
+  ),
+];
+
+/** The error a call throws (undefined when it returns). */
+function thrownBy(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe.each(makers)('%s: candle validation', (_name, make) => {
+  it.each(invalidCandles)('rejects a candle with %s with the shared RangeError', (_case, candle) => {
+    const err = thrownBy(() => make().update(candle));
+    expect(err).toBeInstanceOf(RangeError);
+    expect(err).toEqual(thrownBy(() => assertCandle(candle)));
+  });
+
+  it('is left as it was by a rejected candle', () => {
+    const candles = syntheticCandles(150, { seed: 4 });
+    const clean = make();
+    const hit = make();
+    const expected = candles.map((c) => clean.update(c));
+    const seen = candles.map((c, i) => {
+      if (i % 10 === 5) for (const [, bad] of invalidCandles) expect(() => hit.update({ ...bad, time: c.time })).toThrow(RangeError);
+      return hit.update(c);
+    });
+    expect(seen).toEqual(expected);
+  });
+});
+
 describe('input validation', () => {
-  const ok: Candle = { time: 0, open: 1, high: 2, low: 1, close: 1.5, volume: 1 };
-  it('rejects candles with high < low or non-finite prices', () => {
-    for (const ind of [new Atr(), new Supertrend(), new FairValueGaps(), new VolumeProfile()]) {
-      expect(() => ind.update({ ...ok, high: 0.5 })).toThrow(RangeError);
-      expect(() => ind.update({ ...ok, high: Number.NaN })).toThrow(RangeError);
-      expect(() => ind.update({ ...ok, close: Number.POSITIVE_INFINITY })).toThrow(RangeError);
-    }
-    expect(() => new Rsi().update({ ...ok, close: Number.NaN })).toThrow(RangeError);
-    expect(() => new StochRsi().update({ ...ok, close: Number.NaN })).toThrow(RangeError);
+  it('accepts a flat candle without volume (high = low, volume 0)', () => {
+    expect(isValidCandle({ ...ok, high: 1, low: 1, close: 1, volume: 0 })).toBe(true);
   });
 
   it('rejects bad parameters', () => {
