@@ -26,6 +26,7 @@ export class FeedSession {
   private readonly options: FeedSessionOptions;
   private readonly listeners: Unsubscribe[] = [];
   private catalog: ReadonlyMap<string, FeedSymbol> | undefined;
+  private subscribed: readonly string[] | undefined;
   private retryTimer: TimerHandle | undefined;
   private failures = 0;
   private isStopped = false;
@@ -37,6 +38,11 @@ export class FeedSession {
   /** The symbol catalog by name, once a connection has loaded it. */
   symbols(): ReadonlyMap<string, FeedSymbol> | undefined {
     return this.catalog;
+  }
+
+  /** The symbols served with live quotes (the catalog's enabled ones), once it is loaded. */
+  subscribedSymbols(): readonly string[] | undefined {
+    return this.subscribed;
   }
 
   /** Subscribes to the feed and makes the first connection attempt (retries run in the background). */
@@ -65,8 +71,9 @@ export class FeedSession {
     if (this.isStopped || feed.state() === 'connecting') return;
     try {
       if (feed.state() !== 'connected') await feed.connect();
-      if (!this.catalog) this.catalog = this.served(await feed.symbols());
-      await feed.subscribe([...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name));
+      this.catalog ??= this.served(await feed.symbols());
+      this.subscribed ??= [...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name);
+      await feed.subscribe([...this.subscribed]);
       this.failures = 0;
     } catch (err) {
       this.failures++;

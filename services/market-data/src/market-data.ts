@@ -40,7 +40,8 @@ export class MarketData {
     this.monitor = new ConnectionMonitor({
       clock,
       stalenessMs: config.TICK_STALENESS_SECONDS * 1000,
-      isMarketOpen: (epochMs) => this.isMarketOpen(epochMs),
+      servedSymbols: () => this.session.subscribedSymbols(),
+      isMarketOpen: (symbol, epochMs) => feed.isMarketOpen(symbol, epochMs),
       onChange: () => this.hub.publishStatus(),
     });
     this.hub = new StreamHub({
@@ -161,14 +162,7 @@ export class MarketData {
     if (!entry) return;
     const tick = toTick(quote, entry.digits, this.feed.name);
     this.latest.set(quote.symbol, tick);
-    this.monitor.noteQuote();
+    this.monitor.noteQuote(quote.symbol);
     this.hub.publishTick(tick);
-  }
-
-  private isMarketOpen(epochMs: number): boolean | undefined {
-    const catalog = this.session.symbols();
-    if (!catalog) return undefined;
-    for (const s of catalog.values()) if (s.enabled && this.feed.isMarketOpen(s.name, epochMs)) return true;
-    return false;
   }
 }

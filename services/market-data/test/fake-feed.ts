@@ -15,8 +15,14 @@ export const FAKE_SYMBOLS: FeedSymbol[] = [
 export class FakeFeed implements QuoteFeed {
   readonly name = 'fake';
   marketOpen = true;
+  /** Symbols whose own session is closed while the market is open. */
+  closedSymbols = new Set<string>();
   /** Connection attempts that fail before one succeeds. */
   failConnects = 0;
+  /** Catalog requests that fail (after a successful connection) before one succeeds. */
+  failSymbols = 0;
+  /** The catalog `symbols()` answers. */
+  catalog: FeedSymbol[] = FAKE_SYMBOLS;
   connectCalls = 0;
   subscribed = new Set<string>();
   bars: Bar[] = [];
@@ -53,7 +59,11 @@ export class FakeFeed implements QuoteFeed {
   }
 
   async symbols(): Promise<FeedSymbol[]> {
-    return FAKE_SYMBOLS;
+    if (this.failSymbols > 0) {
+      this.failSymbols--;
+      throw new Error('catalog request timed out');
+    }
+    return this.catalog;
   }
 
   async subscribe(symbols: string[]): Promise<void> {
@@ -69,8 +79,8 @@ export class FakeFeed implements QuoteFeed {
     return this.bars.slice(-count);
   }
 
-  isMarketOpen(): boolean {
-    return this.marketOpen;
+  isMarketOpen(symbol: string): boolean {
+    return this.marketOpen && !this.closedSymbols.has(symbol);
   }
 
   /** Emits a quote of `symbol` stamped now. */

@@ -30,6 +30,13 @@ export async function buildTestService(
 
 export const auth = { 'x-api-key': API_KEY };
 
+/** A quote of every symbol the service serves on the fake feed (the enabled ones of its catalog). */
+export function quoteEverySymbol(feed: FakeFeed): void {
+  feed.quote('EURUSD', 1.085, 1.0851);
+  feed.quote('GBPUSD', 1.27, 1.2702);
+  feed.quote('USDJPY', 150.1, 150.112);
+}
+
 /** The app on the real simulated market and feed, driven by a manual clock. */
 export async function buildSimulatedService(
   options: { start: number | string; tickIntervalMs?: number; config?: Record<string, string> },

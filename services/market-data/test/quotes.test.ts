@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { auth, buildTestService, type TestService } from './helpers.js';
+import { auth, buildTestService, quoteEverySymbol, type TestService } from './helpers.js';
 
 let service: TestService;
 
@@ -80,6 +80,7 @@ describe('authentication', () => {
 
   it('needs no key on the health routes', async () => {
     service = await buildTestService();
+    quoteEverySymbol(service.feed);
     expect((await service.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     expect((await service.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestService, type TestService } from './helpers.js';
+import { FAKE_SYMBOLS } from './fake-feed.js';
+import { buildTestService, quoteEverySymbol, type TestService } from './helpers.js';
 
 let service: TestService | undefined;
 
@@ -32,7 +33,7 @@ describe('GET /health/ready, one test per row of the spec state table', () => {
 
   it('answers 503 with details when the last quote is older than TICK_STALENESS_SECONDS while the market is open', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
-    service.feed.quote('EURUSD', 1.085, 1.0851);
+    quoteEverySymbol(service.feed);
     service.clock.advance(30_001);
     const { status, body } = await ready(service);
     expect(status).toBe(503);
@@ -42,7 +43,7 @@ describe('GET /health/ready, one test per row of the spec state table', () => {
 
   it('answers 200 when connected with a quote within TICK_STALENESS_SECONDS', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
-    service.feed.quote('EURUSD', 1.085, 1.0851);
+    quoteEverySymbol(service.feed);
     service.clock.advance(30_000);
     const { status, body } = await ready(service);
     expect(status).toBe(200);
@@ -53,10 +54,62 @@ describe('GET /health/ready, one test per row of the spec state table', () => {
   });
 });
 
+describe('readiness before every served symbol has quoted', () => {
+  it('answers 503 naming the symbols with no quote yet while their market is open', async () => {
+    service = await buildTestService();
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.checks.ticks).toEqual({ ok: false, detail: 'no quote yet of 2 of 3 symbols while their market is open: GBPUSD, USDJPY' });
+    expect(body.checks.broker?.ok).toBe(true);
+  });
+
+  it('is ready once every served symbol has quoted, disabled symbols not awaited', async () => {
+    service = await buildTestService();
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.feed.quote('GBPUSD', 1.27, 1.2702);
+    expect((await ready(service)).status).toBe(503);
+    service.feed.quote('USDJPY', 150.1, 150.112);
+    expect((await ready(service)).status).toBe(200);
+  });
+
+  it('stays ready while a symbol with no quote yet has its own market closed, and names it', async () => {
+    service = await buildTestService({ prepare: (feed) => feed.closedSymbols.add('USDJPY') });
+    service.feed.quote('EURUSD', 1.085, 1.0851);
+    service.feed.quote('GBPUSD', 1.27, 1.2702);
+    const { status, body } = await ready(service);
+    expect(status).toBe(200);
+    expect(body.checks.ticks).toEqual({ ok: true, detail: 'last quote 0 s ago (limit 30 s); no quotes received yet of 1 of 3 symbols, their market closed: USDJPY' });
+  });
+
+  it('names at most ten of the symbols it waits for', async () => {
+    const catalog = Array.from({ length: 12 }, (_, i) => ({ ...FAKE_SYMBOLS[0]!, symbolId: 100 + i, name: `SYM${String(i + 1).padStart(2, '0')}` }));
+    service = await buildTestService({ prepare: (feed) => (feed.catalog = catalog) });
+    const { body } = await ready(service);
+    expect(body.checks.ticks?.detail).toBe(
+      'no quote yet of 12 of 12 symbols while their market is open: SYM01, SYM02, SYM03, SYM04, SYM05, SYM06, SYM07, SYM08, SYM09, SYM10 and 2 more',
+    );
+  });
+
+  it('answers 503 while connected but the symbol catalog is not loaded yet', async () => {
+    service = await buildTestService({ prepare: (feed) => (feed.failSymbols = 1) });
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.checks.ticks).toEqual({ ok: false, detail: 'the symbol catalog is not loaded yet, so nothing is subscribed' });
+  });
+
+  it('answers 503 when the catalog leaves no symbol to serve', async () => {
+    service = await buildTestService({ config: { SYMBOLS: 'XAUUSD' } });
+    const { status, body } = await ready(service);
+    expect(status).toBe(503);
+    expect(body.checks.ticks).toEqual({ ok: false, detail: 'no symbol to serve: the catalog lists no enabled symbol, or none that SYMBOLS names' });
+  });
+});
+
 describe('staleness', () => {
   it('does not count the time the market is closed', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
-    service.feed.quote('EURUSD', 1.085, 1.0851);
+    quoteEverySymbol(service.feed);
     service.clock.advance(1000);
     service.feed.marketOpen = false;
     service.clock.advance(2 * 86_400_000);
@@ -72,7 +125,7 @@ describe('staleness', () => {
   it('makes a feed that never quotes while the market is open stale once the limit has passed since connecting', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
     service.clock.advance(30_000);
-    expect((await ready(service)).body.checks.ticks).toEqual({ ok: true, detail: 'no quotes received yet; connected 30 s ago (limit 30 s)' });
+    expect((await ready(service)).body.checks.ticks).toEqual({ ok: false, detail: 'no quote yet of 3 of 3 symbols while their market is open: EURUSD, GBPUSD, USDJPY' });
     service.clock.advance(1000);
     const { status, body } = await ready(service);
     expect(status).toBe(503);
@@ -81,7 +134,7 @@ describe('staleness', () => {
 
   it('is ready again as soon as quotes resume', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
-    service.feed.quote('EURUSD', 1.085, 1.0851);
+    quoteEverySymbol(service.feed);
     service.clock.advance(60_000);
     expect((await ready(service)).status).toBe(503);
     service.feed.quote('EURUSD', 1.086, 1.0861);

@@ -35,7 +35,8 @@ export function registerQuoteRoutes(app: App, market: MarketData, maxCandles: nu
       schema: {
         tags: ['market data'],
         summary: 'The latest cached quote of a symbol',
-        description: '404 `symbol_not_found` for a symbol the catalog does not list, 404 `no_quote_yet` before its first quote.',
+        description:
+          '404 `symbol_not_found` for a symbol the catalog does not list, 404 `no_quote_yet` before its first quote (every enabled symbol has one once /health/ready answers 200).',
         security: [{ apiKey: [] }],
         querystring: TickQuerySchema,
         response: { 200: TickSchema },
