@@ -25,7 +25,9 @@ describe('Swagger UI in a real browser', () => {
       const server = run(`services/${service.name}/src/server.ts`, { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
       try {
         await until(() => answers(`http://127.0.0.1:${port}/health/live`), 20_000);
-        const page = await browser.newPage();
+        // The account service keys its API pages like every other non-health route (spec 001 B).
+        const key = service.devSecrets.INTERNAL_API_KEY;
+        const page = await browser.newPage(key ? { extraHTTPHeaders: { 'x-internal-api-key': key } } : {});
         await page.goto(`http://127.0.0.1:${port}/docs/`);
         await page.waitForSelector('.opblock', { timeout: 15_000 });
         const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.textContent?.replace(/\u200b/g, '').trim()));

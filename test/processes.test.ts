@@ -65,9 +65,11 @@ describe('npm start (scripts/start.ts)', () => {
     expect(stack.out.stdout).not.toContain('not answering yet');
     for (const s of STACK) {
       const base = `http://127.0.0.1:${ports[`${envPrefix(s)}_PORT`]}`;
+      // The account service keys its API pages and metrics like every other non-health route (spec 001 B).
+      const headers: Record<string, string> = s.name === 'account' ? { 'x-internal-api-key': 'dev-account-key' } : {};
       expect((await fetch(`${base}/health/live`)).status).toBe(200);
-      expect((await fetch(`${base}/docs/json`)).status).toBe(200);
-      expect(await (await fetch(`${base}/metrics`)).text()).toContain('fxdesk_http_requests_total');
+      expect((await fetch(`${base}/docs/json`, { headers })).status).toBe(200);
+      expect(await (await fetch(`${base}/metrics`, { headers })).text()).toContain('fxdesk_http_requests_total');
     }
     expect(stack.out.stdout).toContain('EXECUTION_API_KEY=dev-execution-key');
     stack.child.kill('SIGINT');

@@ -69,6 +69,6 @@ export function protectRoutes(scope: App, options: ProtectOptions): void {
     const schema = (route.schema ??= {});
     if (schema.hide) return;
     schema.security = security;
-    documentAnswer(schema, 401);
+    documentAnswer(schema, 401, `Missing or invalid ${options.header}${options.allowBearer ? ' (or Authorization: Bearer)' : ''} (\`unauthorized\`)`);
   });
 }

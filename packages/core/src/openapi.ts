@@ -24,11 +24,11 @@ type ResponseMap = Record<string, unknown>;
  * Declares that the route answers `status` with the error envelope, unless the route already
  * declares that status itself.
  */
-export function documentAnswer(schema: FastifySchema, status: number): void {
+export function documentAnswer(schema: FastifySchema, status: number, description = ANSWER_DESCRIPTION[status] ?? 'Error'): void {
   const response = (schema.response ??= {}) as ResponseMap;
   if (response[status] !== undefined) return;
   response[status] = {
-    description: ANSWER_DESCRIPTION[status] ?? 'Error',
+    description,
     content: { 'application/json': { schema: ErrorEnvelopeSchema } },
   };
 }

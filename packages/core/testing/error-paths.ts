@@ -9,6 +9,8 @@ export interface ErrorPathSuiteOptions {
   bodyLimitBytes: number;
   /** How the service spells codes (the strategy service: upper). */
   codeCase?: 'lower' | 'upper';
+  /** Headers that open the kit's own routes (/docs, /metrics) where the service keys them. */
+  kitRouteHeaders?: Record<string, string>;
 }
 
 const PROBE = '/__probe';
@@ -114,10 +116,10 @@ export function errorPathSuite(name: string, options: ErrorPathSuiteOptions): vo
     });
 
     it('serves Swagger UI at /docs and the OpenAPI document at /docs/json', async () => {
-      const ui = await app.inject({ method: 'GET', url: '/docs/' });
+      const ui = await app.inject({ method: 'GET', url: '/docs/', headers: options.kitRouteHeaders });
       expect(ui.statusCode).toBe(200);
       expect(ui.headers['content-type']).toContain('text/html');
-      const doc = await app.inject({ method: 'GET', url: '/docs/json' });
+      const doc = await app.inject({ method: 'GET', url: '/docs/json', headers: options.kitRouteHeaders });
       expect(doc.statusCode).toBe(200);
       const openapi = doc.json() as { openapi: string; paths: Record<string, unknown> };
       expect(openapi.openapi).toMatch(/^3\./);
@@ -127,7 +129,7 @@ export function errorPathSuite(name: string, options: ErrorPathSuiteOptions): vo
 
     it('serves /metrics in the Prometheus text format, counting answered requests', async () => {
       await app.inject({ method: 'GET', url: '/health/live' });
-      const res = await app.inject({ method: 'GET', url: '/metrics' });
+      const res = await app.inject({ method: 'GET', url: '/metrics', headers: options.kitRouteHeaders });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toContain('text/plain');
       expect(res.body).toMatch(/# TYPE fxdesk_http_requests_total counter/);

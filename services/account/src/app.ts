@@ -1,5 +1,5 @@
 import type { AccountReader } from '@fxdesk/broker';
-import { buildService, kitOptionsFromConfig, registerHealthRoutes, requireApiKey, type App, type Clock } from '@fxdesk/core';
+import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountReads } from './account-reads.js';
@@ -22,6 +22,7 @@ export interface AccountDeps {
 
 /** Builds the account service; it does not listen (server.ts does). */
 export async function buildApp({ config, deps }: { config: AccountConfig; deps: AccountDeps }): Promise<App> {
+  const key = { header: 'x-internal-api-key', key: config.INTERNAL_API_KEY };
   const app = await buildService({
     ...kitOptionsFromConfig(config),
     name: 'account',
@@ -35,6 +36,8 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
     ],
     logger: deps.logger,
     now: () => deps.clock.now(),
+    // Spec 001 (B): every non-health route needs the key, the API pages and metrics included.
+    kitRoutesAuth: key,
   });
 
   const reads = new AccountReads({
@@ -54,7 +57,7 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
 
   await app.register(
     async (api) => {
-      api.addHook('onRequest', requireApiKey({ header: 'x-internal-api-key', key: config.INTERNAL_API_KEY }));
+      protectRoutes(api as App, { ...key, schemes: ['internalApiKey'] });
       registerAccountRoutes(api as App, reads);
       registerInstrumentRoutes(api as App, reads);
       registerSnapshotRoutes(api as App, reads);

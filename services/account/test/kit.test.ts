@@ -3,7 +3,7 @@ import { errorPathSuite } from '@fxdesk/core/testing';
 import { buildApp } from '../src/app.js';
 import { createAccountReader } from '../src/broker.js';
 import { SqliteSnapshotStore } from '../src/store.js';
-import { testConfig } from './helpers.js';
+import { KEY_HEADER, testConfig } from './helpers.js';
 
 const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
@@ -13,4 +13,5 @@ errorPathSuite('account', {
     return buildApp({ config, deps: { clock, broker: createAccountReader(config, clock), store: new SqliteSnapshotStore(':memory:') } });
   },
   bodyLimitBytes: 4096,
+  kitRouteHeaders: KEY_HEADER,
 });

@@ -2,7 +2,7 @@ import type { App } from '@fxdesk/core';
 import { z } from 'zod';
 import type { AccountReads } from '../account-reads.js';
 import { AccountDetailsSchema, AccountSummarySchema, SnapshotRefSchema } from '../schemas.js';
-import { BROKER_ERROR_RESPONSES, SECURITY } from './responses.js';
+import { BROKER_ERROR_RESPONSES } from './responses.js';
 
 const SummaryResponseSchema = z.object({ account: AccountSummarySchema, snapshot: SnapshotRefSchema }).meta({ id: 'AccountSummaryRead' });
 const DetailsResponseSchema = z.object({ account: AccountDetailsSchema, snapshot: SnapshotRefSchema }).meta({ id: 'AccountDetailsRead' });
@@ -15,7 +15,6 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account summary; the read is persisted as a snapshot',
-        security: SECURITY,
         response: { 200: SummaryResponseSchema, ...BROKER_ERROR_RESPONSES },
       },
     },
@@ -28,7 +27,6 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account details (open trades, positions, pending orders); persisted as a snapshot',
-        security: SECURITY,
         response: { 200: DetailsResponseSchema, ...BROKER_ERROR_RESPONSES },
       },
     },

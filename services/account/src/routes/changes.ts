@@ -3,7 +3,7 @@ import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { AccountReads } from '../account-reads.js';
 import { AccountChangesSchema } from '../schemas.js';
-import { BROKER_ERROR_RESPONSES, SECURITY, VALIDATION_RESPONSE } from './responses.js';
+import { BROKER_ERROR_RESPONSES, VALIDATION_RESPONSE } from './responses.js';
 
 const ChangesQuerySchema = z.object({
   // OANDA TransactionID: "String representation of the numerical OANDA-assigned TransactionID".
@@ -22,7 +22,6 @@ export function registerChangeRoutes(app: App, reads: AccountReads): void {
         tags: ['account'],
         summary: 'Account changes since a broker transaction id',
         description: 'Poll with the `lastTransactionId` of the previous answer. 422 when `sinceTransactionId` is missing or not a number.',
-        security: SECURITY,
         querystring: ChangesQuerySchema,
         response: {
           200: AccountChangesSchema,

@@ -3,7 +3,7 @@ import { ErrorEnvelopeSchema, InstrumentNameSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { AccountReads } from '../account-reads.js';
 import { InstrumentSchema } from '../schemas.js';
-import { BROKER_ERROR_RESPONSES, SECURITY, VALIDATION_RESPONSE } from './responses.js';
+import { BROKER_ERROR_RESPONSES, VALIDATION_RESPONSE } from './responses.js';
 
 const InstrumentListSchema = z
   .string()
@@ -32,7 +32,6 @@ export function registerInstrumentRoutes(app: App, reads: AccountReads): void {
         tags: ['account'],
         summary: 'Normalized tradable instruments, cached for INSTRUMENTS_CACHE_TTL_SECONDS',
         description: 'The `cached` field and the `X-Cache` header (HIT or MISS) say whether the broker was asked.',
-        security: SECURITY,
         querystring: InstrumentsQuerySchema,
         response: {
           200: InstrumentsResponseSchema,

@@ -1,13 +1,7 @@
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 
-/** Every /api/v1/account route can answer this, for the OpenAPI document. */
-export const AUTH_RESPONSE = {
-  401: ErrorEnvelopeSchema.describe('Missing or wrong X-Internal-API-Key (`unauthorized`)'),
-};
-
 /** The error statuses every broker-backed route can answer. */
 export const BROKER_ERROR_RESPONSES = {
-  ...AUTH_RESPONSE,
   502: ErrorEnvelopeSchema.describe('The broker failed or refused the service (`broker_error`)'),
   503: ErrorEnvelopeSchema.describe('The broker throttles or cannot be reached (`broker_unavailable`, with Retry-After)'),
   504: ErrorEnvelopeSchema.describe('The broker did not answer in time (`broker_timeout`)'),
@@ -17,5 +11,3 @@ export const BROKER_ERROR_RESPONSES = {
 export const VALIDATION_RESPONSE = {
   422: ErrorEnvelopeSchema.describe('A query parameter is missing or malformed (`validation_error`, with details)'),
 };
-
-export const SECURITY = [{ internalApiKey: [] }];

@@ -2,7 +2,7 @@ import type { App } from '@fxdesk/core';
 import { z } from 'zod';
 import type { AccountReads } from '../account-reads.js';
 import { SnapshotSchema } from '../schemas.js';
-import { AUTH_RESPONSE, SECURITY, VALIDATION_RESPONSE } from './responses.js';
+import { VALIDATION_RESPONSE } from './responses.js';
 
 export const SNAPSHOT_LIMIT = { default: 50, max: 500 };
 
@@ -27,9 +27,8 @@ export function registerSnapshotRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Recent persisted account snapshots, newest first',
-        security: SECURITY,
         querystring: SnapshotsQuerySchema,
-        response: { 200: SnapshotsResponseSchema, ...AUTH_RESPONSE, ...VALIDATION_RESPONSE },
+        response: { 200: SnapshotsResponseSchema, ...VALIDATION_RESPONSE },
       },
     },
     async (request) => ({ snapshots: reads.snapshots(request.query.limit, request.query.kind) }),
