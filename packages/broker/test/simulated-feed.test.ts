@@ -7,20 +7,26 @@ import { SATURDAY_NOON, makeMarket } from './fixtures.js';
 /** Friday 2026-01-09 22:00 UTC: the simulated market closes for the weekend. */
 const FRIDAY_CLOSE = Date.UTC(2026, 0, 9, 22, 0, 0);
 
+/** A connected feed on a fresh market (Wednesday noon unless told), with the quotes it delivers. */
+async function connectedFeed(options: { at?: number } = {}) {
+  const { market, clock } = makeMarket(options);
+  const feed = new SimulatedFeed({ market });
+  const quotes: Quote[] = [];
+  feed.onQuote((q) => quotes.push(q));
+  await feed.connect();
+  return { market, clock, feed, quotes };
+}
+
 describe('SimulatedFeed', () => {
   it('drops for a while and comes back by itself, keeping its subscriptions', async () => {
-    const { market, clock } = makeMarket();
-    const feed = new SimulatedFeed({ market });
+    const { market, clock, feed, quotes } = await connectedFeed();
     const states: FeedStateChange[] = [];
-    const quotes: Quote[] = [];
     feed.onState((s) => states.push(s));
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
     await feed.subscribe(['EURUSD']);
     const droppedAt = clock.now();
     feed.dropFor(10_000, 'heartbeat timeout');
     clock.advance(10_000);
-    expect(states.slice(2).map((s) => [s.state, s.reason, s.at - droppedAt])).toEqual([
+    expect(states.map((s) => [s.state, s.reason, s.at - droppedAt])).toEqual([
       ['disconnected', 'heartbeat timeout', 0],
       ['connecting', 'reconnecting', 10_000],
       ['connected', 'reconnected', 10_000],
@@ -34,11 +40,7 @@ describe('SimulatedFeed', () => {
   });
 
   it('delivers the market ticks of its subscriptions unchanged', async () => {
-    const { market, clock } = makeMarket();
-    const feed = new SimulatedFeed({ market });
-    const quotes: Quote[] = [];
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
+    const { market, clock, feed, quotes } = await connectedFeed();
     await feed.subscribe(['XAUUSD']);
     const from = clock.now();
     clock.advance(20_000);
@@ -47,22 +49,14 @@ describe('SimulatedFeed', () => {
   });
 
   it('delivers the current quote of a symbol as soon as it subscribes to it', async () => {
-    const { market, clock } = makeMarket();
-    const feed = new SimulatedFeed({ market });
-    const quotes: Quote[] = [];
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
+    const { market, clock, feed, quotes } = await connectedFeed();
     await feed.subscribe(['EURUSD', 'USDJPY']);
     expect(quotes).toEqual([market.lastTick('EURUSD', clock.now()), market.lastTick('USDJPY', clock.now())]);
     market.stop();
   });
 
   it('delivers the last quote before the close when it subscribes on a weekend', async () => {
-    const { market } = makeMarket({ at: SATURDAY_NOON });
-    const feed = new SimulatedFeed({ market });
-    const quotes: Quote[] = [];
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
+    const { market, feed, quotes } = await connectedFeed({ at: SATURDAY_NOON });
     await feed.subscribe(['EURUSD']);
     expect(quotes).toEqual([market.lastTick('EURUSD', SATURDAY_NOON)]);
     expect(quotes[0]!.time).toBeLessThan(FRIDAY_CLOSE);
@@ -70,11 +64,7 @@ describe('SimulatedFeed', () => {
   });
 
   it('delivers the current quote of each subscription when the link comes back', async () => {
-    const { market, clock } = makeMarket();
-    const feed = new SimulatedFeed({ market });
-    const quotes: Quote[] = [];
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
+    const { market, clock, feed, quotes } = await connectedFeed();
     await feed.subscribe(['EURUSD']);
     feed.simulateDisconnect();
     clock.advance(60_000);
@@ -85,11 +75,7 @@ describe('SimulatedFeed', () => {
   });
 
   it('never delivers the same quote twice, even when the link comes back before the market ticks again', async () => {
-    const { market } = makeMarket();
-    const feed = new SimulatedFeed({ market });
-    const quotes: Quote[] = [];
-    feed.onQuote((q) => quotes.push(q));
-    await feed.connect();
+    const { market, feed, quotes } = await connectedFeed();
     await feed.subscribe(['EURUSD']);
     await feed.subscribe(['EURUSD']);
     feed.simulateDisconnect();
