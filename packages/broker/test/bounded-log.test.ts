@@ -16,6 +16,13 @@ describe('BoundedLog', () => {
     expect([...log]).toEqual(['a', 'b']);
   });
 
+  it('names the oldest item it keeps, none when empty', () => {
+    const log = new BoundedLog<number>(3);
+    expect(log.oldest).toBeUndefined();
+    for (let i = 1; i <= 7; i++) log.push(i);
+    expect(log.oldest).toBe(5);
+  });
+
   it('refuses a capacity below one', () => {
     expect(() => new BoundedLog(0)).toThrow(RangeError);
   });

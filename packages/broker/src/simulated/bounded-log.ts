@@ -14,6 +14,11 @@ export class BoundedLog<T> implements Iterable<T> {
     return this.items.length - this.head;
   }
 
+  /** The oldest item kept. */
+  get oldest(): T | undefined {
+    return this.items[this.head];
+  }
+
   push(item: T): void {
     this.items.push(item);
     if (this.items.length - this.head > this.capacity) this.head++;

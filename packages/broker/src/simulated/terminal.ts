@@ -31,7 +31,9 @@ import { IndexedHeap, type HeapEntry } from './indexed-heap.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
 import { HOUR_MS } from './market-hours.js';
 import { currencyModel, type SymbolSpec } from './symbols.js';
+import { TerminalChanges } from './terminal-changes.js';
 import { LIQUIDITY_LOTS, simulatedSymbolInfo } from './terminal-rules.js';
+import type { SavedPosition, SavedRestingOrder, SavedTerminalState, SimulatedTerminalStore } from './terminal-store.js';
 import { TriggerBook, type BookEntry, type StopKind } from './trigger-book.js';
 
 const COMMENT_MAX_LENGTH = 31;
@@ -52,6 +54,11 @@ export interface SimulatedTerminalOptions {
   reconnectAfterMs?: number;
   /** Orders and deals kept for `findByComment`, the latest first; orders still resting are always kept (default 50 000). */
   historyLimit?: number;
+  /**
+   * Where the account survives restarts: a terminal built on it starts from what was saved
+   * (`balance` then only opens a new account). Without one, the account lives in memory.
+   */
+  store?: SimulatedTerminalStore;
 }
 
 /** Call counters tests can read. */
@@ -89,34 +96,14 @@ export interface SimulatedAccountState {
   marginLevel: number;
 }
 
-interface Position {
-  ticket: string;
-  /** Opening sequence: positions a tick closes are closed in this order. */
-  seq: number;
-  symbol: string;
-  side: 'buy' | 'sell';
-  volume: string;
+interface Position extends SavedPosition {
   /** The volume in hundredths of a lot (the volume step), a whole number. */
   hundredths: number;
-  openPoints: number;
-  slPoints: number | null;
-  tpPoints: number | null;
-  magic: number;
-  comment: string;
-  time: number;
   /** Its SL and TP levels in the symbol's trigger book. */
   stops: BookEntry<Position>[];
 }
 
-interface RestingOrder {
-  record: TerminalRecord;
-  /** Placement sequence: orders a tick triggers are activated in this order. */
-  seq: number;
-  pricePoints: number;
-  slPoints: number | null;
-  tpPoints: number | null;
-  /** Epoch ms from which the order no longer exists; null = good till cancelled. */
-  expiresAt: number | null;
+interface RestingOrder extends SavedRestingOrder {
   trigger: BookEntry<RestingOrder> | undefined;
   expiry: HeapEntry<RestingOrder> | undefined;
 }
@@ -178,6 +165,10 @@ function isZeroPrice(value: string): boolean {
  * traded): floating P/L and margin come from per-symbol running totals (exposure.ts), resting
  * orders and SL/TP levels sit in per-symbol heaps so a tick touches only the levels it reaches
  * (trigger-book.ts), and expiries in a heap by time, so nothing is walked when nothing expires.
+ *
+ * On a store (terminal-store.ts) the account survives restarts: an order_send answers only once
+ * what it changed is saved, with what ticks changed before it; ticks after the last save are
+ * applied again after a restart, with the same outcome.
  */
 export class SimulatedTerminal implements TradingTerminal {
   readonly name = 'simulated';
@@ -212,6 +203,8 @@ export class SimulatedTerminal implements TradingTerminal {
   private nextTicket: number;
   private nextSeq = 1;
   private nextRequestId = 1;
+  /** What changed since the last save, when there is a store. */
+  private readonly changes: TerminalChanges | undefined;
 
   constructor(options: SimulatedTerminalOptions) {
     this.market = options.market;
@@ -230,6 +223,10 @@ export class SimulatedTerminal implements TradingTerminal {
     this.processedUpTo = this.clock.now();
     // Tickets start at the creation instant (epoch ms): a restarted terminal starts past its predecessor's tickets.
     this.nextTicket = this.clock.now();
+    const saved = options.store?.load(this.history.capacity);
+    if (saved) this.restore(saved);
+    // Tracked from here on: what was loaded is saved already.
+    this.changes = options.store && new TerminalChanges(options.store);
   }
 
   // --- connection -------------------------------------------------------------------------
@@ -321,9 +318,11 @@ export class SimulatedTerminal implements TradingTerminal {
 
   orderSend(request: TradeRequest): Promise<TradeResult> {
     this.stats.orderSendCalls++;
-    return this.call('orderSend', () => {
+    return this.call('orderSend', async () => {
       this.stats.ordersProcessed++;
-      return this.execute(request, this.clock.now());
+      const result = this.execute(request, this.clock.now());
+      await this.save();
+      return result;
     });
   }
 
@@ -385,11 +384,11 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   /** Runs a call through the connection check and the armed faults. */
-  private async call<T>(method: FaultMethod, run: () => T): Promise<T> {
+  private async call<T>(method: FaultMethod, run: () => T | Promise<T>): Promise<T> {
     this.ensureConnected();
     const fault = this.faults.take(method);
     if (fault) this.stats.faultsTriggered++;
-    const runNow = (): T => {
+    const runNow = (): T | Promise<T> => {
       this.processUpTo(this.clock.now());
       return run();
     };
@@ -400,13 +399,13 @@ export class SimulatedTerminal implements TradingTerminal {
         this.dropConnection();
         throw new BrokerError('disconnected', `${method}: the simulated terminal lost its connection (injected)`);
       case 'ambiguous':
-        runNow();
+        await runNow();
         throw new BrokerError('timeout', `${method}: the request reached the simulated server but its answer was lost (injected)`);
       case 'hang':
         await this.holdUntilReleased();
         return runNow();
       case 'stall': {
-        const result = runNow();
+        const result = await runNow();
         await this.holdUntilReleased();
         return result;
       }
@@ -578,6 +577,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
     const record = { ticket: this.issueTicket(), ...fields };
     this.history.push(record);
+    this.changes?.recordChanged(record);
     return record;
   }
 
@@ -589,22 +589,21 @@ export class SimulatedTerminal implements TradingTerminal {
     return this.bookBySymbol.get(symbol)!;
   }
 
-  /** Puts a placed pending order in its symbol's trigger book (and the expiry heap). */
+  /** Makes a placed pending order rest. */
   private rest(record: TerminalRecord, plan: TradePlan): void {
-    const order: RestingOrder = {
-      record,
-      seq: this.nextSeq++,
-      pricePoints: plan.pricePoints,
-      slPoints: plan.slPoints,
-      tpPoints: plan.tpPoints,
-      expiresAt: plan.expiresAt,
-      trigger: undefined,
-      expiry: undefined,
-    };
+    const { pricePoints, slPoints, tpPoints, expiresAt } = plan;
+    this.addResting({ record, seq: this.nextSeq++, pricePoints, slPoints, tpPoints, expiresAt });
+  }
+
+  /** Puts a resting order in its symbol's trigger book (and the expiry heap). */
+  private addResting(saved: SavedRestingOrder): void {
+    const order: RestingOrder = { ...saved, trigger: undefined, expiry: undefined };
+    const { record } = order;
     const type = record.type as Exclude<OrderType, 'buy' | 'sell'>;
     order.trigger = this.bookOf(record.symbol).triggers.addOrder(order, type, order.pricePoints, order.seq);
     if (order.expiresAt !== null) order.expiry = this.expiries.push(order, order.expiresAt, order.seq);
     this.resting.set(record.ticket, order);
+    this.changes?.orderRested(order);
   }
 
   /** Takes a resting order out of the book, the expiry heap and the resting set. */
@@ -612,6 +611,7 @@ export class SimulatedTerminal implements TradingTerminal {
     if (order.trigger) this.bookOf(order.record.symbol).triggers.remove(order.trigger);
     if (order.expiry) this.expiries.remove(order.expiry);
     this.resting.delete(order.record.ticket);
+    this.changes?.orderUnrested(order);
   }
 
   /** A deal that opens a position from `order` (MT5: the position id is the order's ticket). */
@@ -624,41 +624,76 @@ export class SimulatedTerminal implements TradingTerminal {
     time: number,
   ): TerminalRecord {
     const side = sideOf(order.type);
-    const book = this.bookOf(order.symbol);
     order.position = order.ticket;
-    const position: Position = {
+    this.changes?.recordChanged(order);
+    this.addPosition({
       ticket: order.ticket,
       seq: this.nextSeq++,
       symbol: order.symbol,
       side,
       volume,
-      // Volumes passed the 0.01 step check (or are a liquidity cap in whole lots).
-      hundredths: Math.round(Number(volume) * 100),
       openPoints: pricePoints,
       slPoints,
       tpPoints,
       magic: order.magic,
       comment: order.comment,
       time,
-      stops: [],
-    };
-    this.openPositions.set(position.ticket, position);
-    book.exposure.add(side, position.hundredths, pricePoints);
-    book.positionCount++;
-    if (slPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'sl', slPoints, position.seq));
-    if (tpPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'tp', tpPoints, position.seq));
+    });
     return this.addRecord({
       kind: 'deal',
       symbol: order.symbol,
       type: side,
       volume,
-      price: pointsToPrice(pricePoints, book.spec.digits),
+      price: pointsToPrice(pricePoints, this.bookOf(order.symbol).spec.digits),
       magic: order.magic,
       comment: order.comment,
       time,
       position: order.ticket,
       state: order.state === 'partially_filled' ? 'partially_filled' : 'filled',
     });
+  }
+
+  /** Adds an open position to its symbol's exposure and its SL and TP to the trigger book. */
+  private addPosition(saved: SavedPosition): void {
+    const book = this.bookOf(saved.symbol);
+    // Volumes passed the 0.01 step check (or are a liquidity cap in whole lots).
+    const position: Position = { ...saved, hundredths: Math.round(Number(saved.volume) * 100), stops: [] };
+    const { side, seq, slPoints, tpPoints } = position;
+    this.openPositions.set(position.ticket, position);
+    book.exposure.add(side, position.hundredths, position.openPoints);
+    book.positionCount++;
+    if (slPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'sl', slPoints, seq));
+    if (tpPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'tp', tpPoints, seq));
+    this.changes?.positionOpened(position);
+  }
+
+  /** Takes up the account a store saved: its records, resting orders and positions, counters and balance. */
+  private restore(saved: SavedTerminalState): void {
+    this.balance = saved.balance;
+    this.processedUpTo = saved.processedUpTo;
+    this.nextTicket = saved.nextTicket;
+    this.nextSeq = saved.nextSeq;
+    const byTicket = new Map<string, TerminalRecord>();
+    for (const record of saved.history) {
+      this.history.push(record);
+      byTicket.set(record.ticket, record);
+    }
+    // A resting order and the history share its record, so a fill shows in both.
+    for (const order of saved.resting) this.addResting({ ...order, record: byTicket.get(order.record.ticket) ?? order.record });
+    for (const position of saved.positions) this.addPosition(position);
+  }
+
+  /** Saves what changed since the last save, with the account, when there is a store. */
+  private async save(): Promise<void> {
+    if (!this.changes) return;
+    const account = { balance: this.balance, processedUpTo: this.processedUpTo, nextTicket: this.nextTicket, nextSeq: this.nextSeq };
+    try {
+      await this.changes.save(account, this.history.oldest?.ticket);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      // Ambiguous: the order exists in this process but may be gone after a restart.
+      throw new BrokerError('timeout', `order_send was executed but the simulated terminal could not save it: ${reason}`, { cause: err });
+    }
   }
 
   /**
@@ -726,6 +761,7 @@ export class SimulatedTerminal implements TradingTerminal {
     const profit = this.profitAtPoints(position, closePoints, time);
     this.balance += profit;
     this.openPositions.delete(position.ticket);
+    this.changes?.positionClosed(position.ticket);
     book.exposure.remove(position.side, position.hundredths, position.openPoints);
     book.positionCount--;
     for (const stop of position.stops) book.triggers.remove(stop);

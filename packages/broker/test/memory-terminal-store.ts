@@ -1,0 +1,49 @@
+import type {
+  SavedAccount,
+  SavedPosition,
+  SavedRestingOrder,
+  SavedTerminalState,
+  SimulatedTerminalStore,
+  TerminalStateChanges,
+} from '../src/simulated/terminal-store.js';
+import type { TerminalRecord } from '../src/terminal.js';
+
+const byTicket = (a: { ticket: string }, b: { ticket: string }) => Number(a.ticket) - Number(b.ticket);
+const bySeq = (a: { seq: number }, b: { seq: number }) => a.seq - b.seq;
+
+/** A SimulatedTerminalStore in memory, for tests: a terminal built on it again reads what the last one saved. */
+export class MemoryTerminalStore implements SimulatedTerminalStore {
+  /** Saves still to fail, as a disk that is full would. */
+  failures = 0;
+  private account: SavedAccount | undefined;
+  private readonly records = new Map<string, TerminalRecord>();
+  private readonly positions = new Map<string, SavedPosition>();
+  private readonly resting = new Map<string, SavedRestingOrder>();
+
+  load(historyLimit: number): SavedTerminalState | undefined {
+    if (!this.account) return undefined;
+    return structuredClone({
+      ...this.account,
+      history: [...this.records.values()].sort(byTicket).slice(-historyLimit),
+      positions: [...this.positions.values()].sort(bySeq),
+      resting: [...this.resting.values()].sort(bySeq),
+    });
+  }
+
+  async save(saved: TerminalStateChanges): Promise<void> {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('disk full (injected)');
+    }
+    const changes = structuredClone(saved);
+    this.account = changes.account;
+    for (const record of changes.records) this.records.set(record.ticket, record);
+    if (changes.historyFrom !== undefined) {
+      for (const ticket of this.records.keys()) if (Number(ticket) < Number(changes.historyFrom)) this.records.delete(ticket);
+    }
+    for (const position of changes.openedPositions) this.positions.set(position.ticket, position);
+    for (const ticket of changes.closedPositions) this.positions.delete(ticket);
+    for (const order of changes.restingOrders) this.resting.set(order.record.ticket, order);
+    for (const ticket of changes.unrestedOrders) this.resting.delete(ticket);
+  }
+}
