@@ -56,6 +56,7 @@ export const ExecutionConfigSchema = z
     SIGNAL_FUTURE_TOLERANCE_SECONDS: envInt(5, { min: 0 }),
     MAGIC_NUMBER: envInt(880_001, { min: 0, max: 2 ** 31 - 1 }),
     ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
+    PRE_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
     SIM_TERMINAL_FAULTS: faultSpec.optional(),
     SIM_STARTING_BALANCE: positiveDecimal('100000'),
     /** MetaApi API token (the `auth-token` header); required when BROKER=metaapi. */

@@ -1,9 +1,10 @@
-import { BrokerError, retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
+import { retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
 import { AppError, envelope, type Clock, type MetricsRegistry } from '@fxdesk/core';
 import type { SignalSubmission } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
+import { withDeadline } from './deadline.js';
 import { errors } from './errors.js';
 import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
@@ -243,10 +244,14 @@ export class SignalPipeline {
     }
   }
 
-  /** A terminal call that cannot trade: any failure is a retryable 503 and nothing is stored. */
+  /**
+   * A terminal call that cannot trade, bounded by PRE_SEND_TIMEOUT_MS: any failure is a retryable
+   * 503 and nothing is stored. A late answer is dropped, so it can never lead to an order_send.
+   */
   private async terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
+    const { clock, config } = this.deps;
     try {
-      return await call();
+      return await withDeadline(call, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
     } catch (err) {
       this.deps.logger.warn({ err }, `${name} failed before order_send`);
       throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
@@ -260,30 +265,11 @@ export class SignalPipeline {
    */
   private send(signalId: string, requestId: string, request: TradeRequest): Promise<TradeResult> {
     const { terminal, clock, config } = this.deps;
-    return new Promise<TradeResult>((resolve, reject) => {
-      let timedOut = false;
-      const timer = clock.setTimeout(() => {
-        timedOut = true;
-        reject(new BrokerError('timeout', `no answer within ORDER_SEND_TIMEOUT_MS=${config.ORDER_SEND_TIMEOUT_MS}`));
-      }, config.ORDER_SEND_TIMEOUT_MS);
-      let sending: Promise<TradeResult>;
-      try {
-        sending = terminal.orderSend(request);
-      } catch (err) {
-        sending = Promise.reject(err);
-      }
-      sending.then(
-        (result) => {
-          clock.clearTimer(timer);
-          if (!timedOut) resolve(result);
-          else this.keepLateResult(signalId, requestId, request, result);
-        },
-        (err: unknown) => {
-          clock.clearTimer(timer);
-          if (!timedOut) reject(err);
-        },
-      );
-    });
+    return withDeadline(
+      () => terminal.orderSend(request),
+      { clock, timeoutMs: config.ORDER_SEND_TIMEOUT_MS, setting: 'ORDER_SEND_TIMEOUT_MS' },
+      (late) => this.keepLateResult(signalId, requestId, request, late),
+    );
   }
 
   private keepLateResult(signalId: string, requestId: string, request: TradeRequest, result: TradeResult): void {

@@ -26,6 +26,7 @@ describe('execution config', () => {
       SIGNAL_MAX_AGE_SECONDS: 60,
       SIGNAL_FUTURE_TOLERANCE_SECONDS: 5,
       ORDER_SEND_TIMEOUT_MS: 15000,
+      PRE_SEND_TIMEOUT_MS: 15000,
     });
     expect(config.ALLOWED_SIGNAL_SOURCES).toEqual(DEFAULT_ALLOWED_SIGNAL_SOURCES);
     expect(config.ALLOWED_SIGNAL_SOURCES).toHaveLength(4);

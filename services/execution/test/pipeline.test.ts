@@ -1,4 +1,5 @@
-import { BrokerError } from '@fxdesk/broker';
+import { BrokerError, type FaultMethod } from '@fxdesk/broker';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { orderComment } from '../src/order-comment.js';
 import { failInterruptedSignals, reconcileInterrupted } from '../src/recovery.js';
@@ -140,6 +141,49 @@ describe('failures before order_send', () => {
     expectEnvelope(await postSignal(app, body), 422, 'symbol_not_allowed');
     expect((await getSignal(app, body.signal_id as string)).json()).toMatchObject({ state: 'rejected' });
     expect(terminal.calls.orderCheck).toBe(0);
+  });
+});
+
+describe('a terminal call before order_send that never answers', () => {
+  /** Submits a signal whose `method` call hangs, and lets PRE_SEND_TIMEOUT_MS pass. */
+  async function timedOutBeforeSend(method: FaultMethod) {
+    const h = await simulatedApp({ env: { PRE_SEND_TIMEOUT_MS: '1000' } });
+    current = h;
+    h.terminal.injectFault({ method, kind: 'hang', times: 1 });
+    const body = signal();
+    let res: LightMyRequestResponse | undefined;
+    void postSignal(h.app, body).then((answer) => (res = answer));
+    await settle(() => h.terminal.stats.faultsTriggered === 1);
+    await h.clock.advanceAsync(1000);
+    await settle(() => res !== undefined);
+    return { h, body, res: res! };
+  }
+
+  for (const [method, name] of [
+    ['symbolInfo', 'symbol_info'],
+    ['tick', 'tick'],
+    ['orderCheck', 'order_check'],
+  ] as const) {
+    it(`gives ${name} up after PRE_SEND_TIMEOUT_MS with 503 broker_unavailable, storing nothing`, async () => {
+      const { h, body, res } = await timedOutBeforeSend(method);
+      expect(expectEnvelope(res, 503, 'broker_unavailable').message).toContain(name);
+      expect(res.headers['retry-after']).toBeDefined();
+      expectEnvelope(await getSignal(h.app, body.signal_id as string), 404, 'signal_not_found');
+    });
+  }
+
+  it('lets an identical retry execute the signal once the pre-send call timed out', async () => {
+    const { h, body } = await timedOutBeforeSend('orderCheck');
+    const retry = await postSignal(h.app, body);
+    expect(retry.json()).toMatchObject({ state: 'filled' });
+    expect(h.terminal.stats.orderSendCalls).toBe(1);
+  });
+
+  it('sends nothing when the timed-out order_check answers late', async () => {
+    const { h } = await timedOutBeforeSend('orderCheck');
+    expect(h.terminal.releaseHung()).toBe(1);
+    await h.clock.advanceAsync(0);
+    expect(h.terminal.stats.orderSendCalls).toBe(0);
   });
 });
 

@@ -1,0 +1,41 @@
+import { BrokerError } from '@fxdesk/broker';
+import type { Clock } from '@fxdesk/core';
+
+export interface Deadline {
+  clock: Clock;
+  timeoutMs: number;
+  /** The setting that bounds the call, named in the timeout's message. */
+  setting: string;
+}
+
+/**
+ * Runs a terminal call bounded by a deadline: it settles as the call does, or rejects with a
+ * BrokerError `timeout` once `timeoutMs` pass. An answer that comes after that never reaches
+ * the caller, who has moved on; it goes to `onLate` (a late failure is dropped).
+ */
+export function withDeadline<T>(call: () => Promise<T>, { clock, timeoutMs, setting }: Deadline, onLate?: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timedOut = false;
+    const timer = clock.setTimeout(() => {
+      timedOut = true;
+      reject(new BrokerError('timeout', `no answer within ${setting}=${timeoutMs}`));
+    }, timeoutMs);
+    let calling: Promise<T>;
+    try {
+      calling = call();
+    } catch (err) {
+      calling = Promise.reject(err);
+    }
+    calling.then(
+      (value) => {
+        clock.clearTimer(timer);
+        if (!timedOut) resolve(value);
+        else onLate?.(value);
+      },
+      (err: unknown) => {
+        clock.clearTimer(timer);
+        if (!timedOut) reject(err);
+      },
+    );
+  });
+}
