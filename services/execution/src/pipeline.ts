@@ -10,7 +10,7 @@ import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
 import { judgeSendResult, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
 import { NO_TICKETS, type SignalFailure, type Tickets, type TradeOutcome } from './signal-schemas.js';
-import type { ClaimResult, ExistingSignal, SignalOutcome, SignalStore } from './store.js';
+import type { ExistingSignal, SignalOutcome, SignalStore } from './store.js';
 import { buildTradeRequest } from './trade-request.js';
 
 /** The exact HTTP answer to a submission; `replayed` when it is a stored one. */
@@ -61,10 +61,11 @@ function unknownOutcome(what: string, tickets: Tickets = NO_TICKETS, result: Tra
 }
 
 /**
- * POST /v1/signals, DESIGN.md §4: allowed source and symbol → readiness → idempotency claim →
- * freshness → symbol rules → order_check → order_send → state. Before the claim a failure is
- * thrown and nothing is stored; after it, every outcome is stored with its exact answer and
- * replayed on an identical retry.
+ * POST /v1/signals, DESIGN.md §4: stored record → allowed source and symbol → readiness →
+ * idempotency claim → freshness → symbol rules → order_check → order_send → state. A signal
+ * already stored is answered from its record whatever the service's state. Before the claim a
+ * failure is thrown and nothing is stored; after it, every outcome is stored with its exact
+ * answer and replayed on an identical retry.
  */
 export class SignalPipeline {
   private readonly sources: Set<string>;
@@ -88,18 +89,21 @@ export class SignalPipeline {
     return { ok: true, detail: 'terminal connected, trading enabled' };
   }
 
-  /** Checks that do not depend on the terminal or the store: allowed source and symbol. */
-  assertAllowed(source: string, symbol: string): void {
+  /** Why a new signal may not be claimed now (source or symbol not allowed, not ready), if it may not. */
+  private refusal({ source, symbol }: SignalSubmission): AppError | undefined {
     if (!this.sources.has(source)) {
-      throw errors.create('source_not_allowed', `source "${source}" is not in ALLOWED_SIGNAL_SOURCES`, {
+      return errors.create('source_not_allowed', `source "${source}" is not in ALLOWED_SIGNAL_SOURCES`, {
         details: [{ path: 'body.source', message: 'not in ALLOWED_SIGNAL_SOURCES' }],
       });
     }
     if (!this.symbols.has(symbol)) {
-      throw errors.create('symbol_not_allowed', `symbol "${symbol}" is not in ALLOWED_SYMBOLS (exact, case-sensitive)`, {
+      return errors.create('symbol_not_allowed', `symbol "${symbol}" is not in ALLOWED_SYMBOLS (exact, case-sensitive)`, {
         details: [{ path: 'body.symbol', message: 'not in ALLOWED_SYMBOLS' }],
       });
     }
+    const ready = this.readiness();
+    if (!ready.ok) return new AppError('not_ready', `not ready to trade: ${ready.detail}`, { headers: { 'retry-after': '5' } });
+    return undefined;
   }
 
   async submit(signal: SignalSubmission, received: unknown, requestId: string): Promise<Answer> {
@@ -119,31 +123,40 @@ export class SignalPipeline {
   }
 
   private async run(signal: SignalSubmission, received: unknown, requestId: string): Promise<Answer> {
-    this.assertAllowed(signal.source, signal.symbol);
-    const ready = this.readiness();
-    if (!ready.ok) throw new AppError('not_ready', `not ready to trade: ${ready.detail}`, { headers: { 'retry-after': '5' } });
-
     const signalId = signal.signal_id.toLowerCase();
     const hash = payloadHash(signal);
+    // The allow-lists and readiness gate a new claim only: a stored signal is answered from its
+    // record whatever they say now. Looked up only when they refuse: the claim finds the record too.
+    const refusal = this.refusal(signal);
+    if (refusal) {
+      const existing = await this.storeCall(signalId, 'read the stored signal', () => this.deps.store.existing(signalId));
+      if (existing) return this.answerExisting(signalId, hash, existing);
+      throw refusal;
+    }
+
     const comment = orderComment(signal.source, signalId);
-    let claim: ClaimResult;
-    try {
-      claim = await this.deps.store.claim({
+    const claim = await this.storeCall(signalId, 'store the idempotency claim', () =>
+      this.deps.store.claim({
         signalId,
         payloadHash: hash,
         requestJson: JSON.stringify(received),
         requestId,
         orderComment: comment,
         receivedAt: this.nowIso(),
-      });
-    } catch (err) {
-      this.deps.logger.error({ err, signalId }, 'could not store the idempotency claim');
-      throw errors.create('storage_unavailable', 'the signal could not be recorded; nothing was sent; retry later', {
-        headers: { 'retry-after': '5' },
-      });
-    }
+      }),
+    );
     if (!claim.claimed) return this.answerExisting(signalId, hash, claim.existing);
     return this.execute(signal, signalId, comment, requestId);
+  }
+
+  /** A store call before anything was sent: a failure is a retryable 503 storage_unavailable. */
+  private async storeCall<T>(signalId: string, what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      this.deps.logger.error({ err, signalId }, `could not ${what}`);
+      throw errors.create('storage_unavailable', `could not ${what}; nothing was sent; retry later`, { headers: { 'retry-after': '5' } });
+    }
   }
 
   private answerExisting(signalId: string, hash: string, existing: ExistingSignal): Answer {

@@ -71,6 +71,17 @@ export interface InterruptedSignal {
   orderComment: string;
 }
 
+interface ExistingRow {
+  payload_hash: string;
+  state: SignalState;
+  http_status: number | null;
+  response_body: string | null;
+}
+
+function existingOf(row: ExistingRow): ExistingSignal {
+  return { payloadHash: row.payload_hash, state: row.state, httpStatus: row.http_status, responseBody: row.response_body };
+}
+
 interface SignalRow {
   signal_id: string;
   payload_hash: string;
@@ -130,9 +141,7 @@ export class SignalStore {
          VALUES (@signalId, @payloadHash, 'processing', @requestJson, @requestId, @orderComment, @receivedAt, @receivedAt)
          ON CONFLICT (signal_id) DO NOTHING`,
       ),
-      existing: db.prepare<[string], { payload_hash: string; state: SignalState; http_status: number | null; response_body: string | null }>(
-        'SELECT payload_hash, state, http_status, response_body FROM signals WHERE signal_id = ?',
-      ),
+      existing: db.prepare<[string], ExistingRow>('SELECT payload_hash, state, http_status, response_body FROM signals WHERE signal_id = ?'),
       complete: db.prepare(
         `UPDATE signals SET state = @state, http_status = @httpStatus, response_body = @responseBody,
            order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
@@ -174,10 +183,15 @@ export class SignalStore {
       if (this.statements.insert.run(claim).changes === 1) return { claimed: true } as const;
       const row = this.statements.existing.get(claim.signalId);
       if (!row) throw new Error(`signal ${claim.signalId} neither inserted nor found`);
-      return {
-        claimed: false,
-        existing: { payloadHash: row.payload_hash, state: row.state, httpStatus: row.http_status, responseBody: row.response_body },
-      } as const;
+      return { claimed: false, existing: existingOf(row) } as const;
+    });
+  }
+
+  /** What is stored under a signal_id, without claiming it. */
+  existing(signalId: string): Promise<ExistingSignal | undefined> {
+    return this.writer.read(() => {
+      const row = this.statements.existing.get(signalId);
+      return row ? existingOf(row) : undefined;
     });
   }
 

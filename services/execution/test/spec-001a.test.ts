@@ -2,21 +2,54 @@
  * Spec 001 (A), table by table: each `it` names the row it covers. Runs on the simulated
  * terminal with a manual clock (Monday 12:00 UTC, market open).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createLogger } from '@fxdesk/core';
 import { LogCapture } from '@fxdesk/core/testing';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderComment } from '../src/order-comment.js';
+import { SignalStore } from '../src/store.js';
 import { API_KEY, expectEnvelope, getSignal, NOW, postSignal, settle, signal, simulatedApp, type SimulatedHarness } from './helpers.js';
 
 let harness: SimulatedHarness | undefined;
+let dataDir: string | undefined;
 afterEach(async () => {
   await harness?.app.close();
   harness = undefined;
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
 });
 
 async function setup(options: Parameters<typeof simulatedApp>[0] = {}): Promise<SimulatedHarness> {
   harness = await simulatedApp(options);
   return harness;
+}
+
+/** Executes `body` on a service that is then restarted on the same DATA_DIR with `env`. */
+async function completedThenRestarted(body: Record<string, unknown>, env: Record<string, string>) {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-restart-'));
+  const file = path.join(dataDir, 'execution.db');
+  const before = await simulatedApp({ store: SignalStore.open(file) });
+  const first = await postSignal(before.app, body);
+  await before.app.close();
+  return { first, h: await setup({ store: SignalStore.open(file), env }) };
+}
+
+/** Submits `body` and holds it inside its `method` call (a hang fault) until `releaseHung()`; `first` is its answer. */
+async function heldInside(h: SimulatedHarness, method: 'orderCheck' | 'orderSend', body: Record<string, unknown>) {
+  h.terminal.injectFault({ method, kind: 'hang', times: 1 });
+  const first = postSignal(h.app, body);
+  await settle(() => h.terminal.stats.faultsTriggered === 1);
+  return { first };
+}
+
+/** `again` is `first` replayed: the same status and bytes, marked Idempotent-Replayed. */
+function expectReplayOf(again: LightMyRequestResponse, first: LightMyRequestResponse): void {
+  expect(again.statusCode).toBe(first.statusCode);
+  expect(again.body).toBe(first.body);
+  expect(again.headers['idempotent-replayed']).toBe('true');
 }
 
 async function quote(h: SimulatedHarness) {
@@ -272,9 +305,7 @@ describe('spec 001 (A) idempotency rules', () => {
     const body = signal();
     const first = await postSignal(h.app, body);
     const again = await postSignal(h.app, { ...body });
-    expect(again.statusCode).toBe(first.statusCode);
-    expect(again.body).toBe(first.body);
-    expect(again.headers['idempotent-replayed']).toBe('true');
+    expectReplayOf(again, first);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect(h.terminal.stats.orderSendCalls).toBe(1);
   });
@@ -286,8 +317,7 @@ describe('spec 001 (A) idempotency rules', () => {
     h.clock.advance(5000);
     const again = await postSignal(h.app, body);
     expect(again.statusCode).toBe(422);
-    expect(again.body).toBe(first.body);
-    expect(again.headers['idempotent-replayed']).toBe('true');
+    expectReplayOf(again, first);
   });
 
   it('identical means the same meaning: key order, spacing and "0.10" vs "0.1" do not matter', async () => {
@@ -316,16 +346,50 @@ describe('spec 001 (A) idempotency rules', () => {
 
   it('the same signal still being processed: 409 signal_in_progress', async () => {
     const h = await setup();
-    h.terminal.injectFault({ method: 'orderSend', kind: 'hang', times: 1 });
     const body = signal();
-    const first = postSignal(h.app, body);
-    await settle(() => h.terminal.stats.orderSendCalls === 1);
+    const { first } = await heldInside(h, 'orderSend', body);
     expectEnvelope(await postSignal(h.app, body), 409, 'signal_in_progress');
     expect((await getSignal(h.app, id(body))).json()).toMatchObject({ state: 'processing', http_status: null });
     h.terminal.releaseHung();
     expect((await first).statusCode).toBe(200);
     expect((await postSignal(h.app, body)).headers['idempotent-replayed']).toBe('true');
     expect(h.terminal.stats.orderSendCalls).toBe(1);
+  });
+
+  it('the same signal_id re-sent identical after completion while TRADING_ENABLED=false: the stored response replayed', async () => {
+    const body = signal();
+    const { first, h } = await completedThenRestarted(body, { TRADING_ENABLED: 'false' });
+    expectReplayOf(await postSignal(h.app, body), first);
+  });
+
+  it('the same signal_id re-sent identical after its symbol left ALLOWED_SYMBOLS: the stored response replayed', async () => {
+    const body = signal();
+    const { first, h } = await completedThenRestarted(body, { ALLOWED_SYMBOLS: 'GBPUSD' });
+    expectReplayOf(await postSignal(h.app, body), first);
+  });
+
+  it('the same signal_id re-sent identical after completion while the terminal is disconnected: the stored response replayed', async () => {
+    const h = await setup();
+    const body = signal();
+    const first = await postSignal(h.app, body);
+    h.terminal.setConnected(false);
+    expectReplayOf(await postSignal(h.app, body), first);
+  });
+
+  it('the same signal_id re-sent with a changed field while TRADING_ENABLED=false: 409 idempotency_conflict', async () => {
+    const body = signal();
+    const { h } = await completedThenRestarted(body, { TRADING_ENABLED: 'false' });
+    expectEnvelope(await postSignal(h.app, { ...body, volume: '0.11' }), 409, 'idempotency_conflict');
+  });
+
+  it('the same signal still being processed while the terminal is disconnected: 409 signal_in_progress', async () => {
+    const h = await setup();
+    const body = signal();
+    const { first } = await heldInside(h, 'orderSend', body);
+    h.terminal.setConnected(false);
+    expectEnvelope(await postSignal(h.app, body), 409, 'signal_in_progress');
+    h.terminal.releaseHung();
+    await first;
   });
 
   it('an ambiguous broker send result: 503 execution_outcome_unknown, no retry', async () => {
@@ -469,10 +533,8 @@ describe('spec 001 (A) errors', () => {
 
   it('409 signal_in_progress: the same signal is still being processed', async () => {
     const h = await setup();
-    h.terminal.injectFault({ method: 'orderCheck', kind: 'hang', times: 1 });
     const body = signal();
-    const first = postSignal(h.app, body);
-    await settle(() => h.terminal.stats.orderCheckCalls === 1);
+    const { first } = await heldInside(h, 'orderCheck', body);
     expectEnvelope(await postSignal(h.app, body), 409, 'signal_in_progress');
     h.terminal.releaseHung();
     expect((await first).statusCode).toBe(200);

@@ -20,7 +20,8 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
         summary: 'Validate and execute a trading signal (idempotent by signal_id)',
         description:
           'Answers 200 with the state (filled, partially_filled, placed), the broker tickets and the normalized result. ' +
-          'An identical retry gets the stored answer, byte for byte, with `Idempotent-Replayed: true` (errors included).',
+          'An identical retry gets the stored answer, byte for byte, with `Idempotent-Replayed: true` (errors included), ' +
+          'even while the service is not ready or after the symbol or source left the allow-lists.',
         security: [{ apiKey: [] }],
         body: SignalSubmissionSchema,
         response: { 200: SignalResultSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
