@@ -1,4 +1,4 @@
-import { AppError, requireApiKey, type App } from '@fxdesk/core';
+import { AppError, protectRoutes, type App } from '@fxdesk/core';
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { Notifier } from '../notifier.js';
@@ -8,12 +8,7 @@ import { decodeCursor, encodeCursor, type NotificationStore } from '../store.js'
 const SkippedSchema = z.object({ status: z.literal('skipped') }).meta({ id: 'NotificationSkipped' });
 
 const ListQuerySchema = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, { message: 'expected an integer from 1 to 500' })
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(500))
-    .default(50),
+  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
   source: z.string().min(1).max(100).optional(),
   recipient: z.string().min(1).max(320).optional(),
   status: DeliveryStatusSchema.optional(),
@@ -28,7 +23,6 @@ const ListResponseSchema = z
   })
   .meta({ id: 'DeliveryList' });
 
-const errors = { 401: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema };
 
 export interface NotificationRoutesOptions {
   apiKey: string | undefined;
@@ -39,8 +33,7 @@ export interface NotificationRoutesOptions {
 
 /** POST /notifications, GET /notifications, GET /notifications/:id — behind NOTIFICATION_API_KEY when set. */
 export async function notificationRoutes(app: App, o: NotificationRoutesOptions): Promise<void> {
-  app.addHook('onRequest', requireApiKey({ header: 'x-api-key', key: o.apiKey, allowBearer: true }));
-  const security: Record<string, string[]>[] = o.apiKey ? [{ apiKey: [] }, { bearer: [] }] : [];
+  protectRoutes(app, { header: 'x-api-key', key: o.apiKey, allowBearer: true, schemes: ['apiKey', 'bearer'] });
 
   app.post(
     '/notifications',
@@ -52,9 +45,8 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
           'Stores the request and one delivery per (channel, recipient) in one transaction, then answers 201; the outbox sends them. ' +
           'A repeated (source, idempotencyKey) answers the original 201 body with `Idempotent-Replayed: true` and sends nothing. ' +
           'With NOTIFICATIONS_ENABLED=false the answer is 200 `{"status":"skipped"}` and nothing is stored.',
-        security,
         body: NotificationRequestSchema,
-        response: { 200: SkippedSchema, 201: NotificationResponseSchema, 400: ErrorEnvelopeSchema, 413: ErrorEnvelopeSchema, ...errors },
+        response: { 200: SkippedSchema, 201: NotificationResponseSchema },
       },
     },
     async (request, reply) => {
@@ -72,9 +64,8 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
         tags: ['notifications'],
         summary: 'List delivery records, newest first',
         description: 'Filters match exactly; `limit` defaults to 50 (at most 500); follow `nextCursor` for the next page.',
-        security,
         querystring: ListQuerySchema,
-        response: { 200: ListResponseSchema, ...errors },
+        response: { 200: ListResponseSchema },
       },
     },
     async (request) => {
@@ -96,9 +87,8 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
       schema: {
         tags: ['notifications'],
         summary: 'One delivery record',
-        security,
         params: z.object({ id: z.string().min(1).max(200) }),
-        response: { 200: DeliveryRecordSchema, 404: ErrorEnvelopeSchema, ...errors },
+        response: { 200: DeliveryRecordSchema, 404: ErrorEnvelopeSchema },
       },
     },
     async (request) => {

@@ -87,9 +87,21 @@ function platformError(errors: z.infer<typeof WebhookErrorSchema>[] | undefined)
 }
 
 export async function webhookRoutes(app: App, o: WebhookRoutesOptions): Promise<void> {
-  // The signature covers the exact bytes received, so this scope keeps them.
+  // The signature covers the exact bytes received: it is checked on them before they are parsed,
+  // so an unsigned body is refused (401) whatever it holds.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    const bytes = raw as Buffer;
+    if (o.appSecret !== undefined && !isValidSignature(bytes, request.headers['x-hub-signature-256'], o.appSecret)) {
+      done(new AppError('unauthorized', 'missing or invalid X-Hub-Signature-256'), undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(bytes.toString('utf8')));
+    } catch {
+      done(new AppError('invalid_json', 'the request body is not valid JSON'), undefined);
+    }
+  });
 
   app.get(
     '/webhooks/messenger_app',
@@ -105,7 +117,10 @@ export async function webhookRoutes(app: App, o: WebhookRoutesOptions): Promise<
             'hub.challenge': z.string().max(1000).optional(),
           })
           .loose(),
-        response: { 200: z.string(), 403: ErrorEnvelopeSchema },
+        response: {
+          200: { description: 'The `hub.challenge` sent, as text', content: { 'text/plain': { schema: z.string() } } },
+          403: ErrorEnvelopeSchema.describe('Not a subscription, or the verify token does not match (`forbidden`)'),
+        },
       },
     },
     async (request, reply) => {
@@ -129,28 +144,16 @@ export async function webhookRoutes(app: App, o: WebhookRoutesOptions): Promise<
         description:
           'Verifies `X-Hub-Signature-256` over the raw body when MESSENGER_APP_APP_SECRET is set (401 when missing or wrong), then applies ' +
           '`entry[].changes[].value.statuses[]` to the deliveries they name, never moving one backwards. Unknown message ids are acknowledged with 200.',
-        response: { 200: AckSchema, 400: ErrorEnvelopeSchema, 401: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema },
+        body: NotificationSchema,
+        response: {
+          200: AckSchema,
+          401: ErrorEnvelopeSchema.describe('MESSENGER_APP_APP_SECRET is set and X-Hub-Signature-256 is missing or wrong (`unauthorized`)'),
+        },
       },
     },
     async (request) => {
-      const raw = request.body as Buffer | undefined;
-      if (!Buffer.isBuffer(raw)) throw new AppError('bad_request', 'send the webhook payload as application/json');
-      if (o.appSecret !== undefined && !isValidSignature(raw, request.headers['x-hub-signature-256'], o.appSecret)) {
-        throw new AppError('unauthorized', 'missing or invalid X-Hub-Signature-256');
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new AppError('invalid_json', 'the request body is not valid JSON');
-      }
-      const parsed = NotificationSchema.safeParse(json);
-      if (!parsed.success) {
-        const details = parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
-        throw new AppError('validation_error', `${details[0]?.path}: ${details[0]?.message}`, { details });
-      }
       const counts = { received: 0, applied: 0, unchanged: 0, unknown: 0, ignored: 0 };
-      for (const entry of parsed.data.entry) {
+      for (const entry of request.body.entry) {
         for (const change of entry.changes) {
           for (const item of change.value.statuses ?? []) {
             counts.received += 1;
