@@ -2,3 +2,4 @@ export * from './error-paths.js';
 export * from './log-capture.js';
 export * from './debian.js';
 export * from './browser.js';
+export * from './openapi-contract.js';
