@@ -5,9 +5,14 @@ import type { AccountReads } from '../account-reads.js';
 import { InstrumentSchema } from '../schemas.js';
 import { BROKER_ERROR_RESPONSES, VALIDATION_RESPONSE } from './responses.js';
 
+/** One to 100 names like EUR_USD, comma-separated; blanks around and between them are ignored. */
+const NAME = '[A-Z0-9]{2,10}_[A-Z0-9]{2,10}';
+const INSTRUMENT_LIST = new RegExp(`^[\\s,]*${NAME}(?:\\s*,[\\s,]*${NAME}){0,99}[\\s,]*$`);
+
 const InstrumentListSchema = z
   .string()
   .max(2000)
+  .regex(INSTRUMENT_LIST, { message: 'expected 1 to 100 instrument names like EUR_USD, comma-separated' })
   .transform((value) => value.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(z.array(InstrumentNameSchema).min(1, { message: 'name at least one instrument, or omit the parameter for all' }).max(100))
   .meta({ description: 'Comma-separated instrument names, e.g. EUR_USD,XAU_USD; omitted means all', example: 'EUR_USD,XAU_USD' });
