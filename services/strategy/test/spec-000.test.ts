@@ -153,6 +153,12 @@ describe('Signal record (GET /signals/{instrument})', () => {
     expectEnvelope(await get('/signals/eurusd'), 404, 'INSTRUMENT_NOT_FOUND');
   });
 
+  it('answers 404 INSTRUMENT_NOT_FOUND for an over-long name, on the signal and the candles routes alike', async () => {
+    const name = `EUR_${'U'.repeat(300)}`;
+    expectEnvelope(await get(`/signals/${name}`), 404, 'INSTRUMENT_NOT_FOUND');
+    expectEnvelope(await get(`/pairs/${name}/candles`), 404, 'INSTRUMENT_NOT_FOUND');
+  });
+
   it('knows an instrument the market lists even when it is not monitored', async () => {
     expect((await get('/signals/NZD_USD')).statusCode).toBe(200);
   });

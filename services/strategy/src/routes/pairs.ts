@@ -13,7 +13,8 @@ export interface PairRoutesOptions {
   limits: RateLimitHooks;
 }
 
-const InstrumentParamsSchema = z.object({ instrument: z.string().max(64).meta({ description: 'A monitored pair, e.g. EUR_USD' }) });
+// Any text: a name that is malformed or too long is simply not a monitored pair (404), as spec 000 has it.
+const InstrumentParamsSchema = z.object({ instrument: z.string().meta({ description: 'A monitored pair, e.g. EUR_USD' }) });
 
 /** GET /pairs (spec 000) and GET /pairs/{instrument}/candles (for charting). */
 export function registerPairRoutes(app: App, o: PairRoutesOptions): void {

@@ -45,7 +45,8 @@ export function registerSignalRoutes(app: App, o: SignalRoutesOptions): void {
         tags: ['signals'],
         summary: 'Latest signal of one pair',
         description: '`signal` is null (with a `message`) when the pair has no signal yet; 404 INSTRUMENT_NOT_FOUND for a name the desk does not know.',
-        params: z.object({ instrument: z.string().max(64).meta({ description: 'A pair name, e.g. EUR_USD' }) }),
+        // Any text: a malformed or over-long name is an unknown instrument (404), as spec 000 has it.
+        params: z.object({ instrument: z.string().meta({ description: 'A pair name, e.g. EUR_USD' }) }),
         response: { 200: LatestSignalResponseSchema, 404: ErrorEnvelopeSchema, ...RATE_LIMITED_RESPONSE },
       },
     },
