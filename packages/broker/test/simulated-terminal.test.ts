@@ -24,6 +24,16 @@ function lowestAhead(market: SimulatedMarket, from: number): { ticks: Quote[]; l
   return { ticks, lowest: ticks.reduce((best, t) => (t.ask < best.ask ? t : best)) };
 }
 
+/** A call in flight, and whether it has settled after the queued callbacks ran. */
+async function inFlight<T>(call: Promise<T>): Promise<{ call: Promise<T>; settled: boolean }> {
+  let settled = false;
+  const watched = call.finally(() => {
+    settled = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return { call: watched, settled };
+}
+
 function request(fields: Partial<TradeRequest>): TradeRequest {
   return { action: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.1', magic: MAGIC, comment: 'test', ...fields };
 }
@@ -190,29 +200,21 @@ describe('SimulatedTerminal faults and counters', () => {
   it('holds a hung order_send until released, then executes it', async () => {
     const { terminal } = await connectedTerminal();
     terminal.injectFault({ method: 'orderSend', kind: 'hang', times: 1 });
-    let settled = false;
-    const pending = terminal.orderSend(request({ comment: 'hung' })).finally(() => {
-      settled = true;
-    });
-    await new Promise((resolve) => setImmediate(resolve));
+    const { call, settled } = await inFlight(terminal.orderSend(request({ comment: 'hung' })));
     expect(settled).toBe(false);
     expect(await terminal.findByComment('hung', MAGIC)).toEqual([]);
     expect(terminal.releaseHung()).toBe(1);
-    expect((await pending).retcode).toBe(RETCODE.DONE);
+    expect((await call).retcode).toBe(RETCODE.DONE);
   });
 
   it('executes a stalled order_send at once and holds its answer until released', async () => {
     const { terminal } = await connectedTerminal();
     terminal.injectFault({ method: 'orderSend', kind: 'stall', times: 1 });
-    let settled = false;
-    const pending = terminal.orderSend(request({ comment: 'stalled' })).finally(() => {
-      settled = true;
-    });
-    await new Promise((resolve) => setImmediate(resolve));
+    const { call, settled } = await inFlight(terminal.orderSend(request({ comment: 'stalled' })));
     expect(settled).toBe(false);
     expect(await terminal.findByComment('stalled', MAGIC)).toMatchObject([{ kind: 'deal' }, { kind: 'order', state: 'filled' }]);
     expect(terminal.releaseHung()).toBe(1);
-    expect((await pending).retcode).toBe(RETCODE.DONE);
+    expect((await call).retcode).toBe(RETCODE.DONE);
   });
 
   it('fails hung calls with disconnected when closed', async () => {

@@ -13,10 +13,11 @@ await runService({
   shutdownTimeoutMs: (Number(process.env.ORDER_SEND_TIMEOUT_MS) || 15_000) + 5_000,
   start: async (config, logger) => {
     const clock = systemClock;
-    const { terminal, calls } = createTerminal(config, clock);
+    // One file holds the signals and the simulated terminal's account.
+    const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
+    const { terminal, calls } = createTerminal(config, clock, store.simulatedTerminalStore());
     logger.info(`trading on the ${describeTerminal(config)} terminal`);
     await connectTerminal(terminal, logger);
-    const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
     const interrupted = failInterruptedSignals(store, clock, logger);
     const app = await buildApp({ config, deps: { clock, terminal, store, logger, terminalCalls: calls } });
     app.addHook('onClose', async () => {

@@ -1,3 +1,4 @@
+import type { SimulatedTerminalStore } from '@fxdesk/broker';
 import { GroupCommit, openDatabase, type GroupCommitStats, type SqliteDatabase } from '@fxdesk/core';
 import {
   NO_TICKETS,
@@ -8,6 +9,7 @@ import {
   type Tickets,
   type TradeOutcome,
 } from './signal-schemas.js';
+import { SqliteTerminalStore } from './terminal-store.js';
 
 const MIGRATIONS = [
   `CREATE TABLE signals (
@@ -30,6 +32,49 @@ const MIGRATIONS = [
      updated_at      TEXT NOT NULL
    );
    CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`,
+  // The simulated terminal's account (terminal-store.ts); an order resting keeps its order record.
+  `CREATE TABLE sim_account (
+     id              INTEGER PRIMARY KEY CHECK (id = 1),
+     balance         REAL NOT NULL,
+     processed_up_to INTEGER NOT NULL,
+     next_ticket     INTEGER NOT NULL,
+     next_seq        INTEGER NOT NULL
+   );
+   CREATE TABLE sim_records (
+     ticket   INTEGER PRIMARY KEY,
+     kind     TEXT NOT NULL CHECK (kind IN ('order','deal')),
+     symbol   TEXT NOT NULL,
+     type     TEXT NOT NULL,
+     volume   TEXT NOT NULL,
+     price    TEXT NOT NULL,
+     magic    INTEGER NOT NULL,
+     comment  TEXT NOT NULL,
+     time     INTEGER NOT NULL,
+     position INTEGER,
+     state    TEXT NOT NULL
+   );
+   CREATE TABLE sim_positions (
+     ticket      INTEGER PRIMARY KEY,
+     seq         INTEGER NOT NULL,
+     symbol      TEXT NOT NULL,
+     side        TEXT NOT NULL CHECK (side IN ('buy','sell')),
+     volume      TEXT NOT NULL,
+     open_points INTEGER NOT NULL,
+     sl_points   INTEGER,
+     tp_points   INTEGER,
+     magic       INTEGER NOT NULL,
+     comment     TEXT NOT NULL,
+     time        INTEGER NOT NULL
+   );
+   CREATE TABLE sim_resting_orders (
+     ticket       INTEGER PRIMARY KEY,
+     record_json  TEXT NOT NULL,
+     seq          INTEGER NOT NULL,
+     price_points INTEGER NOT NULL,
+     sl_points    INTEGER,
+     tp_points    INTEGER,
+     expires_at   INTEGER
+   );`,
 ];
 
 /** A signal about to be claimed. */
@@ -171,6 +216,11 @@ export class SignalStore {
 
   get commitStats(): GroupCommitStats {
     return this.writer.stats;
+  }
+
+  /** The simulated terminal's account, in the same file: its saves join these group commits. */
+  simulatedTerminalStore(): SimulatedTerminalStore {
+    return new SqliteTerminalStore(this.db, this.writer);
   }
 
   /**

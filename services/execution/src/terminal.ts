@@ -1,4 +1,13 @@
-import { isBrokerError, metaApiClientUrl, MetaApiTerminal, SimulatedMarket, SimulatedTerminal, type TerminalCallStats, type TradingTerminal } from '@fxdesk/broker';
+import {
+  isBrokerError,
+  metaApiClientUrl,
+  MetaApiTerminal,
+  SimulatedMarket,
+  SimulatedTerminal,
+  type SimulatedTerminalStore,
+  type TerminalCallStats,
+  type TradingTerminal,
+} from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import type { ExecutionConfig } from './config.js';
@@ -22,10 +31,11 @@ function callsOf(stats: TerminalCallStats): () => Record<string, number> {
 
 /**
  * The terminal BROKER names: the embedded simulated MT5 terminal (sharing the service's clock
- * and the desk's SIM_SEED, so its prices agree with every other service's simulated market), or
- * a real MT5 account through MetaApi. The config refuses any other BROKER.
+ * and the desk's SIM_SEED, so its prices agree with every other service's simulated market; its
+ * account kept in `simulatedStore`, in memory without one), or a real MT5 account through
+ * MetaApi. The config refuses any other BROKER.
  */
-export function createTerminal(config: ExecutionConfig, clock: Clock): TerminalHandle {
+export function createTerminal(config: ExecutionConfig, clock: Clock, simulatedStore?: SimulatedTerminalStore): TerminalHandle {
   if (config.BROKER === 'metaapi') {
     const terminal = new MetaApiTerminal({
       token: config.METAAPI_TOKEN as string,
@@ -42,7 +52,12 @@ export function createTerminal(config: ExecutionConfig, clock: Clock): TerminalH
     return { terminal, calls: callsOf(terminal.stats) };
   }
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
-  const terminal = new SimulatedTerminal({ market, balance: config.SIM_STARTING_BALANCE, faults: config.SIM_TERMINAL_FAULTS ?? [] });
+  const terminal = new SimulatedTerminal({
+    market,
+    balance: config.SIM_STARTING_BALANCE,
+    faults: config.SIM_TERMINAL_FAULTS ?? [],
+    store: simulatedStore,
+  });
   return { terminal, calls: callsOf(terminal.stats) };
 }
 

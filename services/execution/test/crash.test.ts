@@ -1,6 +1,7 @@
 /**
  * The real server process, killed with SIGKILL while a signal is inside order_send, then
- * restarted: the signal reads back `unknown` and is never sent again.
+ * restarted: the signal reads back `unknown` and is never sent again, and the reconciliation
+ * shows what the simulated terminal, kept in the same data directory, had executed.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answers, freePort, run, until } from '../../../test/support.js';
+import type { Reconciliation, SignalRecord } from '../src/signal-schemas.js';
 
 const SERVER = 'services/execution/src/server.ts';
 const KEY = 'crash-test-key';
@@ -42,6 +44,32 @@ async function orderSendCalls(port: number): Promise<number> {
   return Number(match[1]);
 }
 
+function getSignal(port: number, signalId: string) {
+  return fetch(`http://127.0.0.1:${port}/v1/signals/${signalId}`, { headers: { 'x-api-key': KEY } });
+}
+
+/** The signal's record once the restarted service has looked it up on the terminal. */
+async function reconciled(port: number, signalId: string): Promise<SignalRecord & { reconciliation: Reconciliation }> {
+  let record: SignalRecord | undefined;
+  await until(async () => {
+    record = (await (await getSignal(port, signalId)).json()) as SignalRecord;
+    return record.reconciliation !== null;
+  }, 10_000);
+  return record as SignalRecord & { reconciliation: Reconciliation };
+}
+
+function marketBuy() {
+  return {
+    signal_id: randomUUID(),
+    occurred_at: new Date().toISOString(),
+    execution_type: 'market',
+    symbol: 'EURUSD',
+    direction: 'buy',
+    volume: '0.10',
+    source: 'fxdesk-strategy',
+  };
+}
+
 function submit(port: number, body: object) {
   return fetch(`http://127.0.0.1:${port}/v1/signals`, {
     method: 'POST',
@@ -50,35 +78,56 @@ function submit(port: number, body: object) {
   });
 }
 
-describe('execution server process', () => {
-  it('killed with SIGKILL inside order_send, then restarted: the signal is unknown and a retry is 503 with no second order_send', async () => {
-    const port = await freePort();
-    const body = {
-      signal_id: randomUUID(),
-      occurred_at: new Date().toISOString(),
-      execution_type: 'market',
-      symbol: 'EURUSD',
-      direction: 'buy',
-      volume: '0.10',
-      source: 'fxdesk-strategy',
-    };
+/**
+ * Starts the server with an order_send fault, submits `body` and kills the process with SIGKILL
+ * once the signal is inside order_send (still `processing`); the request dies with it.
+ */
+async function killInsideOrderSend(port: number, body: { signal_id: string }, fault: 'hang' | 'stall'): Promise<void> {
+  const server = await start(port, { SIM_TERMINAL_FAULTS: `orderSend:${fault}` });
+  const inFlight = submit(port, body).catch((err: unknown) => err);
+  await until(async () => (await orderSendCalls(port)) === 1, 10_000);
+  expect(await (await getSignal(port, body.signal_id)).json()).toMatchObject({ state: 'processing' });
+  server.child.kill('SIGKILL');
+  expect((await server.done).code).toBeNull();
+  expect(await inFlight).toBeInstanceOf(Error);
+}
 
-    const first = await start(port, { SIM_TERMINAL_FAULTS: 'orderSend:hang' });
-    const inFlight = submit(port, body).catch((err: unknown) => err);
-    await until(async () => (await orderSendCalls(port)) === 1, 10_000);
-    first.child.kill('SIGKILL');
-    expect((await first.done).code).toBeNull();
-    expect(await inFlight).toBeInstanceOf(Error);
+describe('execution server process', () => {
+  it('killed with SIGKILL inside order_send before the terminal executed it, then restarted: the signal is unknown, the terminal shows nothing, and a retry is 503 with no second order_send', async () => {
+    const port = await freePort();
+    const body = marketBuy();
+
+    await killInsideOrderSend(port, body, 'hang');
 
     const second = await start(port);
-    const record = await fetch(`http://127.0.0.1:${port}/v1/signals/${body.signal_id}`, { headers: { 'x-api-key': KEY } });
+    const record = await getSignal(port, body.signal_id);
     expect(record.status).toBe(200);
     expect(await record.json()).toMatchObject({ state: 'unknown', http_status: 503, error: { code: 'execution_outcome_unknown' } });
+    expect((await reconciled(port, body.signal_id)).reconciliation.found).toEqual([]);
 
     const retry = await submit(port, body);
     expect(retry.status).toBe(503);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await retry.json()).toMatchObject({ error: true, code: 'execution_outcome_unknown' });
+    expect(await orderSendCalls(port)).toBe(0);
+
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+  }, 60_000);
+
+  it('killed with SIGKILL after the terminal executed the order, before the outcome was stored: the restarted service finds the order and its deal', async () => {
+    const port = await freePort();
+    const body = marketBuy();
+
+    await killInsideOrderSend(port, body, 'stall');
+
+    const second = await start(port);
+    const record = await reconciled(port, body.signal_id);
+    expect(record).toMatchObject({ state: 'unknown', http_status: 503 });
+    expect(record.reconciliation.found).toMatchObject([
+      { kind: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.10', state: 'filled' },
+      { kind: 'order', symbol: 'EURUSD', type: 'buy', volume: '0.10', state: 'filled' },
+    ]);
     expect(await orderSendCalls(port)).toBe(0);
 
     second.child.kill('SIGTERM');

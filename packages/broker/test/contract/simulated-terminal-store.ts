@@ -102,6 +102,18 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       expect(await accountOf(await terminalOn(h.open()))).toEqual(ranOn);
     });
 
+    it('holds no order that left the book and no position that closed before the last save', async () => {
+      const first = await terminalOn(h.open());
+      await tradeIntoTheNextHours(first, market, clock.now());
+      await clock.advanceAsync(3 * HOUR);
+      await first.orderSend(request({ comment: 'after' }));
+      h.close();
+
+      const saved = h.open().load(100)!;
+      expect(saved.resting).toEqual([]);
+      expect(saved.positions.map((p) => p.comment)).toEqual(['limit', 'after']);
+    });
+
     it('continues the tickets of a restarted terminal where the one before it stopped', async () => {
       const first = await terminalOn(h.open());
       await first.orderSend(request({}));

@@ -1,0 +1,152 @@
+import type { SavedPosition, SavedRestingOrder, SavedTerminalState, SimulatedTerminalStore, TerminalRecord, TerminalStateChanges } from '@fxdesk/broker';
+import type { GroupCommit, SqliteDatabase } from '@fxdesk/core';
+
+interface AccountRow {
+  balance: number;
+  processed_up_to: number;
+  next_ticket: number;
+  next_seq: number;
+}
+
+interface RecordRow {
+  ticket: number;
+  kind: TerminalRecord['kind'];
+  symbol: string;
+  type: TerminalRecord['type'];
+  volume: string;
+  price: string;
+  magic: number;
+  comment: string;
+  time: number;
+  position: number | null;
+  state: TerminalRecord['state'];
+}
+
+interface PositionRow {
+  ticket: number;
+  seq: number;
+  symbol: string;
+  side: SavedPosition['side'];
+  volume: string;
+  open_points: number;
+  sl_points: number | null;
+  tp_points: number | null;
+  magic: number;
+  comment: string;
+  time: number;
+}
+
+interface RestingRow {
+  ticket: number;
+  record_json: string;
+  seq: number;
+  price_points: number;
+  sl_points: number | null;
+  tp_points: number | null;
+  expires_at: number | null;
+}
+
+function recordOf(row: RecordRow): TerminalRecord {
+  return { ...row, ticket: String(row.ticket), position: row.position === null ? null : String(row.position) };
+}
+
+function positionOf(row: PositionRow): SavedPosition {
+  return {
+    ticket: String(row.ticket),
+    seq: row.seq,
+    symbol: row.symbol,
+    side: row.side,
+    volume: row.volume,
+    openPoints: row.open_points,
+    slPoints: row.sl_points,
+    tpPoints: row.tp_points,
+    magic: row.magic,
+    comment: row.comment,
+    time: row.time,
+  };
+}
+
+function restingOf(row: RestingRow): SavedRestingOrder {
+  return {
+    record: JSON.parse(row.record_json) as TerminalRecord,
+    seq: row.seq,
+    pricePoints: row.price_points,
+    slPoints: row.sl_points,
+    tpPoints: row.tp_points,
+    expiresAt: row.expires_at,
+  };
+}
+
+/**
+ * The simulated terminal's account in the service's SQLite file, beside the signals (tables
+ * `sim_account`, `sim_records`, `sim_positions`, `sim_resting_orders`, made by the store's
+ * migrations). A save joins the signals' group commit: its rows are written in the batch's
+ * transaction and it settles once that is on disk. Tickets are stored as integers.
+ */
+export class SqliteTerminalStore implements SimulatedTerminalStore {
+  private readonly statements;
+
+  constructor(
+    db: SqliteDatabase,
+    private readonly writer: GroupCommit,
+  ) {
+    this.statements = {
+      account: db.prepare<[], AccountRow>('SELECT balance, processed_up_to, next_ticket, next_seq FROM sim_account WHERE id = 1'),
+      history: db.prepare<[number], RecordRow>('SELECT * FROM sim_records ORDER BY ticket DESC LIMIT ?'),
+      positions: db.prepare<[], PositionRow>('SELECT * FROM sim_positions ORDER BY seq'),
+      resting: db.prepare<[], RestingRow>('SELECT * FROM sim_resting_orders ORDER BY seq'),
+      saveAccount: db.prepare(
+        `INSERT OR REPLACE INTO sim_account (id, balance, processed_up_to, next_ticket, next_seq)
+         VALUES (1, @balance, @processedUpTo, @nextTicket, @nextSeq)`,
+      ),
+      saveRecord: db.prepare(
+        `INSERT OR REPLACE INTO sim_records (ticket, kind, symbol, type, volume, price, magic, comment, time, position, state)
+         VALUES (@ticket, @kind, @symbol, @type, @volume, @price, @magic, @comment, @time, @position, @state)`,
+      ),
+      dropHistoryBefore: db.prepare('DELETE FROM sim_records WHERE ticket < ?'),
+      openPosition: db.prepare(
+        `INSERT OR REPLACE INTO sim_positions (ticket, seq, symbol, side, volume, open_points, sl_points, tp_points, magic, comment, time)
+         VALUES (@ticket, @seq, @symbol, @side, @volume, @openPoints, @slPoints, @tpPoints, @magic, @comment, @time)`,
+      ),
+      closePosition: db.prepare('DELETE FROM sim_positions WHERE ticket = ?'),
+      rest: db.prepare(
+        `INSERT OR REPLACE INTO sim_resting_orders (ticket, record_json, seq, price_points, sl_points, tp_points, expires_at)
+         VALUES (@ticket, @recordJson, @seq, @pricePoints, @slPoints, @tpPoints, @expiresAt)`,
+      ),
+      unrest: db.prepare('DELETE FROM sim_resting_orders WHERE ticket = ?'),
+    };
+  }
+
+  /** Synchronous: the terminal is built before the service listens. */
+  load(historyLimit: number): SavedTerminalState | undefined {
+    const account = this.statements.account.get();
+    if (!account) return undefined;
+    return {
+      balance: account.balance,
+      processedUpTo: account.processed_up_to,
+      nextTicket: account.next_ticket,
+      nextSeq: account.next_seq,
+      history: this.statements.history.all(historyLimit).reverse().map(recordOf),
+      positions: this.statements.positions.all().map(positionOf),
+      resting: this.statements.resting.all().map(restingOf),
+    };
+  }
+
+  save(changes: TerminalStateChanges): Promise<void> {
+    return this.writer.run(() => {
+      const { statements } = this;
+      statements.saveAccount.run(changes.account);
+      for (const record of changes.records) {
+        statements.saveRecord.run({ ...record, ticket: Number(record.ticket), position: record.position === null ? null : Number(record.position) });
+      }
+      if (changes.historyFrom !== undefined) statements.dropHistoryBefore.run(Number(changes.historyFrom));
+      for (const position of changes.openedPositions) statements.openPosition.run({ ...position, ticket: Number(position.ticket) });
+      for (const ticket of changes.closedPositions) statements.closePosition.run(Number(ticket));
+      for (const order of changes.restingOrders) {
+        const { record, ...fields } = order;
+        statements.rest.run({ ...fields, ticket: Number(record.ticket), recordJson: JSON.stringify(record) });
+      }
+      for (const ticket of changes.unrestedOrders) statements.unrest.run(Number(ticket));
+    });
+  }
+}
