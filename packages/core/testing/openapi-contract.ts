@@ -55,6 +55,18 @@ export interface ContractSuiteOptions {
   runsPerOperation?: number;
   /** Operations to leave out, `GET /path` as in the document, each with its reason. */
   skip?: Record<string, string>;
+  /**
+   * Known-good requests per operation (`POST /path` → parts), sent among the generated ones: a
+   * body valid by rules across fields that JSON Schema does not express reaches the success path
+   * (and, sent again, its replay).
+   */
+  examples?: Record<string, ExampleRequest[]>;
+}
+
+export interface ExampleRequest {
+  path?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
 }
 
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -134,6 +146,17 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
       variants.push(arbitrary);
       weights.push(weight);
     };
+
+    const examples = options.examples?.[`${method.toUpperCase()} ${path}`] ?? [];
+    if (examples.length > 0) {
+      add(2, fc.constantFrom(...examples).map((example) =>
+        build('valid', {
+          path: pathParams.map((p) => example.path?.[p.name]),
+          query: queryParams.map((p) => (example.query?.[p.name] === undefined ? [] : [example.query[p.name]])),
+          body: example.body === undefined ? undefined : JSON.stringify(example.body),
+        }),
+      ));
+    }
 
     if (secured) {
       add(1, validParts.map((parts) => ({ ...build('no key', parts), headers: withoutCredentials(build('', parts).headers) })));

@@ -36,7 +36,7 @@ export class SchemaArbitraries {
     if (s === true || (typeof s === 'object' && Object.keys(s).length === 0)) return fc.jsonValue({ maxDepth: 2 });
     if (s === false) return fc.constant(undefined);
     const generated = this.generated(s, depth);
-    return 'example' in s ? fc.oneof({ arbitrary: fc.constant(s.example), weight: 1 }, { arbitrary: generated, weight: 1 }) : generated;
+    return 'example' in s ? fc.oneof({ arbitrary: fc.constant(s.example), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated;
   }
 
   private generated(s: SchemaObject, depth: number): fc.Arbitrary<unknown> {

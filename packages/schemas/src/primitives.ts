@@ -52,7 +52,7 @@ export const Rfc3339Schema = z
     message: 'expected an RFC 3339 date-time with a time zone, e.g. 2026-01-05T12:00:00Z',
   })
   .refine(isRealDate, { message: 'not a real date-time' })
-  .meta({ description: 'RFC 3339 date-time with a zone', example: '2026-01-05T12:00:00Z' });
+  .meta({ description: 'RFC 3339 date-time with a zone', example: '2026-01-05T12:00:00Z', format: 'date-time' });
 
 /** An ISO 8601 UTC timestamp as the services write them. */
 export const IsoTimestampSchema = z.string().meta({ description: 'ISO 8601 UTC timestamp', example: '2026-01-05T12:00:00.000Z' });

@@ -18,7 +18,7 @@ const SignalFieldsSchema = z.strictObject({
   symbol: BrokerSymbolSchema.meta({ description: 'Exact, case-sensitive broker symbol; must be in ALLOWED_SYMBOLS' }),
   direction: DirectionSchema,
   volume: PositiveDecimalStringSchema.meta({ description: 'Lots, checked against the volume step and MAXIMUM_VOLUME' }),
-  source: SourceSlugSchema.meta({ description: 'Signal provider; must be in ALLOWED_SIGNAL_SOURCES; written to the order comment' }),
+  source: SourceSlugSchema.meta({ description: 'Signal provider; must be in ALLOWED_SIGNAL_SOURCES; written to the order comment', example: 'tradingview' }),
   entry_price: PositiveDecimalStringSchema.optional().meta({ description: 'Required for limit and stop; prohibited for market' }),
   stop_loss: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute stop-loss price' }),
   take_profit: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute take-profit price' }),

@@ -1,5 +1,5 @@
 import type { TradingTerminal } from '@fxdesk/broker';
-import { buildService, kitOptionsFromConfig, registerHealthRoutes, requireApiKey, type App, type Clock } from '@fxdesk/core';
+import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { ExecutionConfig } from './config.js';
@@ -58,9 +58,14 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   });
 
   await app.register(async (v1) => {
-    v1.addHook('onRequest', requireApiKey({ header: 'x-api-key', key: config.API_KEY }));
+    protectRoutes(v1, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
     registerSignalRoutes(v1, { pipeline, store: deps.store });
-    registerCandleRoutes(v1, { terminal: deps.terminal, allowedSymbols: config.ALLOWED_SYMBOLS, maxLookback: config.MAX_CANDLES_LOOKBACK });
+    registerCandleRoutes(v1, {
+      terminal: deps.terminal,
+      allowedSymbols: config.ALLOWED_SYMBOLS,
+      maxLookback: config.MAX_CANDLES_LOOKBACK,
+      deadline: { clock: deps.clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
+    });
   });
 
   registerExecutionMetrics(app, deps);

@@ -1,6 +1,8 @@
 import { TIMEFRAME_SECONDS, TIMEFRAMES } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, expectEnvelope, NOW, simulatedApp, type SimulatedHarness } from './helpers.js';
+import type { LightMyRequestResponse } from 'fastify';
+import { ScriptedTerminal } from './fake-terminal.js';
+import { API_KEY, buildTestApp, expectEnvelope, NOW, settle, simulatedApp, type SimulatedHarness } from './helpers.js';
 
 let harness: SimulatedHarness | undefined;
 afterEach(async () => {
@@ -77,5 +79,27 @@ describe('GET /v1/market-data/candles', () => {
     harness = await simulatedApp();
     harness.terminal.setConnected(false);
     expectEnvelope(await candles('?quote=EURUSD'), 503, 'not_ready');
+  });
+
+  it('gives a terminal that does not answer rates up after PRE_SEND_TIMEOUT_MS with 503 broker_unavailable', async () => {
+    const terminal = new ScriptedTerminal();
+    let asked = false;
+    terminal.rates = () => {
+      asked = true;
+      return new Promise(() => undefined);
+    };
+    const h = await buildTestApp({ terminal, env: { PRE_SEND_TIMEOUT_MS: '1000' } });
+    try {
+      let res: LightMyRequestResponse | undefined;
+      void h.app
+        .inject({ method: 'GET', url: '/v1/market-data/candles?quote=EURUSD', headers: { 'x-api-key': API_KEY } })
+        .then((answer) => (res = answer));
+      await settle(() => asked);
+      await h.clock.advanceAsync(1000);
+      await settle(() => res !== undefined);
+      expect(expectEnvelope(res!, 503, 'broker_unavailable').message).toContain('PRE_SEND_TIMEOUT_MS');
+    } finally {
+      await h.app.close();
+    }
   });
 });

