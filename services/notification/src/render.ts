@@ -31,17 +31,20 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const TAG = /<\/?([a-zA-Z][a-zA-Z0-9-]*)([^<>]*)>|<!--[\s\S]*?(?:-->|$)|<![^>]*>|<\?[^>]*>/g;
+// Linear in the input: a failed tag match never scans past the next `<` (its attributes cannot
+// begin with a name character, so the name is never re-split), and a comment, declaration or
+// processing instruction always matches, running to the end when unterminated, as in HTML.
+const TAG = /<\/?([a-zA-Z][a-zA-Z0-9-]*)((?:[^<>a-zA-Z0-9-][^<>]*)?)>|<!--[\s\S]*?(?:-->|$)|<![^>]*(?:>|$)|<\?[^>]*(?:>|$)/g;
 const ATTR = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 const RAW_TEXT = new Set(['script', 'style', 'head', 'title', 'template']);
 
-function tokenize(html: string): Token[] {
-  const tokens: Token[] = [];
+/** Lazily, so that a renderer that stops at its length limit never reads the rest. */
+function* tokenize(html: string): Generator<Token> {
   let last = 0;
   let skipUntil: string | undefined;
   for (const m of html.matchAll(TAG)) {
     const index = m.index ?? 0;
-    if (index > last && !skipUntil) tokens.push({ kind: 'text', value: decodeEntities(html.slice(last, index)) });
+    if (index > last && !skipUntil) yield { kind: 'text', value: decodeEntities(html.slice(last, index)) };
     last = index + m[0].length;
     const name = m[1]?.toLowerCase();
     if (!name) continue; // comment, doctype, processing instruction
@@ -54,17 +57,17 @@ function tokenize(html: string): Token[] {
       skipUntil = name;
       continue;
     }
+    const rest = closing ? '' : (m[2] ?? ''); // attributes, and the slash of a self-closing tag
     const attrs: Record<string, string> = {};
-    if (!closing) {
-      for (const a of (m[2] ?? '').matchAll(ATTR)) {
+    if (rest) {
+      for (const a of rest.matchAll(ATTR)) {
         attrs[(a[1] as string).toLowerCase()] = decodeEntities(a[2] ?? a[3] ?? a[4] ?? '');
       }
     }
-    tokens.push({ kind: closing ? 'close' : 'open', value: name, attrs });
-    if (!closing && /\/\s*$/.test(m[2] ?? '')) tokens.push({ kind: 'close', value: name });
+    yield { kind: closing ? 'close' : 'open', value: name, attrs };
+    if (rest && /\/\s*$/.test(rest)) yield { kind: 'close', value: name };
   }
-  if (last < html.length && !skipUntil) tokens.push({ kind: 'text', value: decodeEntities(html.slice(last)) });
-  return tokens;
+  if (last < html.length && !skipUntil) yield { kind: 'text', value: decodeEntities(html.slice(last)) };
 }
 
 const BLOCK = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'ul', 'ol', 'table', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'blockquote', 'pre']);
@@ -84,7 +87,9 @@ class TextSink {
     if (piece.length === 0) return;
     this.parts.push(escape(piece));
     this.visible += piece.length;
-    const trailing = /\n*$/.exec(piece)?.[0].length ?? 0;
+    // Counted from the end: a regex anchored at the end would rescan a run of newlines from each of them.
+    let trailing = 0;
+    while (trailing < piece.length && piece.charCodeAt(piece.length - 1 - trailing) === 10) trailing += 1;
     this.trailingNewlines = trailing === piece.length ? this.trailingNewlines + trailing : trailing;
   }
 
@@ -144,9 +149,11 @@ export function htmlToText(html: string): string {
       sink.text(sink.breaksFor(t.value === 'p' || HEADING.test(t.value)));
     }
   }
+  // Spaces before a line break are matched from the start of their run only: anchored anywhere
+  // else, a long run with no line break after it would be rescanned from each of its characters.
   return sink
     .toString()
-    .replace(/[ \t]+\n/g, '\n')
+    .replace(/(?<![ \t])[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/\u00a0/g, ' ')
     .trim();
@@ -181,7 +188,11 @@ export const TELEGRAM_MAX_TEXT = 4096;
  */
 export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): string {
   const sink = new TextSink();
+  // A tag opened inside itself adds nothing Telegram shows, so each is open at most once: the
+  // stack never holds more than the nine tag names, and every look at it is constant work however
+  // deep the input nests. `repeats` counts the opens skipped that way, so that their closes are too.
   const stack: string[] = [];
+  const repeats = new Map<string, number>();
   let truncated = false;
   const budget = maxVisible - 1; // room for the ellipsis
 
@@ -227,8 +238,21 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
     if (t.kind === 'close') {
       const at = stack.lastIndexOf(name);
       if (at < 0) continue;
-      while (stack.length > at) sink.markup(`</${stack.pop()}>`);
+      const repeated = repeats.get(name) ?? 0;
+      if (repeated > 0) {
+        repeats.set(name, repeated - 1);
+      } else {
+        while (stack.length > at) {
+          const closed = stack.pop() as string;
+          repeats.delete(closed); // a tag's repeats were inside it: they close with it
+          sink.markup(`</${closed}>`);
+        }
+      }
       if (name === 'pre' || name === 'blockquote' || HEADING.test(t.value)) text(sink.breaksFor(false));
+      continue;
+    }
+    if (stack.includes(name)) {
+      repeats.set(name, (repeats.get(name) ?? 0) + 1);
       continue;
     }
     if (inside(['code', 'pre']) && !(name === 'code' && stack.at(-1) === 'pre')) continue; // nothing else nests in code or pre
@@ -248,7 +272,7 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
     sink.markup(markup);
   }
   while (stack.length > 0) sink.markup(`</${stack.pop()}>`);
-  return sink.toString().replace(/^\s+/, '').replace(/\s+$/, '');
+  return sink.toString().trim();
 }
 
 export interface Content {

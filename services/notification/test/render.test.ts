@@ -14,6 +14,17 @@ const pieces = [
 ];
 const htmlArb = fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((p) => p.join(''));
 
+/** Whether well-formed Telegram HTML opens some tag while the same tag is open. */
+function nestsATagInItself(html: string): boolean {
+  const open: string[] = [];
+  for (const [, slash, name] of html.matchAll(/<(\/?)([a-z-]+)/g)) {
+    if (slash) open.pop();
+    else if (open.includes(name as string)) return true;
+    else open.push(name as string);
+  }
+  return false;
+}
+
 describe('Telegram HTML', () => {
   it('keeps the supported tags, maps their aliases and drops the rest with their text kept', () => {
     expect(toTelegramHtml('<strong>a</strong> <em>b</em> <ins>c</ins> <strike>d</strike> <span class="tg-spoiler">e</span> <font>f</font>')).toBe(
@@ -48,6 +59,28 @@ describe('Telegram HTML', () => {
     expect(telegramText({ message: 'a < b', contentType: 'text', subject: 'S&P' })).toBe('<b>S&amp;P</b>\na &lt; b');
   });
 
+  it('opens a tag once however deeply the input nests it', () => {
+    expect(toTelegramHtml(`${'<b>'.repeat(21_845)}x`)).toBe('<b>x</b>');
+  });
+
+  it('keeps the outer tag open past the close of a repeated inner one', () => {
+    expect(toTelegramHtml('<b>a<strong>b</strong>c</b>d <pre>e<pre>f</pre>g</pre>')).toBe('<b>abc</b>d \n<pre>ef\ng</pre>');
+  });
+
+  it('never opens a tag inside itself, so at most the nine Telegram tags are open at once, whatever the input', () => {
+    fc.assert(
+      fc.property(htmlArb, (html) => {
+        expect(nestsATagInItself(toTelegramHtml(html))).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('drops an unterminated <!… or <?… to the end of the message, as HTML does', () => {
+    expect(toTelegramHtml('a <!b c')).toBe('a');
+    expect(toTelegramHtml('a <?b c')).toBe('a');
+  });
+
   it('always yields markup Telegram parses, within the limit, whatever the input', () => {
     fc.assert(
       fc.property(htmlArb, fc.integer({ min: 5, max: 4096 }), (html, max) => {
@@ -66,6 +99,11 @@ describe('plain text', () => {
     expect(htmlToText('<h1>Fill</h1><p>EUR_USD <b>1.08</b>&nbsp;&amp; <a href="https://x.io">chart</a></p><ul><li>a</li><li>b</li></ul>')).toBe(
       'Fill\n\nEUR_USD 1.08 & chart (https://x.io)\n\n• a\n• b',
     );
+  });
+
+  it('drops an unterminated <!… or <?… to the end of the message, as HTML does', () => {
+    expect(htmlToText('a <!b c')).toBe('a');
+    expect(htmlToText('a <?b c')).toBe('a');
   });
 
   it('prepends the subject and cuts to the limit without splitting a surrogate pair', () => {
