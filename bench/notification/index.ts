@@ -5,6 +5,7 @@
  * each server in its own process; then the outbox alone draining a backlog, in deliveries/s.
  *
  *   npm run bench -- notification [seconds] [connections] [backlog] [rounds]   (defaults 10, 50, 20000, 2)
+ *   npm run bench -- notification render [runs]   (the renderers alone: render.ts)
  *
  * The servers run in alternating rounds and each row reports its best round, which damps the
  * noise of a shared machine without favouring either side.
@@ -22,6 +23,11 @@ import autocannon from 'autocannon';
 import { loadConfig, systemClock } from '@fxdesk/core';
 import { buildNotificationService } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
+
+if (process.argv[2] === 'render') {
+  await import('./render.js');
+  process.exit(0);
+}
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
