@@ -1,4 +1,4 @@
-import { buildService, createLogger, kitOptionsFromConfig, registerHealthRoutes, requireApiKey, type App, type Clock } from '@fxdesk/core';
+import { buildService, createLogger, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
 import type { QuoteFeed } from '@fxdesk/broker';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
@@ -51,7 +51,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
 
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', requireApiKey({ header: 'x-api-key', key: config.API_KEY }));
+      protectRoutes(v1 as App, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
       registerStreamRoutes(v1 as App, market);
       registerQuoteRoutes(v1 as App, market, config.MAX_CANDLES);
       registerSymbolRoutes(v1 as App, market);

@@ -1,4 +1,5 @@
 import type { App } from '@fxdesk/core';
+import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { MarketData } from '../market-data.js';
 
@@ -22,8 +23,7 @@ export function registerSymbolRoutes(app: App, market: MarketData): void {
       schema: {
         tags: ['symbols'],
         summary: 'The resolved symbol catalog',
-        security: [{ apiKey: [] }],
-        response: { 200: CatalogSchema },
+        response: { 200: CatalogSchema, 503: ErrorEnvelopeSchema.describe('The catalog is not loaded yet: the broker session has not connected (`broker_unavailable`)') },
       },
     },
     async () => ({
