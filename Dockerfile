@@ -1,6 +1,7 @@
 # One image for the whole desk; the command picks the service:
 #   docker run fxdesk services/execution/src/server.ts
-FROM node:20-bookworm-slim AS build
+# Production runs a current LTS line (development and CI run Node 20, the oldest one supported).
+FROM node:24-bookworm-slim AS build
 # better-sqlite3 compiles from source.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -12,7 +13,7 @@ COPY services/ services/
 COPY scripts/ scripts/
 RUN npm ci --omit=dev && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     DATA_DIR=/app/data \
     HOST=0.0.0.0

@@ -87,8 +87,16 @@ describe('docker-compose.yml', () => {
 describe('Dockerfile', () => {
   const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
 
-  it('builds on Node 20 and installs from the lockfile', () => {
-    expect(dockerfile).toMatch(/^FROM node:20/m);
+  it('builds and runs on one LTS line of Node that the native SQLite driver supports, and installs from the lockfile', () => {
+    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
+    expect(majors).toHaveLength(2);
+    expect(new Set(majors).size).toBe(1);
+    const major = majors[0] as number;
+    // LTS lines are the even majors; 24 and later are the ones in support through 2027.
+    expect(major % 2).toBe(0);
+    expect(major).toBeGreaterThanOrEqual(24);
+    const driver = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { engines: { node: string } };
+    expect(driver.engines.node.split('||').map((r) => r.trim())).toContain(`${major}.x`);
     expect(dockerfile).toContain('npm ci --omit=dev');
   });
 
