@@ -1,10 +1,12 @@
 import { SimulatedTerminal } from '../src/simulated/terminal.js';
-import { tradingTerminalContract } from './contract/trading-terminal.js';
+import type { SimulatedTerminalStore } from '../src/simulated/terminal-store.js';
+import { tradingTerminalContract, type TradingTerminalHarness } from './contract/trading-terminal.js';
 import { SATURDAY_NOON, makeMarket } from './fixtures.js';
+import { MemoryTerminalStore } from './memory-terminal-store.js';
 
-tradingTerminalContract('simulated', async () => {
+async function simulatedHarness(store?: SimulatedTerminalStore): Promise<TradingTerminalHarness> {
   const { market, clock } = makeMarket();
-  const terminal = new SimulatedTerminal({ market, balance: '100000', leverage: 100, reconnectAfterMs: 0 });
+  const terminal = new SimulatedTerminal({ market, balance: '100000', leverage: 100, reconnectAfterMs: 0, store });
   return {
     terminal,
     symbol: 'EURUSD',
@@ -17,4 +19,7 @@ tradingTerminalContract('simulated', async () => {
     advance: (ms) => clock.advanceAsync(ms),
     teardown: () => terminal.close(),
   };
-});
+}
+
+tradingTerminalContract('simulated', () => simulatedHarness());
+tradingTerminalContract('simulated, saving to a store', () => simulatedHarness(new MemoryTerminalStore()));
