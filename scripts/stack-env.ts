@@ -1,4 +1,4 @@
-import { STACK, type StackService } from '@fxdesk/core';
+import { stackService, type StackService } from '@fxdesk/core';
 
 export type Env = Record<string, string | undefined>;
 
@@ -20,8 +20,7 @@ export function stackPortOf(service: StackService, base: Env): number {
 }
 
 function url(name: StackService['name'], base: Env): string {
-  const s = STACK.find((x) => x.name === name) as StackService;
-  return `http://127.0.0.1:${stackPortOf(s, base)}`;
+  return `http://127.0.0.1:${stackPortOf(stackService(name), base)}`;
 }
 
 /**
@@ -79,6 +78,11 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
       env.ACCOUNT_API_KEY = key('INTERNAL_API_KEY');
       env.NOTIFICATION_URL ??= url('notification', base);
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
+      // Outside production, on the play-money terminal, a fresh desk trades out of the box.
+      if (!isProduction && env.AUTO_START === undefined && brokerOf(stackService('execution'), base) === 'simulated') {
+        env.AUTO_START = 'true';
+        notes.push('starts by itself on INSTRUMENTS, trading the simulated terminal (POST /stop stops it, and it stays stopped)');
+      }
       break;
   }
   return { env, devKeys, notes };

@@ -77,6 +77,33 @@ describe('npm start (scripts/start.ts)', () => {
     expect(result.code).toBe(0);
   }, 60_000);
 
+  it('trades out of the box: a pair shows live indicators within a minute, and Ctrl-C stops the desk without a warning', async () => {
+    const ports: Record<string, string> = {};
+    for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());
+    const stack = run('scripts/start.ts', { ...ports, LOG_LEVEL: 'info', DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'quick-')) });
+    try {
+      await until(() => stack.out.stdout.includes('fxdesk is up'), 40_000);
+      const strategy = `http://127.0.0.1:${ports.STRATEGY_PORT}`;
+      let pair: { supertrend: unknown; stochrsi: unknown; current_price: unknown } | undefined;
+      await until(async () => {
+        // Under the strategy's 60 GETs a minute.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const body = (await (await fetch(`${strategy}/pairs`)).json()) as { pairs: (typeof pair)[] };
+        pair = body.pairs.find((p) => p?.supertrend !== null && p?.stochrsi !== null && p?.current_price !== null);
+        return pair !== undefined;
+      }, 60_000);
+      expect(pair).toMatchObject({ supertrend: { direction: expect.any(Number), value: expect.any(Number) }, stochrsi: { k: expect.any(Number), d: expect.any(Number) } });
+    } finally {
+      const before = { stdout: stack.out.stdout.length, stderr: stack.out.stderr.length };
+      stack.child.kill('SIGINT');
+      const result = await stack.done;
+      expect(result.code).toBe(0);
+      // Everything the desk logged from Ctrl-C on: a shutdown is not a failure.
+      const shutdown = result.stdout.slice(before.stdout) + result.stderr.slice(before.stderr);
+      expect(shutdown).not.toMatch(/ (WARN|ERROR|FATAL) /);
+    }
+  }, 120_000);
+
   it('stops the stack with a non-zero exit when a service dies', async () => {
     const ports: Record<string, string> = {};
     for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());

@@ -63,4 +63,16 @@ describe('the environment each service gets in the stack', () => {
       expect(serviceEnv(stackService('notification'), base).env.CHAT_APP_CHAT_IDS).toBeUndefined();
     }
   });
+
+  it('starts the strategy by itself on the simulated terminal, and says so', () => {
+    const { env, notes } = serviceEnv(stackService('strategy'), {});
+    expect(env.AUTO_START).toBe('true');
+    expect(notes.join()).toContain('POST /stop');
+  });
+
+  it('leaves the strategy to be started by hand on a real terminal, in production, or when AUTO_START is set', () => {
+    expect(serviceEnv(stackService('strategy'), { EXECUTION_BROKER: 'metaapi' }).env.AUTO_START).toBeUndefined();
+    expect(serviceEnv(stackService('strategy'), { NODE_ENV: 'production' }).env.AUTO_START).toBeUndefined();
+    expect(serviceEnv(stackService('strategy'), { AUTO_START: 'false' }).env.AUTO_START).toBe('false');
+  });
 });

@@ -130,24 +130,30 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   app.addHook('onReady', async () => {
     const resumed = dispatcher.resumeUnfinished();
     if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
-    if (config.RESUME_ON_START) resumeRun(engine, logger);
+    startAtBoot(engine, { resume: config.RESUME_ON_START, autoStart: config.AUTO_START }, logger);
+  });
+  // The run stops first, before the server drains its connections: a shutdown is not a failure of
+  // the services upstream, whose streams end as the whole desk stops.
+  app.addHook('preClose', async () => {
+    await engine.close();
   });
   app.addHook('onClose', async () => {
-    await engine.close();
     await dispatcher.close();
   });
   return app;
 }
 
 /**
- * Resumes the run the previous process left running, in the background: the app answers at once
- * and the pairs warm up as after a POST /start. A failure is logged; POST /start still works.
+ * Resumes the run the previous process left running, or auto-starts a fresh desk, in the
+ * background: the app answers at once and the pairs warm up as after a POST /start. A failure
+ * is logged; POST /start still works.
  */
-function resumeRun(engine: StrategyEngine, logger: Logger): void {
-  engine.resume().then(
-    (resumed) => {
-      if (resumed) logger.info({ ...engine.state }, 'resumed the strategy that was running before the restart');
+function startAtBoot(engine: StrategyEngine, options: { resume: boolean; autoStart: boolean }, logger: Logger): void {
+  engine.startAtBoot(options).then(
+    (how) => {
+      if (how === 'resumed') logger.info({ ...engine.state }, 'resumed the strategy that was running before the restart');
+      if (how === 'started') logger.info({ ...engine.state }, 'started the strategy by itself (AUTO_START); POST /stop stops it');
     },
-    (err: unknown) => logger.error({ err }, 'could not resume the strategy; POST /start to start it'),
+    (err: unknown) => logger.error({ err }, 'could not start the strategy at boot; POST /start to start it'),
   );
 }

@@ -60,6 +60,8 @@ export const StrategyConfigSchema = z
     STALE_AFTER_SECONDS: envInt(120, { min: 1, max: 86_400 }),
     /** Start again, at process start, what was running when the process last stopped. */
     RESUME_ON_START: envBoolean(true),
+    /** At the first start on a DATA_DIR (no run ever recorded), start on INSTRUMENTS with dry_run false. */
+    AUTO_START: envBoolean(false),
     CHART_CANDLES: envInt(500, { min: 10, max: 5000 }),
 
     // Trading and announcing.

@@ -42,6 +42,12 @@ interface Run {
 
 /** Prices of a pair are written with this many digits when the market's catalog cannot be read. */
 const FALLBACK_DIGITS = 5;
+/** The longest wait before asking the market again after a failed read (1 s, 2 s, 4 s… up to this). */
+const RETRY_MAX_MS = 30_000;
+
+function retryDelayMs(failures: number): number {
+  return Math.min(RETRY_MAX_MS, 1000 * 2 ** (failures - 1));
+}
 
 /**
  * The strategy: started, stopped and restarted by the API; while running, each monitored pair
@@ -57,6 +63,9 @@ export class StrategyEngine {
   private bySymbol = new Map<string, PairTracker>();
   /** Pairs with a candle poll in flight, and whether another close came meanwhile (poll again after). */
   private readonly polling = new Map<PairTracker, boolean>();
+  private isClosed = false;
+  /** Consecutive failed polls of each pair, for the delay of its next try. */
+  private failedPolls = new Map<PairTracker, number>();
   private readonly tasks = new Set<Promise<void>>();
   private nextRunId = 1;
   private readonly timeframeMs: number;
@@ -118,14 +127,28 @@ export class StrategyEngine {
   }
 
   /**
-   * Starts again what was running when the process last stopped (a crash, a deploy, a reboot),
-   * with the same instruments and dry_run. Returns whether it resumed.
+   * What the process does at start: resumes what was running when it last stopped (a crash, a
+   * deploy, a reboot) with the same instruments and dry_run when `resume`, or starts on
+   * INSTRUMENTS with dry_run false when `autoStart` and no run was ever recorded. A stop made
+   * through the API is recorded, so it stays stopped either way.
    */
-  async resume(): Promise<boolean> {
+  async startAtBoot(options: { resume: boolean; autoStart: boolean }): Promise<'resumed' | 'started' | undefined> {
     const state = this.o.store.runState();
-    if (!state?.running || this.run) return false;
-    await this.start({ instruments: state.instruments, dry_run: state.dryRun });
-    return true;
+    const how = state?.running && options.resume ? 'resumed' : !state && options.autoStart ? 'started' : undefined;
+    // The market-data service may still be starting beside this one: wait until it lists its
+    // symbols, so the pairs start with their real digits and a warm-up that can be read.
+    if (how === undefined || !(await this.untilListed()) || this.run) return undefined;
+    await this.start(how === 'resumed' ? { instruments: state?.instruments, dry_run: state?.dryRun } : {});
+    return how;
+  }
+
+  /** Waits until the market lists its symbols, asking again after 1 s, 2 s, 4 s…; false once closed. */
+  private async untilListed(): Promise<boolean> {
+    for (let failures = 1; !this.isClosed; failures++) {
+      if (await this.listedSymbols()) return true;
+      await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, retryDelayMs(failures)).unref());
+    }
+    return false;
   }
 
   /** Stops the run without recording it as the user's stop (shutdown, restart). */
@@ -174,6 +197,7 @@ export class StrategyEngine {
   }
 
   async close(): Promise<void> {
+    this.isClosed = true;
     if (this.run) this.halt();
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
   }
@@ -186,6 +210,7 @@ export class StrategyEngine {
     this.o.store.saveRunState({ running: true, instruments, dryRun }, new Date(run.startedAt).toISOString());
     this.pairs = new Map();
     this.bySymbol = new Map();
+    this.failedPolls = new Map();
     for (const instrument of instruments) {
       const symbol = symbolOf(instrument, config.SYMBOL_MAP);
       const pair = new PairTracker(instrument, symbol, catalog?.get(symbol)?.digits ?? FALLBACK_DIGITS, this.trackerSettings);
@@ -269,8 +294,10 @@ export class StrategyEngine {
       try {
         candles = await this.o.source.closedCandles(pair.symbol, config.TIMEFRAME, count);
         this.o.health.ok('market_data');
+        this.failedPolls.delete(pair);
       } catch (err) {
         this.o.health.fail('market_data', err, { call: 'candles', instrument: pair.instrument });
+        this.retryPoll(run, pair);
         return;
       }
       if (this.run !== run) return;
@@ -289,6 +316,21 @@ export class StrategyEngine {
       this.polling.delete(pair);
       if (again && this.run === run) this.track(this.poll(run, pair));
     }
+  }
+
+  /**
+   * Polls a pair again after 1 s, 2 s, 4 s… (at most RETRY_MAX_MS) when its candles could not
+   * be read, e.g. the market-data service still starting: its warm-up, or a candle close, is not
+   * left waiting for the next close.
+   */
+  private retryPoll(run: Run, pair: PairTracker): void {
+    const failures = (this.failedPolls.get(pair) ?? 0) + 1;
+    this.failedPolls.set(pair, failures);
+    this.o.clock
+      .setTimeout(() => {
+        if (this.run === run) this.track(this.poll(run, pair));
+      }, retryDelayMs(failures))
+      .unref();
   }
 
   private decideOn(run: Run, pair: PairTracker): void {

@@ -51,6 +51,34 @@ describe('the engine', () => {
     }
   });
 
+  it('retries a failed warm-up within seconds rather than at the next candle close', async () => {
+    const h = await harness({ deps: {} });
+    const real = h.deps.source;
+    let failures = 2;
+    const flaky: MarketSource = Object.assign(Object.create(Object.getPrototypeOf(real)), real, {
+      closedCandles: async (...args: Parameters<MarketSource['closedCandles']>) => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('connect ECONNREFUSED 127.0.0.1:8010');
+        }
+        return real.closedCandles(...args);
+      },
+    });
+    const h2 = await harness({ clock: h.clock, deps: { source: flaky } });
+    try {
+      await h2.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+      await h2.settle();
+      expect((await pairs(h2))[0]?.status).toBe('warming_up');
+      // Two failures: retried after 1 s, then 2 s; far sooner than the next close (at 12:05).
+      await h2.advance(1000);
+      await h2.advance(2000);
+      expect((await pairs(h2))[0]?.status).toBe('monitoring');
+    } finally {
+      await h2.close();
+      await h.close();
+    }
+  });
+
   it('feeds each closed candle once, at its close', async () => {
     const h = await harness();
     try {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { ManualClock } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { strategyOf } from '../src/app.js';
+import type { MarketSource } from '../src/market-source.js';
 import { advanceUntilSignal, harness, MONDAY_NOON, tempDir } from './helpers.js';
 
 const temp = tempDir();
@@ -120,6 +122,77 @@ describe('the running state across a process restart', () => {
       expect((await statusAfterStart(second)).running).toBe(false);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('AUTO_START', () => {
+  async function statusAfterBoot(h: Awaited<ReturnType<typeof harness>>) {
+    for (let i = 0; i < 20 && !(await h.app.inject({ url: '/status' })).json().running; i++) await h.settle();
+    return (await h.app.inject({ url: '/status' })).json();
+  }
+
+  it('starts a fresh desk by itself on INSTRUMENTS, trading (dry_run false)', async () => {
+    const h = await harness({ env: { AUTO_START: 'true', INSTRUMENTS: 'EUR_USD,GBP_USD' } });
+    try {
+      const status = await statusAfterBoot(h);
+      expect(status).toMatchObject({ running: true, active_pairs: ['EUR_USD', 'GBP_USD'], dry_run: false });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('stays stopped at the next start after a stop made through POST /stop', async () => {
+    const dbFile = path.join(temp.dir, 'auto-stopped.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile, env: { AUTO_START: 'true' } });
+    expect((await statusAfterBoot(first)).running).toBe(true);
+    expect((await first.app.inject({ method: 'POST', url: '/stop' })).statusCode).toBe(200);
+    await first.close();
+
+    const second = await harness({ clock, dbFile, env: { AUTO_START: 'true' } });
+    try {
+      expect((await statusAfterBoot(second)).running).toBe(false);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('waits for the market to list its symbols before starting, so a desk booting beside it starts right', async () => {
+    const base = await harness();
+    const real = base.deps.source;
+    let failures = 2;
+    const booting: MarketSource = Object.assign(Object.create(Object.getPrototypeOf(real)), real, {
+      catalog: async () => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('connect ECONNREFUSED 127.0.0.1:8010');
+        }
+        return real.catalog();
+      },
+    });
+    const h = await harness({ clock: base.clock, deps: { source: booting }, env: { AUTO_START: 'true', INSTRUMENTS: 'USD_JPY' } });
+    try {
+      await h.settle();
+      expect((await h.app.inject({ url: '/status' })).json().running).toBe(false);
+      await h.advance(1000);
+      await h.advance(2000);
+      const status = await statusAfterBoot(h);
+      expect(status.running).toBe(true);
+      // The catalog's digits, not the 5-digit fallback of a market that could not be read.
+      expect(strategyOf(h.app).engine.pair('USD_JPY')?.digits).toBe(3);
+    } finally {
+      await h.close();
+      await base.close();
+    }
+  });
+
+  it('leaves a fresh desk idle when off (the default)', async () => {
+    const h = await harness();
+    try {
+      expect((await statusAfterBoot(h)).running).toBe(false);
+    } finally {
+      await h.close();
     }
   });
 });
