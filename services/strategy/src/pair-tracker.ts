@@ -1,4 +1,4 @@
-import { FairValueGaps, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
+import { FairValueGaps, isValidCandle, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
 import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, type Timeframe } from '@fxdesk/schemas';
 import type { SourceQuote } from './market-source.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -17,10 +17,6 @@ export interface IngestResult {
   added: Candle[];
   /** Candles refused as malformed (high < low, a price that is not finite, negative volume). */
   rejected: number;
-}
-
-function isUsable(c: Candle): boolean {
-  return c.high >= c.low && [c.open, c.high, c.low, c.close, c.volume].every(Number.isFinite) && c.volume >= 0;
 }
 
 /**
@@ -83,7 +79,7 @@ export class PairTracker {
     let rejected = 0;
     for (const candle of candles) {
       if (this.lastCandle && candle.time <= this.lastCandle.time) continue;
-      if (!isUsable(candle)) {
+      if (!isValidCandle(candle)) {
         rejected++;
         continue;
       }
