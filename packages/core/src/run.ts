@@ -15,8 +15,8 @@ export interface RunServiceOptions<S extends z.ZodType<ServerConfig>> {
   /** Builds the real dependencies and the app from the validated config. */
   start: (config: z.output<S>, logger: Logger) => Promise<App>;
   env?: Env;
-  /** Longest wait for in-flight work on shutdown before the process exits anyway. */
-  shutdownTimeoutMs?: number;
+  /** Longest wait for in-flight work on shutdown before the process exits anyway (may depend on the settings). */
+  shutdownTimeoutMs?: number | ((config: z.output<S>) => number);
   /** Whether the service keeps files under DATA_DIR and so holds `<DATA_DIR>/<name>.lock` (default true). */
   ownsDataDir?: boolean;
 }
@@ -74,6 +74,8 @@ export async function runService<S extends z.ZodType<ServerConfig>>(
     process.exit(1);
   }
 
+  const shutdownTimeoutMs =
+    typeof options.shutdownTimeoutMs === 'function' ? options.shutdownTimeoutMs(config) : (options.shutdownTimeoutMs ?? 10_000);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -82,7 +84,7 @@ export async function runService<S extends z.ZodType<ServerConfig>>(
     const timer = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
-    }, options.shutdownTimeoutMs ?? 10_000);
+    }, shutdownTimeoutMs);
     timer.unref();
     app.close().then(
       () => process.exit(0),

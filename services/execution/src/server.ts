@@ -9,8 +9,9 @@ await runService({
   name: 'execution',
   configSchema: ExecutionConfigSchema,
   devSecrets: stackService('execution').devSecrets,
-  // Long enough for an order_send in flight to time out and store `unknown` before exit.
-  shutdownTimeoutMs: (Number(process.env.ORDER_SEND_TIMEOUT_MS) || 15_000) + 5_000,
+  // Long enough for a signal in flight to finish or time out and store its outcome before exit:
+  // three bounded calls before order_send (symbol_info, tick, order_check), then order_send.
+  shutdownTimeoutMs: (config) => 3 * config.PRE_SEND_TIMEOUT_MS + config.ORDER_SEND_TIMEOUT_MS + 5_000,
   start: async (config, logger) => {
     const clock = systemClock;
     // One file holds the signals and the simulated terminal's account.
