@@ -16,6 +16,8 @@ import { serviceEnv, stackPortOf, type Env } from './stack-env.js';
 const root = path.resolve(import.meta.dirname, '..');
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m', '\x1b[34m'];
 const RESET = '\x1b[0m';
+/** Longer than any service's own shutdown wait at its default settings. */
+const FORCE_STOP_AFTER_MS = 90_000;
 
 function loadBaseEnv(): Env {
   const file = path.join(root, '.env');
@@ -75,14 +77,23 @@ async function main(): Promise<void> {
   let stopping = false;
   let exitCode = 0;
 
+  const killAll = () => {
+    for (const child of children.values()) if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  // Services finish what is in flight before they exit (an order in flight may take the
+  // execution service's whole timeouts), so the stack waits for them; a second Ctrl-C forces.
+  let stoppingSince = 0;
   const stopAll = (code: number) => {
-    if (stopping) return;
+    if (stopping) {
+      // The one Ctrl-C may arrive twice (from the terminal and relayed by npm/tsx): only a later one forces.
+      if (Date.now() - stoppingSince > 1000) killAll();
+      return;
+    }
     stopping = true;
+    stoppingSince = Date.now();
     exitCode = code;
     for (const child of children.values()) if (child.exitCode === null) child.kill('SIGTERM');
-    setTimeout(() => {
-      for (const child of children.values()) if (child.exitCode === null) child.kill('SIGKILL');
-    }, 12_000).unref();
+    setTimeout(killAll, FORCE_STOP_AFTER_MS).unref();
   };
 
   services.forEach((service, i) => {
@@ -126,7 +137,7 @@ async function main(): Promise<void> {
     process.stdout.write(`development keys in use (set them in .env before exposing the desk):\n${shown}\n`);
   }
   for (const note of notes) process.stdout.write(`${note}\n`);
-  process.stdout.write('Ctrl-C stops everything.\n\n');
+  process.stdout.write('Ctrl-C stops everything (a second Ctrl-C does not wait for work in flight).\n\n');
 }
 
 await main();
