@@ -77,7 +77,7 @@ describe('npm start (scripts/start.ts)', () => {
     expect(result.code).toBe(0);
   }, 60_000);
 
-  it('trades out of the box: a pair shows live indicators within a minute, and Ctrl-C stops the desk without a warning', async () => {
+  it('trades out of the box: a pair shows live indicators within a minute, with no warning from start to Ctrl-C', async () => {
     const ports: Record<string, string> = {};
     for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());
     const stack = run('scripts/start.ts', { ...ports, LOG_LEVEL: 'info', DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'quick-')) });
@@ -98,9 +98,10 @@ describe('npm start (scripts/start.ts)', () => {
       stack.child.kill('SIGINT');
       const result = await stack.done;
       expect(result.code).toBe(0);
-      // Everything the desk logged from Ctrl-C on: a shutdown is not a failure.
-      const shutdown = result.stdout.slice(before.stdout) + result.stderr.slice(before.stderr);
-      expect(shutdown).not.toMatch(/ (WARN|ERROR|FATAL) /);
+      // Everything the desk logged, its start and its Ctrl-C: neighbours starting together and a
+      // shutdown are no failures, and the development desk has nothing to warn about.
+      expect(before.stdout).toBeGreaterThan(0);
+      expect(result.stdout + result.stderr).not.toMatch(/ (WARN|ERROR|FATAL) /);
     }
   }, 120_000);
 

@@ -80,7 +80,9 @@ export async function buildNotificationService({ config, deps }: { config: Notif
     app.log.warn('NOTIFICATION_API_KEY is not set: /notifications accepts requests without a key');
   }
   if (config.MESSENGER_APP_APP_SECRET === undefined) {
-    app.log.warn('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app accepts unsigned status updates');
+    // A warning where real WhatsApp messages go out (their status updates arrive there); on the sandbox, a note.
+    const level = transports.MESSENGER_APP.provider === 'sandbox' ? 'info' : 'warn';
+    app.log[level]('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app accepts unsigned status updates');
   }
   const unaddressed = CHANNELS.filter((c) => recipients[c].length === 0);
   if (unaddressed.length > 0) app.log.info({ channels: unaddressed }, 'no recipients configured for these channels: requests for them create no deliveries');

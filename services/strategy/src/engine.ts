@@ -45,6 +45,9 @@ const FALLBACK_DIGITS = 5;
 /** The longest wait before asking the market again after a failed read (1 s, 2 s, 4 s… up to this). */
 const RETRY_MAX_MS = 30_000;
 
+/** Boot reads of the catalog (at 0, 1, 3 and 7 s) that may fail before it counts as a failure. */
+const QUIET_BOOT_TRIES = 4;
+
 function retryDelayMs(failures: number): number {
   return Math.min(RETRY_MAX_MS, 1000 * 2 ** (failures - 1));
 }
@@ -142,10 +145,13 @@ export class StrategyEngine {
     return how;
   }
 
-  /** Waits until the market lists its symbols, asking again after 1 s, 2 s, 4 s…; false once closed. */
+  /**
+   * Waits until the market lists its symbols, asking again after 1 s, 2 s, 4 s…; false once
+   * closed. The refusals of the first 7 s are a neighbour starting up, not yet a failure.
+   */
   private async untilListed(): Promise<boolean> {
     for (let failures = 1; !this.isClosed; failures++) {
-      if (await this.listedSymbols()) return true;
+      if (await this.listedSymbols(failures <= QUIET_BOOT_TRIES)) return true;
       await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, retryDelayMs(failures)).unref());
     }
     return false;
@@ -232,14 +238,17 @@ export class StrategyEngine {
     return run;
   }
 
-  /** The market's symbols, or undefined when they cannot be read (the failure shows in downstream). */
-  private async listedSymbols(): Promise<Map<string, SourceSymbol> | undefined> {
+  /**
+   * The market's symbols, or undefined when they cannot be read: the failure shows in downstream,
+   * unless `quiet` (a neighbour still starting is no failure yet).
+   */
+  private async listedSymbols(quiet = false): Promise<Map<string, SourceSymbol> | undefined> {
     try {
       const symbols = await this.o.source.catalog();
       this.o.health.ok('market_data');
       return new Map(symbols.map((s) => [s.symbol, s]));
     } catch (err) {
-      this.o.health.fail('market_data', err, { call: 'catalog' });
+      if (!quiet) this.o.health.fail('market_data', err, { call: 'catalog' });
       return undefined;
     }
   }
