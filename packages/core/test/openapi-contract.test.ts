@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkOpenApiContract } from '../testing/openapi-contract.js';
 import { protectRoutes } from '../src/auth.js';
-import { buildService, type App } from '../src/service.js';
+import type { App } from '../src/service.js';
+import { testService } from './kit.js';
 
 const apps: App[] = [];
 afterEach(async () => {
@@ -13,15 +14,7 @@ const KEY = 'contract-key-1';
 const Thing = z.object({ id: z.string(), count: z.number().int() });
 
 async function service(register: (app: App) => void | Promise<void>): Promise<App> {
-  const app = await buildService({
-    name: 'test',
-    title: 'Test',
-    description: 'test',
-    version: '1',
-    logLevel: 'silent',
-    bodyLimitBytes: 2048,
-    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-  });
+  const app = await testService({ bodyLimitBytes: 2048, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } });
   apps.push(app);
   await app.register(async (scope) => {
     protectRoutes(scope, { header: 'x-api-key', key: KEY, schemes: ['apiKey'] });

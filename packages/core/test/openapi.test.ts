@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { protectRoutes } from '../src/auth.js';
-import { buildService, type App, type ServiceOptions } from '../src/service.js';
+import type { App, ServiceOptions } from '../src/service.js';
+import { testService } from './kit.js';
 
 const apps: App[] = [];
 afterEach(async () => {
@@ -14,15 +15,7 @@ interface Operation {
 }
 
 async function documentOf(register: (app: App) => void | Promise<void>, options: Partial<ServiceOptions> = {}) {
-  const app = await buildService({
-    name: 'test',
-    title: 'Test',
-    description: 'test',
-    version: '1',
-    logLevel: 'silent',
-    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-    ...options,
-  });
+  const app = await testService({ securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } }, ...options });
   apps.push(app);
   await register(app);
   await app.ready();

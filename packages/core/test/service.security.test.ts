@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LogCapture } from '../testing/log-capture.js';
 import { protectRoutes } from '../src/auth.js';
-import { buildService, type App, type ServiceOptions } from '../src/service.js';
+import type { App, ServiceOptions } from '../src/service.js';
+import { testService } from './kit.js';
 
 const apps: App[] = [];
 afterEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 const KEY = 'correct-key-123';
 
 async function kit(options: Partial<ServiceOptions> = {}): Promise<App> {
-  const app = await buildService({ name: 'test', title: 'Test', description: 'test service', version: '9.9.9', logLevel: 'silent', ...options });
+  const app = await testService(options);
   apps.push(app);
   return app;
 }

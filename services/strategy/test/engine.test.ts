@@ -2,9 +2,8 @@ import { ManualClock } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { strategyOf } from '../src/app.js';
 import type { MarketSource } from '../src/market-source.js';
-import { SimulatedSource } from '../src/simulated-source.js';
 import { signalIdFor } from '../src/signal-id.js';
-import { advanceUntilSignal, harness, MONDAY_NOON } from './helpers.js';
+import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith } from './helpers.js';
 
 const M5 = 300_000;
 
@@ -32,7 +31,7 @@ describe('the engine', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const h = await harness({ deps: {} });
     const real = h.deps.source;
-    const slow: MarketSource = Object.assign(Object.create(Object.getPrototypeOf(real)), real, {
+    const slow = sourceWith(real, {
       closedCandles: async (...args: Parameters<MarketSource['closedCandles']>) => {
         await gate;
         return real.closedCandles(...args);
@@ -55,7 +54,7 @@ describe('the engine', () => {
     const h = await harness({ deps: {} });
     const real = h.deps.source;
     let failures = 2;
-    const flaky: MarketSource = Object.assign(Object.create(Object.getPrototypeOf(real)), real, {
+    const flaky = sourceWith(real, {
       closedCandles: async (...args: Parameters<MarketSource['closedCandles']>) => {
         if (failures > 0) {
           failures -= 1;
@@ -175,7 +174,7 @@ describe('the engine', () => {
 
   it('keeps running when the market source fails, and shows the failure in /status downstream', async () => {
     const h = await harness();
-    const failing: MarketSource = Object.assign(Object.create(SimulatedSource.prototype), h.deps.source, {
+    const failing = sourceWith(h.deps.source, {
       closedCandles: async () => {
         throw Object.assign(new Error('market-data: connect ECONNREFUSED'), { code: 'network_error' });
       },
@@ -200,7 +199,7 @@ describe('the engine', () => {
     const h = await harness();
     let calls = 0;
     const real = h.deps.source;
-    const counting: MarketSource = Object.assign(Object.create(SimulatedSource.prototype), real, {
+    const counting = sourceWith(real, {
       closedCandles: (...args: Parameters<MarketSource['closedCandles']>) => {
         calls++;
         return real.closedCandles(...args);

@@ -7,6 +7,7 @@ import type { Env } from '@fxdesk/core';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import { buildApp, strategyOf, type StrategyDeps } from '../src/app.js';
 import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
+import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { StrategyStore } from '../src/store.js';
 
@@ -95,4 +96,9 @@ export async function advanceUntilSignal(h: Harness, maxCandles = 200): Promise<
     await h.advance(stepMs);
   }
   throw new Error(`no signal in ${maxCandles} candles`);
+}
+
+/** `real` with some of its methods replaced, e.g. a source whose reads fail for a while. */
+export function sourceWith(real: MarketSource, overrides: Partial<MarketSource>): MarketSource {
+  return Object.assign(Object.create(Object.getPrototypeOf(real)), real, overrides) as MarketSource;
 }

@@ -2,8 +2,7 @@ import path from 'node:path';
 import { ManualClock } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strategyOf } from '../src/app.js';
-import type { MarketSource } from '../src/market-source.js';
-import { advanceUntilSignal, harness, MONDAY_NOON, tempDir } from './helpers.js';
+import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith, tempDir } from './helpers.js';
 
 const temp = tempDir();
 afterAll(() => temp.remove());
@@ -162,7 +161,7 @@ describe('AUTO_START', () => {
     const base = await harness();
     const real = base.deps.source;
     let failures = 2;
-    const booting: MarketSource = Object.assign(Object.create(Object.getPrototypeOf(real)), real, {
+    const booting = sourceWith(real, {
       catalog: async () => {
         if (failures > 0) {
           failures -= 1;
