@@ -124,7 +124,7 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
     const secured = (operation.security ?? doc.security ?? []).some((r) => Object.keys(r).length > 0);
 
     const validParts = fc.record({
-      path: fc.tuple(...pathParams.map((p) => valueOf(p).filter((v) => String(v).length > 0))),
+      path: fc.tuple(...pathParams.map((p) => valueOf(p).filter(isPathSegment))),
       query: fc.tuple(...queryParams.map((p) => (p.required ? valueOf(p).map((v) => [v]) : fc.option(valueOf(p), { nil: undefined }).map((v) => (v === undefined ? [] : [v]))))),
       body: bodySchema ? arbitraries.valid(bodySchema).map((v) => JSON.stringify(v)) : fc.constant(undefined),
     });
@@ -163,7 +163,7 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
       add(1, validParts.map((parts) => ({ ...build('wrong key', parts), headers: wrongCredentials(build('', parts).headers) })));
     }
     pathParams.forEach((_, i) => {
-      add(1, fc.tuple(validParts, junkText()).map(([parts, junk]) => build(`junk path parameter ${i}`, { ...parts, path: parts.path.map((v, j) => (j === i ? junk : v)) })));
+      add(1, fc.tuple(validParts, junkText().filter(isPathSegment)).map(([parts, junk]) => build(`junk path parameter ${i}`, { ...parts, path: parts.path.map((v, j) => (j === i ? junk : v)) })));
     });
     queryParams.forEach((p, i) => {
       add(1, fc.tuple(validParts, junkText()).map(([parts, junk]) => build(`junk query ${p.name}`, { ...parts, query: parts.query.map((v, j) => (j === i ? [junk] : v)) })));
@@ -321,10 +321,21 @@ function junkText(): fc.Arbitrary<string> {
   );
 }
 
+function segmentText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * Whether a value can travel as a path segment: not empty, and not `.` or `..`, which URL
+ * parsing folds away even when percent-encoded (RFC 3986 §6.2.2.2), so no request can carry them.
+ */
+function isPathSegment(value: unknown): boolean {
+  const text = segmentText(value);
+  return text.length > 0 && text !== '.' && text !== '..';
+}
+
 function pathSegment(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  // `.` and `..` would be folded away by URL parsing; as a value they are escaped like any text.
-  return encodeURIComponent(text).replace(/\./g, '%2E');
+  return encodeURIComponent(segmentText(value));
 }
 
 function queryValue(value: unknown): string {
