@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import { documentAnswer } from './openapi.js';
-import type { App } from './service.js';
 
 export interface ApiKeyOptions {
   /** Header that carries the key, e.g. `x-api-key` or `x-internal-api-key`. */
@@ -61,7 +60,7 @@ export interface ProtectOptions extends ApiKeyOptions {
  * route: its security requirement and its 401 answer. With no key configured, nothing is
  * required and nothing is declared.
  */
-export function protectRoutes(scope: App, options: ProtectOptions): void {
+export function protectRoutes(scope: FastifyInstance, options: ProtectOptions): void {
   if (options.key === undefined) return;
   scope.addHook('onRequest', requireApiKey(options));
   const security = options.schemes.map((scheme) => ({ [scheme]: [] }));
