@@ -1,26 +1,45 @@
 # One image for the whole desk; the command picks the service:
-#   docker run fxdesk services/execution/src/server.ts
-# Production runs a current LTS line (development and CI run Node 20, the oldest one supported).
+#   docker run fxdesk services/execution/dist/server.js
+# Production runs a current LTS line (development and CI run Node 20, the oldest one supported)
+# on compiled JavaScript: no tsx and no esbuild in the image.
+
+# The services bundled into services/<name>/dist (scripts/build.ts). Bundling needs every
+# dependency installed but none of their install scripts: esbuild's binary is a package of its own.
 FROM node:24-bookworm-slim AS build
-# better-sqlite3 compiles from source.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages/ packages/
 COPY services/ services/
 COPY scripts/ scripts/
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --ignore-scripts \
+ && npm run build \
+ && mkdir /out \
+ && cp -r --parents services/*/package.json services/*/dist /out/
+
+# The production dependencies alone; better-sqlite3 compiles from source for this Node.
+FROM node:24-bookworm-slim AS deps
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/ packages/
+COPY services/ services/
+# The bundles hold the workspace packages; their links would point at sources the image leaves out.
+RUN npm ci --omit=dev \
+ && rm -rf node_modules/@fxdesk \
+ && npm cache clean --force
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     DATA_DIR=/app/data \
     HOST=0.0.0.0
 WORKDIR /app
-COPY --from=build --chown=node:node /app /app
+COPY --from=deps --chown=node:node /app/package.json /app/node_modules/ ./
+COPY --from=build --chown=node:node /out/ ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME ["/app/data"]
-ENTRYPOINT ["node", "--import", "tsx"]
-CMD ["services/strategy/src/server.ts"]
+# Stack traces name the TypeScript lines, as they do under tsx in development.
+ENTRYPOINT ["node", "--enable-source-maps"]
+CMD ["services/strategy/dist/server.js"]

@@ -6,7 +6,8 @@
  */
 import type { Bar, Quote, SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '@fxdesk/broker';
 import { simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
-import { createLogger, databasePath, loadConfig, systemClock } from '@fxdesk/core';
+import { createLogger, databasePath, loadConfig } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from '../../services/execution/src/app.js';
 import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
 import { SignalStore } from '../../services/execution/src/store.js';

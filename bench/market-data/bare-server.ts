@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { SimulatedMarket } from '@fxdesk/broker';
-import { systemClock } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { eventFrame } from '../../services/market-data/src/sse.js';
 import { toTick } from '../../services/market-data/src/ticks.js';
 import { PacedTicks } from './paced-ticks.js';

@@ -1,6 +1,7 @@
 /** The market-data service as the benchmark runs it: the real app, a feed at R ticks/s. */
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
-import { loadConfig, systemClock } from '@fxdesk/core';
+import { loadConfig } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildApp, marketDataOf } from '../../services/market-data/src/app.js';
 import { MarketDataConfigSchema } from '../../services/market-data/src/config.js';
 import { BENCH_SYMBOLS, cpuMicros, parseServerArgs, send, type ToServer } from './protocol.js';

@@ -20,7 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { loadConfig, systemClock } from '@fxdesk/core';
+import { loadConfig } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildNotificationService } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
 

@@ -5,7 +5,8 @@
  * Prints `{"port":…}` when listening; on SIGTERM prints the service's figures and exits.
  */
 import Fastify from 'fastify';
-import { loadConfig, systemClock } from '@fxdesk/core';
+import { loadConfig } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildNotificationService } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
 

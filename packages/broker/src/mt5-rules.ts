@@ -1,4 +1,4 @@
-import { decimalPlaces, formatDecimal, isDecimalString, parseDecimal } from '@fxdesk/core';
+import { decimalPlaces, formatDecimal, isDecimalString, parseDecimal } from '@fxdesk/primitives';
 import type { OrderType } from './terminal.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { SimulatedMarket, type SimulatedMarketOptions } from '../src/simulated/market.js';
 
 /** Wednesday 2026-01-07 12:00 UTC: mid-session, market open. */

@@ -1,4 +1,4 @@
-import { ManualClock, type Clock, type TimerHandle } from '@fxdesk/core';
+import { ManualClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { SimulatedMarket } from '../src/simulated/market.js';
 import type { Quote } from '../src/types.js';

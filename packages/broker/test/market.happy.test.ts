@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { SimulatedMarket } from '../src/simulated/market.js';
 import { SYMBOL_SPECS, instrumentToSymbol, symbolToInstrument } from '../src/simulated/symbols.js';

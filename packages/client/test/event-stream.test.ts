@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../src/errors.js';
 import { HttpClient } from '../src/http.js';

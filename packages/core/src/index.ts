@@ -1,7 +1,5 @@
 export * from './auth.js';
-export * from './clock.js';
 export * from './config.js';
-export * from './decimal.js';
 export * from './error-handler.js';
 export * from './errors.js';
 export * from './group-commit.js';

@@ -1,5 +1,6 @@
 import { isBrokerError, type AccountChanges, type AccountDetails, type AccountReader, type AccountSummary, type Instrument } from '@fxdesk/broker';
-import type { Clock, HealthCheck } from '@fxdesk/core';
+import type { HealthCheck } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import { brokerFailure, errors } from './errors.js';
 import { InstrumentsCache } from './instruments-cache.js';
 import type { Snapshot, SnapshotKind, SnapshotStore } from './store.js';

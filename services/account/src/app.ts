@@ -1,5 +1,6 @@
 import type { AccountReader } from '@fxdesk/broker';
-import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountReads } from './account-reads.js';

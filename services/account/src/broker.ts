@@ -1,5 +1,5 @@
 import { OandaAccountReader, oandaBaseUrl, SimulatedAccount, SimulatedMarket, type AccountReader } from '@fxdesk/broker';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { AccountConfig } from './config.js';
 
 /** The account reader BROKER names, built from its settings. */

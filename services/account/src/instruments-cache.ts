@@ -1,5 +1,5 @@
-import type { Clock } from '@fxdesk/core';
 import type { Instrument } from '@fxdesk/broker';
+import type { Clock } from '@fxdesk/primitives';
 
 export interface CachedInstruments {
   instruments: Instrument[];

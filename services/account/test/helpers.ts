@@ -1,5 +1,6 @@
-import { createLogger, loadConfig, ManualClock, type App, type Env } from '@fxdesk/core';
+import { createLogger, loadConfig, type App, type Env } from '@fxdesk/core';
 import { LogCapture } from '@fxdesk/core/testing';
+import { ManualClock } from '@fxdesk/primitives';
 import type { Response as InjectResponse } from 'light-my-request';
 import { FakeV20Server } from '../../../packages/broker/test/oanda/fake-v20-server.js';
 import { buildApp } from '../src/app.js';

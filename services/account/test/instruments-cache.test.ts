@@ -1,5 +1,5 @@
 import type { Instrument } from '@fxdesk/broker';
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { InstrumentsCache } from '../src/instruments-cache.js';
 

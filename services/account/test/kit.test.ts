@@ -1,5 +1,5 @@
-import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
+import { ManualClock } from '@fxdesk/primitives';
 import { buildApp } from '../src/app.js';
 import { createAccountReader } from '../src/broker.js';
 import { SqliteSnapshotStore } from '../src/store.js';

@@ -1,5 +1,5 @@
 import type { AccountReader, Instrument } from '@fxdesk/broker';
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { SqliteSnapshotStore } from '../src/store.js';

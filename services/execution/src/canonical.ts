@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { formatDecimal, parseDecimal } from '@fxdesk/core';
+import { formatDecimal, parseDecimal } from '@fxdesk/primitives';
 import type { SignalSubmission } from '@fxdesk/schemas';
 
 const DECIMAL_FIELDS = new Set(['volume', 'entry_price', 'stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance']);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, isDecimalString, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList, stackService } from '@fxdesk/core';
 import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
+import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
 
 /** The simulated market's majors and gold: what the desk trades out of the box (exact case). */

@@ -1,5 +1,5 @@
 import { BrokerError } from '@fxdesk/broker';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 
 export interface Deadline {
   clock: Clock;

@@ -1,5 +1,6 @@
 import { retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
-import { AppError, envelope, type Clock, type MetricsRegistry } from '@fxdesk/core';
+import { AppError, envelope, type MetricsRegistry } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { SignalSubmission } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';

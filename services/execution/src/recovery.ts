@@ -1,5 +1,6 @@
 import type { TradingTerminal } from '@fxdesk/broker';
-import { envelope, type Clock } from '@fxdesk/core';
+import { envelope } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { INTERRUPTED_MESSAGE } from './pipeline.js';
 import type { InterruptedSignal, SignalStore } from './store.js';

@@ -1,4 +1,5 @@
-import { databasePath, runService, stackService, systemClock } from '@fxdesk/core';
+import { databasePath, runService, stackService } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { ExecutionConfigSchema } from './config.js';
 import { failInterruptedSignals, reconcileInterrupted } from './recovery.js';

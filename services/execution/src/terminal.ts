@@ -8,7 +8,7 @@ import {
   type TerminalCallStats,
   type TradingTerminal,
 } from '@fxdesk/broker';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { ExecutionConfig } from './config.js';
 

@@ -1,14 +1,5 @@
 import type { FillingMode, OrderType, Quote, SymbolInfo, TradeRequest } from '@fxdesk/broker';
-import {
-  addDecimal,
-  compareDecimal,
-  decimalFromNumber,
-  decimalPlaces,
-  formatDecimal,
-  isMultipleOf,
-  multiplyDecimal,
-  subtractDecimal,
-} from '@fxdesk/core';
+import { addDecimal, compareDecimal, decimalFromNumber, decimalPlaces, formatDecimal, isMultipleOf, multiplyDecimal, subtractDecimal } from '@fxdesk/primitives';
 import type { SignalSubmission } from '@fxdesk/schemas';
 import { errors } from './errors.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SimulatedMarket, SimulatedTerminal, type TradingTerminal } from '@fxdesk/broker';
-import { loadConfig, ManualClock, type App } from '@fxdesk/core';
+import { loadConfig, type App } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.js';

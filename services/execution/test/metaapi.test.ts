@@ -1,5 +1,6 @@
 import { SimulatedMarket, type MetaApiTerminal } from '@fxdesk/broker';
-import { ConfigError, ManualClock, type App } from '@fxdesk/core';
+import { ConfigError, type App } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeMetaApiServer } from '../../../packages/broker/test/metaapi/fake-metaapi-server.js';
 import { buildApp } from '../src/app.js';

@@ -1,5 +1,6 @@
-import { buildService, createLogger, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import { buildService, createLogger, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
 import type { QuoteFeed } from '@fxdesk/broker';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { MarketDataConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { CTraderFeed, ctraderUrl, SimulatedFeed, SimulatedMarket, type QuoteFeed } from '@fxdesk/broker';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { MarketDataConfig } from './config.js';
 
 export interface BrokerFeed {

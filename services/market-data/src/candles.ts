@@ -1,5 +1,5 @@
-import { decimalFromNumber } from '@fxdesk/core';
 import type { Bar } from '@fxdesk/broker';
+import { decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type IntervalCandle, type Timeframe } from '@fxdesk/schemas';
 
 /** `spread_source` of a candle whose spread the provider's bar carried (points × point size). */

@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
 import type { FeedStateChange, FeedSymbol, Quote, QuoteFeed, Unsubscribe } from '@fxdesk/broker';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 
 export interface FeedSessionOptions {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { CheckResult, Clock } from '@fxdesk/core';
+import type { CheckResult } from '@fxdesk/core';
 import type { FeedSymbol, Quote, QuoteFeed } from '@fxdesk/broker';
+import type { Clock } from '@fxdesk/primitives';
 import type { IntervalCandle, Tick, Timeframe } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { toIntervalCandles } from './candles.js';

@@ -1,4 +1,5 @@
-import { runService, stackService, systemClock } from '@fxdesk/core';
+import { runService, stackService } from '@fxdesk/core';
+import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { createQuoteFeed, describeBroker } from './broker.js';
 import { MarketDataConfigSchema } from './config.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { CheckResult, Clock, TimerHandle } from '@fxdesk/core';
+import type { CheckResult } from '@fxdesk/core';
 import type { FeedState, FeedStateChange } from '@fxdesk/broker';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { IsoTimestampSchema } from '@fxdesk/schemas';
 
 export const STREAM_STATES = ['connected', 'disconnected', 'stale'] as const;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 
 /** Queue key of the pending status event; no symbol can be spelled with a NUL. */
 const STATUS_KEY = '\u0000status';

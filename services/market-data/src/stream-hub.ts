@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Tick } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { commentFrame, eventFrame, retryFrame } from './sse.js';

@@ -1,5 +1,5 @@
-import { decimalFromNumber } from '@fxdesk/core';
 import type { Quote } from '@fxdesk/broker';
+import { decimalFromNumber } from '@fxdesk/primitives';
 import type { Tick } from '@fxdesk/schemas';
 
 /**

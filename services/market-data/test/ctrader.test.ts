@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { ManualClock, type App } from '@fxdesk/core';
+import type { App } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_CREDENTIALS, FakeCTraderServer } from '../../../packages/broker/test/ctrader/fake-ctrader-server.js';
 import { buildApp } from '../src/app.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '@fxdesk/core';
 import { Listeners, type Bar, type FeedState, type FeedStateChange, type FeedSymbol, type Quote, type QuoteFeed, type Timeframe, type Unsubscribe } from '@fxdesk/broker';
+import type { Clock } from '@fxdesk/primitives';
 
 export const FAKE_SYMBOLS: FeedSymbol[] = [
   { symbolId: 1, name: 'EURUSD', digits: 5, pipPosition: 4, enabled: true, description: 'Euro vs US Dollar' },

@@ -1,6 +1,6 @@
-import { ManualClock } from '@fxdesk/core';
 import { createLogger } from '@fxdesk/core';
 import type { FeedStateChange } from '@fxdesk/broker';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeedSession } from '../src/feed-session.js';
 import { FAKE_SYMBOLS, FakeFeed } from './fake-feed.js';

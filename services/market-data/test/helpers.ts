@@ -1,5 +1,6 @@
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
-import { loadConfig, ManualClock, type App } from '@fxdesk/core';
+import { loadConfig, type App } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { buildApp } from '../src/app.js';
 import { MarketDataConfigSchema, type MarketDataConfig } from '../src/config.js';
 import { FakeFeed } from './fake-feed.js';

@@ -1,5 +1,5 @@
-import { ManualClock } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
+import { ManualClock } from '@fxdesk/primitives';
 import { buildApp } from '../src/app.js';
 import { FakeFeed } from './fake-feed.js';
 import { testConfig } from './helpers.js';

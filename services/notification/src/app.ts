@@ -1,4 +1,5 @@
-import { buildService, databasePath, kitOptionsFromConfig, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import { buildService, databasePath, kitOptionsFromConfig, registerHealthRoutes, type App } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { recipientsFromConfig, transportsFromConfig, type Transports } from './channels/index.js';

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { Channel, NotificationRequest } from './records.js';
 import type { NotificationStore } from './store.js';

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { Transports } from './channels/index.js';
 import { DeliveryError, type OutboundMessage } from './channels/transport.js';

@@ -1,4 +1,5 @@
-import { loadConfig, ManualClock, type Env } from '@fxdesk/core';
+import { loadConfig, type Env } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { buildNotificationService, type NotificationDeps, type NotificationService } from '../src/app.js';
 import { NotificationConfigSchema } from '../src/config.js';
 

@@ -1,5 +1,6 @@
-import { loadConfig, ManualClock } from '@fxdesk/core';
+import { loadConfig } from '@fxdesk/core';
 import { errorPathSuite } from '@fxdesk/core/testing';
+import { ManualClock } from '@fxdesk/primitives';
 import { buildApp } from '../src/app.js';
 import { NotificationConfigSchema } from '../src/config.js';
 

@@ -1,5 +1,5 @@
 import type { AccountClient } from '@fxdesk/client';
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { StrategyAccount } from '@fxdesk/schemas';
 import type { DownstreamHealth } from './downstream.js';
 

@@ -1,5 +1,6 @@
 import type { AccountClient, ExecutionClient, NotificationClient } from '@fxdesk/client';
-import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App, type Clock } from '@fxdesk/core';
+import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountView } from './account-view.js';

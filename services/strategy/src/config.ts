@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, envNumber, isDecimalString, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList, envNumber, stackService } from '@fxdesk/core';
+import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
 

@@ -1,6 +1,7 @@
 import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient } from '@fxdesk/client';
 import { SimulatedMarket } from '@fxdesk/broker';
-import { databasePath, type Clock } from '@fxdesk/core';
+import { databasePath } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type { StrategyDeps } from './app.js';
 import type { StrategyConfig } from './config.js';
 import { MarketDataSource } from './market-data-source.js';

@@ -1,4 +1,5 @@
-import type { Clock, MetricsRegistry } from '@fxdesk/core';
+import type { MetricsRegistry } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import { DOWNSTREAM_SERVICES, type DownstreamService, type DownstreamState } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 

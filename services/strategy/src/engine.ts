@@ -1,4 +1,5 @@
-import { AppError, type Clock, type MetricsRegistry, type TimerHandle } from '@fxdesk/core';
+import { AppError, type MetricsRegistry } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '@fxdesk/core';
 import type { Candle } from '@fxdesk/indicators';
+import type { Clock } from '@fxdesk/primitives';
 import type { StrategyAccount, StrategySignal } from '@fxdesk/schemas';
 import type { PaperTrade, StrategyStore } from './store.js';
 

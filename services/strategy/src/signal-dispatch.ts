@@ -1,5 +1,5 @@
 import { ServiceError, type ExecutionClient, type NotificationChannel, type NotificationClient } from '@fxdesk/client';
-import { decimalFromNumber, type Clock, type TimerHandle } from '@fxdesk/core';
+import { decimalFromNumber, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { SignalExecution, SignalNotification, SignalSubmissionInput, StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { DownstreamHealth } from './downstream.js';

@@ -1,5 +1,5 @@
-import { decimalFromNumber } from '@fxdesk/core';
 import type { Candle, FvgValue, StochRsiValue, SupertrendValue, VolumeProfileValue } from '@fxdesk/indicators';
+import { decimalFromNumber } from '@fxdesk/primitives';
 import type { SignalIndicators, SignalType } from '@fxdesk/schemas';
 
 /** The four indicators' values after one closed candle (all warmed up). */

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { strategyOf } from '../src/app.js';
 import type { MarketSource } from '../src/market-source.js';

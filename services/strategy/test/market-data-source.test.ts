@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { MarketDataClient } from '@fxdesk/client';
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type Timeframe } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketDataSource } from '../src/market-data-source.js';

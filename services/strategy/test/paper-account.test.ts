@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contractSize, PaperAccount } from '../src/paper-account.js';

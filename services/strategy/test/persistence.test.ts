@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strategyOf } from '../src/app.js';
 import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith, tempDir } from './helpers.js';

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import WebSocket from 'ws';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 
 /**
  * Spaces requests so that at most `limit` start in any `windowMs` (a sliding window on the

@@ -1,4 +1,4 @@
-import type { Clock } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';

@@ -1,4 +1,4 @@
-import { compareDecimal, decimalFromNumber } from '@fxdesk/core';
+import { compareDecimal, decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { ExpirationMode, FillingMode, OrderType, SymbolInfo, SymbolTradeMode, TerminalRecord, TradeRequest } from '../terminal.js';
 import type { Bar, Quote, Timeframe } from '../types.js';

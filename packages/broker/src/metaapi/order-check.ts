@@ -1,4 +1,4 @@
-import { compareDecimal, isDecimalString, isMultipleOf } from '@fxdesk/core';
+import { compareDecimal, isDecimalString, isMultipleOf } from '@fxdesk/primitives';
 import { RETCODE } from '../mt5-retcodes.js';
 import { pendingPriceProblem, priceToPoints, quoteToPoints, specifiedExpiryMs, stopDistanceProblem } from '../mt5-rules.js';
 import type { SymbolInfo, TradeCheckResult, TradeRequest } from '../terminal.js';

@@ -1,4 +1,4 @@
-import { addDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/core';
+import { addDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';

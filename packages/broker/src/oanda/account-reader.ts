@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@fxdesk/core';
+import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { AccountChanges, AccountDetails, AccountReader, AccountSummary, Instrument } from '../account.js';
 import { oandaBaseUrl, type OandaEnvironment } from './hosts.js';
 import { OandaHttpClient } from './http-client.js';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@fxdesk/core';
+import { systemClock, type Clock } from '@fxdesk/primitives';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';

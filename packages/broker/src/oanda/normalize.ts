@@ -1,4 +1,4 @@
-import { subtractDecimal } from '@fxdesk/core';
+import { subtractDecimal } from '@fxdesk/primitives';
 import type {
   AccountChanges,
   AccountDetails,

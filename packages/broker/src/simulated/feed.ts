@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
 import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
 import { Listeners } from '../listeners.js';

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { hashString } from './hash.js';

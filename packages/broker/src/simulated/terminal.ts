@@ -1,4 +1,4 @@
-import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHandle } from '@fxdesk/core';
+import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';

@@ -3,7 +3,7 @@
  * reopened after the last one closed shows the account its predecessor showed at that instant.
  * The in-memory store of the broker tests and the execution service's SQLite file both run it.
  */
-import type { ManualClock } from '@fxdesk/core';
+import type { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RETCODE } from '../../src/mt5-retcodes.js';
 import type { SimulatedMarket } from '../../src/simulated/market.js';

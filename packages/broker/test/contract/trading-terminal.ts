@@ -4,7 +4,7 @@
  * connected) with the controls below; a fake-server-backed adapter implements them by driving
  * its fake server.
  */
-import { addDecimal, compareDecimal, formatDecimal, multiplyDecimal, subtractDecimal } from '@fxdesk/core';
+import { addDecimal, compareDecimal, formatDecimal, multiplyDecimal, subtractDecimal } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { RETCODE, outcomeOfRetcode } from '../../src/mt5-retcodes.js';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { CTraderFeed } from '../../src/ctrader/feed.js';
 import { quoteFeedContract } from '../contract/quote-feed.js';
 import { SATURDAY_NOON, WEDNESDAY_NOON } from '../fixtures.js';

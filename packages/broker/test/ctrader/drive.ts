@@ -1,4 +1,4 @@
-import type { ManualClock } from '@fxdesk/core';
+import type { ManualClock } from '@fxdesk/primitives';
 import type { CTraderFeed } from '../../src/ctrader/feed.js';
 import type { FeedState } from '../../src/feed.js';
 

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Clock, TimerHandle } from '@fxdesk/core';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FAKE_SYMBOLS, type FakeSymbol } from './fake-symbols.js';
 

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { RatePacer } from '../../src/ctrader/rate-pacer.js';
 

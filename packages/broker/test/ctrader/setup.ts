@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach } from 'vitest';
 import { CTraderFeed, type CTraderFeedOptions } from '../../src/ctrader/feed.js';
 import type { FeedStateChange } from '../../src/feed.js';

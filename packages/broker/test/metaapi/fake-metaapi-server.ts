@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { decimalFromNumber } from '@fxdesk/core';
+import { decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
 import { retcodeName } from '../../src/mt5-retcodes.js';
 import { METAAPI_TIMEFRAMES } from '../../src/metaapi/normalize.js';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { expect } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { MetaApiTerminal, type MetaApiTerminalOptions } from '../../src/metaapi/index.js';

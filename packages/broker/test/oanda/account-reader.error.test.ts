@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { OandaAccountReader } from '../../src/oanda/index.js';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OANDA_HOSTS, oandaBaseUrl, OandaAccountReader } from '../../src/oanda/index.js';
 import { FakeV20Server } from './fake-v20-server.js';

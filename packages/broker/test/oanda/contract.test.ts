@@ -1,4 +1,4 @@
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { OandaAccountReader } from '../../src/oanda/index.js';
 import { accountReaderContract } from '../contract/account-reader.js';
 import { FakeV20Server } from './fake-v20-server.js';

@@ -4,7 +4,7 @@
  *
  *   node --import tsx test/scripts/measure-account.ts [ISO instant…]
  */
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { SimulatedAccount } from '../../src/simulated/account.js';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 

@@ -2,7 +2,7 @@
  * Times, in CPU ms, `market.bars(symbol, timeframe, 500)` cold (fresh market) and warm (same call again),
  * for M5, H1 and D1 at a few tick intervals. Usage: npx tsx measure-bars.ts [intervalMs...]
  */
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import type { Timeframe } from '@fxdesk/schemas';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 

@@ -6,7 +6,7 @@
  *
  *   node --import tsx test/scripts/measure-terminal.ts [positions] [calls]     (default 10000 2000)
  */
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 import { SimulatedTerminal } from '../../src/simulated/terminal.js';
 import type { TradeRequest } from '../../src/terminal.js';

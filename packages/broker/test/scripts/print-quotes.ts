@@ -3,7 +3,7 @@
  * built from the environment (SIM_SEED, SIM_TICK_INTERVAL_MS, SIM_MARKET_HOURS) — the way a
  * service builds it. Usage: print-quotes.ts <epochMs> <symbol>...
  */
-import { ManualClock } from '@fxdesk/core';
+import { ManualClock } from '@fxdesk/primitives';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 
 const [instant, ...symbols] = process.argv.slice(2);

@@ -1,4 +1,5 @@
-import type { App, Clock } from '@fxdesk/core';
+import type { App } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import {
   ErrorEnvelopeSchema,
   RestartResponseSchema,

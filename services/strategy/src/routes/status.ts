@@ -1,4 +1,5 @@
-import type { App, Clock } from '@fxdesk/core';
+import type { App } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import { StrategyStatusSchema } from '@fxdesk/schemas';
 import type { AccountView } from '../account-view.js';
 import type { DownstreamHealth } from '../downstream.js';
