@@ -1,3 +1,4 @@
+import { backoffDelayMs } from '@fxdesk/primitives';
 import { request } from 'undici';
 import { ServiceError } from './errors.js';
 import type { HttpClient, Query } from './http.js';
@@ -155,8 +156,7 @@ export function openEventStream(http: HttpClient, options: EventStreamOptions): 
 
   const scheduleReconnect = (error: ServiceError) => {
     failures++;
-    const base = retryMs ?? minDelayMs;
-    const delayMs = Math.min(maxDelayMs, base * 2 ** Math.min(failures - 1, 16));
+    const delayMs = backoffDelayMs({ baseMs: retryMs ?? minDelayMs, capMs: maxDelayMs }, failures - 1);
     options.onDisconnect?.(error, delayMs);
     timer = timers.setTimeout(() => void connect(), delayMs);
   };

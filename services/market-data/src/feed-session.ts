@@ -1,5 +1,5 @@
 import type { FeedStateChange, FeedSymbol, Quote, QuoteFeed, Unsubscribe } from '@fxdesk/broker';
-import type { Clock, TimerHandle } from '@fxdesk/primitives';
+import { backoffDelayMs, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 
 export interface FeedSessionOptions {
@@ -97,7 +97,7 @@ export class FeedSession {
 
   private scheduleRetry(): void {
     if (this.isStopped || this.retryTimer) return;
-    const delayMs = Math.min(this.options.reconnectMaxMs, FIRST_RETRY_MS * 2 ** Math.min(Math.max(0, this.failures - 1), 20));
+    const delayMs = backoffDelayMs({ baseMs: FIRST_RETRY_MS, capMs: this.options.reconnectMaxMs }, Math.max(0, this.failures - 1));
     this.retryTimer = this.options.clock
       .setTimeout(() => {
         this.retryTimer = undefined;

@@ -1,3 +1,5 @@
+import { backoffDelayMs } from '@fxdesk/primitives';
+
 export interface RetryPolicy {
   maxAttempts: number;
   baseMs: number;
@@ -10,7 +12,5 @@ export interface RetryPolicy {
  * `retry_after` / `Retry-After`, which may exceed the cap: the provider's word wins.
  */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () => number, retryAfterMs?: number): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
-  const jittered = Math.floor(random() * ceiling);
-  return Math.max(jittered, retryAfterMs ?? 0);
+  return backoffDelayMs(policy, attempt - 1, { random, atLeastMs: retryAfterMs });
 }

@@ -1,5 +1,5 @@
 import { AppError, type MetricsRegistry } from '@fxdesk/core';
-import type { Clock, TimerHandle } from '@fxdesk/primitives';
+import { backoffDelayMs, type Backoff, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
@@ -43,15 +43,11 @@ interface Run {
 
 /** Prices of a pair are written with this many digits when the market's catalog cannot be read. */
 const FALLBACK_DIGITS = 5;
-/** The longest wait before asking the market again after a failed read (1 s, 2 s, 4 s… up to this). */
-const RETRY_MAX_MS = 30_000;
+/** The waits before asking the market again after a failed read: 1 s, 2 s, 4 s… up to 30 s. */
+const RETRY_BACKOFF: Backoff = { baseMs: 1000, capMs: 30_000 };
 
 /** Boot reads of the catalog (at 0, 1, 3 and 7 s) that may fail before it counts as a failure. */
 const QUIET_BOOT_TRIES = 4;
-
-function retryDelayMs(failures: number): number {
-  return Math.min(RETRY_MAX_MS, 1000 * 2 ** (failures - 1));
-}
 
 /**
  * The strategy: started, stopped and restarted by the API; while running, each monitored pair
@@ -153,7 +149,7 @@ export class StrategyEngine {
   private async untilListed(): Promise<boolean> {
     for (let failures = 1; !this.isClosed; failures++) {
       if (await this.listedSymbols(failures <= QUIET_BOOT_TRIES)) return true;
-      await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, retryDelayMs(failures)).unref());
+      await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, backoffDelayMs(RETRY_BACKOFF, failures - 1)).unref());
     }
     return false;
   }
@@ -329,7 +325,7 @@ export class StrategyEngine {
   }
 
   /**
-   * Polls a pair again after 1 s, 2 s, 4 s… (at most RETRY_MAX_MS) when its candles could not
+   * Polls a pair again after 1 s, 2 s, 4 s… (at most 30 s) when its candles could not
    * be read, e.g. the market-data service still starting: its warm-up, or a candle close, is not
    * left waiting for the next close.
    */
@@ -339,7 +335,7 @@ export class StrategyEngine {
     this.o.clock
       .setTimeout(() => {
         if (this.run === run) this.track(this.poll(run, pair));
-      }, retryDelayMs(failures))
+      }, backoffDelayMs(RETRY_BACKOFF, failures - 1))
       .unref();
   }
 

@@ -1,5 +1,5 @@
 import { ServiceError, type ExecutionClient, type NotificationChannel, type NotificationClient } from '@fxdesk/client';
-import { decimalFromNumber, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { backoffDelayMs, decimalFromNumber, type Backoff, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { SignalExecution, SignalNotification, SignalSubmissionInput, StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { DownstreamHealth } from './downstream.js';
@@ -23,7 +23,8 @@ export interface DispatchOptions {
 
 /** Execution answers that are final: the signal was refused or its outcome is settled. */
 const FINAL_UNKNOWN = new Set(['execution_outcome_unknown']);
-const FIRST_RETRY_MS = 1000;
+/** The waits before each retry of a downstream call: 1 s, 2 s, 4 s… */
+const RETRY_BACKOFF: Backoff = { baseMs: 1000 };
 
 /** Why a failed call is worth repeating (the same call is always safe to repeat: the ids are idempotent). */
 function isRetryable(err: unknown): boolean {
@@ -231,7 +232,7 @@ export class SignalDispatcher {
   /** Waits before retry `retry` (1 s, 2 s, 4 s…, or the server's Retry-After when longer); false when closed meanwhile. */
   private pause(retry: number, err: unknown): Promise<boolean> {
     const retryAfterMs = err instanceof ServiceError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 0;
-    const delayMs = Math.max(FIRST_RETRY_MS * 2 ** retry, retryAfterMs);
+    const delayMs = backoffDelayMs(RETRY_BACKOFF, retry, { atLeastMs: retryAfterMs });
     return new Promise((resolve) => {
       if (this.isClosed) return resolve(false);
       const entry = {

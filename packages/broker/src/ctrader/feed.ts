@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@fxdesk/primitives';
+import { backoffDelayMs, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
@@ -412,8 +412,7 @@ export class CTraderFeed implements QuoteFeed {
 
   private scheduleReconnect(): void {
     if (this.isClosed || this.reconnectTimer) return;
-    const { reconnectInitialMs, reconnectMaxMs } = this.options;
-    const delayMs = Math.min(reconnectMaxMs, reconnectInitialMs * 2 ** Math.min(this.failures, 30));
+    const delayMs = backoffDelayMs({ baseMs: this.options.reconnectInitialMs, capMs: this.options.reconnectMaxMs }, this.failures);
     this.reconnectTimer = this.clock
       .setTimeout(() => {
         this.reconnectTimer = undefined;
