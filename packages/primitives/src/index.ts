@@ -1,3 +1,4 @@
 export * from './backoff.js';
 export * from './clock.js';
 export * from './decimal.js';
+export * from './ring-buffer.js';

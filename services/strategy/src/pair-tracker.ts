@@ -1,7 +1,7 @@
 import { FairValueGaps, isValidCandle, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
+import { RingBuffer } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, type Timeframe } from '@fxdesk/schemas';
 import type { SourceQuote } from './market-source.js';
-import { RingBuffer } from './ring-buffer.js';
 import type { IndicatorSnapshot } from './signal-rule.js';
 
 export interface TrackerSettings {

@@ -1,4 +1,4 @@
-import { compareDecimal, isDecimalString, isMultipleOf, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { compareDecimal, isDecimalString, isMultipleOf, RingBuffer, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
@@ -24,7 +24,6 @@ import {
   type TradingTerminal,
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
-import { BoundedLog } from './bounded-log.js';
 import { Exposure } from './exposure.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
 import { IndexedHeap, type HeapEntry } from './indexed-heap.js';
@@ -188,7 +187,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private reconnectTimer: TimerHandle | undefined;
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
   /** Every order and deal, the latest `historyLimit` of them. */
-  private readonly history: BoundedLog<TerminalRecord>;
+  private readonly history: RingBuffer<TerminalRecord>;
   /** Resting orders by ticket. */
   private readonly resting = new Map<string, RestingOrder>();
   /** Open positions by ticket, in opening order. */
@@ -217,7 +216,7 @@ export class SimulatedTerminal implements TradingTerminal {
     if (!Number.isFinite(this.balance) || this.balance < 0) throw new RangeError('balance must be a non-negative number');
     this.reconnectAfterMs = options.reconnectAfterMs ?? 5_000;
     for (const fault of options.faults ?? []) this.faults.inject(fault);
-    this.history = new BoundedLog(options.historyLimit ?? 50_000);
+    this.history = new RingBuffer(options.historyLimit ?? 50_000);
     this.books = this.market.symbols().map((spec) => ({ spec, triggers: new TriggerBook(), exposure: new Exposure(), positionCount: 0 }));
     for (const book of this.books) this.bookBySymbol.set(book.spec.symbol, book);
     this.processedUpTo = this.clock.now();

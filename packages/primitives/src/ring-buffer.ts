@@ -1,5 +1,8 @@
-/** The newest `capacity` items, oldest first; a push past capacity drops the oldest in O(1). */
-export class RingBuffer<T> {
+/**
+ * The newest `capacity` items pushed, oldest first: a long-running process keeps a window of
+ * history instead of all of it. A push past capacity drops the oldest in O(1).
+ */
+export class RingBuffer<T> implements Iterable<T> {
   private readonly items: T[] = [];
   private start = 0;
 
@@ -9,6 +12,11 @@ export class RingBuffer<T> {
 
   get size(): number {
     return this.items.length;
+  }
+
+  /** The oldest item kept. */
+  get oldest(): T | undefined {
+    return this.items[this.start];
   }
 
   push(item: T): void {
@@ -25,7 +33,16 @@ export class RingBuffer<T> {
     const n = Math.min(count, this.items.length);
     const out: T[] = new Array(n);
     const first = this.items.length - n;
-    for (let i = 0; i < n; i++) out[i] = this.items[(this.start + first + i) % this.items.length] as T;
+    for (let i = 0; i < n; i++) out[i] = this.at(first + i);
     return out;
+  }
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = 0; i < this.items.length; i++) yield this.at(i);
+  }
+
+  /** The `index`-th item kept, oldest first. */
+  private at(index: number): T {
+    return this.items[(this.start + index) % this.items.length] as T;
   }
 }
