@@ -12,7 +12,12 @@ export interface Run {
 
 /** Runs a TypeScript entry point in a real node process, as `npm start` would. */
 export function run(entry: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry), ...args], {
+  return runNode(['--import', 'tsx', path.join(root, entry), ...args], env);
+}
+
+/** Runs `node <args>` from the repository root with only `env` (and PATH, HOME) set. */
+export function runNode(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

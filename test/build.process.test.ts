@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServices, serviceEntries, type BuiltService } from '../scripts/build-services.js';
+import { answers, freePort, root, runNode, until } from './support.js';
+
+// What production runs: `npm run build`, then plain `node services/<name>/dist/server.js` from
+// the repository root, no tsx and no esbuild loaded.
+const services = serviceEntries(root);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-built-'));
+const built = new Map<string, BuiltService>();
+const running = new Map<string, { port: number; process: ReturnType<typeof runNode> }>();
+
+beforeAll(async () => {
+  for (const service of await buildServices(root)) built.set(service.name, service);
+  for (const service of services) {
+    const port = await freePort();
+    running.set(service.name, { port, process: runNode([service.outfile], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }) });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const { process } of running.values()) if (process.child.exitCode === null) process.child.kill('SIGKILL');
+  await Promise.all([...running.values()].map((r) => r.process.done));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const base = (name: string) => `http://127.0.0.1:${running.get(name)?.port}`;
+
+describe('the compiled services', () => {
+  for (const service of services) {
+    it(`${service.name} imports only node builtins and npm packages, no workspace source`, () => {
+      const imports = built.get(service.name)?.imports ?? [];
+      expect(imports.length).toBeGreaterThan(0);
+      for (const specifier of imports) {
+        if (isBuiltin(specifier)) continue;
+        expect(specifier).toMatch(/^[@a-z]/);
+        expect(specifier).not.toMatch(/^(@fxdesk\/|tsx$|esbuild$)/);
+      }
+    });
+
+    it(`${service.name} answers /health/live run by plain node`, async () => {
+      await until(() => answers(`${base(service.name)}/health/live`), 30_000);
+      expect(running.get(service.name)?.process.out.stderr).toBe('');
+    }, 40_000);
+  }
+
+  it('the strategy serves the Redoc bundle, found in node_modules from dist/', async () => {
+    const res = await fetch(`${base('strategy')}/redoc/redoc.standalone.js`);
+    expect(res.status).toBe(200);
+    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it('the strategy serves the Swagger UI assets from its npm package', async () => {
+    expect((await fetch(`${base('strategy')}/docs/static/index.html`)).status).toBe(200);
+  });
+
+  for (const service of services) {
+    it(`${service.name} exits 0 on SIGTERM`, async () => {
+      const run = running.get(service.name)?.process;
+      run?.child.kill('SIGTERM');
+      expect((await run?.done)?.code).toBe(0);
+    });
+  }
+});
