@@ -1,4 +1,4 @@
-import { backoffDelayMs } from '@fxdesk/primitives';
+import { backoffDelayMs, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { request } from 'undici';
 import { ServiceError } from './errors.js';
 import type { HttpClient, Query } from './http.js';
@@ -90,17 +90,6 @@ export class SseParser {
   }
 }
 
-/** The timers a stream schedules reconnections on (an fxdesk Clock fits). */
-export interface StreamTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
-
-const realTimers: StreamTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 export interface EventStreamOptions {
   path: string;
   query?: Query;
@@ -117,7 +106,8 @@ export interface EventStreamOptions {
   maxDelayMs?: number;
   /** An open stream that delivers nothing, not even a heartbeat comment, for this long is reconnected (default 45 000 ms). */
   idleTimeoutMs?: number;
-  timers?: StreamTimers;
+  /** The timers reconnections are scheduled on (default: the system clock's). */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimer'>;
 }
 
 export interface EventStream {
@@ -134,7 +124,7 @@ export interface EventStream {
  * doubles up to `maxDelayMs`, sending `Last-Event-ID` as EventSource does.
  */
 export function openEventStream(http: HttpClient, options: EventStreamOptions): EventStream {
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? systemClock;
   const minDelayMs = options.minDelayMs ?? 1000;
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
@@ -144,7 +134,7 @@ export function openEventStream(http: HttpClient, options: EventStreamOptions): 
   let retryMs: number | undefined;
   let lastEventId: string | undefined;
   let controller: AbortController | undefined;
-  let timer: unknown;
+  let timer: TimerHandle | undefined;
 
   const deliver = (event: SseEvent) => {
     try {
@@ -158,7 +148,7 @@ export function openEventStream(http: HttpClient, options: EventStreamOptions): 
     failures++;
     const delayMs = backoffDelayMs({ baseMs: retryMs ?? minDelayMs, capMs: maxDelayMs }, failures - 1);
     options.onDisconnect?.(error, delayMs);
-    timer = timers.setTimeout(() => void connect(), delayMs);
+    timer = timers.setTimeout(() => void connect(), delayMs).unref();
   };
 
   const connect = async (): Promise<void> => {

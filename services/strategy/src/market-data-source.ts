@@ -1,5 +1,6 @@
-import type { MarketDataClient, StreamTimers } from '@fxdesk/client';
+import type { MarketDataClient } from '@fxdesk/client';
 import type { Candle } from '@fxdesk/indicators';
+import type { Clock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type Timeframe } from '@fxdesk/schemas';
 import type { MarketSource, QuoteHandlers, QuoteSubscription, SourceSymbol } from './market-source.js';
 
@@ -15,8 +16,8 @@ export class MarketDataSource implements MarketSource {
 
   constructor(
     private readonly client: MarketDataClient,
-    /** Reconnection timers of the tick stream (the service's clock). */
-    private readonly timers?: StreamTimers,
+    /** Schedules the tick stream's reconnections. */
+    private readonly clock?: Clock,
   ) {}
 
   /** The enabled symbols: the service streams no quotes of a disabled one, so it cannot be monitored. */
@@ -42,7 +43,7 @@ export class MarketDataSource implements MarketSource {
   subscribe(symbols: string[], handlers: QuoteHandlers): QuoteSubscription {
     return this.client.streamTicks({
       symbols,
-      timers: this.timers,
+      timers: this.clock,
       onOpen: () => handlers.onHealthy?.(),
       onDisconnect: (err) => handlers.onTrouble?.(err),
       onListenerError: (err) => handlers.onTrouble?.(err),
