@@ -13,18 +13,19 @@ COPY services/ services/
 COPY scripts/ scripts/
 RUN npm ci --ignore-scripts \
  && npm run build \
- && mkdir /out \
- && cp -r --parents services/*/package.json services/*/dist /out/
+ && mkdir /out /manifests \
+ && cp -r --parents services/*/package.json services/*/dist /out/ \
+ && cp --parents packages/*/package.json services/*/package.json /manifests/
 
-# The production dependencies alone; better-sqlite3 compiles from source for this Node.
+# The production dependencies alone; better-sqlite3 compiles from source for this Node. Only the
+# manifests come in, so an edit to the sources reuses this layer.
 FROM node:24-bookworm-slim AS deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY packages/ packages/
-COPY services/ services/
+COPY --from=build /manifests/ ./
 # The bundles hold the workspace packages; their links would point at sources the image leaves out.
 RUN npm ci --omit=dev \
  && rm -rf node_modules/@fxdesk \
@@ -35,7 +36,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/app/data \
     HOST=0.0.0.0
 WORKDIR /app
-COPY --from=deps --chown=node:node /app/package.json /app/node_modules/ ./
+COPY --from=deps --chown=node:node /app/node_modules/ node_modules/
 COPY --from=build --chown=node:node /out/ ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { STACK } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serviceEntries } from '../scripts/build-services.js';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
 import { settingNames } from './services.js';
 
@@ -15,6 +16,8 @@ interface ComposeService {
 }
 
 const root = path.resolve(import.meta.dirname, '..');
+/** What `npm run build` writes for each service, relative to the root (where the image runs). */
+const bundles = new Map(serviceEntries(root).map((s) => [s.name, path.relative(root, s.outfile)]));
 const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
   volumes: Record<string, unknown>;
@@ -29,9 +32,8 @@ describe('docker-compose.yml', () => {
     describe(service.name, () => {
       const c = compose.services[service.name] as ComposeService;
 
-      it('starts the service from its server.ts', () => {
-        expect(c.command).toEqual([`services/${service.name}/src/server.ts`]);
-        expect(fs.existsSync(path.join(root, c.command[0] as string))).toBe(true);
+      it('starts the bundle that npm run build makes of its server.ts', () => {
+        expect(c.command).toEqual([bundles.get(service.name)]);
       });
 
       it('listens on its stack port and publishes it', () => {
@@ -84,12 +86,37 @@ describe('docker-compose.yml', () => {
   });
 });
 
+interface Stage {
+  image: string;
+  name: string | undefined;
+  lines: string[];
+}
+
+/** The Dockerfile's stages in order, each with its instructions (continuation lines joined). */
+function stages(dockerfile: string): Stage[] {
+  const instructions = dockerfile
+    .replace(/\s*\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const found: Stage[] = [];
+  for (const line of instructions) {
+    const from = /^FROM (\S+)(?: AS (\S+))?/.exec(line);
+    if (from) found.push({ image: from[1] as string, name: from[2], lines: [] });
+    else found.at(-1)?.lines.push(line);
+  }
+  return found;
+}
+
 describe('Dockerfile', () => {
   const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const all = stages(dockerfile);
+  const build = all.find((s) => s.lines.some((l) => l.includes('npm run build')));
+  const runtime = all.at(-1) as Stage;
+  const instruction = (stage: Stage, keyword: string) => stage.lines.filter((l) => l.startsWith(`${keyword} `));
 
   it('builds and runs on one LTS line of Node that the native SQLite driver supports, and installs from the lockfile', () => {
-    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
-    expect(majors).toHaveLength(2);
+    const majors = all.map((s) => Number(/^node:(\d+)-/.exec(s.image)?.[1]));
+    expect(majors.length).toBeGreaterThanOrEqual(2);
     expect(new Set(majors).size).toBe(1);
     const major = majors[0] as number;
     // LTS lines are the even majors; 24 and later are the ones in support through 2027.
@@ -100,13 +127,37 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain('npm ci --omit=dev');
   });
 
-  it('copies every workspace the services import', () => {
-    for (const dir of ['packages/', 'services/']) expect(dockerfile).toContain(`COPY ${dir} ${dir}`);
+  it('bundles the services in a stage that installs every dependency from the lockfile', () => {
+    const run = build?.lines.join('\n') ?? '';
+    expect(run).toMatch(/npm ci(?! --omit=dev).* && npm run build/);
   });
 
-  it('runs TypeScript through tsx, which is a runtime dependency', () => {
-    expect(dockerfile).toContain('ENTRYPOINT ["node", "--import", "tsx"]');
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(pkg.dependencies.tsx).toBeDefined();
+  it('copies every workspace the services import into the build stage', () => {
+    for (const dir of ['packages/', 'services/']) expect(build?.lines).toContain(`COPY ${dir} ${dir}`);
+  });
+
+  it('takes the runtime node_modules from the stage that installs production dependencies only', () => {
+    const copies = instruction(runtime, 'COPY').filter((l) => l.includes('node_modules'));
+    expect(copies).toHaveLength(1);
+    const stage = /--from=(\S+)/.exec(copies[0] as string)?.[1];
+    const deps = all.find((s) => s.name === stage);
+    expect(deps?.lines.join('\n')).toContain('npm ci --omit=dev');
+    expect(deps?.lines.join('\n')).not.toMatch(/npm ci(?! --omit=dev)/);
+  });
+
+  it("leaves tsx and esbuild out of a production install, the runtime stage's node_modules", () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    for (const name of ['tsx', 'esbuild']) expect(lock.packages[`node_modules/${name}`]?.dev, name).toBe(true);
+  });
+
+  it('runs plain node, with no TypeScript loader', () => {
+    const [entrypoint] = instruction(runtime, 'ENTRYPOINT');
+    const argv = JSON.parse((entrypoint as string).slice('ENTRYPOINT '.length)) as string[];
+    expect(argv[0]).toBe('node');
+    expect(argv.join(' ')).not.toMatch(/--import|--loader|tsx/);
+  });
+
+  it('starts by default the strategy bundle that npm run build makes', () => {
+    expect(instruction(runtime, 'CMD')).toEqual([`CMD ${JSON.stringify([bundles.get('strategy')])}`]);
   });
 });
