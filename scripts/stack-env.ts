@@ -1,4 +1,4 @@
-import { stackService, type StackService } from '@fxdesk/core';
+import { stackService, type StackService } from './stack.js';
 
 export type Env = Record<string, string | undefined>;
 

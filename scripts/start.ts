@@ -9,9 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { STACK, type StackService } from '@fxdesk/core';
 import { formatLogLine } from './log-format.js';
 import { serviceEnv, stackPortOf, type Env } from './stack-env.js';
+import { STACK, type StackService } from './stack.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const COLORS = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m', '\x1b[34m'];

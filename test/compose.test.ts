@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { STACK } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { serviceEntries } from '../scripts/build-services.js';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
+import { STACK } from '../scripts/stack.js';
 import { settingNames } from './services.js';
 
 interface ComposeService {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { STACK } from '@fxdesk/core';
 import { launchBrowser } from '@fxdesk/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STACK } from '../scripts/stack.js';
+import { DEV_SECRETS } from './services.js';
 import { answers, freePort, run, until } from './support.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-docs-'));
@@ -26,7 +27,7 @@ describe('Swagger UI in a real browser', () => {
       try {
         await until(() => answers(`http://127.0.0.1:${port}/health/live`), 20_000);
         // The account service keys its API pages like every other non-health route (spec 001 B).
-        const key = service.devSecrets.INTERNAL_API_KEY;
+        const key = DEV_SECRETS[service.name]?.INTERNAL_API_KEY;
         const page = await browser.newPage(key ? { extraHTTPHeaders: { 'x-internal-api-key': key } } : {});
         await page.goto(`http://127.0.0.1:${port}/docs/`);
         await page.waitForSelector('.opblock', { timeout: 15_000 });

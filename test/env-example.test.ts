@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { STACK } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
+import { STACK } from '../scripts/stack.js';
 import { z } from 'zod';
 import { CONFIG_SCHEMAS, settingNames } from './services.js';
 

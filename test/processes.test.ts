@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { STACK } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envPrefix } from '../scripts/stack-env.js';
+import { STACK } from '../scripts/stack.js';
+import { DEV_SECRETS } from './services.js';
 import { answers, freePort, run as runEntry, until } from './support.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-proc-'));
@@ -22,11 +23,11 @@ describe('a service started with a bad setting', () => {
     });
   }
 
-  for (const service of STACK.filter((s) => Object.keys(s.devSecrets).length > 0)) {
+  for (const service of STACK.filter((s) => DEV_SECRETS[s.name] !== undefined)) {
     it(`${service.name} refuses to start in production without its key`, async () => {
       const result = await run(`services/${service.name}/src/server.ts`, { NODE_ENV: 'production', PORT: '0' }).done;
       expect(result.code).toBe(1);
-      for (const key of Object.keys(service.devSecrets)) expect(result.stderr).toContain(`${key}: is required when NODE_ENV=production`);
+      for (const key of Object.keys(DEV_SECRETS[service.name] ?? {})) expect(result.stderr).toContain(`${key}: is required when NODE_ENV=production`);
     });
   }
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AccountConfigSchema } from '../services/account/src/config.js';
-import { ExecutionConfigSchema } from '../services/execution/src/config.js';
-import { MarketDataConfigSchema } from '../services/market-data/src/config.js';
+import { ACCOUNT_DEV_SECRETS, AccountConfigSchema } from '../services/account/src/config.js';
+import { EXECUTION_DEV_SECRETS, ExecutionConfigSchema } from '../services/execution/src/config.js';
+import { MARKET_DATA_DEV_SECRETS, MarketDataConfigSchema } from '../services/market-data/src/config.js';
 import { NotificationConfigSchema } from '../services/notification/src/config.js';
 import { StrategyConfigSchema } from '../services/strategy/src/config.js';
 
@@ -12,6 +12,13 @@ export const CONFIG_SCHEMAS: Record<string, z.ZodObject> = {
   account: AccountConfigSchema,
   'market-data': MarketDataConfigSchema,
   notification: NotificationConfigSchema,
+};
+
+/** The development keys of the services that require one, by the service's name in the stack table. */
+export const DEV_SECRETS: Record<string, Record<string, string> | undefined> = {
+  execution: EXECUTION_DEV_SECRETS,
+  account: ACCOUNT_DEV_SECRETS,
+  'market-data': MARKET_DATA_DEV_SECRETS,
 };
 
 export function settingNames(name: string): string[] {

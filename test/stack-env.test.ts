@@ -1,6 +1,6 @@
-import { stackService } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_CHAT, serviceEnv } from '../scripts/stack-env.js';
+import { stackService } from '../scripts/stack.js';
 
 describe('the environment each service gets in the stack', () => {
   it('gives each service its stack port, or its <SERVICE>_PORT override', () => {

@@ -9,4 +9,3 @@ export * from './metrics.js';
 export * from './run.js';
 export * from './service.js';
 export * from './sqlite.js';
-export * from './stack.js';

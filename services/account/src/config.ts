@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { CURRENCIES } from '@fxdesk/broker';
-import { commonSettings, envInt, stackService } from '@fxdesk/core';
+import { commonSettings, envInt } from '@fxdesk/core';
 
 /** Currencies the simulated market prices, so a simulated account can be kept in them (not gold). */
 const SIM_CURRENCIES = CURRENCIES.map((c) => c.code).filter((code) => code !== 'XAU') as [string, ...string[]];
 
+/** The development value of INTERNAL_API_KEY, taken outside production when it is unset (with a warning). */
+export const ACCOUNT_DEV_SECRETS = { INTERNAL_API_KEY: 'dev-account-key' };
+
 /** Every setting of the account service; `.env.example` and the README document each one. */
 export const AccountConfigSchema = z
   .object({
-    ...commonSettings(stackService('account').defaultPort),
+    ...commonSettings(3000),
     // Account reads exist for the simulated account and OANDA v20 only.
     BROKER: z.enum(['simulated', 'oanda'], { message: 'the account service reads from simulated or oanda' }).default('simulated'),
     INTERNAL_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),

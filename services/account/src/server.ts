@@ -1,14 +1,14 @@
-import { databasePath, runService, stackService } from '@fxdesk/core';
+import { databasePath, runService } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { createAccountReader, describeBroker } from './broker.js';
-import { AccountConfigSchema } from './config.js';
+import { ACCOUNT_DEV_SECRETS, AccountConfigSchema } from './config.js';
 import { SqliteSnapshotStore } from './store.js';
 
 await runService({
   name: 'account',
   configSchema: AccountConfigSchema,
-  devSecrets: stackService('account').devSecrets,
+  devSecrets: ACCOUNT_DEV_SECRETS,
   start: (config, logger) => {
     logger.info(`reading the ${describeBroker(config)} account`);
     return buildApp({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
 import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
@@ -41,10 +41,13 @@ const NO_TERMINAL = 'the execution service runs on BROKER=simulated or BROKER=me
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' });
 
+/** The development value of API_KEY, taken outside production when it is unset (with a warning). */
+export const EXECUTION_DEV_SECRETS = { API_KEY: 'dev-execution-key' };
+
 /** Every setting of the execution service; `.env.example` and the README document each one. */
 export const ExecutionConfigSchema = z
   .object({
-    ...commonSettings(stackService('execution').defaultPort, '127.0.0.1'),
+    ...commonSettings(8000, '127.0.0.1'),
     BROKER: commonSettings(0).BROKER.refine((broker) => TERMINAL_BROKERS.has(broker), { message: NO_TERMINAL }),
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     TRADING_ENABLED: envBoolean(false),

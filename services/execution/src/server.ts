@@ -1,7 +1,7 @@
-import { databasePath, runService, stackService } from '@fxdesk/core';
+import { databasePath, runService } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
-import { ExecutionConfigSchema } from './config.js';
+import { EXECUTION_DEV_SECRETS, ExecutionConfigSchema } from './config.js';
 import { failInterruptedSignals, reconcileInterrupted } from './recovery.js';
 import { SignalStore } from './store.js';
 import { connectTerminal, createTerminal, describeTerminal } from './terminal.js';
@@ -9,7 +9,7 @@ import { connectTerminal, createTerminal, describeTerminal } from './terminal.js
 await runService({
   name: 'execution',
   configSchema: ExecutionConfigSchema,
-  devSecrets: stackService('execution').devSecrets,
+  devSecrets: EXECUTION_DEV_SECRETS,
   // Long enough for a signal in flight to finish or time out and store its outcome before exit:
   // three bounded calls before order_send (symbol_info, tick, order_check), then order_send.
   shutdownTimeoutMs: (config) => 3 * config.PRE_SEND_TIMEOUT_MS + config.ORDER_SEND_TIMEOUT_MS + 5_000,

@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { commonSettings, envInt, envList, stackService } from '@fxdesk/core';
+import { commonSettings, envInt, envList } from '@fxdesk/core';
+
+/** The development value of API_KEY, taken outside production when it is unset (with a warning). */
+export const MARKET_DATA_DEV_SECRETS = { API_KEY: 'dev-market-data-key' };
 
 /** Every setting of the market-data service; `.env.example` and the README document each one. */
 export const MarketDataConfigSchema = z
   .object({
-    ...commonSettings(stackService('market-data').defaultPort),
+    ...commonSettings(8010),
     // The quote feeds that exist: any other broker stops the service at start with one line,
     // rather than starting without quotes.
     BROKER: z

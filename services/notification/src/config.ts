@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
 import { CHANNELS } from './records.js';
 
 const TELEGRAM_CHAT_ID = /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
@@ -24,7 +24,7 @@ function baseUrl(defaultUrl: string) {
 /** Every setting of the notification service; `.env.example` and the README document each one. */
 export const NotificationConfigSchema = z
   .object({
-    ...commonSettings(stackService('notification').defaultPort),
+    ...commonSettings(3010),
     NOTIFICATION_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
     NOTIFICATIONS_ENABLED: envBoolean(true),
 

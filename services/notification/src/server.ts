@@ -1,4 +1,4 @@
-import { runService, stackService } from '@fxdesk/core';
+import { runService } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { NotificationConfigSchema } from './config.js';
@@ -6,6 +6,5 @@ import { NotificationConfigSchema } from './config.js';
 await runService({
   name: 'notification',
   configSchema: NotificationConfigSchema,
-  devSecrets: stackService('notification').devSecrets,
   start: (config, logger) => buildApp({ config, deps: { clock: systemClock, logger } }),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, envNumber, stackService } from '@fxdesk/core';
+import { commonSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/core';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
@@ -40,7 +40,7 @@ const lots = z
 /** Every setting of the strategy service; `.env.example` and the README document each one. */
 export const StrategyConfigSchema = z
   .object({
-    ...commonSettings(stackService('strategy').defaultPort),
+    ...commonSettings(8000),
     INSTRUMENTS: instrumentList,
     TIMEFRAME: TimeframeSchema.default('M5'),
     RATE_LIMIT_GET_PER_MINUTE: envInt(60, { min: 1 }),

@@ -1,4 +1,4 @@
-import { runService, stackService } from '@fxdesk/core';
+import { runService } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { StrategyConfigSchema } from './config.js';
@@ -7,7 +7,6 @@ import { createDeps } from './deps.js';
 await runService({
   name: 'strategy',
   configSchema: StrategyConfigSchema,
-  devSecrets: stackService('strategy').devSecrets,
   start: async (config, logger) => {
     const deps = createDeps(config, systemClock);
     const app = await buildApp({ config, deps: { ...deps, logger } });
