@@ -8,14 +8,6 @@ export function secondsUntil(dateText: string, nowMs: number): number | undefine
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
-/** `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), in whole seconds from `nowMs`. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim());
-  return secondsUntil(text, nowMs);
-}
-
 /** `prefix` + `path`, with the query's defined values as the query string. */
 export function pathWithQuery(prefix: string, path: string, query: Record<string, string | undefined>): string {
   const params = new URLSearchParams();

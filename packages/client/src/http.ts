@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from '@fxdesk/primitives';
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -41,14 +42,6 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Seconds from a Retry-After header: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
 /**
@@ -141,7 +134,7 @@ export class HttpClient {
       message: envelope?.message ?? `answered HTTP ${status}`,
       requestId: envelope?.requestId ?? header(headers, 'x-request-id'),
       details: envelope?.details,
-      retryAfterSeconds: parseRetryAfter(header(headers, 'retry-after')),
+      retryAfterSeconds: retryAfterSeconds(header(headers, 'retry-after'), Date.now()),
     });
   }
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HttpClient, parseRetryAfter } from '../src/http.js';
+import { HttpClient } from '../src/http.js';
 import { ServiceError } from '../src/errors.js';
 
 let server: http.Server | undefined;
@@ -103,14 +103,5 @@ describe('HttpClient', () => {
   it('does not count a refusal (4xx other than 408 and 429) as retryable', async () => {
     expect(new ServiceError({ service: 's', kind: 'http', status: 422, code: 'validation_error', message: 'x' }).isRetryable).toBe(false);
     expect(new ServiceError({ service: 's', kind: 'http', status: 503, code: 'not_ready', message: 'x' }).isRetryable).toBe(true);
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads delta-seconds and HTTP dates', () => {
-    expect(parseRetryAfter('12')).toBe(12);
-    expect(parseRetryAfter('Mon, 05 Jan 2026 12:00:30 GMT', Date.UTC(2026, 0, 5, 12, 0, 0))).toBe(30);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
+import { retryAfterSeconds } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
-import { errorBodyOf, parseRetryAfter, secondsUntil } from '../http-helpers.js';
+import { errorBodyOf, secondsUntil } from '../http-helpers.js';
 import { ErrorBodySchema, type WireErrorBody } from './wire.js';
 
 /**
@@ -34,7 +35,7 @@ export function parseErrorBody(text: string): WireErrorBody {
  * `metadata.recommendedRetryTime` (TooManyRequestsError model).
  */
 export function retryAfterOf(body: WireErrorBody, header: string | string[] | undefined, nowMs: number): number | undefined {
-  return parseRetryAfter(header, nowMs) ?? secondsUntil(body.metadata?.recommendedRetryTime ?? '', nowMs);
+  return retryAfterSeconds(header, nowMs) ?? secondsUntil(body.metadata?.recommendedRetryTime ?? '', nowMs);
 }
 
 /** Transport codes meaning the request never left: nothing reached MetaApi. */

@@ -1,8 +1,8 @@
-import { systemClock, type Clock } from '@fxdesk/primitives';
+import { retryAfterSeconds, systemClock, type Clock } from '@fxdesk/primitives';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
-import { parseJsonBody, parseRetryAfter, pathWithQuery } from '../http-helpers.js';
+import { parseJsonBody, pathWithQuery } from '../http-helpers.js';
 import { errorFromResponse, errorFromTransport, isStaleSocket } from './error-mapping.js';
 
 export interface OandaHttpOptions {
@@ -81,7 +81,7 @@ export class OandaHttpClient {
       });
       const text = await response.body.text();
       if (response.statusCode === 200) return text;
-      throw errorFromResponse(response.statusCode, text, parseRetryAfter(response.headers['retry-after'], this.clock.now()));
+      throw errorFromResponse(response.statusCode, text, retryAfterSeconds(response.headers['retry-after'], this.clock.now()));
     } catch (err) {
       if (err instanceof BrokerError) throw err;
       if (controller.signal.aborted) throw new BrokerError('timeout', `OANDA did not answer within ${this.options.timeoutMs} ms`, { cause: err });

@@ -9,8 +9,9 @@
  *   "description", "parameters"?: ResponseParameters }`; on flood control (429) `parameters.retry_after`
  *   is "the number of seconds left to wait before the request can be repeated".
  */
+import { retryAfterMs } from '@fxdesk/primitives';
 import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { telegramText } from '../render.js';
 
 export interface TelegramOptions {
@@ -73,7 +74,7 @@ export class TelegramTransport implements Transport {
       },
       {
         retryable: isRetryableStatus(res.status),
-        retryAfterMs: typeof retryAfterSeconds === 'number' ? retryAfterSeconds * 1000 : parseRetryAfter(res.headers['retry-after'], this.now()),
+        retryAfterMs: typeof retryAfterSeconds === 'number' ? retryAfterSeconds * 1000 : retryAfterMs(res.headers['retry-after'], this.now()),
       },
     );
   }

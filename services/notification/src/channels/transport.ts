@@ -63,15 +63,3 @@ export class DeliveryError extends Error {
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
-
-/**
- * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. Returns ms, or undefined
- * when absent or unreadable.
- */
-export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined || raw.trim() === '') return undefined;
-  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}

@@ -9,8 +9,9 @@
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
  */
+import { retryAfterMs } from '@fxdesk/primitives';
 import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const TWILIO_MAX_BODY = 1600;
@@ -68,7 +69,7 @@ export class TwilioTransport implements Transport {
         message: reply.message ? `${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : bodyExcerpt(res.text),
         httpStatus: res.status,
       },
-      { retryable: isRetryableStatus(res.status), retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now()) },
+      { retryable: isRetryableStatus(res.status), retryAfterMs: retryAfterMs(res.headers['retry-after'], this.now()) },
     );
   }
 }

@@ -13,8 +13,9 @@
  *   Meta asks clients to act on `code`, not the HTTP status: the throttling codes (4, 80007,
  *   130429, 131056) are retried like a 429 whatever status carries them.
  */
+import { retryAfterMs } from '@fxdesk/primitives';
 import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, parseRetryAfter, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const WHATSAPP_MAX_BODY = 4096;
@@ -74,7 +75,7 @@ export class WhatsAppTransport implements Transport {
         message: err?.message ? `${err.message}${details && details !== err.message ? `: ${details}` : ''}` : bodyExcerpt(res.text),
         httpStatus: res.status,
       },
-      { retryable: throttled || isRetryableStatus(res.status), retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now()) },
+      { retryable: throttled || isRetryableStatus(res.status), retryAfterMs: retryAfterMs(res.headers['retry-after'], this.now()) },
     );
   }
 }
