@@ -2,7 +2,7 @@ import { createLogger, loadConfig, type App, type Env } from '@fxdesk/core';
 import { LogCapture } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
 import type { Response as InjectResponse } from 'light-my-request';
-import { FakeV20Server } from '../../../packages/broker/test/oanda/fake-v20-server.js';
+import { FakeV20Server } from '@fxdesk/broker/testing';
 import { buildApp } from '../src/app.js';
 import { createAccountReader } from '../src/broker.js';
 import { AccountConfigSchema, type AccountConfig } from '../src/config.js';

@@ -2,7 +2,7 @@ import { SimulatedMarket, type MetaApiTerminal } from '@fxdesk/broker';
 import { ConfigError, type App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeMetaApiServer } from '../../../packages/broker/test/metaapi/fake-metaapi-server.js';
+import { FakeMetaApiServer } from '@fxdesk/broker/testing';
 import { buildApp } from '../src/app.js';
 import type { ExecutionConfig } from '../src/config.js';
 import { SignalStore } from '../src/store.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { simulatedTerminalStoreContract } from '../../../packages/broker/test/contract/simulated-terminal-store.js';
+import { simulatedTerminalStoreContract } from '@fxdesk/broker/testing';
 import { SignalStore } from '../src/store.js';
 
 simulatedTerminalStoreContract('the execution SQLite file', () => {

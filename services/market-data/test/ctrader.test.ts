@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS, FakeCTraderServer } from '../../../packages/broker/test/ctrader/fake-ctrader-server.js';
+import { FAKE_CREDENTIALS, FakeCTraderServer } from '@fxdesk/broker/testing';
 import { buildApp } from '../src/app.js';
 import { createQuoteFeed } from '../src/broker.js';
 import { API_KEY, auth, testConfig } from './helpers.js';
