@@ -3,3 +3,4 @@ export * from './log-capture.js';
 export * from './debian.js';
 export * from './browser.js';
 export * from './openapi-contract.js';
+export * from './client-contract.js';
