@@ -1,23 +1,13 @@
 /**
- * The one error envelope of every fxdesk service, and the codes the kit itself raises.
+ * The one error envelope of every fxdesk service (its schema is @fxdesk/schemas'
+ * ErrorEnvelopeSchema), and the codes the kit itself raises.
  *
  * Codes are written lower_snake in code. A service whose spec spells them UPPER_SNAKE (the
  * strategy service) sets `errorCodeCase: 'upper'` and the envelope is rewritten on the way out.
  */
+import type { ErrorEnvelopeBody } from '@fxdesk/schemas';
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
-export interface ErrorEnvelope {
-  error: true;
-  code: string;
-  message: string;
-  timestamp: string;
-  requestId?: string;
-  details?: ErrorDetail[];
-}
+export type ErrorDetail = NonNullable<ErrorEnvelopeBody['details']>[number];
 
 /** Status of the codes the kit raises; services pass their own codes' status to AppError. */
 export const KIT_ERROR_STATUS = {
@@ -86,8 +76,8 @@ export function envelope(
   code: string,
   message: string,
   extra: { requestId?: string; details?: ErrorDetail[]; codeCase?: ErrorCodeCase; now?: Date } = {},
-): ErrorEnvelope {
-  const body: ErrorEnvelope = {
+): ErrorEnvelopeBody {
+  const body: ErrorEnvelopeBody = {
     error: true,
     code: formatCode(code, extra.codeCase ?? 'lower'),
     message,
