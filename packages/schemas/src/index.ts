@@ -1,7 +1,6 @@
 export * from './account.js';
 export * from './error.js';
 export * from './execution.js';
-export * from './market.js';
 export * from './market-data.js';
 export * from './notification.js';
 export * from './primitives.js';

@@ -54,7 +54,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
     async (v1) => {
       protectRoutes(v1 as App, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
       registerStreamRoutes(v1 as App, market);
-      registerQuoteRoutes(v1 as App, market, config.MAX_CANDLES);
+      registerQuoteRoutes(v1 as App, market);
       registerSymbolRoutes(v1 as App, market);
     },
     { prefix: '/v1' },

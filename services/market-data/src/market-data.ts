@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { CheckResult } from '@fxdesk/core';
 import type { FeedSymbol, Quote, QuoteFeed } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
-import type { IntervalCandle, Tick, Timeframe } from '@fxdesk/schemas';
+import type { CatalogEntry, IntervalCandle, Tick, Timeframe } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { toIntervalCandles } from './candles.js';
 import type { MarketDataConfig } from './config.js';
@@ -26,6 +26,8 @@ export interface MarketDataOptions {
  */
 export class MarketData {
   readonly hub: StreamHub;
+  /** The largest `count` a candles request may ask for (MAX_CANDLES). */
+  readonly maxCandles: number;
   private readonly feed: QuoteFeed;
   private readonly clock: Clock;
   private readonly config: MarketDataConfig;
@@ -38,6 +40,7 @@ export class MarketData {
     this.feed = feed;
     this.clock = clock;
     this.config = config;
+    this.maxCandles = config.MAX_CANDLES;
     this.monitor = new ConnectionMonitor({
       clock,
       stalenessMs: config.TICK_STALENESS_SECONDS * 1000,
@@ -86,8 +89,8 @@ export class MarketData {
   }
 
   /** The enabled-or-not catalog, in the feed's order. */
-  symbols(): FeedSymbol[] {
-    return [...this.catalog().values()];
+  symbols(): CatalogEntry[] {
+    return [...this.catalog().values()].map((s) => ({ symbol: s.name, symbolId: s.symbolId, digits: s.digits, enabled: s.enabled, description: s.description }));
   }
 
   /** The catalog entry of `symbol`, or 404 symbol_not_found. */

@@ -1,21 +1,7 @@
-import { z } from 'zod';
 import type { CheckResult } from '@fxdesk/core';
 import type { FeedState, FeedStateChange } from '@fxdesk/broker';
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
-import { IsoTimestampSchema } from '@fxdesk/schemas';
-
-export const STREAM_STATES = ['connected', 'disconnected', 'stale'] as const;
-
-/** Data of the SSE `status` event (DESIGN.md §4). */
-export const StatusEventSchema = z
-  .object({
-    state: z.enum(STREAM_STATES),
-    dropped: z.number().int().meta({ description: 'Ticks discarded for this client since it connected' }),
-    ts: IsoTimestampSchema,
-    reason: z.string().optional(),
-  })
-  .meta({ id: 'StatusEvent' });
-export type StatusEvent = z.infer<typeof StatusEventSchema>;
+import type { StatusEvent } from '@fxdesk/schemas';
 
 /** A status event before the per-client `dropped` counter is added. */
 export type StreamStatus = Omit<StatusEvent, 'dropped'>;
