@@ -1,29 +1,33 @@
-import { IntervalCandleSchema, TickSchema, type IntervalCandle, type Tick, type Timeframe } from '@fxdesk/schemas';
-import { z } from 'zod';
+import {
+  CatalogSchema,
+  IntervalCandlesSchema,
+  StatusEventSchema,
+  TickSchema,
+  type CatalogEntry,
+  type IntervalCandle,
+  type StatusEvent,
+  type Tick,
+  type Timeframe,
+} from '@fxdesk/schemas';
 import { HttpClient, type ClientOptions } from './http.js';
 import { openEventStream, type EventStream, type EventStreamOptions } from './sse.js';
 
-/** One entry of GET /v1/symbols (spec 002 C); other fields pass through. */
-export const CatalogEntrySchema = z.looseObject({
-  symbol: z.string(),
-  symbolId: z.number().int(),
-  digits: z.number().int(),
-  enabled: z.boolean(),
-  description: z.string(),
-});
-export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
-
-const CatalogSchema = z.looseObject({ symbols: z.array(CatalogEntrySchema) });
-const CandlesSchema = z.looseObject({ symbol: z.string(), timeframe: z.string(), candles: z.array(IntervalCandleSchema) });
+export type { CatalogEntry } from '@fxdesk/schemas';
 
 /** Data of the stream's `status` event: the service's connection to its broker. */
-export const StreamStatusSchema = z.looseObject({
-  state: z.enum(['connected', 'disconnected', 'stale']),
-  dropped: z.number().int(),
-  ts: z.string(),
-  reason: z.string().optional(),
-});
-export type StreamStatus = z.infer<typeof StreamStatusSchema>;
+export type StreamStatus = StatusEvent;
+
+/**
+ * Every JSON call the client makes, with the schema the service's OpenAPI document names for
+ * its answer (the same object the service serializes with). The tick stream is not here: its
+ * answer is an event stream, whose `tick` and `status` data are read with TickSchema and
+ * StatusEventSchema.
+ */
+export const marketDataCalls = {
+  symbols: { method: 'GET', path: '/v1/symbols', status: 200, schema: CatalogSchema },
+  tick: { method: 'GET', path: '/v1/market-data/tick', status: 200, schema: TickSchema },
+  candles: { method: 'GET', path: '/v1/market-data/candles', status: 200, schema: IntervalCandlesSchema },
+} as const;
 
 /**
  * The tick stream's handlers, and the connection handlers and reconnection settings of
@@ -45,17 +49,16 @@ export class MarketDataClient {
   }
 
   async symbols(): Promise<CatalogEntry[]> {
-    return (await this.http.call({ method: 'GET', path: '/v1/symbols', schema: CatalogSchema })).data.symbols;
+    return (await this.http.call(marketDataCalls.symbols)).data.symbols;
   }
 
   async tick(symbol: string): Promise<Tick> {
-    return (await this.http.call({ method: 'GET', path: '/v1/market-data/tick', query: { symbol }, schema: TickSchema })).data;
+    return (await this.http.call({ ...marketDataCalls.tick, query: { symbol } })).data;
   }
 
   /** Closed candles, oldest first; `ts` is the END of each candle's interval. */
   async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
-    const query = { symbol, timeframe, count };
-    return (await this.http.call({ method: 'GET', path: '/v1/market-data/candles', query, schema: CandlesSchema })).data.candles;
+    return (await this.http.call({ ...marketDataCalls.candles, query: { symbol, timeframe, count } })).data.candles;
   }
 
   /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */
@@ -66,7 +69,7 @@ export class MarketDataClient {
       query: { symbols: symbols?.join(',') },
       onEvent: (event) => {
         if (event.event === 'tick') onTick(TickSchema.parse(JSON.parse(event.data)));
-        else if (event.event === 'status') onStatus?.(StreamStatusSchema.parse(JSON.parse(event.data)));
+        else if (event.event === 'status') onStatus?.(StatusEventSchema.parse(JSON.parse(event.data)));
       },
     });
   }
