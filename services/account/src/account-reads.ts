@@ -1,21 +1,18 @@
-import { isBrokerError, type AccountChanges, type AccountDetails, type AccountReader, type AccountSummary, type Instrument } from '@fxdesk/broker';
+import { isBrokerError, type AccountReader } from '@fxdesk/broker';
 import type { HealthCheck } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
+import type {
+  AccountChanges,
+  AccountDetailsRead,
+  AccountInstruments,
+  AccountSnapshot,
+  AccountSnapshotKind,
+  AccountSnapshotRef,
+  AccountSummaryRead,
+} from '@fxdesk/schemas';
 import { brokerFailure, errors } from './errors.js';
 import { InstrumentsCache } from './instruments-cache.js';
-import type { Snapshot, SnapshotKind, SnapshotStore } from './store.js';
-
-export interface SnapshotRef {
-  id: number;
-  takenAt: string;
-}
-
-export interface InstrumentsRead {
-  instruments: Instrument[];
-  cached: boolean;
-  fetchedAt: string;
-  expiresAt: string;
-}
+import type { SnapshotStore } from './store.js';
 
 export interface AccountReadsOptions {
   broker: AccountReader;
@@ -42,18 +39,18 @@ export class AccountReads {
     );
   }
 
-  async summary(): Promise<{ account: AccountSummary; snapshot: SnapshotRef }> {
+  async summary(): Promise<AccountSummaryRead> {
     const account = await this.call(() => this.options.broker.summary());
     return { account, snapshot: this.persist('summary', account) };
   }
 
-  async details(): Promise<{ account: AccountDetails; snapshot: SnapshotRef }> {
+  async details(): Promise<AccountDetailsRead> {
     const account = await this.call(() => this.options.broker.details());
     return { account, snapshot: this.persist('details', account) };
   }
 
   /** The tradable instruments, all or the named ones (404 instrument_not_found names any the broker does not list). */
-  async instruments(names?: string[]): Promise<InstrumentsRead> {
+  async instruments(names?: string[]): Promise<AccountInstruments> {
     const read = await this.call(() => this.instrumentsCache.get());
     let instruments = read.instruments;
     if (names && names.length > 0) {
@@ -70,7 +67,7 @@ export class AccountReads {
     };
   }
 
-  snapshots(limit: number, kind?: SnapshotKind): Snapshot[] {
+  snapshots(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[] {
     return this.options.store.recent(limit, kind);
   }
 
@@ -112,7 +109,7 @@ export class AccountReads {
     }
   }
 
-  private persist(kind: SnapshotKind, account: AccountSummary | AccountDetails): SnapshotRef {
+  private persist(kind: AccountSnapshotKind, account: AccountSnapshot['account']): AccountSnapshotRef {
     const snapshot = this.options.store.add(kind, this.options.broker.name, account, new Date(this.options.clock.now()).toISOString());
     return { id: snapshot.id, takenAt: snapshot.takenAt };
   }

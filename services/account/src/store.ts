@@ -1,28 +1,14 @@
 import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
-import type { AccountDetails, AccountSummary } from '@fxdesk/broker';
+import type { AccountSnapshot, AccountSnapshotKind } from '@fxdesk/schemas';
 
-export type SnapshotKind = 'summary' | 'details';
-
-/** One persisted read of the account, as the summary or details endpoint returned it. */
-export interface Snapshot {
-  id: number;
-  kind: SnapshotKind;
-  /** When the service stored it (ISO 8601, the service's clock). */
-  takenAt: string;
-  /** Adapter that read it: `simulated`, `oanda`. */
-  broker: string;
-  accountId: string;
-  lastTransactionId: string;
-  /** When the broker produced the state (the record's own asOf). */
-  asOf: string;
-  account: AccountSummary | AccountDetails;
-}
+/** The summary or details read a snapshot holds. */
+type SnapshotAccount = AccountSnapshot['account'];
 
 /** The snapshot repository; SQLite here, another database behind the same methods later. */
 export interface SnapshotStore {
-  add(kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string): Snapshot;
+  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): AccountSnapshot;
   /** Newest first; `kind` narrows to one endpoint's snapshots. */
-  recent(limit: number, kind?: SnapshotKind): Snapshot[];
+  recent(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[];
   /** Whether the database answers (readiness). */
   ping(): boolean;
   close(): void;
@@ -44,7 +30,7 @@ const MIGRATIONS = [
 
 interface SnapshotRow {
   id: number;
-  kind: SnapshotKind;
+  kind: AccountSnapshotKind;
   taken_at: string;
   broker: string;
   account_id: string;
@@ -53,7 +39,7 @@ interface SnapshotRow {
   account: string;
 }
 
-function fromRow(row: SnapshotRow): Snapshot {
+function fromRow(row: SnapshotRow): AccountSnapshot {
   return {
     id: row.id,
     kind: row.kind,
@@ -62,7 +48,7 @@ function fromRow(row: SnapshotRow): Snapshot {
     accountId: row.account_id,
     lastTransactionId: row.last_transaction_id,
     asOf: row.as_of,
-    account: JSON.parse(row.account) as AccountSummary | AccountDetails,
+    account: JSON.parse(row.account) as SnapshotAccount,
   };
 }
 
@@ -84,25 +70,25 @@ function prepareStatements(db: SqliteDatabase) {
 export class SqliteSnapshotStore implements SnapshotStore {
   private readonly db: SqliteDatabase;
   private readonly sql: ReturnType<typeof prepareStatements>;
-  private readonly addAndPrune: (kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string) => SnapshotRow;
+  private readonly addAndPrune: (kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => SnapshotRow;
 
   /** `retention`: newest snapshots kept (0 keeps all). `:memory:` for a private test database. */
   constructor(file: string, retention = 0) {
     // synchronous=FULL (the default): a snapshot the endpoint reported stored is on disk.
     this.db = openDatabase(file, { migrations: MIGRATIONS });
     this.sql = prepareStatements(this.db);
-    this.addAndPrune = this.db.transaction((kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string) => {
+    this.addAndPrune = this.db.transaction((kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => {
       const row = this.sql.insert.get(kind, takenAt, broker, account.id, account.lastTransactionId, account.asOf, JSON.stringify(account)) as SnapshotRow;
       if (retention > 0) this.sql.prune.run(retention);
       return row;
     });
   }
 
-  add(kind: SnapshotKind, broker: string, account: AccountSummary | AccountDetails, takenAt: string): Snapshot {
+  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): AccountSnapshot {
     return fromRow(this.addAndPrune(kind, broker, account, takenAt));
   }
 
-  recent(limit: number, kind?: SnapshotKind): Snapshot[] {
+  recent(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[] {
     const rows = kind ? this.sql.newestOfKind.all(kind, limit) : this.sql.newest.all(limit);
     return rows.map(fromRow);
   }

@@ -1,11 +1,6 @@
 import type { App } from '@fxdesk/core';
-import { z } from 'zod';
+import { accountErrorResponses, AccountDetailsReadSchema, AccountSummaryReadSchema } from '@fxdesk/schemas';
 import type { AccountReads } from '../account-reads.js';
-import { AccountDetailsSchema, AccountSummarySchema, SnapshotRefSchema } from '../schemas.js';
-import { BROKER_ERROR_RESPONSES } from './responses.js';
-
-const SummaryResponseSchema = z.object({ account: AccountSummarySchema, snapshot: SnapshotRefSchema }).meta({ id: 'AccountSummaryRead' });
-const DetailsResponseSchema = z.object({ account: AccountDetailsSchema, snapshot: SnapshotRefSchema }).meta({ id: 'AccountDetailsRead' });
 
 /** GET /summary and GET /details: one broker read each, persisted as one snapshot each. */
 export function registerAccountRoutes(app: App, reads: AccountReads): void {
@@ -15,7 +10,7 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account summary; the read is persisted as a snapshot',
-        response: { 200: SummaryResponseSchema, ...BROKER_ERROR_RESPONSES },
+        response: { 200: AccountSummaryReadSchema, ...accountErrorResponses.broker },
       },
     },
     async () => reads.summary(),
@@ -27,7 +22,7 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account details (open trades, positions, pending orders); persisted as a snapshot',
-        response: { 200: DetailsResponseSchema, ...BROKER_ERROR_RESPONSES },
+        response: { 200: AccountDetailsReadSchema, ...accountErrorResponses.broker },
       },
     },
     async () => reads.details(),
