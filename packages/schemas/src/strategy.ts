@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorEnvelopeSchema } from './error.js';
 import { InstrumentNameSchema, IsoTimestampSchema, TimeframeSchema } from './primitives.js';
 
 /**
@@ -222,37 +223,59 @@ export const StartRequestSchema = z
   .meta({ id: 'StartRequest' });
 export type StartRequest = z.infer<typeof StartRequestSchema>;
 
-export const StartResponseSchema = z
-  .object({
-    success: z.boolean(),
-    message: z.string(),
-    started_at: Timestamp,
-    instruments: z.array(z.string()),
-    dry_run: z.boolean(),
-  })
-  .meta({ id: 'StartResponse' });
+/** What POST /start reads: the body is optional (an empty one counts as none). */
+export const StartBodySchema = StartRequestSchema.nullish();
+
+const Outcome = { success: z.boolean(), message: z.string() };
+const RunScope = { instruments: z.array(z.string()), dry_run: z.boolean() };
+
+export const StartResponseSchema = z.object({ ...Outcome, started_at: Timestamp, ...RunScope }).meta({ id: 'StartResponse' });
 export type StartResponse = z.infer<typeof StartResponseSchema>;
 
 export const StopResponseSchema = z
   .object({
-    success: z.boolean(),
-    message: z.string(),
+    ...Outcome,
     stopped_at: Timestamp,
     signals_generated: z.number().int().meta({ description: 'Signals generated since the start this stop ends' }),
   })
   .meta({ id: 'StopResponse' });
 export type StopResponse = z.infer<typeof StopResponseSchema>;
 
-export const RestartResponseSchema = z
-  .object({
-    success: z.boolean(),
-    message: z.string(),
-    restarted_at: Timestamp,
-    instruments: z.array(z.string()),
-    dry_run: z.boolean(),
-  })
-  .meta({ id: 'RestartResponse' });
+export const RestartResponseSchema = z.object({ ...Outcome, restarted_at: Timestamp, ...RunScope }).meta({ id: 'RestartResponse' });
 export type RestartResponse = z.infer<typeof RestartResponseSchema>;
+
+/** The 409 of POST /start, /stop and /restart. */
+export const StrategyConflictSchema = ErrorEnvelopeSchema.meta({ description: 'STRATEGY_ALREADY_RUNNING or STRATEGY_NOT_RUNNING' });
+
+/** The 429 of every rate-limited spec 000 endpoint. */
+export const StrategyRateLimitedSchema = ErrorEnvelopeSchema.meta({ description: 'RATE_LIMITED, with Retry-After' });
+
+// Any text: a name that is malformed or too long is simply not a known pair (404), as spec 000 has it.
+/** GET /pairs/{instrument}/candles path. */
+export const MonitoredPairParamsSchema = z.object({ instrument: z.string().meta({ description: 'A monitored pair, e.g. EUR_USD' }) });
+/** GET /signals/{instrument} path. */
+export const SignalInstrumentParamsSchema = z.object({ instrument: z.string().meta({ description: 'A pair name, e.g. EUR_USD' }) });
+
+/** GET /signals query (history, newest first). */
+export const SignalHistoryQuerySchema = z.object({
+  instrument: InstrumentNameSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Signals per page, 1 to 500; default 50' }),
+  cursor: z.string().max(64).optional().meta({ description: 'next_cursor of the previous page' }),
+});
+export type SignalHistoryQuery = z.infer<typeof SignalHistoryQuerySchema>;
+
+/** GET /pairs/{instrument}/candles query: at most CHART_CANDLES (`chartCandles`) candles, 100 by default. */
+export function pairCandlesQuerySchema(chartCandles: number) {
+  return z.object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(chartCandles)
+      .default(Math.min(100, chartCandles))
+      .meta({ description: `Newest candles to return; at most CHART_CANDLES (${chartCandles})` }),
+  });
+}
 
 /** One closed candle with each indicator's value after it (GET /pairs/{instrument}/candles). */
 export const ChartCandleSchema = z

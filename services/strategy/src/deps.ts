@@ -1,19 +1,35 @@
-import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient } from '@fxdesk/client';
 import { SimulatedMarket } from '@fxdesk/broker';
+import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient, type ClientOptions } from '@fxdesk/client';
 import { databasePath } from '@fxdesk/core';
-import type { Clock } from '@fxdesk/primitives';
-import type { StrategyDeps } from './app.js';
+import { systemClock, type Clock } from '@fxdesk/primitives';
+import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
 import { StrategyStore } from './store.js';
 
-/** The real dependencies the config asks for, and how to close them after the app. */
-export function createDeps(config: StrategyConfig, clock: Clock): StrategyDeps & { close: () => Promise<void> } {
-  const timeoutMs = config.DOWNSTREAM_TIMEOUT_MS;
-  const client = <T>(url: string | undefined, key: string | undefined, make: (o: { baseUrl: string; apiKey?: string; timeoutMs: number }) => T) =>
-    url === undefined ? undefined : make({ baseUrl: url, apiKey: key, timeoutMs });
+export interface StrategyDeps {
+  clock: Clock;
+  logger?: Logger;
+  store: StrategyStore;
+  /** Candles and quotes: the market-data service, or the in-process simulated market. */
+  source: MarketSource;
+  /** Set with EXECUTION_URL: orders of signals started with dry_run false. */
+  execution?: ExecutionClient;
+  /** Set with NOTIFICATION_URL: each signal is announced. */
+  notification?: NotificationClient;
+  /** Set with ACCOUNT_URL: status.account. */
+  account?: AccountClient;
+  /** Closes what was opened for the app (after the app has closed). */
+  close(): Promise<void>;
+}
+
+/** The real dependencies the config asks for: a downstream client for each URL set, else the in-process market for prices. */
+export async function createDeps(config: StrategyConfig, logger: Logger): Promise<StrategyDeps> {
+  const clock = systemClock;
+  const client = <T>(url: string | undefined, apiKey: string | undefined, make: (options: ClientOptions) => T) =>
+    url === undefined ? undefined : make({ baseUrl: url, apiKey, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
   const store = new StrategyStore(databasePath(config.DATA_DIR, 'strategy'));
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
   const source: MarketSource = marketData
@@ -24,6 +40,7 @@ export function createDeps(config: StrategyConfig, clock: Clock): StrategyDeps &
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));
   return {
     clock,
+    logger,
     store,
     source,
     execution,

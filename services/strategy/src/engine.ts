@@ -1,6 +1,6 @@
 import { AppError, type MetricsRegistry } from '@fxdesk/core';
 import { backoffDelayMs, type Backoff, type Clock, type TimerHandle } from '@fxdesk/primitives';
-import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StrategySignal } from '@fxdesk/schemas';
+import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StartRequest, type StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import type { DownstreamHealth } from './downstream.js';
@@ -24,11 +24,6 @@ export interface EngineOptions {
   dispatcher: SignalDispatcher;
   paper: PaperAccount;
   health: DownstreamHealth;
-}
-
-export interface StartRequest {
-  instruments?: string[];
-  dry_run?: boolean;
 }
 
 interface Run {

@@ -1,27 +1,27 @@
 import type {} from '@fastify/rate-limit';
 import { AppError, type App } from '@fxdesk/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StrategyConfig } from './config.js';
 
-export interface RateLimitHooks {
-  /** Every GET endpoint of spec 000 shares this counter per client. */
-  get: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  /** Every POST endpoint of spec 000 shares this counter per client. */
-  post: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-}
+type OnRequestHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 const WINDOW_MS = 60_000;
+
+/** Route options of a spec 000 endpoint: its scope's limiter counts it, so the kit's global one stays off. */
+export const SCOPE_LIMITED = { config: { rateLimit: false as const } };
 
 /**
  * Spec 000 "Limits": GET endpoints 60 and POST endpoints 10 requests per minute, counted per
  * client IP, each group on one counter. @fastify/rate-limit's route `groupId` cannot do this (it
  * gives each route its own store: fastify-rate-limit#463), so each group is one limiter made
- * with `createRateLimit` (the kit's store, Redis when REDIS_URL is set) and run as an onRequest
- * hook of the group's routes. Over the limit: 429 RATE_LIMITED with Retry-After.
+ * with `createRateLimit` (the kit's store, Redis when REDIS_URL is set). The returned onRequest
+ * hook is for a scope holding only spec 000 endpoints: a POST counts on the POST counter, any
+ * other request (GET, HEAD) on the GET one. Over the limit: 429 RATE_LIMITED with Retry-After.
  */
-export function createRateLimitHooks(app: App, limits: { getPerMinute: number; postPerMinute: number }): RateLimitHooks {
+export function specRateLimit(app: App, config: Pick<StrategyConfig, 'RATE_LIMIT_GET_PER_MINUTE' | 'RATE_LIMIT_POST_PER_MINUTE'>): OnRequestHook {
   const hook = (group: string, max: number) => {
     const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${request.ip}|${group}` });
-    return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
       const result = await check(request);
       if (result.isAllowed) return;
       const resetSeconds = Math.max(1, result.ttlInSeconds);
@@ -34,5 +34,7 @@ export function createRateLimitHooks(app: App, limits: { getPerMinute: number; p
       });
     };
   };
-  return { get: hook('GET', limits.getPerMinute), post: hook('POST', limits.postPerMinute) };
+  const get = hook('GET', config.RATE_LIMIT_GET_PER_MINUTE);
+  const post = hook('POST', config.RATE_LIMIT_POST_PER_MINUTE);
+  return (request, reply) => (request.method === 'POST' ? post : get)(request, reply);
 }

@@ -1,5 +1,4 @@
 import { runService } from '@fxdesk/core';
-import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from './app.js';
 import { StrategyConfigSchema } from './config.js';
 import { createDeps } from './deps.js';
@@ -8,8 +7,8 @@ await runService({
   name: 'strategy',
   configSchema: StrategyConfigSchema,
   start: async (config, logger) => {
-    const deps = createDeps(config, systemClock);
-    const app = await buildApp({ config, deps: { ...deps, logger } });
+    const deps = await createDeps(config, logger);
+    const { app } = await buildApp({ config, deps });
     app.addHook('onClose', deps.close);
     return app;
   },

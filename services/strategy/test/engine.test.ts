@@ -1,6 +1,5 @@
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
-import { strategyOf } from '../src/app.js';
 import type { MarketSource } from '../src/market-source.js';
 import { signalIdFor } from '../src/signal-id.js';
 import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith } from './helpers.js';
@@ -188,7 +187,7 @@ describe('the engine', () => {
       expect(status.downstream.market_data).toMatchObject({ state: 'failing', last_error: { code: 'network_error' } });
       expect(status.downstream.market_data.consecutive_failures).toBeGreaterThanOrEqual(2);
       expect((await pairs(h2))[0]?.status).toBe('warming_up');
-      expect(strategyOf(h2.app).engine.isRunning).toBe(true);
+      expect(h2.engine.isRunning).toBe(true);
     } finally {
       await h2.close();
       await h.close();

@@ -6,8 +6,10 @@ import { loadConfig, type App } from '@fxdesk/core';
 import type { Env } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
-import { buildApp, strategyOf, type StrategyDeps } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
+import type { StrategyDeps } from '../src/deps.js';
+import type { StrategyEngine } from '../src/engine.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { StrategyStore } from '../src/store.js';
@@ -29,6 +31,7 @@ export function testConfig(env: Env = {}): StrategyConfig {
 
 export interface Harness {
   app: App;
+  engine: StrategyEngine;
   clock: ManualClock;
   config: StrategyConfig;
   store: StrategyStore;
@@ -45,7 +48,7 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** A database file (to test restarts); in memory by default. */
   dbFile?: string;
-  deps?: Partial<StrategyDeps>;
+  deps?: Partial<Omit<StrategyDeps, 'close'>>;
 }
 
 /** The strategy app on a manual clock and the in-process simulated market (no downstream services unless given). */
@@ -54,17 +57,26 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const config = testConfig(options.env);
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const store = new StrategyStore(options.dbFile ?? ':memory:');
-  const deps: StrategyDeps = { clock, store, source: new SimulatedSource(market), ...options.deps };
-  const app = await buildApp({ config, deps });
+  const parts = { clock, store, source: new SimulatedSource(market), ...options.deps };
+  const deps: StrategyDeps = {
+    ...parts,
+    // The downstream clients a test passes are the test's to close.
+    close: async () => {
+      await parts.source.close();
+      store.close();
+    },
+  };
+  const { app, engine } = await buildApp({ config, deps });
   await app.ready();
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
       await new Promise((resolve) => setImmediate(resolve));
-      await strategyOf(app).engine.whenIdle();
+      await engine.whenIdle();
     }
   };
   return {
     app,
+    engine,
     clock,
     config,
     store,
@@ -77,8 +89,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     },
     async close() {
       await app.close();
-      await deps.source.close();
-      store.close();
+      await deps.close();
     },
   };
 }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterAll, describe, expect, it } from 'vitest';
-import { strategyOf } from '../src/app.js';
 import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith, tempDir } from './helpers.js';
 
 const temp = tempDir();
@@ -179,7 +178,7 @@ describe('AUTO_START', () => {
       const status = await statusAfterBoot(h);
       expect(status.running).toBe(true);
       // The catalog's digits, not the 5-digit fallback of a market that could not be read.
-      expect(strategyOf(h.app).engine.pair('USD_JPY')?.digits).toBe(3);
+      expect(h.engine.pair('USD_JPY')?.digits).toBe(3);
     } finally {
       await h.close();
       await base.close();

@@ -1,0 +1,234 @@
+import { AppError, type MetricsRegistry } from '@fxdesk/core';
+import type {
+  LatestSignalResponse,
+  PairCandles,
+  PairRecord,
+  RestartResponse,
+  SignalHistory,
+  SignalHistoryQuery,
+  StartRequest,
+  StartResponse,
+  StopResponse,
+  StrategyHealth,
+  StrategyStatus,
+} from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import { AccountView } from './account-view.js';
+import type { StrategyConfig } from './config.js';
+import type { StrategyDeps } from './deps.js';
+import { DownstreamHealth } from './downstream.js';
+import { StrategyEngine } from './engine.js';
+import { errors } from './errors.js';
+import { PaperAccount } from './paper-account.js';
+import { SignalDispatcher } from './signal-dispatch.js';
+import { utcDay } from './store.js';
+
+export interface StrategyControlOptions {
+  config: StrategyConfig;
+  deps: StrategyDeps;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** The service's version, for the health record. */
+  version: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function describeRun(run: { instruments: string[]; dryRun: boolean }): string {
+  return `${plural(run.instruments.length, 'instrument')} (${run.instruments.join(', ')})${run.dryRun ? ', paper trading' : ''}`;
+}
+
+function runScope(run: { instruments: string[]; dryRun: boolean }): { instruments: string[]; dry_run: boolean } {
+  return { instruments: run.instruments, dry_run: run.dryRun };
+}
+
+/** Cursors are opaque to clients: the seq of the last signal of a page, base64url. */
+function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) {
+    throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
+      details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
+    });
+  }
+  return Number(m[1]);
+}
+
+/**
+ * The strategy control service's domain, made once per app: the engine and what it drives (the
+ * signal dispatcher, the paper account, the downstream health, the account view), and the
+ * records spec 000's endpoints answer with.
+ */
+export class StrategyControl {
+  readonly engine: StrategyEngine;
+  readonly dispatcher: SignalDispatcher;
+  readonly startedAt: number;
+  private readonly health: DownstreamHealth;
+  private readonly paper: PaperAccount;
+  private readonly account: AccountView;
+
+  constructor(private readonly o: StrategyControlOptions) {
+    const { config, deps, logger } = o;
+    const { clock, store, source } = deps;
+    this.startedAt = clock.now();
+    this.health = new DownstreamHealth(
+      { market_data: source.name === 'market-data', execution: !!deps.execution, account: !!deps.account, notification: !!deps.notification },
+      clock,
+      logger,
+      o.metrics,
+    );
+    this.paper = new PaperAccount({
+      store,
+      clock,
+      startBalance: config.PAPER_BALANCE,
+      leverage: config.PAPER_LEVERAGE,
+      volumeLots: Number(config.TRADE_VOLUME),
+      rate: (from, to) => source.rate(from, to),
+    });
+    this.dispatcher = new SignalDispatcher({
+      store,
+      clock,
+      logger,
+      health: this.health,
+      execution: deps.execution,
+      notification: deps.notification,
+      retries: config.DOWNSTREAM_RETRIES,
+      volume: config.TRADE_VOLUME,
+      source: config.SIGNAL_SOURCE,
+      channels: config.NOTIFICATION_CHANNELS,
+    });
+    this.engine = new StrategyEngine({ config, clock, logger, metrics: o.metrics, source, store, dispatcher: this.dispatcher, paper: this.paper, health: this.health });
+    this.account = new AccountView({
+      client: deps.account,
+      health: this.health,
+      clock,
+      refreshMs: config.ACCOUNT_REFRESH_SECONDS * 1000,
+      paper: () => this.paper.snapshot((instrument) => this.currentPrice(instrument)),
+    });
+  }
+
+  /** The kit's readiness checks: the signal database answers. */
+  readinessChecks() {
+    return {
+      database: () => {
+        this.o.deps.store.ping();
+        return { ok: true, detail: 'signal database answers' };
+      },
+    };
+  }
+
+  /**
+   * At process start: sends what a previous run left unsent, then resumes the run the previous
+   * process left running, or auto-starts a fresh desk, in the background: the app answers at once
+   * and the pairs warm up as after a POST /start. A failure is logged; POST /start still works.
+   */
+  startAtBoot(): void {
+    const { config, logger } = this.o;
+    const resumed = this.dispatcher.resumeUnfinished();
+    if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+    this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
+      (how) => {
+        if (how === 'resumed') logger.info({ ...this.engine.state }, 'resumed the strategy that was running before the restart');
+        if (how === 'started') logger.info({ ...this.engine.state }, 'started the strategy by itself (AUTO_START); POST /stop stops it');
+      },
+      (err: unknown) => logger.error({ err }, 'could not start the strategy at boot; POST /start to start it'),
+    );
+  }
+
+  /**
+   * Spec 000's health record: `healthy` while the signal database answers, else `unhealthy` (the
+   * strategy could not record signals; logged on `log`). A failing downstream service does not
+   * make the strategy unhealthy: it shows in the status record.
+   */
+  healthRecord(log: Pick<Logger, 'error'>): StrategyHealth {
+    let healthy = true;
+    try {
+      this.o.deps.store.ping();
+    } catch (err) {
+      healthy = false;
+      log.error({ err }, 'the signal database does not answer');
+    }
+    const now = this.o.deps.clock.now();
+    return {
+      status: healthy ? 'healthy' : 'unhealthy',
+      timestamp: iso(now),
+      uptime_seconds: Math.max(0, Math.floor((now - this.startedAt) / 1000)),
+      version: this.o.version,
+    };
+  }
+
+  /** Spec 000's status record, with the downstream services' health. */
+  async status(): Promise<StrategyStatus> {
+    const { engine } = this;
+    const { store, clock } = this.o.deps;
+    const state = engine.state;
+    return {
+      running: engine.isRunning,
+      started_at: state.startedAt === null ? null : iso(state.startedAt),
+      active_pairs: state.instruments,
+      total_signals_today: store.countOnDay(utcDay(clock.now())),
+      last_signal_time: store.lastSignalTime() ?? null,
+      account: await this.account.current(),
+      account_source: this.account.source,
+      paper_account: this.paper.snapshot((instrument) => this.currentPrice(instrument)),
+      dry_run: state.dryRun,
+      timeframe: this.o.config.TIMEFRAME,
+      downstream: this.health.view(),
+    };
+  }
+
+  /** Most candles GET /pairs/{instrument}/candles answers with (CHART_CANDLES). */
+  get chartCandles(): number {
+    return this.o.config.CHART_CANDLES;
+  }
+
+  pairs(): PairRecord[] {
+    return this.engine.pairRecords();
+  }
+
+  /** The newest `limit` closed candles of a monitored pair, with each indicator after each. */
+  pairCandles(instrument: string, limit: number): PairCandles {
+    const pair = this.engine.pair(instrument);
+    if (!pair) throw errors.create('instrument_not_found', `${instrument.slice(0, 64)} is not a monitored pair; GET /pairs lists them`);
+    return { instrument, timeframe: this.o.config.TIMEFRAME, candles: pair.chartCandles(limit) };
+  }
+
+  /** The latest signal of a pair the desk knows (`signal` null and a message when it has none yet). */
+  async latestSignal(instrument: string): Promise<LatestSignalResponse> {
+    if (!(await this.engine.isKnownInstrument(instrument))) {
+      throw errors.create('instrument_not_found', `unknown instrument ${JSON.stringify(instrument.slice(0, 64))}; names look like EUR_USD`);
+    }
+    const signal = this.o.deps.store.latest(instrument);
+    return signal ? { instrument, signal } : { instrument, signal: null, message: `no signal for ${instrument} yet` };
+  }
+
+  /** Signal history, newest first, a page at a time. */
+  history({ instrument, limit, cursor }: SignalHistoryQuery): SignalHistory {
+    const page = this.o.deps.store.page({ instrument, limit, before: cursor === undefined ? undefined : decodeCursor(cursor) });
+    return { signals: page.signals, next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore) };
+  }
+
+  async start(request: StartRequest): Promise<StartResponse> {
+    const started = await this.engine.start(request);
+    return { success: true, message: `strategy started on ${describeRun(started)}`, started_at: iso(started.startedAt), ...runScope(started) };
+  }
+
+  stop(): StopResponse {
+    const stopped = this.engine.stop();
+    const message = `strategy stopped after ${plural(stopped.signalsGenerated, 'signal')}`;
+    return { success: true, message, stopped_at: iso(stopped.stoppedAt), signals_generated: stopped.signalsGenerated };
+  }
+
+  async restart(): Promise<RestartResponse> {
+    const restarted = await this.engine.restart();
+    return { success: true, message: `strategy restarted on ${describeRun(restarted)}`, restarted_at: iso(restarted.restartedAt), ...runScope(restarted) };
+  }
+
+  private currentPrice(instrument: string): number | null {
+    return this.engine.pair(instrument)?.currentPrice ?? null;
+  }
+}
