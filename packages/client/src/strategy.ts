@@ -10,7 +10,34 @@ import {
   StrategyStatusSchema,
   type StartRequest,
 } from '@fxdesk/schemas';
-import { HttpClient, type ClientOptions } from './http.js';
+import type { z } from 'zod';
+import { HttpClient, type ClientOptions, type Query } from './http.js';
+
+/**
+ * Each call StrategyClient makes, as the service's OpenAPI document names it, with the schema its
+ * answer is checked with (the one the service serializes it with). GET /health also answers 503
+ * with the same record when the strategy is unhealthy; the client reads that one too.
+ */
+export const strategyCalls = {
+  health: { method: 'GET', path: '/health', status: 200, schema: StrategyHealthSchema },
+  status: { method: 'GET', path: '/status', status: 200, schema: StrategyStatusSchema },
+  pairs: { method: 'GET', path: '/pairs', status: 200, schema: PairsResponseSchema },
+  pairCandles: { method: 'GET', path: '/pairs/{instrument}/candles', status: 200, schema: PairCandlesSchema },
+  latestSignal: { method: 'GET', path: '/signals/{instrument}', status: 200, schema: LatestSignalResponseSchema },
+  signals: { method: 'GET', path: '/signals', status: 200, schema: SignalHistorySchema },
+  start: { method: 'POST', path: '/start', status: 200, schema: StartResponseSchema },
+  stop: { method: 'POST', path: '/stop', status: 200, schema: StopResponseSchema },
+  restart: { method: 'POST', path: '/restart', status: 200, schema: RestartResponseSchema },
+} as const;
+
+interface CallParts {
+  /** Fills `{instrument}` in the path. */
+  instrument?: string;
+  query?: Query;
+  body?: unknown;
+  /** A status besides the call's own whose body is read too. */
+  alsoStatus?: number;
+}
 
 /**
  * Client of the strategy control service (spec 000; no authentication). Errors throw
@@ -25,46 +52,51 @@ export class StrategyClient {
   }
 
   async health() {
-    return (await this.http.call({ method: 'GET', path: '/health', schema: StrategyHealthSchema, statuses: [200, 503] })).data;
+    return this.call(strategyCalls.health, { alsoStatus: 503 });
   }
 
   async status() {
-    return (await this.http.call({ method: 'GET', path: '/status', schema: StrategyStatusSchema })).data;
+    return this.call(strategyCalls.status);
   }
 
   async pairs() {
-    return (await this.http.call({ method: 'GET', path: '/pairs', schema: PairsResponseSchema })).data.pairs;
+    return (await this.call(strategyCalls.pairs)).pairs;
   }
 
   /** Recent closed candles of a monitored pair with each indicator's value, oldest first. */
   async pairCandles(instrument: string, limit?: number) {
-    const path = `/pairs/${encodeURIComponent(instrument)}/candles`;
-    return (await this.http.call({ method: 'GET', path, query: { limit }, schema: PairCandlesSchema })).data;
+    return this.call(strategyCalls.pairCandles, { instrument, query: { limit } });
   }
 
   /** The latest signal of a pair (`signal` null when it has none). */
   async latestSignal(instrument: string) {
-    return (await this.http.call({ method: 'GET', path: `/signals/${encodeURIComponent(instrument)}`, schema: LatestSignalResponseSchema })).data;
+    return this.call(strategyCalls.latestSignal, { instrument });
   }
 
   /** Signal history, newest first; pass `next_cursor` back as `cursor` for the next page. */
   async signals(query: { instrument?: string; limit?: number; cursor?: string } = {}) {
-    return (await this.http.call({ method: 'GET', path: '/signals', query, schema: SignalHistorySchema })).data;
+    return this.call(strategyCalls.signals, { query });
   }
 
   async start(request: StartRequest = {}) {
-    return (await this.http.call({ method: 'POST', path: '/start', body: request, schema: StartResponseSchema })).data;
+    return this.call(strategyCalls.start, { body: request });
   }
 
   async stop() {
-    return (await this.http.call({ method: 'POST', path: '/stop', schema: StopResponseSchema })).data;
+    return this.call(strategyCalls.stop);
   }
 
   async restart() {
-    return (await this.http.call({ method: 'POST', path: '/restart', schema: RestartResponseSchema })).data;
+    return this.call(strategyCalls.restart);
   }
 
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  private async call<S extends z.ZodType>(call: { method: 'GET' | 'POST'; path: string; status: number; schema: S }, parts: CallParts = {}): Promise<z.output<S>> {
+    const path = parts.instrument === undefined ? call.path : call.path.replace('{instrument}', encodeURIComponent(parts.instrument));
+    const statuses = parts.alsoStatus === undefined ? [call.status] : [call.status, parts.alsoStatus];
+    return (await this.http.call({ method: call.method, path, query: parts.query, body: parts.body, schema: call.schema, statuses })).data;
   }
 }

@@ -1,4 +1,5 @@
-import { ServiceError, StrategyClient } from '@fxdesk/client';
+import { ServiceError, StrategyClient, strategyCalls } from '@fxdesk/client';
+import { expectClientMatchesDocument } from '@fxdesk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from './helpers.js';
 
@@ -13,6 +14,10 @@ describe('StrategyClient', () => {
   afterAll(async () => {
     await client.close();
     await h.close();
+  });
+
+  it('checks each answer with the schema the OpenAPI document names for it', async () => {
+    await expectClientMatchesDocument(h.app, strategyCalls);
   });
 
   it('starts, reads and stops the strategy with typed answers', async () => {
