@@ -1,28 +1,22 @@
-import type { AccountReader } from '@fxdesk/broker';
 import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
-import type { Clock } from '@fxdesk/primitives';
-import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountReads } from './account-reads.js';
 import { describeBroker } from './broker.js';
 import type { AccountConfig } from './config.js';
+import type { AccountDeps } from './deps.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerChangeRoutes } from './routes/changes.js';
 import { registerInstrumentRoutes } from './routes/instruments.js';
 import { registerSnapshotRoutes } from './routes/snapshots.js';
-import type { SnapshotStore } from './store.js';
 
-export interface AccountDeps {
-  clock: Clock;
-  /** The broker account the service reads. The app closes it on close. */
-  broker: AccountReader;
-  /** Where summary and details reads are persisted. The app closes it on close. */
-  store: SnapshotStore;
-  logger?: Logger;
+export interface AccountService {
+  app: App;
+  /** What the routes call. */
+  reads: AccountReads;
 }
 
-/** Builds the account service; it does not listen (server.ts does). */
-export async function buildApp({ config, deps }: { config: AccountConfig; deps: AccountDeps }): Promise<App> {
+/** Builds the account service; it does not listen (server.ts does) and does not close deps (whoever made them does). */
+export async function buildApp({ config, deps }: { config: AccountConfig; deps: AccountDeps }): Promise<AccountService> {
   const key = { header: 'x-internal-api-key', key: config.INTERNAL_API_KEY };
   const app = await buildService({
     ...kitOptionsFromConfig(config),
@@ -67,9 +61,5 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
     { prefix: '/api/v1/account' },
   );
 
-  app.addHook('onClose', async () => {
-    await deps.broker.close();
-    deps.store.close();
-  });
-  return app;
+  return { app, reads };
 }

@@ -4,9 +4,8 @@ import { ManualClock } from '@fxdesk/primitives';
 import type { Response as InjectResponse } from 'light-my-request';
 import { FakeV20Server } from '@fxdesk/broker/testing';
 import { buildApp } from '../src/app.js';
-import { createAccountReader } from '../src/broker.js';
 import { AccountConfigSchema, type AccountConfig } from '../src/config.js';
-import { SqliteSnapshotStore } from '../src/store.js';
+import { openDeps, type AccountDeps } from '../src/deps.js';
 
 export const TEST_KEY = 'test-account-key-5b1e9d';
 export const KEY_HEADER = { 'x-internal-api-key': TEST_KEY };
@@ -36,18 +35,21 @@ interface StartOptions {
   at?: string;
 }
 
-/** The service as server.ts builds it (createAccountReader, SqliteSnapshotStore), on a manual clock. */
+/** The app as server.ts starts it: closing it closes its deps. By default the deps server.ts makes, on a manual clock and a private in-memory database. */
+export async function buildTestApp(
+  config: AccountConfig,
+  deps: AccountDeps = openDeps(config, { clock: new ManualClock(), databaseFile: ':memory:' }),
+): Promise<App> {
+  const { app } = await buildApp({ config, deps });
+  app.addHook('onClose', deps.close);
+  return app;
+}
+
+/** The service as server.ts builds it (the broker BROKER names, a SQLite snapshot store), on a manual clock. */
 async function startService(config: AccountConfig, clock: ManualClock, options: StartOptions): Promise<Harness> {
   const logs = new LogCapture();
-  const app = await buildApp({
-    config,
-    deps: {
-      clock,
-      broker: createAccountReader(config, clock),
-      store: new SqliteSnapshotStore(options.dbFile ?? ':memory:', config.SNAPSHOT_RETENTION),
-      logger: createLogger({ name: 'account', level: options.logLevel ?? 'silent', stream: logs }),
-    },
-  });
+  const logger = createLogger({ name: 'account', level: options.logLevel ?? 'silent', stream: logs });
+  const app = await buildTestApp(config, openDeps(config, { clock, logger, databaseFile: options.dbFile ?? ':memory:' }));
   return {
     app,
     clock,

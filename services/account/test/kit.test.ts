@@ -1,17 +1,10 @@
 import { errorPathSuite } from '@fxdesk/core/testing';
-import { ManualClock } from '@fxdesk/primitives';
-import { buildApp } from '../src/app.js';
-import { createAccountReader } from '../src/broker.js';
-import { SqliteSnapshotStore } from '../src/store.js';
-import { KEY_HEADER, testConfig } from './helpers.js';
+import { buildTestApp, KEY_HEADER, testConfig } from './helpers.js';
 
 const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
 errorPathSuite('account', {
-  build: () => {
-    const clock = new ManualClock();
-    return buildApp({ config, deps: { clock, broker: createAccountReader(config, clock), store: new SqliteSnapshotStore(':memory:') } });
-  },
+  build: () => buildTestApp(config),
   bodyLimitBytes: 4096,
   kitRouteHeaders: KEY_HEADER,
 });

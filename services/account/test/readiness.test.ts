@@ -1,9 +1,8 @@
 import type { AccountReader, Instrument } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
 import { SqliteSnapshotStore } from '../src/store.js';
-import { startOanda, testConfig } from './helpers.js';
+import { buildTestApp, startOanda, testConfig } from './helpers.js';
 
 describe('/health/ready on OANDA', () => {
   it('is ready when the configuration, the database, the credentials and the instrument metadata pass', async () => {
@@ -58,7 +57,8 @@ function readerWithInstruments(instruments: () => Promise<Instrument[]>): Accoun
 }
 
 async function readiness(reader: AccountReader) {
-  const app = await buildApp({ config: testConfig(), deps: { clock: new ManualClock(), broker: reader, store: new SqliteSnapshotStore(':memory:') } });
+  const store = new SqliteSnapshotStore(':memory:');
+  const app = await buildTestApp(testConfig(), { clock: new ManualClock(), broker: reader, store, close: async () => store.close() });
   const res = await app.inject({ method: 'GET', url: '/health/ready' });
   await app.close();
   return res;
