@@ -2,7 +2,7 @@
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
 import { loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
-import { buildApp, marketDataOf } from '../../services/market-data/src/app.js';
+import { buildApp } from '../../services/market-data/src/app.js';
 import { MarketDataConfigSchema } from '../../services/market-data/src/config.js';
 import { BENCH_SYMBOLS, cpuMicros, parseServerArgs, send, type ToServer } from './protocol.js';
 import { RateFeed } from './rate-feed.js';
@@ -17,9 +17,12 @@ const config = loadConfig(MarketDataConfigSchema, {
 });
 const market = new SimulatedMarket({ seed: 'bench', tickIntervalMs: 1000, marketHours: false, clock: systemClock });
 const feed = new RateFeed(new SimulatedFeed({ market }), market, BENCH_SYMBOLS, rate);
-const app = await buildApp({ config, deps: { clock: systemClock, feed } });
+const deps = { clock: systemClock, feed, close: () => feed.close() };
+const service = await buildApp({ config, deps });
+const { app } = service;
+app.addHook('onClose', deps.close);
 await app.listen({ host: '127.0.0.1', port: 0 });
-const hub = marketDataOf(app).hub;
+const hub = service.market.hub;
 
 process.on('message', (message: ToServer) => {
   if (message.type === 'report') {

@@ -1,32 +1,20 @@
 import { buildService, createLogger, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
-import type { QuoteFeed } from '@fxdesk/broker';
-import type { Clock } from '@fxdesk/primitives';
-import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { MarketDataConfig } from './config.js';
+import type { MarketDataDeps } from './deps.js';
 import { MarketData } from './market-data.js';
 import { registerQuoteRoutes } from './routes/quotes.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerSymbolRoutes } from './routes/symbols.js';
 
-export interface MarketDataDeps {
-  clock: Clock;
-  /** The broker's quote feed. The app connects it when it becomes ready and closes it on close. */
-  feed: QuoteFeed;
-  logger?: Logger;
+/** The built service: the app, and the domain object behind it (tests and the benchmark read its hub). */
+export interface MarketDataService {
+  app: App;
+  market: MarketData;
 }
 
-const marketDataByApp = new WeakMap<App, MarketData>();
-
-/** The domain object behind an app built by buildApp (tests and the benchmark read its hub). */
-export function marketDataOf(app: App): MarketData {
-  const market = marketDataByApp.get(app);
-  if (!market) throw new Error('not a market-data app');
-  return market;
-}
-
-/** Builds the market-data service; it does not listen (server.ts does). */
-export async function buildApp({ config, deps }: { config: MarketDataConfig; deps: MarketDataDeps }): Promise<App> {
+/** Builds the market-data service; it does not listen (server.ts does) and never closes its deps. */
+export async function buildApp({ config, deps }: { config: MarketDataConfig; deps: MarketDataDeps }): Promise<MarketDataService> {
   const logger = deps.logger ?? createLogger({ name: 'market-data', level: config.LOG_LEVEL });
   const app = await buildService({
     ...kitOptionsFromConfig(config),
@@ -46,7 +34,6 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
   });
 
   const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger });
-  marketDataByApp.set(app, market);
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: market.readinessChecks() });
   registerStreamMetrics(app, market);
 
@@ -62,10 +49,10 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
 
   app.addHook('onReady', async () => market.start());
   // preClose runs before the HTTP server stops accepting and waits for open requests: ending
-  // the streams here is what lets app.close() finish with clients still connected.
-  app.addHook('preClose', async () => market.closeStreams());
-  app.addHook('onClose', async () => market.stop());
-  return app;
+  // the streams here is what lets app.close() finish with clients still connected. It also
+  // runs before every onClose hook, so the session lets go of the feed before its owner closes it.
+  app.addHook('preClose', async () => market.stop());
+  return { app, market };
 }
 
 function registerStreamMetrics(app: App, market: MarketData): void {

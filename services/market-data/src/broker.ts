@@ -4,8 +4,8 @@ import type { MarketDataConfig } from './config.js';
 
 export interface BrokerFeed {
   feed: QuoteFeed;
-  /** Stops what the feed runs on (the simulated market's ticking); the app closes the feed. */
-  stop: () => void;
+  /** Closes the feed, then stops what it runs on (the simulated market's ticking). */
+  close: () => Promise<void>;
 }
 
 /** The quote feed BROKER names, built from its settings. */
@@ -20,10 +20,17 @@ export function createQuoteFeed(config: MarketDataConfig, clock: Clock): BrokerF
       clock,
       reconnectMaxMs: config.FEED_RECONNECT_MAX_SECONDS * 1000,
     });
-    return { feed, stop: () => {} };
+    return { feed, close: () => feed.close() };
   }
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
-  return { feed: new SimulatedFeed({ market }), stop: () => market.stop() };
+  const feed = new SimulatedFeed({ market });
+  return {
+    feed,
+    close: async () => {
+      await feed.close();
+      market.stop();
+    },
+  };
 }
 
 /** What the start-up log line names: never a credential. */

@@ -59,11 +59,11 @@ export class FeedSession {
     await this.attempt();
   }
 
-  async stop(): Promise<void> {
+  /** Stops retrying and listening; the feed itself is closed by whoever made it. */
+  stop(): void {
     this.isStopped = true;
     this.clearRetry();
     for (const unsubscribe of this.listeners.splice(0)) unsubscribe();
-    await this.options.feed.close();
   }
 
   private async attempt(): Promise<void> {

@@ -77,15 +77,14 @@ export class MarketData {
     await this.session.start();
   }
 
-  /** Ends every stream. Runs before the HTTP server closes, so open streams never hold it up. */
-  closeStreams(): void {
-    this.hub.closeAll();
-  }
-
-  async stop(): Promise<void> {
+  /**
+   * Ends every stream and stops the monitor and the feed session; the feed itself is closed by
+   * its owner. Runs before the HTTP server closes, so open streams never hold it up.
+   */
+  stop(): void {
     this.monitor.stop();
     this.hub.closeAll();
-    await this.session.stop();
+    this.session.stop();
   }
 
   /** The enabled-or-not catalog, in the feed's order. */

@@ -3,9 +3,8 @@ import type { App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_CREDENTIALS, FakeCTraderServer } from '@fxdesk/broker/testing';
-import { buildApp } from '../src/app.js';
 import { createQuoteFeed } from '../src/broker.js';
-import { API_KEY, auth, testConfig } from './helpers.js';
+import { API_KEY, auth, buildOn, testConfig } from './helpers.js';
 import { TestEventSource } from './sse-client.js';
 
 /** Wednesday 2026-01-07 12:00 UTC: the fake venue's FX week is open. */
@@ -30,9 +29,7 @@ beforeEach(async () => {
     CTRADER_HOST: 'ws://127.0.0.1',
     CTRADER_PORT: String(fake.port),
   });
-  const { feed, stop } = createQuoteFeed(config, clock);
-  app = await buildApp({ config, deps: { clock, feed } });
-  app.addHook('onClose', async () => stop());
+  ({ app } = await buildOn(config, { clock, ...createQuoteFeed(config, clock) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });

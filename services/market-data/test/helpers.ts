@@ -1,8 +1,10 @@
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
 import { loadConfig, type App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
-import { buildApp } from '../src/app.js';
+import { buildApp, type MarketDataService } from '../src/app.js';
 import { MarketDataConfigSchema, type MarketDataConfig } from '../src/config.js';
+import type { MarketDataDeps } from '../src/deps.js';
+import type { MarketData } from '../src/market-data.js';
 import { FakeFeed } from './fake-feed.js';
 
 export const API_KEY = 'test-market-data-key';
@@ -13,8 +15,21 @@ export function testConfig(overrides: Record<string, string> = {}): MarketDataCo
 
 export interface TestService {
   app: App;
+  market: MarketData;
   feed: FakeFeed;
   clock: ManualClock;
+}
+
+/** Builds the app on `deps` and closes them after it, as server.ts does; not ready yet. */
+export async function buildOn(config: MarketDataConfig, deps: MarketDataDeps): Promise<MarketDataService> {
+  const service = await buildApp({ config, deps });
+  service.app.addHook('onClose', deps.close);
+  return service;
+}
+
+/** The deps of an app on a fake feed: closing them closes the feed. */
+export function fakeDeps(clock: ManualClock, feed: FakeFeed = new FakeFeed(clock)): MarketDataDeps & { feed: FakeFeed } {
+  return { clock, feed, close: () => feed.close() };
 }
 
 /** The app on a fake feed and a manual clock (Monday 2026-01-05 12:00 UTC unless told). */
@@ -22,11 +37,11 @@ export async function buildTestService(
   options: { config?: Record<string, string>; start?: number | string; prepare?: (feed: FakeFeed) => void } = {},
 ): Promise<TestService> {
   const clock = new ManualClock(options.start);
-  const feed = new FakeFeed(clock);
-  options.prepare?.(feed);
-  const app = await buildApp({ config: testConfig(options.config), deps: { clock, feed } });
+  const deps = fakeDeps(clock);
+  options.prepare?.(deps.feed);
+  const { app, market } = await buildOn(testConfig(options.config), deps);
   await app.ready();
-  return { app, feed, clock };
+  return { app, market, feed: deps.feed, clock };
 }
 
 export const auth = { 'x-api-key': API_KEY };
@@ -45,8 +60,11 @@ export async function buildSimulatedService(
   const clock = new ManualClock(options.start);
   const market = new SimulatedMarket({ seed: 'market-data-test', tickIntervalMs: options.tickIntervalMs ?? 1000, marketHours: true, clock });
   const feed = new SimulatedFeed({ market });
-  const app = await buildApp({ config: testConfig(options.config), deps: { clock, feed } });
-  app.addHook('onClose', async () => market.stop());
+  const close = async () => {
+    await feed.close();
+    market.stop();
+  };
+  const { app } = await buildOn(testConfig(options.config), { clock, feed, close });
   await app.ready();
   return { app, clock, feed, market };
 }

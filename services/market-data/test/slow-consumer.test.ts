@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { marketDataOf } from '../src/app.js';
 import type { StreamClient } from '../src/stream-client.js';
 import { API_KEY, buildTestService, type TestService } from './helpers.js';
 import { TestEventSource } from './sse-client.js';
@@ -39,7 +38,7 @@ async function openPausedStream(): Promise<RawStream> {
 }
 
 function serverSideOf(count: number): readonly StreamClient[] {
-  const clients = marketDataOf(service.app).hub.openClients();
+  const clients = service.market.hub.openClients();
   expect(clients).toHaveLength(count);
   return clients;
 }
@@ -136,7 +135,7 @@ describe('a client that stops reading', { timeout: 30_000 }, () => {
     // The paused reader only notices the end once it reads what its socket holds.
     slow.res.resume();
     await slow.closed;
-    expect(marketDataOf(service.app).hub.stats()).toMatchObject({ clients: 1, stuckDisconnects: 1 });
+    expect(service.market.hub.stats()).toMatchObject({ clients: 1, stuckDisconnects: 1 });
     await emitTicks(30);
   });
 });

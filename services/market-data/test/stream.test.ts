@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { marketDataOf } from '../src/app.js';
 import { API_KEY, buildTestService, type TestService } from './helpers.js';
 import { TestEventSource } from './sse-client.js';
 
@@ -176,7 +175,7 @@ describe('GET /v1/stream/ticks', () => {
     const res = await fetch(`${baseUrl}/v1/stream/ticks`, { method: 'HEAD', headers: { 'x-api-key': API_KEY } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(marketDataOf(service.app).hub.size).toBe(0);
+    expect(service.market.hub.size).toBe(0);
   });
 
   it('answers 503 too_many_clients past MAX_STREAM_CLIENTS', async () => {
