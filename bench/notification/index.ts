@@ -22,8 +22,9 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
-import { buildNotificationService } from '../../services/notification/src/app.js';
+import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
+import { openDeps } from '../../services/notification/src/deps.js';
 
 if (process.argv[2] === 'render') {
   await import('./render.js');
@@ -99,7 +100,9 @@ async function measure(mode: 'service' | 'bare'): Promise<{ result: autocannon.R
 async function drainBacklog(): Promise<{ deliveries: number; seconds: number; commits: { commits: number; operations: number } }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-outbox-'));
   const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0', CHAT_APP_CHAT_IDS: '111' });
-  const { app, store, outbox } = await buildNotificationService({ config, deps: { clock: systemClock } });
+  const deps = openDeps(config, { clock: systemClock });
+  const { app, store, outbox } = await buildApp({ config, deps });
+  app.addHook('onClose', deps.close);
   await app.ready();
   await outbox.stop();
   const batch = 500;

@@ -7,8 +7,9 @@
 import Fastify from 'fastify';
 import { loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
-import { buildNotificationService } from '../../services/notification/src/app.js';
+import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
+import { openDeps } from '../../services/notification/src/deps.js';
 
 const [mode = 'service', dataDir = './data', apiKey = 'bench-notification-key'] = process.argv.slice(2);
 const body = { requestId: '3f0a6b2e-8c1d-4e5f-9a7b-1c2d3e4f5a6b', deliveryIds: ['7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a'], deliveriesAttempted: 1 };
@@ -27,7 +28,9 @@ if (mode === 'bare') {
     RATE_LIMIT_PER_MINUTE: '0',
     CHAT_APP_CHAT_IDS: '111',
   });
-  const { app, store } = await buildNotificationService({ config, deps: { clock: systemClock } });
+  const deps = openDeps(config, { clock: systemClock });
+  const { app, store } = await buildApp({ config, deps });
+  app.addHook('onClose', deps.close);
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
   process.once('SIGTERM', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
-import { CHANNELS } from './records.js';
+import { NOTIFICATION_CHANNELS } from '@fxdesk/schemas';
 
 const TELEGRAM_CHAT_ID = /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -69,7 +69,7 @@ export const NotificationConfigSchema = z
     OUTBOX_CONCURRENCY: envInt(32, { min: 1, max: 1000 }),
     OUTBOX_POLL_INTERVAL_MS: envInt(1000, { min: 10, max: 600_000 }),
     /** Channels sent at most once: a delivery whose outcome is unknown fails instead of being resent. */
-    AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(CHANNELS, { message: `expected channels among ${CHANNELS.join(', ')}` }))),
+    AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(NOTIFICATION_CHANNELS, { message: `expected channels among ${NOTIFICATION_CHANNELS.join(', ')}` }))),
   })
   .superRefine((c, ctx) => {
     // A half-configured channel is a mistake, never a silent fall-back to the sandbox.

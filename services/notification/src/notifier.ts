@@ -1,19 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { AppError } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
+import type { DeliveryList, DeliveryListQuery, DeliveryRecord, NotificationChannel, NotificationResponse, ValidNotificationRequest } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
-import type { Channel, NotificationRequest } from './records.js';
-import type { NotificationStore } from './store.js';
+import { decodeCursor, encodeCursor, type NotificationStore } from './store.js';
 
-export interface SubmitResult {
-  replayed: boolean;
-  requestId: string;
-  deliveryIds: string[];
-  deliveriesAttempted: number;
-}
+/** What POST /notifications did: skipped (notifications disabled), or stored (or found stored: a replay). */
+export type SubmitResult = { status: 'skipped' } | { status: 'stored'; replayed: boolean; response: NotificationResponse };
 
 export interface NotifierOptions {
   store: NotificationStore;
-  recipients: Record<Channel, string[]>;
+  recipients: Record<NotificationChannel, string[]>;
+  /** NOTIFICATIONS_ENABLED: when false, requests are answered `skipped` and nothing is stored. */
+  enabled: boolean;
   clock: Clock;
   logger: Logger;
   /** Told when new deliveries are stored, so the outbox sends them at once. */
@@ -21,19 +20,21 @@ export interface NotifierOptions {
 }
 
 /** What makes two requests "the same" for the replay warning: everything but the key. */
-function payloadHash(input: NotificationRequest, channels: Channel[]): string {
+function payloadHash(input: ValidNotificationRequest, channels: NotificationChannel[]): string {
   const canonical = JSON.stringify([input.message, channels, input.source, input.subject ?? null, input.contentType]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
 /**
- * POST /notifications: one delivery per (channel, recipient), stored with the request in one
- * transaction before anyone is answered; a repeated (source, idempotencyKey) gets the original.
+ * The notifications and their delivery records. A request becomes one delivery per (channel,
+ * recipient), stored with the request in one transaction before anyone is answered; a repeated
+ * (source, idempotencyKey) gets the original.
  */
 export class Notifier {
   constructor(private readonly o: NotifierOptions) {}
 
-  async submit(input: NotificationRequest): Promise<SubmitResult> {
+  async submit(input: ValidNotificationRequest): Promise<SubmitResult> {
+    if (!this.o.enabled) return { status: 'skipped' };
     const channels = [...new Set(input.channels)];
     const deliveries = channels.flatMap((channel) => this.o.recipients[channel].map((recipient) => ({ id: randomUUID(), channel, recipient })));
     const created = await this.o.store.create({
@@ -57,6 +58,25 @@ export class Notifier {
       if (empty.length > 0) this.o.logger.debug({ channels: empty, notificationRequestId: created.requestId }, 'no recipients configured for these channels: nothing to send there');
       if (deliveries.length > 0) this.o.onStored();
     }
-    return { replayed: created.replayed, requestId: created.requestId, deliveryIds: created.deliveryIds, deliveriesAttempted: created.deliveryIds.length };
+    const response = { requestId: created.requestId, deliveryIds: created.deliveryIds, deliveriesAttempted: created.deliveryIds.length };
+    return { status: 'stored', replayed: created.replayed, response };
+  }
+
+  /** One page of delivery records, newest first; a cursor this service did not issue is a validation error. */
+  list({ limit, cursor: cursorText, ...filters }: DeliveryListQuery): DeliveryList {
+    const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
+    if (cursorText !== undefined && !cursor) {
+      throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
+        details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
+      });
+    }
+    const page = this.o.store.list(filters, limit, cursor);
+    return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
+  }
+
+  get(id: string): DeliveryRecord {
+    const record = this.o.store.get(id);
+    if (!record) throw new AppError('not_found', `no delivery record ${id.slice(0, 100)}`);
+    return record;
   }
 }

@@ -2,7 +2,7 @@ import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { Transports } from './channels/index.js';
 import { DeliveryError, type OutboundMessage } from './channels/transport.js';
-import type { Channel, ProviderError } from './records.js';
+import type { NotificationChannel, ProviderError } from '@fxdesk/schemas';
 import { retryDelayMs, type RetryPolicy } from './retry.js';
 import type { ClaimedDelivery, NotificationStore } from './store.js';
 
@@ -20,8 +20,8 @@ export interface OutboxOptions {
   /** How long a claimed delivery stays ours; past it, a dead worker's delivery is in doubt. */
   leaseMs: number;
   /** Channels never sent twice: a delivery whose outcome is unknown fails instead of being resent. */
-  atMostOnce: Channel[];
-  onResult?: (channel: Channel, outcome: 'sent' | 'retry' | 'failed') => void;
+  atMostOnce: NotificationChannel[];
+  onResult?: (channel: NotificationChannel, outcome: 'sent' | 'retry' | 'failed') => void;
 }
 
 /**

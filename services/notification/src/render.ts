@@ -3,8 +3,7 @@
  * for SMS and WhatsApp, html plus a text alternative for email. Bodies come from our own callers,
  * but nothing here trusts their markup: everything is re-tokenized and re-escaped.
  */
-
-export type ContentType = 'text' | 'html';
+import type { NotificationContentType } from '@fxdesk/schemas';
 
 interface Token {
   kind: 'text' | 'open' | 'close';
@@ -277,7 +276,7 @@ export function toTelegramHtml(html: string, maxVisible = TELEGRAM_MAX_TEXT): st
 
 export interface Content {
   message: string;
-  contentType: ContentType;
+  contentType: NotificationContentType;
   subject?: string | null;
 }
 

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, ProviderError } from './records.js';
+import type { DeliveryStatus, ProviderError } from '@fxdesk/schemas';
 
 /** The forward order of a delivery; `failed` stands outside it. */
 const RANK: Record<Exclude<DeliveryStatus, 'failed'>, number> = { pending: 0, sending: 1, sent: 2, delivered: 3, read: 4 };

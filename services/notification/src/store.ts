@@ -1,6 +1,5 @@
 import { GroupCommit, openDatabase, type SqliteDatabase } from '@fxdesk/core';
-import type { Channel, DeliveryRecord, DeliveryStatus, Provider, ProviderError } from './records.js';
-import type { ContentType } from './render.js';
+import type { DeliveryRecord, DeliveryStatus, NotificationChannel, NotificationContentType, NotificationProvider, ProviderError } from '@fxdesk/schemas';
 import { applyPlatformUpdate, type PlatformUpdate } from './status.js';
 
 const MIGRATIONS = [
@@ -59,13 +58,13 @@ interface DeliveryRow {
   seq: number;
   id: string;
   request_id: string;
-  channel: Channel;
+  channel: NotificationChannel;
   recipient: string;
   source: string;
   subject: string | null;
   status: DeliveryStatus;
   attempts: number;
-  provider: Provider | null;
+  provider: NotificationProvider | null;
   provider_message_id: string | null;
   error: string | null;
   sandbox_request: string | null;
@@ -84,7 +83,7 @@ interface RequestRow {
   idempotency_key: string | null;
   message: string;
   subject: string | null;
-  content_type: ContentType;
+  content_type: NotificationContentType;
   payload_hash: string;
 }
 
@@ -94,10 +93,10 @@ export interface NewNotification {
   idempotencyKey: string | undefined;
   message: string;
   subject: string | undefined;
-  contentType: ContentType;
-  channels: Channel[];
+  contentType: NotificationContentType;
+  channels: NotificationChannel[];
   payloadHash: string;
-  deliveries: { id: string; channel: Channel; recipient: string }[];
+  deliveries: { id: string; channel: NotificationChannel; recipient: string }[];
   now: number;
 }
 
@@ -113,19 +112,19 @@ export interface CreatedNotification {
 export interface ClaimedDelivery {
   id: string;
   requestId: string;
-  channel: Channel;
+  channel: NotificationChannel;
   recipient: string;
   attempts: number;
   message: string;
   subject: string | null;
-  contentType: ContentType;
+  contentType: NotificationContentType;
 }
 
 export interface ListFilters {
   source?: string;
   recipient?: string;
   status?: DeliveryStatus;
-  channel?: Channel;
+  channel?: NotificationChannel;
 }
 
 export interface Cursor {
@@ -324,7 +323,7 @@ export class NotificationStore {
    * unknown. At-most-once channels, and deliveries out of attempts, fail with `outcome_unknown`;
    * the others go back to `pending` to be sent again.
    */
-  recoverInDoubt(now: number, atMostOnce: Channel[], maxAttempts: number): Promise<{ failed: string[]; resent: string[] }> {
+  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<{ failed: string[]; resent: string[] }> {
     const s = this.statements;
     const error = JSON.stringify({
       code: 'outcome_unknown',
@@ -336,7 +335,7 @@ export class NotificationStore {
     }));
   }
 
-  markSent(id: string, result: { provider: Provider; providerMessageId: string | null; sandboxRequest?: unknown }, now: number): Promise<void> {
+  markSent(id: string, result: { provider: NotificationProvider; providerMessageId: string | null; sandboxRequest?: unknown }, now: number): Promise<void> {
     return this.committer.run(() => {
       this.statements.markSent.run({
         id,
@@ -348,13 +347,13 @@ export class NotificationStore {
     });
   }
 
-  markRetry(id: string, error: ProviderError, provider: Provider, nextAttemptAt: number, now: number): Promise<void> {
+  markRetry(id: string, error: ProviderError, provider: NotificationProvider, nextAttemptAt: number, now: number): Promise<void> {
     return this.committer.run(() => {
       this.statements.markRetry.run({ id, error: JSON.stringify(error), provider, nextAttemptAt, now });
     });
   }
 
-  markFailed(id: string, error: ProviderError, provider: Provider, now: number): Promise<void> {
+  markFailed(id: string, error: ProviderError, provider: NotificationProvider, now: number): Promise<void> {
     return this.committer.run(() => {
       this.statements.markFailed.run({ id, error: JSON.stringify(error), provider, now });
     });
@@ -442,6 +441,12 @@ export class NotificationStore {
   /** Group-commit counters: batches committed, writes in them. */
   commitStats(): { commits: number; operations: number } {
     return { commits: this.committer.stats.commits, operations: this.committer.stats.operations };
+  }
+
+  /** The readiness check: the database answers a query (throws when it cannot). */
+  check(): { ok: true } {
+    this.db.prepare('SELECT 1').get();
+    return { ok: true };
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryRecord } from '../src/records.js';
+import type { DeliveryRecord } from '@fxdesk/schemas';
 import { fakeTelegram, fakeTwilio, fakeWhatsApp, FakeSmtp, graphError, parseMail, parseTelegramHtml, telegramError, twilioError, type FakeProvider } from './fakes.js';
 import { startService, type Harness } from './harness.js';
 

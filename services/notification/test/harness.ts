@@ -1,7 +1,9 @@
 import { loadConfig, type Env } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
-import { buildNotificationService, type NotificationDeps, type NotificationService } from '../src/app.js';
-import { NotificationConfigSchema } from '../src/config.js';
+import { buildApp, type NotificationService } from '../src/app.js';
+import type { Transports } from '../src/channels/index.js';
+import { NotificationConfigSchema, type NotificationConfig } from '../src/config.js';
+import { openDeps } from '../src/deps.js';
 
 export const API_KEY = 'test-notification-key';
 
@@ -12,18 +14,31 @@ export interface Harness extends NotificationService {
   close: () => Promise<void>;
 }
 
+/** The test settings: silent, an in-memory database, the test key, no rate limit; `env` adds or replaces. */
+export function testConfig(env: Env = {}): NotificationConfig {
+  return loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: ':memory:', NOTIFICATION_API_KEY: API_KEY, RATE_LIMIT_PER_MINUTE: '0', ...env });
+}
+
 /**
- * The service as server.ts builds it, with literal settings, a manual clock, a fixed jitter
- * (0.5, so every backoff is half its ceiling) and an in-memory database unless DATA_DIR is given.
+ * The service as server.ts builds it (not yet ready), with literal settings, a manual clock, a
+ * fixed jitter (0.5, so every backoff is half its ceiling), an in-memory database unless DATA_DIR
+ * is given, and `overrides.transports` in place of the ones the settings name.
  */
-export async function startService(env: Env = {}, deps: Partial<NotificationDeps> = {}): Promise<Harness> {
+export async function buildTestService(env: Env = {}, overrides: { transports?: Partial<Transports> } = {}): Promise<NotificationService & { clock: ManualClock }> {
   const clock = new ManualClock();
-  const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: ':memory:', NOTIFICATION_API_KEY: API_KEY, RATE_LIMIT_PER_MINUTE: '0', ...env });
-  const service = await buildNotificationService({ config, deps: { clock, random: () => 0.5, ...deps } });
+  const config = testConfig(env);
+  const deps = openDeps(config, { clock });
+  const service = await buildApp({ config, deps: { ...deps, transports: { ...deps.transports, ...overrides.transports }, random: () => 0.5 } });
+  service.app.addHook('onClose', deps.close);
+  return { ...service, clock };
+}
+
+/** The test service, ready, with a helper that posts a notification with the test key. */
+export async function startService(env: Env = {}, overrides: { transports?: Partial<Transports> } = {}): Promise<Harness> {
+  const service = await buildTestService(env, overrides);
   await service.app.ready();
   return {
     ...service,
-    clock,
     notify: async (body, headers = {}) => {
       const res = await service.app.inject({ method: 'POST', url: '/notifications', headers: { 'x-api-key': API_KEY, ...headers }, payload: body });
       return { statusCode: res.statusCode, json: res.json() as Record<string, unknown>, headers: res.headers };

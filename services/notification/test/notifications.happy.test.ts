@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeliveryRecord } from '../src/records.js';
+import type { DeliveryRecord } from '@fxdesk/schemas';
 import { API_KEY, startService, type Harness } from './harness.js';
 
 const RECIPIENTS = { CHAT_APP_CHAT_IDS: '111,222', EMAIL_TO: 'a@example.com', SMS_TO: '+14155550100', MESSENGER_APP_TO: '14155550101' };

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryRecord } from '../src/records.js';
+import type { DeliveryRecord } from '@fxdesk/schemas';
 import { fakeWhatsApp, type FakeProvider } from './fakes.js';
 import { startService, type Harness } from './harness.js';
 

@@ -1,5 +1,6 @@
 import type { NotificationConfig } from '../config.js';
-import type { Channel } from '../records.js';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
 import { EmailTransport } from './email.js';
 import { HttpClient } from './http.js';
 import { sandboxFor } from './sandbox.js';
@@ -8,10 +9,10 @@ import type { Transport } from './transport.js';
 import { TwilioTransport } from './twilio.js';
 import { WhatsAppTransport } from './whatsapp.js';
 
-export type Transports = Record<Channel, Transport>;
+export type Transports = Record<NotificationChannel, Transport>;
 
 /** Each channel's recipients, from its comma-separated setting. */
-export function recipientsFromConfig(config: NotificationConfig): Record<Channel, string[]> {
+export function recipientsFromConfig(config: NotificationConfig): Record<NotificationChannel, string[]> {
   return {
     CHAT_APP: config.CHAT_APP_CHAT_IDS,
     EMAIL: config.EMAIL_TO,
@@ -62,4 +63,18 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
       await http.close();
     },
   };
+}
+
+/** Says at start which channels have no recipients or no credentials, and whether status webhooks go unsigned. */
+export function logChannelSetup(config: NotificationConfig, transports: Transports, logger: Logger): void {
+  const recipients = recipientsFromConfig(config);
+  const unaddressed = NOTIFICATION_CHANNELS.filter((c) => recipients[c].length === 0);
+  if (unaddressed.length > 0) logger.info({ channels: unaddressed }, 'no recipients configured for these channels: requests for them create no deliveries');
+  const sandboxed = NOTIFICATION_CHANNELS.filter((c) => transports[c].provider === 'sandbox');
+  if (sandboxed.length > 0) logger.info({ channels: sandboxed }, 'no credentials for these channels: their deliveries go to the sandbox (recorded, not sent)');
+  if (config.MESSENGER_APP_APP_SECRET === undefined) {
+    // A warning where real WhatsApp messages go out (their status updates arrive there); on the sandbox, a note.
+    const level = transports.MESSENGER_APP.provider === 'sandbox' ? 'info' : 'warn';
+    logger[level]('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app accepts unsigned status updates');
+  }
 }

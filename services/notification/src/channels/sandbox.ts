@@ -1,4 +1,4 @@
-import type { Channel } from '../records.js';
+import type { NotificationChannel } from '@fxdesk/schemas';
 import { emailMessage, type EmailMessage } from './email.js';
 import { telegramRequest } from './telegram.js';
 import type { OutboundMessage, ProviderRequest, SendResult, Transport } from './transport.js';
@@ -30,7 +30,7 @@ export interface SandboxSettings {
 }
 
 /** The sandbox of one channel, building requests exactly as its real transport does. */
-export function sandboxFor(channel: Channel, s: SandboxSettings): SandboxTransport {
+export function sandboxFor(channel: NotificationChannel, s: SandboxSettings): SandboxTransport {
   switch (channel) {
     case 'CHAT_APP':
       return new SandboxTransport((m) => telegramRequest({ baseUrl: s.chatAppBaseUrl, botToken: '<CHAT_APP_BOT_TOKEN>' }, m));

@@ -1,5 +1,4 @@
-import type { Channel, Provider, ProviderError } from '../records.js';
-import type { ContentType } from '../render.js';
+import type { NotificationChannel, NotificationContentType, NotificationProvider, ProviderError } from '@fxdesk/schemas';
 
 /** An HTTP request to a provider, exactly as sent (the sandbox records it). */
 export interface ProviderRequest {
@@ -12,15 +11,15 @@ export interface ProviderRequest {
 /** One delivery as a transport sends it: one message to one recipient. */
 export interface OutboundMessage {
   deliveryId: string;
-  channel: Channel;
+  channel: NotificationChannel;
   recipient: string;
   message: string;
-  contentType: ContentType;
+  contentType: NotificationContentType;
   subject: string | null;
 }
 
 export interface SendResult {
-  provider: Provider;
+  provider: NotificationProvider;
   /** The provider's id of the message (Telegram message_id, SMTP Message-ID, Twilio SID, WhatsApp wamid). */
   providerMessageId: string | null;
   /** Sandbox only: the exact request the real transport would have sent. */
@@ -29,7 +28,7 @@ export interface SendResult {
 
 /** A channel's way out: the real provider, or the sandbox that records instead of sending. */
 export interface Transport {
-  readonly provider: Provider;
+  readonly provider: NotificationProvider;
   send(message: OutboundMessage): Promise<SendResult>;
   close?(): Promise<void>;
 }

@@ -1,40 +1,18 @@
-import { AppError, protectRoutes, type App } from '@fxdesk/core';
-import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
-import { z } from 'zod';
+import type { App } from '@fxdesk/core';
+import {
+  DeliveryIdParamsSchema,
+  DeliveryListQuerySchema,
+  DeliveryListSchema,
+  DeliveryRecordSchema,
+  ErrorEnvelopeSchema,
+  NotificationRequestSchema,
+  NotificationResponseSchema,
+  NotificationSkippedSchema,
+} from '@fxdesk/schemas';
 import type { Notifier } from '../notifier.js';
-import { ChannelSchema, DeliveryRecordSchema, DeliveryStatusSchema, NotificationRequestSchema, NotificationResponseSchema } from '../records.js';
-import { decodeCursor, encodeCursor, type NotificationStore } from '../store.js';
 
-const SkippedSchema = z.object({ status: z.literal('skipped') }).meta({ id: 'NotificationSkipped' });
-
-const ListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
-  source: z.string().min(1).max(100).optional(),
-  recipient: z.string().min(1).max(320).optional(),
-  status: DeliveryStatusSchema.optional(),
-  channel: ChannelSchema.optional(),
-  cursor: z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page' }),
-});
-
-const ListResponseSchema = z
-  .object({
-    items: z.array(DeliveryRecordSchema),
-    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
-  })
-  .meta({ id: 'DeliveryList' });
-
-
-export interface NotificationRoutesOptions {
-  apiKey: string | undefined;
-  enabled: boolean;
-  notifier: Notifier;
-  store: NotificationStore;
-}
-
-/** POST /notifications, GET /notifications, GET /notifications/:id — behind NOTIFICATION_API_KEY when set. */
-export async function notificationRoutes(app: App, o: NotificationRoutesOptions): Promise<void> {
-  protectRoutes(app, { header: 'x-api-key', key: o.apiKey, allowBearer: true, schemes: ['apiKey', 'bearer'] });
-
+/** POST /notifications, GET /notifications, GET /notifications/:id. */
+export function registerNotificationRoutes(app: App, notifier: Notifier): void {
   app.post(
     '/notifications',
     {
@@ -46,14 +24,14 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
           'A repeated (source, idempotencyKey) answers the original 201 body with `Idempotent-Replayed: true` and sends nothing. ' +
           'With NOTIFICATIONS_ENABLED=false the answer is 200 `{"status":"skipped"}` and nothing is stored.',
         body: NotificationRequestSchema,
-        response: { 200: SkippedSchema, 201: NotificationResponseSchema },
+        response: { 200: NotificationSkippedSchema, 201: NotificationResponseSchema },
       },
     },
     async (request, reply) => {
-      if (!o.enabled) return reply.status(200).send({ status: 'skipped' as const });
-      const result = await o.notifier.submit(request.body);
+      const result = await notifier.submit(request.body);
+      if (result.status === 'skipped') return reply.status(200).send(result);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.status(201).send({ requestId: result.requestId, deliveryIds: result.deliveryIds, deliveriesAttempted: result.deliveriesAttempted });
+      return reply.status(201).send(result.response);
     },
   );
 
@@ -64,21 +42,11 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
         tags: ['notifications'],
         summary: 'List delivery records, newest first',
         description: 'Filters match exactly; `limit` defaults to 50 (at most 500); follow `nextCursor` for the next page.',
-        querystring: ListQuerySchema,
-        response: { 200: ListResponseSchema },
+        querystring: DeliveryListQuerySchema,
+        response: { 200: DeliveryListSchema },
       },
     },
-    async (request) => {
-      const { limit, cursor: cursorText, ...filters } = request.query;
-      const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
-      if (cursorText !== undefined && !cursor) {
-        throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
-          details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
-        });
-      }
-      const page = o.store.list(filters, limit, cursor);
-      return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
-    },
+    async (request) => notifier.list(request.query),
   );
 
   app.get(
@@ -87,14 +55,10 @@ export async function notificationRoutes(app: App, o: NotificationRoutesOptions)
       schema: {
         tags: ['notifications'],
         summary: 'One delivery record',
-        params: z.object({ id: z.string().min(1).max(200) }),
+        params: DeliveryIdParamsSchema,
         response: { 200: DeliveryRecordSchema, 404: ErrorEnvelopeSchema },
       },
     },
-    async (request) => {
-      const record = o.store.get(request.params.id);
-      if (!record) throw new AppError('not_found', `no delivery record ${request.params.id.slice(0, 100)}`);
-      return record;
-    },
+    async (request) => notifier.get(request.params.id),
   );
 }

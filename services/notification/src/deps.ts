@@ -1,0 +1,44 @@
+import { databasePath } from '@fxdesk/core';
+import { systemClock, type Clock } from '@fxdesk/primitives';
+import type { Logger } from 'pino';
+import { logChannelSetup, transportsFromConfig, type Transports } from './channels/index.js';
+import type { NotificationConfig } from './config.js';
+import { NotificationStore } from './store.js';
+
+/** What the notification service runs on. */
+export interface NotificationDeps {
+  clock: Clock;
+  logger?: Logger;
+  /** The requests and their delivery records, the outbox's queue included. */
+  store: NotificationStore;
+  /** Each channel's way out: its provider when its credentials are set, else its sandbox. */
+  transports: Transports;
+  /** The jitter source of the backoff (Math.random; tests fix it). */
+  random: () => number;
+  /** Closes the providers' connections and the store (after the app has closed). */
+  close(): Promise<void>;
+}
+
+/** The real dependencies: `<DATA_DIR>/notification.db` and the transports the config asks for, on the system clock. */
+export async function createDeps(config: NotificationConfig, logger: Logger): Promise<NotificationDeps> {
+  const deps = openDeps(config, { clock: systemClock, logger });
+  logChannelSetup(config, deps.transports, logger);
+  return deps;
+}
+
+/** The same dependencies on a given clock (tests: a manual one, and DATA_DIR `:memory:` or a temporary folder). */
+export function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): NotificationDeps {
+  const store = new NotificationStore(databasePath(config.DATA_DIR, 'notification'));
+  const providers = transportsFromConfig(config, () => clock.now());
+  return {
+    clock,
+    logger,
+    store,
+    transports: providers.transports,
+    random: Math.random,
+    close: async () => {
+      await providers.close();
+      store.close();
+    },
+  };
+}
