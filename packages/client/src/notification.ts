@@ -1,41 +1,27 @@
+import {
+  DeliveryListSchema,
+  NotificationResponseSchema,
+  NotificationSkippedSchema,
+  type DeliveryList,
+  type DeliveryStatus,
+  type NotificationChannel,
+  type NotificationRequest,
+} from '@fxdesk/schemas';
 import { z } from 'zod';
 import { HttpClient, type ClientOptions, type Query } from './http.js';
 
-export const NOTIFICATION_CHANNELS = ['CHAT_APP', 'EMAIL', 'SMS', 'MESSENGER_APP'] as const;
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
-
-export interface NotificationRequest {
-  message: string;
-  channels: NotificationChannel[];
-  source: string;
-  subject?: string;
-  contentType?: 'text' | 'html';
-  /** Deduplicates retries within the same source: a repeat is answered, never sent again. */
-  idempotencyKey?: string;
-}
-
-const AcceptedSchema = z.looseObject({ requestId: z.string(), deliveryIds: z.array(z.string()), deliveriesAttempted: z.number().int() });
-const SkippedSchema = z.looseObject({ status: z.literal('skipped') });
+export { NOTIFICATION_CHANNELS, type DeliveryRecord, type NotificationChannel, type NotificationRequest } from '@fxdesk/schemas';
 
 export type NotificationResult =
   | { status: 'accepted'; requestId: string; deliveryIds: string[]; deliveriesAttempted: number; replayed: boolean }
   | { status: 'skipped' };
 
-/** One delivery record (spec 002 D); other fields pass through. */
-export const DeliveryRecordSchema = z.looseObject({
-  id: z.string(),
-  requestId: z.string(),
-  channel: z.enum(NOTIFICATION_CHANNELS),
-  recipient: z.string(),
-  source: z.string(),
-  status: z.enum(['pending', 'sending', 'sent', 'delivered', 'read', 'failed']),
-  attempts: z.number().int(),
-  provider: z.string().nullable(),
-  createdAt: z.string(),
-});
-export type DeliveryRecord = z.infer<typeof DeliveryRecordSchema>;
-
-const DeliveryListSchema = z.looseObject({ items: z.array(DeliveryRecordSchema), nextCursor: z.string().nullable() });
+/** Each call NotificationClient makes, as the service's OpenAPI document names it, with the schema its answer is checked with. */
+export const notificationCalls = {
+  send: { method: 'POST', path: '/notifications', status: 201, schema: NotificationResponseSchema },
+  sendSkipped: { method: 'POST', path: '/notifications', status: 200, schema: NotificationSkippedSchema },
+  deliveries: { method: 'GET', path: '/notifications', status: 200, schema: DeliveryListSchema },
+} as const;
 
 /** Client of the notification service (X-API-Key, when the service has a key). */
 export class NotificationClient {
@@ -47,28 +33,24 @@ export class NotificationClient {
 
   /** POST /notifications: 201 accepted (or replayed for a repeated idempotencyKey), or 200 skipped. */
   async send(request: NotificationRequest): Promise<NotificationResult> {
+    const { send, sendSkipped } = notificationCalls;
     const res = await this.http.call({
-      method: 'POST',
-      path: '/notifications',
+      method: send.method,
+      path: send.path,
       body: request,
-      schema: z.union([AcceptedSchema, SkippedSchema]),
-      statuses: [200, 201],
+      schema: z.union([send.schema, sendSkipped.schema]),
+      statuses: [send.status, sendSkipped.status],
     });
-    const data = res.data;
-    if ('status' in data && data.status === 'skipped') return { status: 'skipped' };
-    const accepted = AcceptedSchema.parse(data);
-    return {
-      status: 'accepted',
-      requestId: accepted.requestId,
-      deliveryIds: accepted.deliveryIds,
-      deliveriesAttempted: accepted.deliveriesAttempted,
-      replayed: res.headers['idempotent-replayed'] === 'true',
-    };
+    if ('status' in res.data) return { status: 'skipped' };
+    return { status: 'accepted', ...res.data, replayed: res.headers['idempotent-replayed'] === 'true' };
   }
 
   /** GET /notifications: delivery records, newest first. */
-  async deliveries(query: Query & { source?: string; status?: string; channel?: NotificationChannel; limit?: number; cursor?: string } = {}) {
-    return (await this.http.call({ method: 'GET', path: '/notifications', query, schema: DeliveryListSchema })).data;
+  async deliveries(
+    query: Query & { source?: string; recipient?: string; status?: DeliveryStatus; channel?: NotificationChannel; limit?: number; cursor?: string } = {},
+  ): Promise<DeliveryList> {
+    const { method, path, status, schema } = notificationCalls.deliveries;
+    return (await this.http.call({ method, path, query, schema, statuses: [status] })).data;
   }
 
   close(): Promise<void> {
