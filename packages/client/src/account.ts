@@ -1,23 +1,13 @@
-import { z } from 'zod';
+import { AccountSummaryReadSchema, type AccountSummary } from '@fxdesk/schemas';
 import { HttpClient, type ClientOptions } from './http.js';
 
-const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/, { message: 'expected a decimal string' });
+/** The normalized account summary of spec 001 (B), money as decimal strings: the service's own record. */
+export type { AccountSummary };
 
-/** The normalized account summary of spec 001 (B): money as decimal strings. Other fields pass through. */
-export const AccountSummarySchema = z.looseObject({
-  id: z.string(),
-  currency: z.string(),
-  balance: Decimal,
-  nav: Decimal,
-  unrealizedPL: Decimal,
-  marginUsed: Decimal,
-  marginAvailable: Decimal,
-  lastTransactionId: z.string(),
-  asOf: z.string(),
-});
-export type AccountSummary = z.infer<typeof AccountSummarySchema>;
-
-const SummaryReadSchema = z.looseObject({ account: AccountSummarySchema });
+/** The calls AccountClient makes, each with the schema (from @fxdesk/schemas) its answer is checked with. */
+export const accountCalls = {
+  summary: { method: 'GET', path: '/api/v1/account/summary', status: 200, schema: AccountSummaryReadSchema },
+} as const;
 
 /** Client of the account-read service (X-Internal-API-Key). */
 export class AccountClient {
@@ -29,7 +19,8 @@ export class AccountClient {
 
   /** GET /api/v1/account/summary (the service stores each read as a snapshot). */
   async summary(): Promise<AccountSummary> {
-    return (await this.http.call({ method: 'GET', path: '/api/v1/account/summary', schema: SummaryReadSchema })).data.account;
+    const { method, path, status, schema } = accountCalls.summary;
+    return (await this.http.call({ method, path, schema, statuses: [status] })).data.account;
   }
 
   close(): Promise<void> {
