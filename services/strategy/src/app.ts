@@ -47,16 +47,19 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
 
   // Spec 000's endpoints: GETs on one counter per client, POSTs on another (the probes, /metrics and the API pages are outside).
   await app.register(async (api) => {
-    api.addHook('onRequest', specRateLimit(api as App, config));
-    registerHealthRecordRoutes(api as App, strategy);
-    registerStatusRoutes(api as App, strategy);
-    registerPairRoutes(api as App, strategy);
-    registerSignalRoutes(api as App, strategy);
-    await registerControlRoutes(api as App, strategy);
+    api.addHook('onRequest', specRateLimit(api, config));
+    registerHealthRecordRoutes(api, strategy);
+    registerStatusRoutes(api, strategy);
+    registerPairRoutes(api, strategy);
+    registerSignalRoutes(api, strategy);
+    await registerControlRoutes(api, strategy);
   });
   registerRedocRoutes(app, TITLE);
 
-  app.addHook('onReady', async () => strategy.startAtBoot());
+  app.addHook('onReady', (done) => {
+    strategy.startAtBoot();
+    done();
+  });
   // The run stops first, before the server drains its connections: a shutdown is not a failure of
   // the services upstream, whose streams end as the whole desk stops.
   app.addHook('preClose', async () => strategy.engine.close());

@@ -22,7 +22,7 @@ export interface StrategyDeps {
   /** Set with ACCOUNT_URL: status.account. */
   account?: AccountClient;
   /** Closes what was opened for the app (after the app has closed). */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The real dependencies the config asks for: a downstream client for each URL set, else the in-process market for prices. */
