@@ -46,6 +46,12 @@ export async function buildTestService(
 
 export const auth = { 'x-api-key': API_KEY };
 
+/** GET /health/ready: its status and body. */
+export async function ready(service: TestService) {
+  const res = await service.app.inject({ method: 'GET', url: '/health/ready' });
+  return { status: res.statusCode, body: res.json() as { status: string; checks: Record<string, { ok: boolean; detail: string }> } };
+}
+
 /** A quote of every symbol the service serves on the fake feed (the enabled ones of its catalog). */
 export function quoteEverySymbol(feed: FakeFeed): void {
   feed.quote('EURUSD', 1.085, 1.0851);
