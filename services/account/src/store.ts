@@ -28,28 +28,12 @@ const MIGRATIONS = [
    CREATE INDEX snapshots_by_kind ON snapshots (kind, id);`,
 ];
 
-interface SnapshotRow {
-  id: number;
-  kind: AccountSnapshotKind;
-  taken_at: string;
-  broker: string;
-  account_id: string;
-  last_transaction_id: string;
-  as_of: string;
-  account: string;
-}
+/** The columns as a snapshot names its fields; `account` is still its JSON text. */
+const SNAPSHOT_COLUMNS = 'id, kind, taken_at AS takenAt, broker, account_id AS accountId, last_transaction_id AS lastTransactionId, as_of AS asOf, account';
+type SnapshotRow = Omit<AccountSnapshot, 'account'> & { account: string };
 
 function fromRow(row: SnapshotRow): AccountSnapshot {
-  return {
-    id: row.id,
-    kind: row.kind,
-    takenAt: row.taken_at,
-    broker: row.broker,
-    accountId: row.account_id,
-    lastTransactionId: row.last_transaction_id,
-    asOf: row.as_of,
-    account: JSON.parse(row.account) as SnapshotAccount,
-  };
+  return { ...row, account: JSON.parse(row.account) as SnapshotAccount };
 }
 
 /** The service's statements, prepared once per database. */
@@ -57,12 +41,12 @@ function prepareStatements(db: SqliteDatabase) {
   return {
     insert: db.prepare<[string, string, string, string, string, string, string], SnapshotRow>(
       `INSERT INTO snapshots (kind, taken_at, broker, account_id, last_transaction_id, as_of, account)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${SNAPSHOT_COLUMNS}`,
     ),
     // AUTOINCREMENT ids only grow, so "all but the newest N" is an id range.
     prune: db.prepare<[number]>('DELETE FROM snapshots WHERE id <= (SELECT MAX(id) FROM snapshots) - ?'),
-    newest: db.prepare<[number], SnapshotRow>('SELECT * FROM snapshots ORDER BY id DESC LIMIT ?'),
-    newestOfKind: db.prepare<[string, number], SnapshotRow>('SELECT * FROM snapshots WHERE kind = ? ORDER BY id DESC LIMIT ?'),
+    newest: db.prepare<[number], SnapshotRow>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots ORDER BY id DESC LIMIT ?`),
+    newestOfKind: db.prepare<[string, number], SnapshotRow>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE kind = ? ORDER BY id DESC LIMIT ?`),
     ping: db.prepare('SELECT 1 AS ok'),
   };
 }
