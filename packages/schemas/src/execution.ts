@@ -1,2 +1,176 @@
-// The execution service's request and response schemas (issue 11: one contract per service).
-export {};
+import { z } from 'zod';
+import { EpochCandleSchema } from './market-data.js';
+import { BrokerSymbolSchema, IsoTimestampSchema, PositiveDecimalStringSchema, Rfc3339Schema, TimeframeSchema, UuidSchema } from './primitives.js';
+
+// The execution service's contract (spec 001 A): every request and answer of its routes, used by
+// the service's routes and by ExecutionClient alike.
+
+export const ExecutionTypeSchema = z.enum(['market', 'limit', 'stop']);
+export const DirectionSchema = z.enum(['buy', 'sell']);
+
+/** A signal-provider slug: lowercase words joined by `-` or `_`. */
+export const SourceSlugSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, { message: 'expected a lowercase slug like "tradingview"' });
+
+const SignalFieldsSchema = z.strictObject({
+  signal_id: UuidSchema.meta({ description: 'Idempotency key; never reuse with changed fields' }),
+  occurred_at: Rfc3339Schema.meta({ description: 'When the signal fired; used for the freshness check' }),
+  execution_type: ExecutionTypeSchema,
+  symbol: BrokerSymbolSchema.meta({ description: 'Exact, case-sensitive broker symbol; must be in ALLOWED_SYMBOLS' }),
+  direction: DirectionSchema,
+  volume: PositiveDecimalStringSchema.meta({ description: 'Lots, checked against the volume step and MAXIMUM_VOLUME' }),
+  source: SourceSlugSchema.meta({ description: 'Signal provider; must be in ALLOWED_SIGNAL_SOURCES; written to the order comment', example: 'tradingview' }),
+  entry_price: PositiveDecimalStringSchema.optional().meta({ description: 'Required for limit and stop; prohibited for market' }),
+  stop_loss: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute stop-loss price' }),
+  take_profit: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute take-profit price' }),
+  stop_loss_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Stop-loss distance in price units, unsigned' }),
+  take_profit_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Take-profit distance in price units, unsigned' }),
+  expires_at: Rfc3339Schema.optional().meta({ description: 'Expiry of a pending order' }),
+  deviation_points: z.number().int().min(0).optional().meta({ description: 'Slippage cap in points; at most MAX_DEVIATION_POINTS' }),
+  note: z.string().max(500).optional().meta({ description: 'Free-text tag' }),
+  ignore_signal_age: z
+    .boolean()
+    .default(true)
+    .meta({ description: 'When true the SIGNAL_MAX_AGE_SECONDS check is skipped; the future tolerance and expires_at still apply' }),
+});
+
+/**
+ * POST /v1/signals, the signal submission of spec 001 (A): strict (unknown fields rejected),
+ * decimals as strings, timestamps with a zone, and the cross-field rules of the spec enforced.
+ */
+export const SignalSubmissionSchema = SignalFieldsSchema.superRefine((s, ctx) => {
+  if (s.execution_type === 'market' && s.entry_price !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['entry_price'], message: 'is prohibited for market orders' });
+  }
+  if (s.execution_type !== 'market' && s.entry_price === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['entry_price'], message: `is required for ${s.execution_type} orders` });
+  }
+  if (s.stop_loss !== undefined && s.stop_loss_distance !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['stop_loss_distance'], message: 'give stop_loss or stop_loss_distance, not both' });
+  }
+  if (s.take_profit !== undefined && s.take_profit_distance !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['take_profit_distance'], message: 'give take_profit or take_profit_distance, not both' });
+  }
+}).meta({ id: 'SignalSubmission' });
+
+export type SignalSubmission = z.output<typeof SignalSubmissionSchema>;
+export type SignalSubmissionInput = z.input<typeof SignalSubmissionSchema>;
+
+/** Spec 001 (A) "States", plus `processing` between the claim and the outcome. */
+export const SIGNAL_STATES = ['processing', 'filled', 'partially_filled', 'placed', 'rejected', 'unknown'] as const;
+export const SignalStateSchema = z.enum(SIGNAL_STATES).meta({
+  description: 'filled, partially_filled and placed are successes; rejected and unknown are final; processing is transient',
+});
+export type SignalState = z.infer<typeof SignalStateSchema>;
+
+/** The three states a successful POST /v1/signals answers with. */
+export type SuccessState = Extract<SignalState, 'filled' | 'partially_filled' | 'placed'>;
+
+export const BrokerTicketsSchema = z
+  .object({
+    order: z.string().nullable().meta({ description: 'Order ticket' }),
+    deal: z.string().nullable().meta({ description: 'Deal ticket, when a deal happened' }),
+    position: z.string().nullable().meta({ description: 'Position ticket opened or changed by the deal' }),
+  })
+  .meta({ id: 'BrokerTickets' });
+export type BrokerTickets = z.infer<typeof BrokerTicketsSchema>;
+
+export const TradeOutcomeSchema = z
+  .object({
+    retcode: z.number().int().meta({ description: 'MT5 trade server return code' }),
+    retcode_name: z.string().meta({ example: 'TRADE_RETCODE_DONE' }),
+    requested_volume: z.string().meta({ description: 'Lots asked for' }),
+    filled_volume: z.string().meta({ description: 'Lots executed; "0" for a placed pending order' }),
+    price: z.string().nullable().meta({ description: 'Execution price, or the price of a placed order' }),
+    broker_comment: z.string().meta({ description: "The terminal's comment on the result" }),
+  })
+  .meta({ id: 'TradeOutcome' });
+export type TradeOutcome = z.infer<typeof TradeOutcomeSchema>;
+
+/** Body of a successful POST /v1/signals (200). */
+export const SignalResultSchema = z
+  .object({
+    signal_id: UuidSchema,
+    state: z.enum(['filled', 'partially_filled', 'placed']),
+    tickets: BrokerTicketsSchema,
+    result: TradeOutcomeSchema,
+  })
+  .meta({ id: 'SignalResult' });
+export type SignalResult = z.infer<typeof SignalResultSchema>;
+
+export const SignalFailureSchema = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'SignalFailure' });
+export type SignalFailure = z.infer<typeof SignalFailureSchema>;
+
+/** What the terminal showed for an unknown signal when it was looked up by its order comment. */
+export const ReconciliationSchema = z
+  .object({
+    checked_at: IsoTimestampSchema,
+    found: z.array(
+      z.object({
+        kind: z.enum(['order', 'deal']),
+        ticket: z.string(),
+        symbol: z.string(),
+        type: z.string(),
+        volume: z.string(),
+        price: z.string(),
+        state: z.string(),
+        time: IsoTimestampSchema,
+      }),
+    ),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'Reconciliation' });
+export type Reconciliation = z.infer<typeof ReconciliationSchema>;
+
+export const SignalIdParamsSchema = z.object({ signal_id: UuidSchema.meta({ description: 'The signal_id the signal was submitted with' }) });
+
+/** GET /v1/signals/{signal_id}: the durable record of a signal. */
+export const SignalRecordSchema = z
+  .object({
+    signal_id: UuidSchema,
+    state: SignalStateSchema,
+    request: z.record(z.string(), z.unknown()).meta({ description: 'The submission exactly as received (before defaults)' }),
+    order_comment: z.string().meta({ description: 'Comment sent with the order: source and a short tag of the signal_id' }),
+    tickets: BrokerTicketsSchema,
+    result: TradeOutcomeSchema.nullable().meta({ description: "The terminal's answer to order_check or order_send, when there was one" }),
+    error: SignalFailureSchema.nullable().meta({ description: 'Why the signal is rejected or unknown' }),
+    http_status: z.number().int().nullable().meta({ description: 'Status POST answered (and replays); null while processing' }),
+    reconciliation: ReconciliationSchema.nullable().meta({ description: 'Terminal lookup of an unknown signal after a restart' }),
+    received_at: IsoTimestampSchema,
+    completed_at: IsoTimestampSchema.nullable(),
+    updated_at: IsoTimestampSchema,
+  })
+  .meta({ id: 'SignalRecord' });
+export type SignalRecord = z.infer<typeof SignalRecordSchema>;
+
+/** GET /v1/market-data/candles query; `count` above MAX_CANDLES_LOOKBACK is clamped by the service, not refused. */
+export const TerminalCandlesQuerySchema = z.object({
+  quote: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),
+  timeframe: TimeframeSchema.default('M1'),
+  count: z.coerce
+    .number({ message: 'expected a positive integer' })
+    .int({ message: 'expected a positive integer' })
+    .min(1)
+    .default(500)
+    .meta({ description: 'Most recent bars; clamped to MAX_CANDLES_LOOKBACK' }),
+});
+export type TerminalCandlesQuery = z.output<typeof TerminalCandlesQuerySchema>;
+
+/** GET /v1/market-data/candles: the terminal's bars, as it gives them. */
+export const TerminalCandlesSchema = z
+  .object({
+    quote: z.string(),
+    timeframe: TimeframeSchema,
+    candles: z.array(EpochCandleSchema).meta({ description: 'Oldest first; the last bar may still be forming' }),
+  })
+  .meta({ id: 'TerminalCandles' });
+export type TerminalCandles = z.infer<typeof TerminalCandlesSchema>;

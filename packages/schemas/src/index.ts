@@ -4,5 +4,4 @@ export * from './execution.js';
 export * from './market-data.js';
 export * from './notification.js';
 export * from './primitives.js';
-export * from './signal.js';
 export * from './strategy.js';

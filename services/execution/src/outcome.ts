@@ -1,5 +1,8 @@
 import { outcomeOfRetcode, retcodeName, type TradeCheckResult, type TradeRequest, type TradeResult } from '@fxdesk/broker';
-import type { SignalResult, SuccessState, Tickets, TradeOutcome } from './signal-schemas.js';
+import type { BrokerTickets, SignalResult, SuccessState, TradeOutcome } from '@fxdesk/schemas';
+
+/** The tickets of a signal that reached no order. */
+export const NO_TICKETS: BrokerTickets = { order: null, deal: null, position: null };
 
 /** The normalized result of an order_send answer. */
 export function normalizeSendResult(request: TradeRequest, result: TradeResult, state: SuccessState | 'rejected' | 'unknown'): TradeOutcome {
@@ -25,13 +28,13 @@ export function normalizeCheckResult(request: TradeRequest, check: TradeCheckRes
   };
 }
 
-export function ticketsOf(result: TradeResult): Tickets {
+export function ticketsOf(result: TradeResult): BrokerTickets {
   return { order: result.order, deal: result.deal, position: result.position };
 }
 
 export type SendVerdict =
   | { succeeded: true; state: SuccessState; body: SignalResult }
-  | { succeeded: false; state: 'rejected' | 'unknown'; tickets: Tickets; result: TradeOutcome };
+  | { succeeded: false; state: 'rejected' | 'unknown'; tickets: BrokerTickets; result: TradeOutcome };
 
 /**
  * What an order_send answer means (DESIGN.md §4): DONE → filled, DONE_PARTIAL →

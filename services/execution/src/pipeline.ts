@@ -1,7 +1,7 @@
 import { retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
 import { AppError, envelope, type MetricsRegistry } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
-import type { SignalSubmission } from '@fxdesk/schemas';
+import type { BrokerTickets, SignalFailure, SignalSubmission, TradeOutcome } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
@@ -9,8 +9,7 @@ import { withDeadline } from './deadline.js';
 import { errors } from './errors.js';
 import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
-import { judgeSendResult, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
-import { NO_TICKETS, type SignalFailure, type Tickets, type TradeOutcome } from './signal-schemas.js';
+import { judgeSendResult, NO_TICKETS, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
 import type { ExistingSignal, SignalOutcome, SignalStore } from './store.js';
 import { buildTradeRequest } from './trade-request.js';
 
@@ -35,7 +34,7 @@ class Rejection {
   constructor(
     readonly error: AppError,
     readonly result: TradeOutcome | null = null,
-    readonly tickets: Tickets = NO_TICKETS,
+    readonly tickets: BrokerTickets = NO_TICKETS,
   ) {}
 }
 
@@ -57,7 +56,7 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function unknownOutcome(what: string, tickets: Tickets = NO_TICKETS, result: TradeOutcome | null = null): OutcomeFields {
+function unknownOutcome(what: string, tickets: BrokerTickets = NO_TICKETS, result: TradeOutcome | null = null): OutcomeFields {
   return { state: 'unknown', tickets, result, error: { code: 'execution_outcome_unknown', message: `${what}; ${UNKNOWN_ADVICE}` } };
 }
 

@@ -1,14 +1,7 @@
 import type { SimulatedTerminalStore } from '@fxdesk/broker';
 import { GroupCommit, openDatabase, type GroupCommitStats, type SqliteDatabase } from '@fxdesk/core';
-import {
-  NO_TICKETS,
-  type Reconciliation,
-  type SignalFailure,
-  type SignalRecord,
-  type SignalState,
-  type Tickets,
-  type TradeOutcome,
-} from './signal-schemas.js';
+import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, SignalState, TradeOutcome } from '@fxdesk/schemas';
+import { NO_TICKETS } from './outcome.js';
 import { SqliteTerminalStore } from './terminal-store.js';
 
 const MIGRATIONS = [
@@ -103,7 +96,7 @@ export interface SignalOutcome {
   state: Exclude<SignalState, 'processing'>;
   httpStatus: number;
   responseBody: string;
-  tickets: Tickets;
+  tickets: BrokerTickets;
   result: TradeOutcome | null;
   error: SignalFailure | null;
   completedAt: string;
@@ -304,7 +297,7 @@ export class SignalStore {
   }
 
   /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
-  async recordLateResult(signalId: string, tickets: Tickets, result: TradeOutcome, at: string): Promise<void> {
+  async recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void> {
     await this.writer.run(() => this.statements.lateResult.run({ signalId, ...tickets, resultJson: JSON.stringify(result), at }));
   }
 

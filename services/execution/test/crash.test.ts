@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Reconciliation, SignalRecord } from '@fxdesk/schemas';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answers, freePort, run, until } from '../../../test/support.js';
-import type { Reconciliation, SignalRecord } from '../src/signal-schemas.js';
 
 const SERVER = 'services/execution/src/server.ts';
 const KEY = 'crash-test-key';

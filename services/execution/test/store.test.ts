@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NO_TICKETS } from '../src/signal-schemas.js';
+import { NO_TICKETS } from '../src/outcome.js';
 import { SignalStore, type SignalClaim, type SignalOutcome } from '../src/store.js';
 
 const dirs: string[] = [];

@@ -1,30 +1,8 @@
 import { candleOfBar, isBrokerError, type TradingTerminal } from '@fxdesk/broker';
 import { AppError, type App } from '@fxdesk/core';
-import { BrokerSymbolSchema, EpochCandleSchema, ErrorEnvelopeSchema, TimeframeSchema } from '@fxdesk/schemas';
-import { z } from 'zod';
+import { ErrorEnvelopeSchema, TerminalCandlesQuerySchema, TerminalCandlesSchema } from '@fxdesk/schemas';
 import { withDeadline, type Deadline } from '../deadline.js';
 import { errors } from '../errors.js';
-
-const DEFAULT_COUNT = 500;
-
-const CandlesQuerySchema = z.object({
-  quote: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),
-  timeframe: TimeframeSchema.default('M1'),
-  count: z.coerce
-    .number({ message: 'expected a positive integer' })
-    .int({ message: 'expected a positive integer' })
-    .min(1)
-    .default(DEFAULT_COUNT)
-    .meta({ description: 'Most recent bars; clamped to MAX_CANDLES_LOOKBACK' }),
-});
-
-export const CandlesResponseSchema = z
-  .object({
-    quote: z.string(),
-    timeframe: TimeframeSchema,
-    candles: z.array(EpochCandleSchema).meta({ description: 'Oldest first; the last bar may still be forming' }),
-  })
-  .meta({ id: 'Candles' });
 
 export interface CandleRouteOptions {
   terminal: TradingTerminal;
@@ -42,8 +20,8 @@ export function registerCandleRoutes(app: App, { terminal, allowedSymbols, maxLo
       schema: {
         tags: ['market data'],
         summary: 'Historical OHLC candles from the terminal',
-        querystring: CandlesQuerySchema,
-        response: { 200: CandlesResponseSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
+        querystring: TerminalCandlesQuerySchema,
+        response: { 200: TerminalCandlesSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
     },
     async (request) => {

@@ -1,15 +1,11 @@
 import type { App } from '@fxdesk/core';
-import { ErrorEnvelopeSchema, SignalSubmissionSchema, UuidSchema } from '@fxdesk/schemas';
-import { z } from 'zod';
+import { ErrorEnvelopeSchema, SignalIdParamsSchema, SignalRecordSchema, SignalResultSchema, SignalSubmissionSchema } from '@fxdesk/schemas';
 import { errors } from '../errors.js';
 import type { SignalPipeline } from '../pipeline.js';
-import { SignalRecordSchema, SignalResultSchema } from '../signal-schemas.js';
 import type { SignalStore } from '../store.js';
 
 /** The body each request carried before validation applied defaults: the record keeps it as received. */
 const receivedBodies = new WeakMap<object, unknown>();
-
-const SignalParamsSchema = z.object({ signal_id: UuidSchema.meta({ description: 'The signal_id the signal was submitted with' }) });
 
 export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: SignalPipeline; store: SignalStore }): void {
   app.post(
@@ -43,7 +39,7 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
       schema: {
         tags: ['signals'],
         summary: 'The durable record of a signal, in any state',
-        params: SignalParamsSchema,
+        params: SignalIdParamsSchema,
         response: { 200: SignalRecordSchema, 404: ErrorEnvelopeSchema },
       },
     },

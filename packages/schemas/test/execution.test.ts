@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignalSubmissionSchema } from '../src/signal.js';
+import { SignalSubmissionSchema } from '../src/execution.js';
 
 const base = {
   signal_id: '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f',
