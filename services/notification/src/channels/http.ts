@@ -1,5 +1,7 @@
+import { retryAfterMs } from '@fxdesk/primitives';
+import type { NotificationProvider } from '@fxdesk/schemas';
 import { Agent, request } from 'undici';
-import { DeliveryError } from './transport.js';
+import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 
 export interface HttpResponse {
   status: number;
@@ -67,4 +69,44 @@ export class HttpClient {
 /** A short, safe excerpt of a body that is not the JSON a provider documents. */
 export function bodyExcerpt(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/**
+ * A channel whose provider takes one HTTP POST per message: `request` builds it exactly as sent
+ * (the sandbox records the same), `read` turns the reply into the provider's id of the message or
+ * throws the DeliveryError it means.
+ */
+export class HttpTransport implements Transport {
+  constructor(
+    readonly provider: NotificationProvider,
+    private readonly http: HttpClient,
+    private readonly request: (message: OutboundMessage) => ProviderRequest,
+    private readonly read: (res: HttpResponse) => string | null,
+  ) {}
+
+  async send(message: OutboundMessage): Promise<SendResult> {
+    const req = this.request(message);
+    const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
+    return { provider: this.provider, providerMessageId: this.read(res) };
+  }
+}
+
+export function isSuccess(res: HttpResponse): boolean {
+  return res.status >= 200 && res.status < 300;
+}
+
+/**
+ * The DeliveryError of a provider's refusal, with its own code (else the HTTP status): retried on
+ * 408, 429 and 5xx and not before the reply's Retry-After, unless `options` knows better.
+ */
+export function providerRefusal(
+  res: HttpResponse,
+  error: { code: number | undefined; message: string },
+  now: () => number,
+  options: { retryable?: boolean; retryAfterMs?: number } = {},
+): DeliveryError {
+  return new DeliveryError(
+    { code: String(error.code ?? res.status), message: error.message, httpStatus: res.status },
+    { retryable: options.retryable ?? isRetryableStatus(res.status), retryAfterMs: options.retryAfterMs ?? retryAfterMs(res.headers['retry-after'], now()) },
+  );
 }

@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import { EmailTransport } from './email.js';
 import { HttpClient } from './http.js';
 import { sandboxFor } from './sandbox.js';
-import { TelegramTransport } from './telegram.js';
+import { telegramTransport } from './telegram.js';
 import type { Transport } from './transport.js';
-import { TwilioTransport } from './twilio.js';
-import { WhatsAppTransport } from './whatsapp.js';
+import { twilioTransport } from './twilio.js';
+import { whatsAppTransport } from './whatsapp.js';
 
 export type Transports = Record<NotificationChannel, Transport>;
 
@@ -40,16 +40,16 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
     : undefined;
   const transports: Transports = {
     CHAT_APP: config.CHAT_APP_BOT_TOKEN
-      ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
+      ? telegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
       : sandboxFor('CHAT_APP', sandbox),
     EMAIL: email ?? sandboxFor('EMAIL', sandbox),
     SMS:
       config.SMS_ACCOUNT_SID && config.SMS_AUTH_TOKEN && config.SMS_FROM
-        ? new TwilioTransport({ baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM }, http, now)
+        ? twilioTransport({ baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM }, http, now)
         : sandboxFor('SMS', sandbox),
     MESSENGER_APP:
       config.MESSENGER_APP_TOKEN && config.MESSENGER_APP_PHONE_NUMBER_ID
-        ? new WhatsAppTransport(
+        ? whatsAppTransport(
             { baseUrl: config.MESSENGER_APP_BASE_URL, apiVersion: config.MESSENGER_APP_API_VERSION, phoneNumberId: config.MESSENGER_APP_PHONE_NUMBER_ID, token: config.MESSENGER_APP_TOKEN },
             http,
             now,

@@ -9,9 +9,8 @@
  *   "description", "parameters"?: ResponseParameters }`; on flood control (429) `parameters.retry_after`
  *   is "the number of seconds left to wait before the request can be repeated".
  */
-import { retryAfterMs } from '@fxdesk/primitives';
-import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
+import type { OutboundMessage, ProviderRequest, Transport } from './transport.js';
 import { telegramText } from '../render.js';
 
 export interface TelegramOptions {
@@ -47,35 +46,20 @@ interface TelegramReply {
   parameters?: { retry_after?: number; migrate_to_chat_id?: number };
 }
 
-export class TelegramTransport implements Transport {
-  readonly provider = 'telegram' as const;
+function readTelegramReply(res: HttpResponse, now: () => number): string | null {
+  const reply = (res.json ?? {}) as TelegramReply;
+  if (isSuccess(res) && reply.ok === true) return reply.result?.message_id === undefined ? null : String(reply.result.message_id);
+  const retryAfterSeconds = reply.parameters?.retry_after;
+  const description = reply.description ?? bodyExcerpt(res.text);
+  const migrated = reply.parameters?.migrate_to_chat_id;
+  throw providerRefusal(
+    res,
+    { code: reply.error_code, message: migrated === undefined ? description : `${description} (migrate_to_chat_id ${migrated})` },
+    now,
+    typeof retryAfterSeconds === 'number' ? { retryAfterMs: retryAfterSeconds * 1000 } : {},
+  );
+}
 
-  constructor(
-    private readonly options: TelegramOptions,
-    private readonly http: HttpClient,
-    private readonly now: () => number,
-  ) {}
-
-  async send(message: OutboundMessage): Promise<SendResult> {
-    const req = telegramRequest(this.options, message);
-    const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
-    const reply = (res.json ?? {}) as TelegramReply;
-    if (res.status >= 200 && res.status < 300 && reply.ok === true) {
-      return { provider: this.provider, providerMessageId: reply.result?.message_id === undefined ? null : String(reply.result.message_id) };
-    }
-    const retryAfterSeconds = reply.parameters?.retry_after;
-    const description = reply.description ?? bodyExcerpt(res.text);
-    const migrated = reply.parameters?.migrate_to_chat_id;
-    throw new DeliveryError(
-      {
-        code: String(reply.error_code ?? res.status),
-        message: migrated === undefined ? description : `${description} (migrate_to_chat_id ${migrated})`,
-        httpStatus: res.status,
-      },
-      {
-        retryable: isRetryableStatus(res.status),
-        retryAfterMs: typeof retryAfterSeconds === 'number' ? retryAfterSeconds * 1000 : retryAfterMs(res.headers['retry-after'], this.now()),
-      },
-    );
-  }
+export function telegramTransport(options: TelegramOptions, http: HttpClient, now: () => number): Transport {
+  return new HttpTransport('telegram', http, (message) => telegramRequest(options, message), (res) => readTelegramReply(res, now));
 }

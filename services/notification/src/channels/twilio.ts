@@ -9,9 +9,8 @@
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
  */
-import { retryAfterMs } from '@fxdesk/primitives';
-import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
+import type { OutboundMessage, ProviderRequest, Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const TWILIO_MAX_BODY = 1600;
@@ -47,29 +46,13 @@ interface TwilioReply {
   more_info?: string;
 }
 
-export class TwilioTransport implements Transport {
-  readonly provider = 'twilio' as const;
+function readTwilioReply(res: HttpResponse, now: () => number): string {
+  const reply = (res.json ?? {}) as TwilioReply;
+  if (isSuccess(res) && typeof reply.sid === 'string') return reply.sid;
+  const message = reply.message ? `${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : bodyExcerpt(res.text);
+  throw providerRefusal(res, { code: reply.code, message }, now);
+}
 
-  constructor(
-    private readonly options: TwilioOptions,
-    private readonly http: HttpClient,
-    private readonly now: () => number,
-  ) {}
-
-  async send(message: OutboundMessage): Promise<SendResult> {
-    const req = twilioRequest(this.options, message);
-    const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
-    const reply = (res.json ?? {}) as TwilioReply;
-    if (res.status >= 200 && res.status < 300 && typeof reply.sid === 'string') {
-      return { provider: this.provider, providerMessageId: reply.sid };
-    }
-    throw new DeliveryError(
-      {
-        code: String(reply.code ?? res.status),
-        message: reply.message ? `${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : bodyExcerpt(res.text),
-        httpStatus: res.status,
-      },
-      { retryable: isRetryableStatus(res.status), retryAfterMs: retryAfterMs(res.headers['retry-after'], this.now()) },
-    );
-  }
+export function twilioTransport(options: TwilioOptions, http: HttpClient, now: () => number): Transport {
+  return new HttpTransport('twilio', http, (message) => twilioRequest(options, message), (res) => readTwilioReply(res, now));
 }

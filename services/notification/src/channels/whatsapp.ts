@@ -13,9 +13,8 @@
  *   Meta asks clients to act on `code`, not the HTTP status: the throttling codes (4, 80007,
  *   130429, 131056) are retried like a 429 whatever status carries them.
  */
-import { retryAfterMs } from '@fxdesk/primitives';
-import { bodyExcerpt, type HttpClient } from './http.js';
-import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
+import { isRetryableStatus, type OutboundMessage, type ProviderRequest, type Transport } from './transport.js';
 import { plainText } from '../render.js';
 
 export const WHATSAPP_MAX_BODY = 4096;
@@ -49,33 +48,17 @@ interface GraphReply {
   error?: { message?: string; type?: string; code?: number; error_data?: { details?: string }; fbtrace_id?: string };
 }
 
-export class WhatsAppTransport implements Transport {
-  readonly provider = 'whatsapp' as const;
+function readGraphReply(res: HttpResponse, now: () => number): string {
+  const reply = (res.json ?? {}) as GraphReply;
+  const id = reply.messages?.[0]?.id;
+  if (isSuccess(res) && typeof id === 'string') return id;
+  const err = reply.error;
+  const details = err?.error_data?.details;
+  const throttled = err?.code !== undefined && THROTTLING_CODES.has(err.code);
+  const message = err?.message ? `${err.message}${details && details !== err.message ? `: ${details}` : ''}` : bodyExcerpt(res.text);
+  throw providerRefusal(res, { code: err?.code, message }, now, { retryable: throttled || isRetryableStatus(res.status) });
+}
 
-  constructor(
-    private readonly options: WhatsAppOptions,
-    private readonly http: HttpClient,
-    private readonly now: () => number,
-  ) {}
-
-  async send(message: OutboundMessage): Promise<SendResult> {
-    const req = whatsappRequest(this.options, message);
-    const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
-    const reply = (res.json ?? {}) as GraphReply;
-    const id = reply.messages?.[0]?.id;
-    if (res.status >= 200 && res.status < 300 && typeof id === 'string') {
-      return { provider: this.provider, providerMessageId: id };
-    }
-    const err = reply.error;
-    const details = err?.error_data?.details;
-    const throttled = err?.code !== undefined && THROTTLING_CODES.has(err.code);
-    throw new DeliveryError(
-      {
-        code: String(err?.code ?? res.status),
-        message: err?.message ? `${err.message}${details && details !== err.message ? `: ${details}` : ''}` : bodyExcerpt(res.text),
-        httpStatus: res.status,
-      },
-      { retryable: throttled || isRetryableStatus(res.status), retryAfterMs: retryAfterMs(res.headers['retry-after'], this.now()) },
-    );
-  }
+export function whatsAppTransport(options: WhatsAppOptions, http: HttpClient, now: () => number): Transport {
+  return new HttpTransport('whatsapp', http, (message) => whatsappRequest(options, message), (res) => readGraphReply(res, now));
 }
