@@ -1,29 +1,17 @@
-import type { SignalSubmissionInput } from '@fxdesk/schemas';
-import { z } from 'zod';
+import { SignalRecordSchema, SignalResultSchema, type SignalRecord, type SignalResult, type SignalSubmissionInput } from '@fxdesk/schemas';
 import { HttpClient, type ClientOptions } from './http.js';
 
-const TicketsSchema = z.object({ order: z.string().nullable(), deal: z.string().nullable(), position: z.string().nullable() });
-
-/** Body of a successful POST /v1/signals (spec 001 A): the fields a caller acts on; others pass through. */
-export const ExecutionResultSchema = z.looseObject({
-  signal_id: z.string(),
-  state: z.enum(['filled', 'partially_filled', 'placed']),
-  tickets: TicketsSchema,
-  result: z.looseObject({ retcode: z.number().int(), price: z.string().nullable() }),
-});
-export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
+/** Body of a successful POST /v1/signals (spec 001 A). */
+export type ExecutionResult = SignalResult;
 
 /** GET /v1/signals/{signal_id}: the durable record of a signal in any state. */
-export const ExecutionRecordSchema = z.looseObject({
-  signal_id: z.string(),
-  state: z.enum(['processing', 'filled', 'partially_filled', 'placed', 'rejected', 'unknown']),
-  request: z.record(z.string(), z.unknown()),
-  tickets: TicketsSchema,
-  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
-  http_status: z.number().int().nullable(),
-  received_at: z.string(),
-});
-export type ExecutionRecord = z.infer<typeof ExecutionRecordSchema>;
+export type ExecutionRecord = SignalRecord;
+
+/** Each call ExecutionClient makes, as the service's OpenAPI document names it, with the schema its answer is checked with. */
+export const executionCalls = {
+  submitSignal: { method: 'POST', path: '/v1/signals', status: 200, schema: SignalResultSchema },
+  signal: { method: 'GET', path: '/v1/signals/{signal_id}', status: 200, schema: SignalRecordSchema },
+} as const;
 
 export interface SubmitResult {
   result: ExecutionResult;
@@ -45,12 +33,14 @@ export class ExecutionClient {
   }
 
   async submitSignal(signal: SignalSubmissionInput): Promise<SubmitResult> {
-    const res = await this.http.call({ method: 'POST', path: '/v1/signals', body: signal, schema: ExecutionResultSchema, statuses: [200] });
+    const { method, path, status, schema } = executionCalls.submitSignal;
+    const res = await this.http.call({ method, path, body: signal, schema, statuses: [status] });
     return { result: res.data, replayed: res.headers['idempotent-replayed'] === 'true' };
   }
 
   async signal(signalId: string): Promise<ExecutionRecord> {
-    return (await this.http.call({ method: 'GET', path: `/v1/signals/${encodeURIComponent(signalId)}`, schema: ExecutionRecordSchema })).data;
+    const { method, path, status, schema } = executionCalls.signal;
+    return (await this.http.call({ method, path: path.replace('{signal_id}', encodeURIComponent(signalId)), schema, statuses: [status] })).data;
   }
 
   close(): Promise<void> {
