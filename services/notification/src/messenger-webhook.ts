@@ -28,7 +28,7 @@ export interface MessengerWebhookOptions {
 }
 
 /** `sha256=<hex>` of the raw body, compared in constant time. */
-export function isValidSignature(rawBody: Buffer, header: string | string[] | undefined, appSecret: string): boolean {
+function isValidSignature(rawBody: Buffer, header: string | string[] | undefined, appSecret: string): boolean {
   if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
   const expected = `sha256=${createHmac('sha256', appSecret).update(rawBody).digest('hex')}`;
   return secretsEqual(header.toLowerCase(), expected);

@@ -15,7 +15,7 @@ export interface Harness extends NotificationService {
 }
 
 /** The test settings: silent, an in-memory database, the test key, no rate limit; `env` adds or replaces. */
-export function testConfig(env: Env = {}): NotificationConfig {
+function testConfig(env: Env = {}): NotificationConfig {
   return loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: ':memory:', NOTIFICATION_API_KEY: API_KEY, RATE_LIMIT_PER_MINUTE: '0', ...env });
 }
 
