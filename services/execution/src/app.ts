@@ -3,6 +3,7 @@ import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes
 import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
+import { CandleReader } from './candles.js';
 import type { ExecutionConfig } from './config.js';
 import { SignalPipeline } from './pipeline.js';
 import { registerCandleRoutes } from './routes/candles.js';
@@ -46,27 +47,18 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     metrics: app.metrics,
   });
 
-  registerHealthRoutes(app, {
-    version: pkg.version,
-    now: () => deps.clock.now(),
-    checks: {
-      terminal: () => {
-        const connected = deps.terminal.isConnected();
-        return { ok: connected, detail: `${deps.terminal.name} terminal ${connected ? 'connected' : 'disconnected'}` };
-      },
-      trading_enabled: () => ({ ok: config.TRADING_ENABLED, detail: `TRADING_ENABLED=${config.TRADING_ENABLED}` }),
-    },
+  const candles = new CandleReader({
+    terminal: deps.terminal,
+    allowedSymbols: config.ALLOWED_SYMBOLS,
+    maxLookback: config.MAX_CANDLES_LOOKBACK,
+    deadline: { clock: deps.clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
   });
+  registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: pipeline.readinessChecks() });
 
   await app.register(async (v1) => {
     protectRoutes(v1, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
-    registerSignalRoutes(v1, { pipeline, store: deps.store });
-    registerCandleRoutes(v1, {
-      terminal: deps.terminal,
-      allowedSymbols: config.ALLOWED_SYMBOLS,
-      maxLookback: config.MAX_CANDLES_LOOKBACK,
-      deadline: { clock: deps.clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
-    });
+    registerSignalRoutes(v1, pipeline);
+    registerCandleRoutes(v1, candles);
   });
 
   registerExecutionMetrics(app, deps);

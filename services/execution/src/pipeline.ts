@@ -1,7 +1,7 @@
 import { retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
-import { AppError, envelope, type MetricsRegistry } from '@fxdesk/core';
+import { AppError, envelope, type HealthCheck, type MetricsRegistry } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
-import type { BrokerTickets, SignalFailure, SignalSubmission, TradeOutcome } from '@fxdesk/schemas';
+import type { BrokerTickets, SignalFailure, SignalRecord, SignalSubmission, TradeOutcome } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
@@ -82,6 +82,18 @@ export class SignalPipeline {
     this.replays = deps.metrics.counter('execution_signal_replays_total', 'Identical retries answered with the stored answer.');
   }
 
+  /** The checks of /health/ready: the terminal is connected and TRADING_ENABLED is true. */
+  readinessChecks(): Record<string, HealthCheck> {
+    const { config, terminal } = this.deps;
+    return {
+      terminal: () => {
+        const connected = terminal.isConnected();
+        return { ok: connected, detail: `${terminal.name} terminal ${connected ? 'connected' : 'disconnected'}` };
+      },
+      trading_enabled: () => ({ ok: config.TRADING_ENABLED, detail: `TRADING_ENABLED=${config.TRADING_ENABLED}` }),
+    };
+  }
+
   /** Whether signals can be executed now (and why not). */
   readiness(): { ok: boolean; detail: string } {
     if (!this.deps.config.TRADING_ENABLED) return { ok: false, detail: 'TRADING_ENABLED=false' };
@@ -114,6 +126,14 @@ export class SignalPipeline {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+  }
+
+  /** GET /v1/signals/{signal_id}: the stored record, whatever its state. */
+  async record(signalId: string): Promise<SignalRecord> {
+    const id = signalId.toLowerCase();
+    const record = await this.deps.store.find(id);
+    if (!record) throw errors.create('signal_not_found', `no signal ${id}`);
+    return record;
   }
 
   /** Settles when no submission is being processed (shutdown waits for this before closing the store). */

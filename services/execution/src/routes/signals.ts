@@ -1,13 +1,13 @@
 import type { App } from '@fxdesk/core';
 import { ErrorEnvelopeSchema, SignalIdParamsSchema, SignalRecordSchema, SignalResultSchema, SignalSubmissionSchema } from '@fxdesk/schemas';
-import { errors } from '../errors.js';
 import type { SignalPipeline } from '../pipeline.js';
-import type { SignalStore } from '../store.js';
 
-/** The body each request carried before validation applied defaults: the record keeps it as received. */
-const receivedBodies = new WeakMap<object, unknown>();
+/** The body as the request carried it, before validation applied defaults: the record keeps it as received. */
+const RECEIVED_BODY = 'receivedBody';
 
-export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: SignalPipeline; store: SignalStore }): void {
+export function registerSignalRoutes(app: App, pipeline: SignalPipeline): void {
+  app.decorateRequest(RECEIVED_BODY, null);
+
   app.post(
     '/v1/signals',
     {
@@ -21,12 +21,13 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
         body: SignalSubmissionSchema,
         response: { 200: SignalResultSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
-      preValidation: async (request) => {
-        receivedBodies.set(request, request.body);
+      preValidation: (request, _reply, done) => {
+        request.setDecorator(RECEIVED_BODY, request.body);
+        done();
       },
     },
     async (request, reply) => {
-      const answer = await pipeline.submit(request.body, receivedBodies.get(request) ?? request.body, request.id);
+      const answer = await pipeline.submit(request.body, request.getDecorator<unknown>(RECEIVED_BODY), request.id);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       // The stored answer goes out exactly as stored: a string is never re-serialized.
       return reply.status(answer.status as 200).type('application/json; charset=utf-8').send(answer.body as never);
@@ -43,11 +44,6 @@ export function registerSignalRoutes(app: App, { pipeline, store }: { pipeline: 
         response: { 200: SignalRecordSchema, 404: ErrorEnvelopeSchema },
       },
     },
-    async (request) => {
-      const signalId = request.params.signal_id.toLowerCase();
-      const record = await store.find(signalId);
-      if (!record) throw errors.create('signal_not_found', `no signal ${signalId}`);
-      return record;
-    },
+    async (request) => pipeline.record(request.params.signal_id),
   );
 }
