@@ -51,12 +51,13 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
   });
 
   await app.register(
-    async (api) => {
-      protectRoutes(api as App, { ...key, schemes: ['internalApiKey'] });
-      registerAccountRoutes(api as App, reads);
-      registerInstrumentRoutes(api as App, reads);
-      registerSnapshotRoutes(api as App, reads);
-      registerChangeRoutes(api as App, reads);
+    (api, _options, done) => {
+      protectRoutes(api, { ...key, schemes: ['internalApiKey'] });
+      registerAccountRoutes(api, reads);
+      registerInstrumentRoutes(api, reads);
+      registerSnapshotRoutes(api, reads);
+      registerChangeRoutes(api, reads);
+      done();
     },
     { prefix: '/api/v1/account' },
   );

@@ -15,7 +15,7 @@ export interface AccountDeps {
   store: SnapshotStore;
   logger?: Logger;
   /** Closes the broker and the store. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The real dependencies: the account BROKER names and `<DATA_DIR>/account.db`, on the system clock. */

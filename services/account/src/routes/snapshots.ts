@@ -14,6 +14,6 @@ export function registerSnapshotRoutes(app: App, reads: AccountReads): void {
         response: { 200: AccountSnapshotsSchema, ...accountErrorResponses.badQuery },
       },
     },
-    async (request) => ({ snapshots: reads.snapshots(request.query.limit, request.query.kind) }),
+    (request) => ({ snapshots: reads.snapshots(request.query.limit, request.query.kind) }),
   );
 }
