@@ -50,10 +50,14 @@ class ConstantTerminal implements TradingTerminal {
 
 const config = loadConfig(ExecutionConfigSchema, process.env);
 const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
-const app = await buildApp({
+const close = () => {
+  store.close();
+  return Promise.resolve();
+};
+const { app } = await buildApp({
   config,
-  deps: { clock: systemClock, terminal: new ConstantTerminal(), store, logger: createLogger({ name: 'execution', level: config.LOG_LEVEL }) },
+  deps: { clock: systemClock, terminal: new ConstantTerminal(), store, logger: createLogger({ name: 'execution', level: config.LOG_LEVEL }), close },
 });
-app.addHook('onClose', async () => store.close());
+app.addHook('onClose', close);
 await app.listen({ host: config.HOST, port: config.PORT });
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -5,6 +5,24 @@ import type { Logger } from 'pino';
 import { INTERRUPTED_MESSAGE } from './pipeline.js';
 import type { InterruptedSignal, SignalStore } from './store.js';
 
+export interface RecoveryDeps {
+  terminal: TradingTerminal;
+  store: SignalStore;
+  clock: Clock;
+  logger: Logger;
+  /** MAGIC_NUMBER: the terminal is searched for the service's own orders. */
+  magic: number;
+}
+
+/**
+ * At start-up, before the service listens: fails every interrupted signal, then looks them up on
+ * the terminal in the background (the service does not wait for the terminal to answer).
+ */
+export function recoverInterruptedSignals(deps: RecoveryDeps): void {
+  const interrupted = failInterruptedSignals(deps.store, deps.clock, deps.logger);
+  void reconcileInterrupted(interrupted, deps);
+}
+
 /**
  * At start-up, before the service listens: every signal left `processing` by a crash becomes
  * `unknown`, answered (and replayed) 503 execution_outcome_unknown. It is never sent again.
@@ -26,10 +44,7 @@ export function failInterruptedSignals(store: SignalStore, clock: Clock, logger:
  * keeps what it finds on the record (`reconciliation`), for the human who settles it. The
  * state stays `unknown` and the replayed answer does not change: this never trades.
  */
-export async function reconcileInterrupted(
-  signals: InterruptedSignal[],
-  deps: { terminal: TradingTerminal; store: SignalStore; clock: Clock; logger: Logger; magic: number },
-): Promise<void> {
+export async function reconcileInterrupted(signals: InterruptedSignal[], deps: RecoveryDeps): Promise<void> {
   for (const signal of signals) {
     const checkedAt = new Date(deps.clock.now()).toISOString();
     try {

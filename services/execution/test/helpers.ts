@@ -6,6 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.js';
 import { ExecutionConfigSchema, type ExecutionConfig } from '../src/config.js';
+import type { ExecutionDeps } from '../src/deps.js';
 import { SignalStore } from '../src/store.js';
 
 export const API_KEY = 'test-execution-key';
@@ -20,6 +21,17 @@ export function testConfig(env: Record<string, string> = {}): ExecutionConfig {
     RATE_LIMIT_PER_MINUTE: '0',
     ...env,
   });
+}
+
+/** The app on a test's deps, closed as server.ts closes it: closing the app closes the store (the test owns the terminal). */
+export async function appOn(config: ExecutionConfig, deps: Omit<ExecutionDeps, 'close'>): Promise<App> {
+  const close = () => {
+    deps.store.close();
+    return Promise.resolve();
+  };
+  const { app } = await buildApp({ config, deps: { ...deps, close } });
+  app.addHook('onClose', close);
+  return app;
 }
 
 export interface TestApp {
@@ -40,8 +52,7 @@ export async function buildTestApp(options: {
   const config = testConfig(options.env);
   const clock = options.clock ?? new ManualClock(NOW);
   const store = options.store ?? SignalStore.open(':memory:');
-  const app = await buildApp({ config, deps: { clock, terminal: options.terminal, store, terminalCalls: options.terminalCalls, logger: options.logger } });
-  app.addHook('onClose', async () => store.close());
+  const app = await appOn(config, { clock, terminal: options.terminal, store, terminalCalls: options.terminalCalls, logger: options.logger });
   await app.ready();
   return { app, store, clock, config };
 }

@@ -1,9 +1,8 @@
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
-import { buildApp } from '../src/app.js';
 import { SignalStore } from '../src/store.js';
 import { createTerminal } from '../src/terminal.js';
-import { testConfig } from './helpers.js';
+import { appOn, testConfig } from './helpers.js';
 
 const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
@@ -12,10 +11,7 @@ errorPathSuite('execution', {
     const clock = new ManualClock();
     const { terminal, calls } = createTerminal(config, clock);
     await terminal.connect();
-    const store = SignalStore.open(':memory:');
-    const app = await buildApp({ config, deps: { clock, terminal, store, terminalCalls: calls } });
-    app.addHook('onClose', async () => store.close());
-    return app;
+    return appOn(config, { clock, terminal, store: SignalStore.open(':memory:'), terminalCalls: calls });
   },
   bodyLimitBytes: 4096,
 });

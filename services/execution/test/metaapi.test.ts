@@ -3,11 +3,10 @@ import { ConfigError, type App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeMetaApiServer } from '@fxdesk/broker/testing';
-import { buildApp } from '../src/app.js';
 import type { ExecutionConfig } from '../src/config.js';
 import { SignalStore } from '../src/store.js';
 import { createTerminal } from '../src/terminal.js';
-import { API_KEY, expectEnvelope, getSignal, NOW, postSignal, signal, testConfig } from './helpers.js';
+import { API_KEY, appOn, expectEnvelope, getSignal, NOW, postSignal, signal, testConfig } from './helpers.js';
 
 /** The execution service with BROKER=metaapi, against a local fake MetaApi server. */
 describe('execution on BROKER=metaapi', () => {
@@ -32,9 +31,7 @@ describe('execution on BROKER=metaapi', () => {
     const handle = createTerminal(config, clock);
     terminal = handle.terminal as MetaApiTerminal;
     await terminal.connect();
-    const store = SignalStore.open(':memory:');
-    app = await buildApp({ config, deps: { clock, terminal, store, terminalCalls: handle.calls } });
-    app.addHook('onClose', async () => store.close());
+    app = await appOn(config, { clock, terminal, store: SignalStore.open(':memory:'), terminalCalls: handle.calls });
     await app.ready();
   });
 

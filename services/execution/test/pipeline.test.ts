@@ -200,7 +200,6 @@ describe('start-up recovery', () => {
     });
     const terminal = new ScriptedTerminal();
     current = await buildTestApp({ terminal, store });
-    failInterruptedSignals(store, current.clock, current.app.log as never);
     const record = (await getSignal(current.app, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')).json();
     expect(record).toMatchObject({ state: 'unknown', http_status: 503, error: { code: 'execution_outcome_unknown' } });
   });
