@@ -27,7 +27,14 @@ const hub = service.market.hub;
 process.on('message', (message: ToServer) => {
   if (message.type === 'report') {
     const stats = hub.stats();
-    send({ type: 'report', rssBytes: process.memoryUsage.rss(), cpuMicros: cpuMicros(), ticksPublished: stats.ticksPublished, dropped: stats.dropped, clients: stats.clients });
+    send({
+      type: 'report',
+      rssBytes: process.memoryUsage.rss(),
+      cpuMicros: cpuMicros(),
+      ticksPublished: stats.ticksPublished,
+      dropped: stats.dropped,
+      clients: stats.clients,
+    });
   } else {
     void app.close().then(() => {
       market.stop();

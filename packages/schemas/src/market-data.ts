@@ -111,7 +111,12 @@ export const IntervalCandlesSchema = z
 const SymbolListSchema = z
   .string()
   .regex(/[^\s,]/, { message: 'list at least one symbol, or omit the parameter for all' })
-  .transform((value) => value.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
   .meta({ description: 'Comma-separated symbols, e.g. EURUSD,GBPUSD; omitted means every symbol', example: 'EURUSD,GBPUSD' });
 
 /** GET /v1/stream/ticks's query. */

@@ -38,20 +38,24 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
   registerStreamMetrics(app, market);
 
   await app.register(
-    async (v1) => {
-      protectRoutes(v1 as App, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
-      registerStreamRoutes(v1 as App, market);
-      registerQuoteRoutes(v1 as App, market);
-      registerSymbolRoutes(v1 as App, market);
+    (v1, _options, done) => {
+      protectRoutes(v1, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
+      registerStreamRoutes(v1, market);
+      registerQuoteRoutes(v1, market);
+      registerSymbolRoutes(v1, market);
+      done();
     },
     { prefix: '/v1' },
   );
 
-  app.addHook('onReady', async () => market.start());
+  app.addHook('onReady', () => market.start());
   // preClose runs before the HTTP server stops accepting and waits for open requests: ending
   // the streams here is what lets app.close() finish with clients still connected. It also
   // runs before every onClose hook, so the session lets go of the feed before its owner closes it.
-  app.addHook('preClose', async () => market.stop());
+  app.addHook('preClose', (done) => {
+    market.stop();
+    done();
+  });
   return { app, market };
 }
 
@@ -60,5 +64,9 @@ function registerStreamMetrics(app: App, market: MarketData): void {
   m.gauge('market_data_stream_clients', 'Open SSE streams.', () => market.hub.stats().clients);
   m.gauge('market_data_ticks_published', 'Ticks received from the feed and fanned out.', () => market.hub.stats().ticksPublished);
   m.gauge('market_data_stream_dropped', 'Ticks discarded for slow clients (replaced by a newer tick).', () => market.hub.stats().dropped);
-  m.gauge('market_data_stream_stuck_disconnects', 'Streams closed because the client read nothing for STREAM_STUCK_SECONDS.', () => market.hub.stats().stuckDisconnects);
+  m.gauge(
+    'market_data_stream_stuck_disconnects',
+    'Streams closed because the client read nothing for STREAM_STUCK_SECONDS.',
+    () => market.hub.stats().stuckDisconnects,
+  );
 }

@@ -11,7 +11,7 @@ export interface MarketDataDeps {
   feed: QuoteFeed;
   logger?: Logger;
   /** Closes the feed and stops what it runs on; called after the app has closed. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The real dependencies the config asks for: the feed BROKER names, on the system clock. */

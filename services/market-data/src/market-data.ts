@@ -89,7 +89,13 @@ export class MarketData {
 
   /** The enabled-or-not catalog, in the feed's order. */
   symbols(): CatalogEntry[] {
-    return [...this.catalog().values()].map((s) => ({ symbol: s.name, symbolId: s.symbolId, digits: s.digits, enabled: s.enabled, description: s.description }));
+    return [...this.catalog().values()].map((s) => ({
+      symbol: s.name,
+      symbolId: s.symbolId,
+      digits: s.digits,
+      enabled: s.enabled,
+      description: s.description,
+    }));
   }
 
   /** The catalog entry of `symbol`, or 404 symbol_not_found. */

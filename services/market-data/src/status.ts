@@ -137,7 +137,8 @@ export class ConnectionMonitor {
     const quotes = f.isMarketOpen
       ? `last quote ${Math.floor(f.silentMs / 1000)} s ago (limit ${this.options.stalenessMs / 1000} s)`
       : 'market closed; quotes resume at the open';
-    const closed = unquoted.length > 0 ? `; no quotes received yet of ${unquoted.length} of ${served.length} symbols, their market closed: ${listSymbols(unquoted)}` : '';
+    const closed =
+      unquoted.length > 0 ? `; no quotes received yet of ${unquoted.length} of ${served.length} symbols, their market closed: ${listSymbols(unquoted)}` : '';
     return { ok: true, detail: quotes + closed };
   }
 

@@ -8,8 +8,8 @@ import { FAKE_SYMBOLS, FakeFeed } from './fake-feed.js';
 const logger = createLogger({ name: 'test', level: 'silent' });
 let session: FeedSession | undefined;
 
-afterEach(async () => {
-  await session?.stop();
+afterEach(() => {
+  session?.stop();
   session = undefined;
 });
 
@@ -79,6 +79,10 @@ describe('FeedSession', () => {
     const feed = new FakeFeed(clock);
     await start(feed, clock).started;
     expect([...(session?.symbols()?.keys() ?? [])].sort()).toEqual(FAKE_SYMBOLS.map((s) => s.name).sort());
-    expect([...feed.subscribed].sort()).toEqual(FAKE_SYMBOLS.filter((s) => s.enabled).map((s) => s.name).sort());
+    expect([...feed.subscribed].sort()).toEqual(
+      FAKE_SYMBOLS.filter((s) => s.enabled)
+        .map((s) => s.name)
+        .sort(),
+    );
   });
 });

@@ -49,7 +49,7 @@ export const auth = { 'x-api-key': API_KEY };
 /** GET /health/ready: its status and body. */
 export async function ready(service: TestService) {
   const res = await service.app.inject({ method: 'GET', url: '/health/ready' });
-  return { status: res.statusCode, body: res.json() as { status: string; checks: Record<string, { ok: boolean; detail: string }> } };
+  return { status: res.statusCode, body: res.json<{ status: string; checks: Record<string, { ok: boolean; detail: string }> }>() };
 }
 
 /** A quote of every symbol the service serves on the fake feed (the enabled ones of its catalog). */
@@ -60,9 +60,11 @@ export function quoteEverySymbol(feed: FakeFeed): void {
 }
 
 /** The app on the real simulated market and feed, driven by a manual clock. */
-export async function buildSimulatedService(
-  options: { start: number | string; tickIntervalMs?: number; config?: Record<string, string> },
-): Promise<{ app: App; clock: ManualClock; feed: SimulatedFeed; market: SimulatedMarket }> {
+export async function buildSimulatedService(options: {
+  start: number | string;
+  tickIntervalMs?: number;
+  config?: Record<string, string>;
+}): Promise<{ app: App; clock: ManualClock; feed: SimulatedFeed; market: SimulatedMarket }> {
   const clock = new ManualClock(options.start);
   const market = new SimulatedMarket({ seed: 'market-data-test', tickIntervalMs: options.tickIntervalMs ?? 1000, marketHours: true, clock });
   const feed = new SimulatedFeed({ market });

@@ -34,7 +34,10 @@ describe('readiness before every served symbol has quoted', () => {
     service.feed.quote('GBPUSD', 1.27, 1.2702);
     const { status, body } = await ready(service);
     expect(status).toBe(200);
-    expect(body.checks.ticks).toEqual({ ok: true, detail: 'last quote 0 s ago (limit 30 s); no quotes received yet of 1 of 3 symbols, their market closed: USDJPY' });
+    expect(body.checks.ticks).toEqual({
+      ok: true,
+      detail: 'last quote 0 s ago (limit 30 s); no quotes received yet of 1 of 3 symbols, their market closed: USDJPY',
+    });
   });
 
   it('names at most ten of the symbols it waits for', async () => {
@@ -80,7 +83,10 @@ describe('staleness', () => {
   it('makes a feed that never quotes while the market is open stale once the limit has passed since connecting', async () => {
     service = await buildTestService({ config: { TICK_STALENESS_SECONDS: '30' } });
     service.clock.advance(30_000);
-    expect((await ready(service)).body.checks.ticks).toEqual({ ok: false, detail: 'no quote yet of 3 of 3 symbols while their market is open: EURUSD, GBPUSD, USDJPY' });
+    expect((await ready(service)).body.checks.ticks).toEqual({
+      ok: false,
+      detail: 'no quote yet of 3 of 3 symbols while their market is open: EURUSD, GBPUSD, USDJPY',
+    });
     service.clock.advance(1000);
     const { status, body } = await ready(service);
     expect(status).toBe(503);

@@ -143,7 +143,14 @@ describe('a client that stops reading', { timeout: 30_000 }, () => {
 function parseEvents(text: string): { event: string; id: string; data: unknown }[] {
   return text
     .split('\n\n')
-    .map((block) => Object.fromEntries(block.split('\n').filter((l) => /^(event|id|data): /.test(l)).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)])))
+    .map((block) =>
+      Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => /^(event|id|data): /.test(l))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+      ),
+    )
     .filter((fields) => fields.event !== undefined)
     .map((fields) => ({ event: fields.event as string, id: fields.id as string, data: JSON.parse(fields.data as string) }));
 }

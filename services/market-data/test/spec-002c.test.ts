@@ -36,7 +36,10 @@ describe('GET /health/ready, one test per row of the spec state table', () => {
     service.clock.advance(30_001);
     const { status, body } = await ready(service);
     expect(status).toBe(503);
-    expect(body.checks.ticks).toEqual({ ok: false, detail: expect.stringMatching(/^last quote 30 s ago while the market is open, over TICK_STALENESS_SECONDS=30$/) });
+    expect(body.checks.ticks).toEqual({
+      ok: false,
+      detail: expect.stringMatching(/^last quote 30 s ago while the market is open, over TICK_STALENESS_SECONDS=30$/),
+    });
     expect(body.checks.broker?.ok).toBe(true);
   });
 

@@ -16,7 +16,7 @@ export function registerQuoteRoutes(app: App, market: MarketData): void {
         response: marketDataResponses.tick,
       },
     },
-    async (request) => market.latestTick(request.query.symbol),
+    (request) => market.latestTick(request.query.symbol),
   );
 
   app.get(

@@ -13,6 +13,6 @@ export function registerSymbolRoutes(app: App, market: MarketData): void {
         response: marketDataResponses.symbols,
       },
     },
-    async () => ({ symbols: market.symbols() }),
+    () => ({ symbols: market.symbols() }),
   );
 }
