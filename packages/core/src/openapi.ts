@@ -1,5 +1,6 @@
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import type { FastifySchema, RouteOptions } from 'fastify';
+import type { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /** What each error status means wherever the kit answers it; a route may describe its own more precisely. */
 const ANSWER_DESCRIPTION: Record<number, string> = {
@@ -55,3 +56,38 @@ export function documentKitAnswers(route: RouteOptions, options: { globalRateLim
     documentAnswer(schema, 422);
   }
 }
+
+type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * Keeps in `components.schemas` only what the document's operations reach: every named zod
+ * schema is registered process-wide, so without this each service's document would list the
+ * other services' schemas too.
+ */
+export function withReachableSchemas(document: OpenApiObject): OpenApiObject {
+  const { components = {}, paths } = document as { components?: { schemas?: Record<string, unknown> }; paths?: unknown };
+  const schemas = components.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) {
+        const name = value.slice(SCHEMA_REF.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(paths);
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
+  return { ...document, components: { ...components, schemas: kept } } as OpenApiObject;
+}
+

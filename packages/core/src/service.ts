@@ -18,7 +18,7 @@ import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './erro
 import { AppError, type ErrorCodeCase } from './errors.js';
 import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
-import { documentKitAnswers } from './openapi.js';
+import { documentKitAnswers, withReachableSchemas } from './openapi.js';
 
 export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -132,7 +132,7 @@ export async function buildService(options: ServiceOptions): Promise<App> {
       components: options.securitySchemes ? { securitySchemes: options.securitySchemes } : {},
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => withReachableSchemas(jsonSchemaTransformObject(document)),
   });
   const kitAuth = options.kitRoutesAuth ? requireApiKey(options.kitRoutesAuth) : undefined;
   await app.register(swaggerUi, {

@@ -81,3 +81,17 @@ describe('protected routes', () => {
     expect(statuses(doc.paths['/keyed']?.get)).not.toContain('401');
   });
 });
+
+describe('components', () => {
+  it('lists the named schemas the operations reach, and none of the others registered in the process', async () => {
+    const Inner = z.object({ n: z.number() }).meta({ id: 'OpenApiTestInner' });
+    const Outer = z.object({ inner: Inner }).meta({ id: 'OpenApiTestOuter' });
+    z.object({ unused: z.string() }).meta({ id: 'OpenApiTestUnused' });
+    const doc = (await documentOf((app) => {
+      app.get('/outer', { schema: { response: { 200: Outer } } }, async () => ({ inner: { n: 1 } }));
+    })) as unknown as { components: { schemas: Record<string, unknown> } };
+    const names = Object.keys(doc.components.schemas);
+    expect(names).toEqual(expect.arrayContaining(['OpenApiTestOuter', 'OpenApiTestInner', 'ErrorEnvelope']));
+    expect(names).not.toContain('OpenApiTestUnused');
+  });
+});
