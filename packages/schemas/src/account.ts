@@ -24,7 +24,9 @@ export const AccountSummarySchema = z
     balance: Decimal,
     nav: Decimal.meta({ description: 'Net asset value: balance + unrealized P/L' }),
     unrealizedPL: Decimal,
-    realizedPL: Decimal.meta({ description: 'P/L realized over the lifetime of the account (OANDA); the simulated account settles weekly, so its figure covers the current trading week' }),
+    realizedPL: Decimal.meta({
+      description: 'P/L realized over the lifetime of the account (OANDA); the simulated account settles weekly, so its figure covers the current trading week',
+    }),
     marginUsed: Decimal,
     marginAvailable: Decimal,
     marginRate: Decimal.meta({ description: 'Margin rate of the account ("0" when the broker reports no override)' }),
@@ -167,15 +169,11 @@ export const AccountSnapshotSchema = z
 export type AccountSnapshot = z.infer<typeof AccountSnapshotSchema>;
 
 /** The answer of GET /summary: the summary and the snapshot the read was stored as. */
-export const AccountSummaryReadSchema = z
-  .object({ account: AccountSummarySchema, snapshot: AccountSnapshotRefSchema })
-  .meta({ id: 'AccountSummaryRead' });
+export const AccountSummaryReadSchema = z.object({ account: AccountSummarySchema, snapshot: AccountSnapshotRefSchema }).meta({ id: 'AccountSummaryRead' });
 export type AccountSummaryRead = z.infer<typeof AccountSummaryReadSchema>;
 
 /** The answer of GET /details: the details and the snapshot the read was stored as. */
-export const AccountDetailsReadSchema = z
-  .object({ account: AccountDetailsSchema, snapshot: AccountSnapshotRefSchema })
-  .meta({ id: 'AccountDetailsRead' });
+export const AccountDetailsReadSchema = z.object({ account: AccountDetailsSchema, snapshot: AccountSnapshotRefSchema }).meta({ id: 'AccountDetailsRead' });
 export type AccountDetailsRead = z.infer<typeof AccountDetailsReadSchema>;
 
 /** The answer of GET /instruments. */
@@ -201,7 +199,12 @@ const InstrumentListSchema = z
   .string()
   .max(2000)
   .regex(INSTRUMENT_LIST, { message: 'expected 1 to 100 instrument names like EUR_USD, comma-separated' })
-  .transform((value) => value.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
   .pipe(z.array(InstrumentNameSchema).min(1, { message: 'name at least one instrument, or omit the parameter for all' }).max(100))
   .meta({ description: 'Comma-separated instrument names, e.g. EUR_USD,XAU_USD; omitted means all', example: 'EUR_USD,XAU_USD' });
 

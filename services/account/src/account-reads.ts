@@ -32,11 +32,7 @@ export class AccountReads {
   private readonly instrumentsCache: InstrumentsCache;
 
   constructor(private readonly options: AccountReadsOptions) {
-    this.instrumentsCache = new InstrumentsCache(
-      () => options.broker.instruments(),
-      options.clock,
-      options.instrumentsCacheTtlSeconds * 1000,
-    );
+    this.instrumentsCache = new InstrumentsCache(() => options.broker.instruments(), options.clock, options.instrumentsCacheTtlSeconds * 1000);
   }
 
   async summary(): Promise<AccountSummaryRead> {
