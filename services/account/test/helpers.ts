@@ -3,12 +3,32 @@ import { LogCapture } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
 import type { Response as InjectResponse } from 'light-my-request';
 import { FakeV20Server } from '@fxdesk/broker/testing';
+import type { AccountSummary } from '@fxdesk/schemas';
 import { buildApp } from '../src/app.js';
 import { AccountConfigSchema, type AccountConfig } from '../src/config.js';
 import { openDeps, type AccountDeps } from '../src/deps.js';
 
 export const TEST_KEY = 'test-account-key-5b1e9d';
 export const KEY_HEADER = { 'x-internal-api-key': TEST_KEY };
+
+/** An account summary to stand for a broker's answer where its values do not matter. */
+export const SUMMARY: AccountSummary = {
+  id: 'SIM-1',
+  alias: null,
+  currency: 'USD',
+  balance: '1',
+  nav: '1',
+  unrealizedPL: '0',
+  realizedPL: '0',
+  marginUsed: '0',
+  marginAvailable: '1',
+  marginRate: '0.02',
+  openTradeCount: 0,
+  openPositionCount: 0,
+  pendingOrderCount: 0,
+  lastTransactionId: '1',
+  asOf: '2026-01-05T12:00:00.000Z',
+};
 
 export function testConfig(env: Env = {}): AccountConfig {
   return loadConfig(AccountConfigSchema, { INTERNAL_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...env });

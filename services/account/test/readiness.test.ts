@@ -2,7 +2,7 @@ import type { AccountReader, Instrument } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { SqliteSnapshotStore } from '../src/store.js';
-import { buildTestApp, startOanda, testConfig } from './helpers.js';
+import { buildTestApp, startOanda, SUMMARY, testConfig } from './helpers.js';
 
 describe('/health/ready on OANDA', () => {
   it('is ready when the configuration, the database, the credentials and the instrument metadata pass', async () => {
@@ -40,14 +40,10 @@ describe('/health/ready on OANDA', () => {
 
 /** A reader whose instrument list is whatever the test says. */
 function readerWithInstruments(instruments: () => Promise<Instrument[]>): AccountReader {
-  const summary = {
-    id: 'SIM-1', alias: null, currency: 'USD', balance: '1', nav: '1', unrealizedPL: '0', realizedPL: '0', marginUsed: '0', marginAvailable: '1',
-    marginRate: '0.02', openTradeCount: 0, openPositionCount: 0, pendingOrderCount: 0, lastTransactionId: '1', asOf: '2026-01-05T12:00:00.000Z',
-  };
   return {
     name: 'stub',
-    summary: async () => summary,
-    details: async () => ({ ...summary, positions: [], trades: [], orders: [] }),
+    summary: async () => SUMMARY,
+    details: async () => ({ ...SUMMARY, positions: [], trades: [], orders: [] }),
     instruments,
     changesSince: async () => {
       throw new Error('not used');

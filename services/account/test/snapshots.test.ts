@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSnapshotStore } from '../src/store.js';
-import { startOanda } from './helpers.js';
+import { startOanda, SUMMARY } from './helpers.js';
 
 describe('snapshots on disk', () => {
   let dir: string;
@@ -35,11 +35,7 @@ describe('snapshots on disk', () => {
 
   it('keep only the newest SNAPSHOT_RETENTION rows', () => {
     const store = new SqliteSnapshotStore(path.join(dir, 'retention.db'), 3);
-    const account = {
-      id: 'A-1', alias: null, currency: 'USD', balance: '1', nav: '1', unrealizedPL: '0', realizedPL: '0', marginUsed: '0', marginAvailable: '1',
-      marginRate: '0.02', openTradeCount: 0, openPositionCount: 0, pendingOrderCount: 0, lastTransactionId: '1', asOf: '2026-01-05T12:00:00.000Z',
-    };
-    const ids = Array.from({ length: 5 }, () => store.add('summary', 'stub', account, '2026-01-05T12:00:00.000Z').id);
+    const ids = Array.from({ length: 5 }, () => store.add('summary', 'stub', SUMMARY, '2026-01-05T12:00:00.000Z').id);
     expect(store.recent(10).map((s) => s.id)).toEqual(ids.slice(2).reverse());
     store.close();
   });
