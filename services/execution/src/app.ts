@@ -44,10 +44,11 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 
-  await app.register(async (v1) => {
+  await app.register((v1, _options, done) => {
     protectRoutes(v1, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
     registerSignalRoutes(v1, pipeline);
     registerCandleRoutes(v1, candles);
+    done();
   });
 
   registerExecutionMetrics(app.metrics, deps);

@@ -10,12 +10,8 @@ export const DEFAULT_ALLOWED_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 
 /** Four provider slugs; `fxdesk-strategy` is the desk's own strategy service. */
 export const DEFAULT_ALLOWED_SIGNAL_SOURCES = ['fxdesk-strategy', 'tradingview', 'manual', 'webhook'];
 
-const symbolList = envList(DEFAULT_ALLOWED_SYMBOLS).pipe(
-  z.array(BrokerSymbolSchema).min(1, { message: 'name at least one symbol' }),
-);
-const sourceList = envList(DEFAULT_ALLOWED_SIGNAL_SOURCES).pipe(
-  z.array(SourceSlugSchema).min(1, { message: 'name at least one source' }),
-);
+const symbolList = envList(DEFAULT_ALLOWED_SYMBOLS).pipe(z.array(BrokerSymbolSchema).min(1, { message: 'name at least one symbol' }));
+const sourceList = envList(DEFAULT_ALLOWED_SIGNAL_SOURCES).pipe(z.array(SourceSlugSchema).min(1, { message: 'name at least one source' }));
 
 /** A positive decimal (lots, money), kept as the string for exact comparisons. */
 const positiveDecimal = (defaultValue: string) =>

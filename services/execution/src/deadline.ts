@@ -24,6 +24,7 @@ export function withDeadline<T>(call: () => Promise<T>, { clock, timeoutMs, sett
     try {
       calling = call();
     } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caller gets what the call threw, unchanged
       calling = Promise.reject(err);
     }
     calling.then(
@@ -34,6 +35,7 @@ export function withDeadline<T>(call: () => Promise<T>, { clock, timeoutMs, sett
       },
       (err: unknown) => {
         clock.clearTimer(timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caller gets what the call rejected with, unchanged
         if (!timedOut) reject(err);
       },
     );

@@ -21,10 +21,7 @@ export function checkFreshness(signal: SignalSubmission, nowMs: number, limits: 
     );
   }
   if (!signal.ignore_signal_age && -aheadMs > limits.maxAgeSeconds * 1000) {
-    throw errors.create(
-      'signal_too_old',
-      `the signal is ${(-aheadMs / 1000).toFixed(3)} s old; SIGNAL_MAX_AGE_SECONDS is ${limits.maxAgeSeconds}`,
-    );
+    throw errors.create('signal_too_old', `the signal is ${(-aheadMs / 1000).toFixed(3)} s old; SIGNAL_MAX_AGE_SECONDS is ${limits.maxAgeSeconds}`);
   }
   if (signal.expires_at !== undefined && Date.parse(signal.expires_at) <= nowMs) {
     throw errors.create('signal_expired', `the signal expired at ${signal.expires_at}`);

@@ -30,12 +30,14 @@ export interface PipelineDeps {
 }
 
 /** A rejection decided after the claim, with the terminal's answer when there was one. */
-class Rejection {
+class Rejection extends Error {
   constructor(
     readonly error: AppError,
     readonly result: TradeOutcome | null = null,
     readonly tickets: BrokerTickets = NO_TICKETS,
-  ) {}
+  ) {
+    super(error.message);
+  }
 }
 
 const UNKNOWN_ADVICE = 'the order may or may not exist at the broker; it will not be retried; a human must inspect the terminal';
@@ -321,12 +323,7 @@ export class SignalPipeline {
   }
 
   /** Stores the final state with its exact answer, then answers; only after the commit. */
-  private async finish(
-    signalId: string,
-    requestId: string,
-    outcome: OutcomeFields,
-    successBody?: string,
-  ): Promise<Answer> {
+  private async finish(signalId: string, requestId: string, outcome: OutcomeFields, successBody?: string): Promise<Answer> {
     const completedAt = this.nowIso();
     let status = 200;
     let body = successBody ?? '';

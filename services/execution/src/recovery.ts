@@ -62,7 +62,8 @@ export async function reconcileInterrupted(signals: InterruptedSignal[], deps: R
           time: new Date(r.time).toISOString(),
         })),
       });
-      if (records.length > 0) deps.logger.warn({ signalId: signal.signalId, found: records.length }, 'the terminal shows orders or deals for an unknown signal');
+      if (records.length > 0)
+        deps.logger.warn({ signalId: signal.signalId, found: records.length }, 'the terminal shows orders or deals for an unknown signal');
     } catch (err) {
       deps.logger.warn({ err, signalId: signal.signalId }, 'could not look an unknown signal up on the terminal');
       await deps.store

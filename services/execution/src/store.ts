@@ -196,9 +196,7 @@ export class SignalStore {
            result_json = @resultJson, updated_at = @at
          WHERE signal_id = @signalId AND state = 'unknown' AND result_json IS NULL`,
       ),
-      reconciliation: db.prepare(
-        "UPDATE signals SET reconciliation_json = @json, updated_at = @at WHERE signal_id = @signalId AND state = 'unknown'",
-      ),
+      reconciliation: db.prepare("UPDATE signals SET reconciliation_json = @json, updated_at = @at WHERE signal_id = @signalId AND state = 'unknown'"),
     };
   }
 
@@ -273,10 +271,7 @@ export class SignalStore {
    * and its outcome, possibly inside order_send, so it becomes `unknown` and is never sent again.
    * `answer` builds each one's stored reply. Synchronous: it runs before the service listens.
    */
-  failInterrupted(
-    at: string,
-    answer: (signal: InterruptedSignal) => { httpStatus: number; responseBody: string; error: SignalFailure },
-  ): InterruptedSignal[] {
+  failInterrupted(at: string, answer: (signal: InterruptedSignal) => { httpStatus: number; responseBody: string; error: SignalFailure }): InterruptedSignal[] {
     const rows = this.statements.processing.all().map((r) => ({ signalId: r.signal_id, requestId: r.request_id, orderComment: r.order_comment }));
     this.db.transaction(() => {
       for (const signal of rows) {
@@ -302,9 +297,7 @@ export class SignalStore {
   }
 
   async recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void> {
-    await this.writer.run(() =>
-      this.statements.reconciliation.run({ signalId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at }),
-    );
+    await this.writer.run(() => this.statements.reconciliation.run({ signalId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at }));
   }
 
   /** Commits what is queued and closes the file. */

@@ -1,5 +1,14 @@
 import type { FillingMode, OrderType, Quote, SymbolInfo, TradeRequest } from '@fxdesk/broker';
-import { addDecimal, compareDecimal, decimalFromNumber, decimalPlaces, formatDecimal, isMultipleOf, multiplyDecimal, subtractDecimal } from '@fxdesk/primitives';
+import {
+  addDecimal,
+  compareDecimal,
+  decimalFromNumber,
+  decimalPlaces,
+  formatDecimal,
+  isMultipleOf,
+  multiplyDecimal,
+  subtractDecimal,
+} from '@fxdesk/primitives';
 import type { SignalSubmission } from '@fxdesk/schemas';
 import { errors } from './errors.js';
 
@@ -40,11 +49,14 @@ export function checkVolume(volume: string, info: SymbolInfo, maximumVolume: str
 
 /** Prices and distances carry at most the symbol's digits (a distance is a whole number of points). */
 export function checkPricePrecision(signal: SignalSubmission, info: SymbolInfo): void {
-  const details = PRICE_FIELDS.filter((f) => signal[f] !== undefined && decimalPlaces(signal[f] as string) > info.digits).map(
-    (f) => ({ path: `body.${f}`, message: `has more than the ${info.digits} decimal places of ${info.symbol}` }),
-  );
+  const details = PRICE_FIELDS.filter((f) => signal[f] !== undefined && decimalPlaces(signal[f]) > info.digits).map((f) => ({
+    path: `body.${f}`,
+    message: `has more than the ${info.digits} decimal places of ${info.symbol}`,
+  }));
   if (details.length > 0) {
-    throw errors.create('invalid_price', `${details.map((d) => d.path.slice(5)).join(', ')}: more than ${info.digits} decimal places for ${info.symbol}`, { details });
+    throw errors.create('invalid_price', `${details.map((d) => d.path.slice(5)).join(', ')}: more than ${info.digits} decimal places for ${info.symbol}`, {
+      details,
+    });
   }
 }
 
@@ -160,13 +172,7 @@ function fillingFor(signal: SignalSubmission, modes: FillingMode[]): FillingMode
  * Applies the symbol rules of DESIGN.md §4 (volume, price precision, distance legs, stop
  * distances, deviation cap) and builds the MT5 trade request, or throws the rule's AppError.
  */
-export function buildTradeRequest(
-  signal: SignalSubmission,
-  info: SymbolInfo,
-  quote: Quote,
-  limits: OrderLimits,
-  comment: string,
-): TradeRequest {
+export function buildTradeRequest(signal: SignalSubmission, info: SymbolInfo, quote: Quote, limits: OrderLimits, comment: string): TradeRequest {
   checkVolume(signal.volume, info, limits.maximumVolume);
   checkPricePrecision(signal, info);
   const prices = quotePrices(quote, info);

@@ -30,7 +30,10 @@ export function registerSignalRoutes(app: App, pipeline: SignalPipeline): void {
       const answer = await pipeline.submit(request.body, request.getDecorator<unknown>(RECEIVED_BODY), request.id);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       // The stored answer goes out exactly as stored: a string is never re-serialized.
-      return reply.status(answer.status as 200).type('application/json; charset=utf-8').send(answer.body as never);
+      return reply
+        .status(answer.status as 200)
+        .type('application/json; charset=utf-8')
+        .send(answer.body as never);
     },
   );
 
