@@ -45,7 +45,11 @@ export class MarketDataSource implements MarketSource {
       symbols,
       timers: this.clock,
       onOpen: () => handlers.onHealthy?.(),
-      onDisconnect: (err) => handlers.onTrouble?.(err),
+      // A stream the service ends cleanly is a restart or a shutdown (the whole desk stopping):
+      // no failure yet; the reconnection tells, and reports if it is refused.
+      onDisconnect: (err) => {
+        if (err.code !== 'stream_ended') handlers.onTrouble?.(err);
+      },
       onListenerError: (err) => handlers.onTrouble?.(err),
       onStatus: (status) => {
         // The service answers, but its own broker feed may be down or silent.

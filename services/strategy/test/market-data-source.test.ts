@@ -69,6 +69,10 @@ async function fakeMarketData(market: SimulatedMarket) {
     dropStreams() {
       for (const res of streams) res.destroy();
     },
+    /** Ends every stream cleanly, as the service does when it shuts down. */
+    endStreams() {
+      for (const res of streams) res.end();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -142,6 +146,38 @@ describe('prices from the market-data service (MARKET_DATA_URL)', () => {
     clock.advance(1000);
     await eventually(() => service.openStreams === 1);
     await eventually(async () => (await status(h)).downstream.market_data.state === 'ok');
+  });
+
+  it('takes a stream the service ends cleanly (a restart) for no failure when the reconnection succeeds', async () => {
+    const clock = new ManualClock(MONDAY_NOON);
+    const { h, service } = await overMarketData(clock);
+    await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+    await h.settle();
+    await eventually(() => service.openStreams === 1);
+    service.endStreams();
+    await eventually(() => service.openStreams === 0);
+    await h.settle();
+    expect((await status(h)).downstream.market_data).toMatchObject({ state: 'ok', consecutive_failures: 0 });
+    await eventually(() => {
+      clock.advance(1000);
+      return service.openStreams === 1;
+    });
+    expect((await status(h)).downstream.market_data).toMatchObject({ state: 'ok', consecutive_failures: 0 });
+  });
+
+  it('shows market_data failing when the service that ended its stream does not take the reconnection', async () => {
+    const clock = new ManualClock(MONDAY_NOON);
+    const { h, service } = await overMarketData(clock);
+    await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+    await h.settle();
+    await eventually(() => service.openStreams === 1);
+    service.endStreams();
+    await service.close();
+    // The reconnection is due a second after the client has seen the end; time moves until it is refused.
+    await eventually(async () => {
+      clock.advance(1000);
+      return (await status(h)).downstream.market_data.state === 'failing';
+    });
   });
 
   it('refuses to start on a symbol the service lists but does not stream (enabled: false)', async () => {
