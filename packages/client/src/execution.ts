@@ -1,5 +1,5 @@
 import { SignalRecordSchema, SignalResultSchema, type SignalRecord, type SignalResult, type SignalSubmissionInput } from '@fxdesk/schemas';
-import { HttpClient, type ClientOptions } from './http.js';
+import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
 
 /** Body of a successful POST /v1/signals (spec 001 A). */
 export type ExecutionResult = SignalResult;
@@ -11,7 +11,7 @@ export type ExecutionRecord = SignalRecord;
 export const executionCalls = {
   submitSignal: { method: 'POST', path: '/v1/signals', status: 200, schema: SignalResultSchema },
   signal: { method: 'GET', path: '/v1/signals/{signal_id}', status: 200, schema: SignalRecordSchema },
-} as const;
+} as const satisfies Record<string, ServiceCall>;
 
 export interface SubmitResult {
   result: ExecutionResult;
@@ -29,18 +29,16 @@ export class ExecutionClient {
   private readonly http: HttpClient;
 
   constructor(options: ClientOptions) {
-    this.http = new HttpClient('execution', options, options.apiKey ? { 'x-api-key': options.apiKey } : {});
+    this.http = new HttpClient('execution', options, 'x-api-key');
   }
 
   async submitSignal(signal: SignalSubmissionInput): Promise<SubmitResult> {
-    const { method, path, status, schema } = executionCalls.submitSignal;
-    const res = await this.http.call({ method, path, body: signal, schema, statuses: [status] });
+    const res = await this.http.send(executionCalls.submitSignal, { body: signal });
     return { result: res.data, replayed: res.headers['idempotent-replayed'] === 'true' };
   }
 
   async signal(signalId: string): Promise<ExecutionRecord> {
-    const { method, path, status, schema } = executionCalls.signal;
-    return (await this.http.call({ method, path: path.replace('{signal_id}', encodeURIComponent(signalId)), schema, statuses: [status] })).data;
+    return (await this.http.send(executionCalls.signal, { params: { signal_id: signalId } })).data;
   }
 
   close(): Promise<void> {

@@ -30,6 +30,29 @@ export interface CallOptions<S extends z.ZodType> {
   headers?: Record<string, string>;
 }
 
+/**
+ * One call a client makes: the operation as the service's OpenAPI document names it (`path` with
+ * its `{name}` parameters), the success status, and the schema its answer is checked with: the
+ * very one the service serializes it with (a test holds each client's table against the document).
+ */
+export interface ServiceCall<S extends z.ZodType = z.ZodType> {
+  method: 'GET' | 'POST';
+  path: string;
+  status: number;
+  schema: S;
+}
+
+/** What one sending of a ServiceCall carries. */
+export interface CallParts {
+  /** Values of the path's `{name}` parameters. */
+  params?: Record<string, string>;
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Statuses besides the call's own whose body the same schema reads. */
+  alsoStatuses?: readonly number[];
+}
+
 export interface CallResult<T> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -57,13 +80,25 @@ export class HttpClient {
   private readonly ownsDispatcher: boolean;
   private readonly fixedHeaders: Record<string, string>;
 
-  constructor(service: string, options: ClientOptions, authHeaders: Record<string, string> = {}) {
+  /** `keyHeader`: the header the service reads its key from, sent when `options.apiKey` is set. */
+  constructor(service: string, options: ClientOptions, keyHeader?: string) {
     this.service = service;
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16 });
-    this.fixedHeaders = { accept: 'application/json', ...authHeaders };
+    this.fixedHeaders = { accept: 'application/json', ...(keyHeader && options.apiKey ? { [keyHeader]: options.apiKey } : {}) };
+  }
+
+  /** Sends one of a client's calls, its path parameters filled in, and reads its answer with the call's schema. */
+  send<S extends z.ZodType>(call: ServiceCall<S>, parts: CallParts = {}): Promise<CallResult<z.output<S>>> {
+    const path = call.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = parts.params?.[name];
+      if (value === undefined) throw new Error(`${call.method} ${call.path}: no value for {${name}}`);
+      return encodeURIComponent(value);
+    });
+    const { query, body, headers, alsoStatuses = [] } = parts;
+    return this.call({ method: call.method, path, query, body, headers, schema: call.schema, statuses: [call.status, ...alsoStatuses] });
   }
 
   /** The absolute URL of `path` (relative to the base URL) with `query`. */

@@ -9,7 +9,7 @@ import {
   type Tick,
   type Timeframe,
 } from '@fxdesk/schemas';
-import { HttpClient, type ClientOptions } from './http.js';
+import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
 import { openEventStream, type EventStream, type EventStreamOptions } from './sse.js';
 
 export type { CatalogEntry } from '@fxdesk/schemas';
@@ -27,7 +27,7 @@ export const marketDataCalls = {
   symbols: { method: 'GET', path: '/v1/symbols', status: 200, schema: CatalogSchema },
   tick: { method: 'GET', path: '/v1/market-data/tick', status: 200, schema: TickSchema },
   candles: { method: 'GET', path: '/v1/market-data/candles', status: 200, schema: IntervalCandlesSchema },
-} as const;
+} as const satisfies Record<string, ServiceCall>;
 
 /**
  * The tick stream's handlers, and the connection handlers and reconnection settings of
@@ -45,20 +45,20 @@ export class MarketDataClient {
   private readonly http: HttpClient;
 
   constructor(options: ClientOptions) {
-    this.http = new HttpClient('market-data', options, options.apiKey ? { 'x-api-key': options.apiKey } : {});
+    this.http = new HttpClient('market-data', options, 'x-api-key');
   }
 
   async symbols(): Promise<CatalogEntry[]> {
-    return (await this.http.call(marketDataCalls.symbols)).data.symbols;
+    return (await this.http.send(marketDataCalls.symbols)).data.symbols;
   }
 
   async tick(symbol: string): Promise<Tick> {
-    return (await this.http.call({ ...marketDataCalls.tick, query: { symbol } })).data;
+    return (await this.http.send(marketDataCalls.tick, { query: { symbol } })).data;
   }
 
   /** Closed candles, oldest first; `ts` is the END of each candle's interval. */
   async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
-    return (await this.http.call({ ...marketDataCalls.candles, query: { symbol, timeframe, count } })).data.candles;
+    return (await this.http.send(marketDataCalls.candles, { query: { symbol, timeframe, count } })).data.candles;
   }
 
   /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */

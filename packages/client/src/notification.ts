@@ -8,7 +8,7 @@ import {
   type NotificationRequest,
 } from '@fxdesk/schemas';
 import { z } from 'zod';
-import { HttpClient, type ClientOptions, type Query } from './http.js';
+import { HttpClient, type ClientOptions, type Query, type ServiceCall } from './http.js';
 
 export { NOTIFICATION_CHANNELS, type DeliveryRecord, type NotificationChannel, type NotificationRequest } from '@fxdesk/schemas';
 
@@ -21,14 +21,14 @@ export const notificationCalls = {
   send: { method: 'POST', path: '/notifications', status: 201, schema: NotificationResponseSchema },
   sendSkipped: { method: 'POST', path: '/notifications', status: 200, schema: NotificationSkippedSchema },
   deliveries: { method: 'GET', path: '/notifications', status: 200, schema: DeliveryListSchema },
-} as const;
+} as const satisfies Record<string, ServiceCall>;
 
 /** Client of the notification service (X-API-Key, when the service has a key). */
 export class NotificationClient {
   private readonly http: HttpClient;
 
   constructor(options: ClientOptions) {
-    this.http = new HttpClient('notification', options, options.apiKey ? { 'x-api-key': options.apiKey } : {});
+    this.http = new HttpClient('notification', options, 'x-api-key');
   }
 
   /** POST /notifications: 201 accepted (or replayed for a repeated idempotencyKey), or 200 skipped. */
@@ -49,8 +49,7 @@ export class NotificationClient {
   async deliveries(
     query: Query & { source?: string; recipient?: string; status?: DeliveryStatus; channel?: NotificationChannel; limit?: number; cursor?: string } = {},
   ): Promise<DeliveryList> {
-    const { method, path, status, schema } = notificationCalls.deliveries;
-    return (await this.http.call({ method, path, query, schema, statuses: [status] })).data;
+    return (await this.http.send(notificationCalls.deliveries, { query })).data;
   }
 
   close(): Promise<void> {

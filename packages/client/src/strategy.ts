@@ -11,7 +11,7 @@ import {
   type StartRequest,
 } from '@fxdesk/schemas';
 import type { z } from 'zod';
-import { HttpClient, type ClientOptions, type Query } from './http.js';
+import { HttpClient, type CallParts, type ClientOptions, type ServiceCall } from './http.js';
 
 /**
  * Each call StrategyClient makes, as the service's OpenAPI document names it, with the schema its
@@ -28,16 +28,7 @@ export const strategyCalls = {
   start: { method: 'POST', path: '/start', status: 200, schema: StartResponseSchema },
   stop: { method: 'POST', path: '/stop', status: 200, schema: StopResponseSchema },
   restart: { method: 'POST', path: '/restart', status: 200, schema: RestartResponseSchema },
-} as const;
-
-interface CallParts {
-  /** Fills `{instrument}` in the path. */
-  instrument?: string;
-  query?: Query;
-  body?: unknown;
-  /** A status besides the call's own whose body is read too. */
-  alsoStatus?: number;
-}
+} as const satisfies Record<string, ServiceCall>;
 
 /**
  * Client of the strategy control service (spec 000; no authentication). Errors throw
@@ -52,7 +43,7 @@ export class StrategyClient {
   }
 
   async health() {
-    return this.call(strategyCalls.health, { alsoStatus: 503 });
+    return this.call(strategyCalls.health, { alsoStatuses: [503] });
   }
 
   async status() {
@@ -65,12 +56,12 @@ export class StrategyClient {
 
   /** Recent closed candles of a monitored pair with each indicator's value, oldest first. */
   async pairCandles(instrument: string, limit?: number) {
-    return this.call(strategyCalls.pairCandles, { instrument, query: { limit } });
+    return this.call(strategyCalls.pairCandles, { params: { instrument }, query: { limit } });
   }
 
   /** The latest signal of a pair (`signal` null when it has none). */
   async latestSignal(instrument: string) {
-    return this.call(strategyCalls.latestSignal, { instrument });
+    return this.call(strategyCalls.latestSignal, { params: { instrument } });
   }
 
   /** Signal history, newest first; pass `next_cursor` back as `cursor` for the next page. */
@@ -94,9 +85,7 @@ export class StrategyClient {
     return this.http.close();
   }
 
-  private async call<S extends z.ZodType>(call: { method: 'GET' | 'POST'; path: string; status: number; schema: S }, parts: CallParts = {}): Promise<z.output<S>> {
-    const path = parts.instrument === undefined ? call.path : call.path.replace('{instrument}', encodeURIComponent(parts.instrument));
-    const statuses = parts.alsoStatus === undefined ? [call.status] : [call.status, parts.alsoStatus];
-    return (await this.http.call({ method: call.method, path, query: parts.query, body: parts.body, schema: call.schema, statuses })).data;
+  private async call<S extends z.ZodType>(call: ServiceCall<S>, parts?: CallParts): Promise<z.output<S>> {
+    return (await this.http.send(call, parts)).data;
   }
 }

@@ -23,7 +23,7 @@ async function serve(handler: (req: http.IncomingMessage, res: http.ServerRespon
     handler(req, res);
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return new HttpClient('stream', { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, { 'x-api-key': 'k' });
+  return new HttpClient('stream', { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k' }, 'x-api-key');
 }
 
 /** Resolves with the next value pushed. */

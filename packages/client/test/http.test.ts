@@ -39,13 +39,41 @@ describe('HttpClient', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
     });
-    const client = new HttpClient('demo', { baseUrl: `${url}/base` }, { 'x-api-key': 'k' });
+    const client = new HttpClient('demo', { baseUrl: `${url}/base`, apiKey: 'k' }, 'x-api-key');
     const res = await client.call({ method: 'POST', path: '/things', query: { a: 1, b: undefined }, body: { x: 1 }, schema: OkSchema });
     expect(res.data).toEqual({ ok: true });
     expect(seen['x-api-key']).toBe('k');
     expect(seen['content-type']).toBe('application/json');
     expect(JSON.parse(body)).toEqual({ x: 1 });
     expect(client.url('/things', { a: 1 }).toString()).toBe(`${url}/base/things?a=1`);
+    await client.close();
+  });
+
+  it('sends a call of a client table with its path parameters filled in and encoded', async () => {
+    let path = '';
+    const url = await serve((req, res) => {
+      path = req.url ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    const client = new HttpClient('demo', { baseUrl: url });
+    const call = { method: 'GET', path: '/things/{id}/parts/{part}', status: 200, schema: OkSchema } as const;
+    expect((await client.send(call, { params: { id: 'a b/c', part: '7' }, query: { q: 1 } })).data).toEqual({ ok: true });
+    expect(path).toBe('/things/a%20b%2Fc/parts/7?q=1');
+    await client.close();
+  });
+
+  it('refuses to send a call whose path parameter has no value', async () => {
+    const client = new HttpClient('demo', { baseUrl: 'http://127.0.0.1:9' });
+    expect(() => client.send({ method: 'GET', path: '/things/{id}', status: 200, schema: OkSchema })).toThrow('no value for {id}');
+    await client.close();
+  });
+
+  it('reads the body of a further status the call accepts with the same schema', async () => {
+    const url = await serve((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false}'));
+    const client = new HttpClient('demo', { baseUrl: url });
+    const call = { method: 'GET', path: '/health', status: 200, schema: OkSchema } as const;
+    expect((await client.send(call, { alsoStatuses: [503] })).data).toEqual({ ok: false });
+    await failure(client.send(call));
     await client.close();
   });
 
