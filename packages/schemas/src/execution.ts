@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { EpochCandleSchema } from './market-data.js';
 import { BrokerSymbolSchema, IsoTimestampSchema, PositiveDecimalStringSchema, Rfc3339Schema, TimeframeSchema, UuidSchema } from './primitives.js';
 
 // The execution service's contract (spec 001 A): every request and answer of its routes, used by
@@ -164,6 +163,23 @@ export const TerminalCandlesQuerySchema = z.object({
     .meta({ description: 'Most recent bars; clamped to MAX_CANDLES_LOOKBACK' }),
 });
 export type TerminalCandlesQuery = z.output<typeof TerminalCandlesQuerySchema>;
+
+/**
+ * A candle of spec 001 (A), as the execution service answers it: `time` is the bar's open in
+ * epoch seconds, `volume` the tick volume.
+ */
+export const EpochCandleSchema = z
+  .object({
+    time: z.number().int().meta({ description: 'Bar open time, epoch seconds (UTC)' }),
+    open: z.number(),
+    high: z.number(),
+    low: z.number(),
+    close: z.number(),
+    volume: z.number().int().meta({ description: 'Tick volume' }),
+    spread: z.number().int().nullable().meta({ description: 'Spread in points; null when the venue gives none' }),
+  })
+  .meta({ id: 'EpochCandle' });
+export type EpochCandle = z.infer<typeof EpochCandleSchema>;
 
 /** GET /v1/market-data/candles: the terminal's bars, as it gives them. */
 export const TerminalCandlesSchema = z

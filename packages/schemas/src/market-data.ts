@@ -21,23 +21,6 @@ export const TickSchema = z
   .meta({ id: 'Tick' });
 export type Tick = z.infer<typeof TickSchema>;
 
-/**
- * A candle of spec 001 (A), as the execution service answers it: `time` is the bar's open in
- * epoch seconds, `volume` the tick volume.
- */
-export const EpochCandleSchema = z
-  .object({
-    time: z.number().int().meta({ description: 'Bar open time, epoch seconds (UTC)' }),
-    open: z.number(),
-    high: z.number(),
-    low: z.number(),
-    close: z.number(),
-    volume: z.number().int().meta({ description: 'Tick volume' }),
-    spread: z.number().int().nullable().meta({ description: 'Spread in points; null when the venue gives none' }),
-  })
-  .meta({ id: 'EpochCandle' });
-export type EpochCandle = z.infer<typeof EpochCandleSchema>;
-
 /** A closed candle of spec 002 (C): `ts` is the END of the bar's UTC interval. */
 export const IntervalCandleSchema = z
   .object({
