@@ -22,10 +22,12 @@ export function formatLogLine(line: string): string {
     return line;
   }
   const time = typeof entry.time === 'string' ? entry.time.slice(11, 19) : '';
-  const level = LEVELS[String(entry.level)] ?? String(entry.level ?? '').toUpperCase();
+  const levelName = typeof entry.level === 'string' ? entry.level : '';
+  const level = LEVELS[levelName] ?? levelName.toUpperCase();
   const extras = Object.entries(entry)
     .filter(([k]) => !HIDDEN.has(k))
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
-  return `${time} ${level} ${String(entry.msg ?? '')}${extras ? `  ${extras}` : ''}`;
+  const message = typeof entry.msg === 'string' ? entry.msg : '';
+  return `${time} ${level} ${message}${extras ? `  ${extras}` : ''}`;
 }

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const prefix = `${color}${service.name.padEnd(width)} |${color ? RESET : ''}`;
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'services', service.name, 'src', 'server.ts')], {
       cwd: root,
-      env: prepared.env as NodeJS.ProcessEnv,
+      env: prepared.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.set(service.name, child);

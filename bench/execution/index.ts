@@ -59,7 +59,7 @@ function start(entry: string, port: number, env: Record<string, string>): Promis
       } catch {
         // not up yet
       }
-      setTimeout(poll, 100);
+      setTimeout(() => void poll(), 100);
     };
     child.on('exit', (code) => reject(new Error(`${entry} exited ${code}`)));
     void poll();

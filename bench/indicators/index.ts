@@ -108,7 +108,7 @@ const rows: Row[] = [
       let acc = 0;
       for (let i = 0; i < n; i++) {
         const c = candles[i]!;
-        const a = atr.nextValue({ high: c.high, low: c.low, close: c.close } as never) as number | undefined;
+        const a = atr.nextValue({ high: c.high, low: c.low, close: c.close });
         const b = srsi.nextValue(c.close as never) as { k: number } | undefined;
         if (a !== undefined) acc += a;
         if (b !== undefined) acc += b.k;

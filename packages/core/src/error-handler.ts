@@ -57,7 +57,7 @@ export function classifyError(err: unknown): Classified {
   if (e instanceof SyntaxError && (e as { statusCode?: number }).statusCode === 400) {
     return { status: 400, code: 'invalid_json', message: 'the request body is not valid JSON' };
   }
-  if (e && typeof e === 'object' && isResponseSerializationError(e as never)) {
+  if (e && typeof e === 'object' && isResponseSerializationError(e)) {
     return { status: 500, code: 'internal_error', message: 'internal error' };
   }
   const statusCode = (e as { statusCode?: unknown } | undefined)?.statusCode;
@@ -86,10 +86,10 @@ export function errorAnswer(codeCase: ErrorCodeCase, now: () => number): ErrorAn
  * malformed percent-encoding), answered with the envelope instead of Fastify's own body.
  */
 export function frameworkErrorHandler(answer: ErrorAnswer) {
-  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const classified = classifyError(err);
     request.log.info({ code: classified.code, status: classified.status }, classified.message);
-    return answer(request, reply, classified);
+    void answer(request, reply, classified);
   };
 }
 

@@ -61,7 +61,7 @@ export class GroupCommit {
     try {
       return Promise.resolve(operation());
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 

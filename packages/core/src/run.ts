@@ -31,8 +31,8 @@ export async function runService<S extends z.ZodType<ServerConfig>>(
 ): Promise<App> {
   const env = options.env ?? process.env;
   let config: z.output<S>;
-  let devSecretsUsed: string[] = [];
-  let resolvedEnv: Env = env;
+  let devSecretsUsed: string[];
+  let resolvedEnv: Env;
   try {
     const withSecrets = withDevSecrets(env, options.devSecrets ?? {});
     resolvedEnv = withSecrets.env;

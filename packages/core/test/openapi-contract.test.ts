@@ -18,7 +18,7 @@ async function service(register: (app: App) => void | Promise<void>): Promise<Ap
   apps.push(app);
   await app.register(async (scope) => {
     protectRoutes(scope, { header: 'x-api-key', key: KEY, schemes: ['apiKey'] });
-    await register(scope as App);
+    await register(scope);
   });
   return app;
 }

@@ -22,9 +22,9 @@ interface DocumentedResponse {
  * service's OpenAPI document names that same schema for that operation and status.
  */
 export async function expectClientMatchesDocument(app: App, calls: Record<string, ClientCall>, headers: Record<string, string> = {}): Promise<void> {
-  const doc = (await app.inject({ method: 'GET', url: '/docs/json', headers })).json() as {
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json', headers })).json<{
     paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>>;
-  };
+  }>();
   for (const [name, call] of Object.entries(calls)) {
     const id = z.globalRegistry.get(call.schema)?.id;
     expect(id, `${name}: the client's schema has no id, so no document can name it`).toBeTypeOf('string');

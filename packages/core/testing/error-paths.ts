@@ -121,7 +121,7 @@ export function errorPathSuite(name: string, options: ErrorPathSuiteOptions): vo
       expect(ui.headers['content-type']).toContain('text/html');
       const doc = await app.inject({ method: 'GET', url: '/docs/json', headers: options.kitRouteHeaders });
       expect(doc.statusCode).toBe(200);
-      const openapi = doc.json() as { openapi: string; paths: Record<string, unknown> };
+      const openapi = doc.json<{ openapi: string; paths: Record<string, unknown> }>();
       expect(openapi.openapi).toMatch(/^3\./);
       expect(Object.keys(openapi.paths)).toContain('/health/live');
       expect(Object.keys(openapi.paths).some((p) => p.startsWith(PROBE))).toBe(false);

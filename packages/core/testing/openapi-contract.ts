@@ -341,5 +341,6 @@ function pathSegment(value: unknown): string {
 function queryValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map(queryValue).join(',');
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // Numbers, booleans and objects as JSON writes them (1, true, {"a":1}).
+  return JSON.stringify(value) ?? '';
 }

@@ -35,7 +35,7 @@ export function syntheticCandles(count: number, options: SyntheticCandleOptions 
   const interval = options.interval ?? 300;
   let time = options.startTime ?? 1_700_000_000;
   let close = options.start ?? 1.1;
-  const out: Candle[] = new Array(count);
+  const out = new Array<Candle>(count);
   for (let i = 0; i < count; i++) {
     const open = close;
     close = open * (1 + sigma * gauss());

@@ -142,11 +142,11 @@ describe('agreement with technicalindicators, 10,000 candles', () => {
   it.each(SERIES)('ATR(14) within 1e-9, seed aligned by a copy of the first candle (%s)', (_name, candles) => {
     const ours = new Atr();
     const ref = new TiATR({ period: 14, high: [], low: [], close: [] });
-    ref.nextValue({ high: candles[0]!.high, low: candles[0]!.low, close: candles[0]!.close } as never);
+    ref.nextValue({ high: candles[0]!.high, low: candles[0]!.low, close: candles[0]!.close });
     const d = new Diff();
     candles.forEach((c, i) => {
       const a = ours.update(c);
-      const b = ref.nextValue({ high: c.high, low: c.low, close: c.close } as never) as number | undefined;
+      const b = ref.nextValue({ high: c.high, low: c.low, close: c.close });
       expect(a === null, `ready at ${i}`).toBe(b === undefined);
       if (a !== null && b !== undefined) d.check('ATR', i, a, b);
     });

@@ -31,7 +31,7 @@ export class RingBuffer<T> implements Iterable<T> {
   /** The newest `count` items (all when omitted), oldest first. */
   last(count: number = this.items.length): T[] {
     const n = Math.min(count, this.items.length);
-    const out: T[] = new Array(n);
+    const out = new Array<T>(n);
     const first = this.items.length - n;
     for (let i = 0; i < n; i++) out[i] = this.at(first + i);
     return out;

@@ -39,7 +39,7 @@ const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as number[];
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
   if (month! < 1 || month! > 12 || day! < 1 || day! > DAYS_IN_MONTH[month! - 1]!) return false;
   if (month === 2 && day === 29 && !(year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0))) return false;
   return hour! <= 23 && minute! <= 59 && second! <= 59 && !Number.isNaN(Date.parse(value));

@@ -14,7 +14,7 @@ afterEach(async () => {
 async function candles(s: Service, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
   const res = await s.app.inject({ method: 'GET', url: `/v1/market-data/candles?symbol=EURUSD&timeframe=${timeframe}&count=${count}`, headers: auth });
   expect(res.statusCode).toBe(200);
-  return (res.json() as { candles: IntervalCandle[] }).candles;
+  return res.json<{ candles: IntervalCandle[] }>().candles;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -45,7 +45,7 @@ describe('GET /v1/symbols', () => {
     service = await buildTestService();
     const res = await service.app.inject({ method: 'GET', url: '/v1/symbols', headers: auth });
     expect(res.statusCode).toBe(200);
-    const { symbols } = res.json() as { symbols: Record<string, unknown>[] };
+    const { symbols } = res.json<{ symbols: Record<string, unknown>[] }>();
     expect(symbols).toHaveLength(4);
     expect(symbols[0]).toEqual({ symbol: 'EURUSD', symbolId: 1, digits: 5, enabled: true, description: 'Euro vs US Dollar' });
     expect(symbols[3]).toMatchObject({ symbol: 'XAUUSD', symbolId: 41, digits: 2, enabled: false });

@@ -64,7 +64,7 @@ describe('ready on the simulated feed', () => {
     const ready = await service.app.inject({ method: 'GET', url: '/health/ready' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json().checks.ticks).toEqual({ ok: true, detail: 'market closed; quotes resume at the open' });
-    const tick = (await service.app.inject({ method: 'GET', url: '/v1/market-data/tick?symbol=EURUSD', headers: auth })).json() as TickData;
+    const tick = (await service.app.inject({ method: 'GET', url: '/v1/market-data/tick?symbol=EURUSD', headers: auth })).json<TickData>();
     expect(tick.ts).toBe(new Date(service.market.lastTick('EURUSD')!.time).toISOString());
     expect(Date.parse(tick.ts)).toBeLessThan(Date.parse('2026-01-09T22:00:00.000Z'));
   });

@@ -31,7 +31,7 @@ export class TestEventSource {
     });
     for (const type of ['tick', 'status']) {
       this.source.addEventListener(type, (event) => {
-        const message = event as MessageEvent;
+        const message = event;
         this.events.push({ type, id: message.lastEventId, data: JSON.parse(message.data as string) });
         this.notify();
       });

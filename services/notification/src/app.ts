@@ -63,8 +63,8 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
 
   await app.register(async (api) => {
     if (config.NOTIFICATION_API_KEY === undefined) app.log.warn('NOTIFICATION_API_KEY is not set: /notifications accepts requests without a key');
-    protectRoutes(api as App, { header: 'x-api-key', key: config.NOTIFICATION_API_KEY, allowBearer: true, schemes: ['apiKey', 'bearer'] });
-    registerNotificationRoutes(api as App, notifier);
+    protectRoutes(api, { header: 'x-api-key', key: config.NOTIFICATION_API_KEY, allowBearer: true, schemes: ['apiKey', 'bearer'] });
+    registerNotificationRoutes(api, notifier);
   });
   // A scope of its own: the platform cannot send the key, and the webhook reads its JSON from the raw bytes.
   await app.register(async (platform) => registerWebhookRoutes(platform as App, webhook));

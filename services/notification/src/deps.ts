@@ -16,7 +16,7 @@ export interface NotificationDeps {
   /** The jitter source of the backoff (Math.random; tests fix it). */
   random: () => number;
   /** Closes the providers' connections and the store (after the app has closed). */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The real dependencies: `<DATA_DIR>/notification.db` and the transports the config asks for, on the system clock. */

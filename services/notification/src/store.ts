@@ -301,7 +301,9 @@ export class NotificationStore {
         .map((row) => {
           let request = requests.get(row.request_id);
           if (!request) {
-            request = s.requestById.get(row.request_id) as RequestRow;
+            request = s.requestById.get(row.request_id);
+            // The foreign key keeps every delivery's request; a miss is a broken database.
+            if (!request) throw new Error(`delivery ${row.id} names request ${row.request_id}, which is not stored`);
             requests.set(row.request_id, request);
           }
           return {

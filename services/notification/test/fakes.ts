@@ -113,7 +113,7 @@ export function fakeTelegram(token: string): FakeProvider {
     if (req.path !== `/bot${token}/sendMessage`) return telegramError(req.path.startsWith('/bot') ? 401 : 404, req.path.startsWith('/bot') ? 'Unauthorized' : 'Not Found');
     const body = req.json ?? {};
     if (body.chat_id === undefined) return telegramError(400, 'Bad Request: chat_id is empty');
-    const text = String(body.text ?? '');
+    const text = typeof body.text === 'string' ? body.text : '';
     const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(text) : { visible: text };
     if ('error' in parsed) return telegramError(400, parsed.error);
     if (parsed.visible.trim().length === 0) return telegramError(400, 'Bad Request: message text is empty');

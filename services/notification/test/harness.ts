@@ -41,7 +41,7 @@ export async function startService(env: Env = {}, overrides: { transports?: Part
     ...service,
     notify: async (body, headers = {}) => {
       const res = await service.app.inject({ method: 'POST', url: '/notifications', headers: { 'x-api-key': API_KEY, ...headers }, payload: body });
-      return { statusCode: res.statusCode, json: res.json() as Record<string, unknown>, headers: res.headers };
+      return { statusCode: res.statusCode, json: res.json<Record<string, unknown>>(), headers: res.headers };
     },
     close: () => service.app.close(),
   };

@@ -128,7 +128,7 @@ describe('authentication', () => {
 describe('GET /notifications and /notifications/:id', () => {
   const get = async (url: string) => {
     const res = await h!.app.inject({ method: 'GET', url, headers: { 'x-api-key': API_KEY } });
-    return { statusCode: res.statusCode, json: res.json() as { items: DeliveryRecord[]; nextCursor: string | null } & Record<string, unknown> };
+    return { statusCode: res.statusCode, json: res.json<{ items: DeliveryRecord[]; nextCursor: string | null } & Record<string, unknown>>() };
   };
 
   async function seed(): Promise<string[]> {

@@ -146,7 +146,7 @@ describe('platform status updates', () => {
       fc.property(fc.array(fc.record({ status: fc.constantFrom('sent', 'delivered', 'read', 'failed'), at: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 12 }), (updates) => {
         let state: TrackedState = base;
         for (const u of updates) {
-          const next = applyPlatformUpdate(state, u as never) ?? state;
+          const next = applyPlatformUpdate(state, u) ?? state;
           expect(rank[next.status]).toBeGreaterThanOrEqual(rank[state.status]);
           if (state.readAt !== null) expect(next.status).toBe('read');
           state = next;

@@ -63,7 +63,7 @@ async function post(raw: string, signature: string | null = sign(raw)) {
     headers: { 'content-type': 'application/json', ...(signature ? { 'x-hub-signature-256': signature } : {}) },
     payload: raw,
   });
-  return { statusCode: res.statusCode, json: res.json() as Record<string, unknown> };
+  return { statusCode: res.statusCode, json: res.json<Record<string, unknown>>() };
 }
 
 const status = (id: string, value: string, timestamp: number, extra: Record<string, unknown> = {}) => ({

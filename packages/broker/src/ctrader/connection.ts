@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { errorFromWire } from './error-mapping.js';
-import { EnvelopeSchema, ErrorResSchema, PayloadType, payloadTypeLabel, type Envelope } from './wire.js';
+import { EnvelopeSchema, ErrorResSchema, messageText, PayloadType, payloadTypeLabel, type Envelope } from './wire.js';
 
 export interface ConnectionOptions {
   url: string;
@@ -47,7 +47,7 @@ export class OpenApiConnection {
     this.socket = socket;
     this.options = options;
     this.lastInboundAt = options.clock.now();
-    socket.on('message', (data) => this.receive(data.toString()));
+    socket.on('message', (data) => this.receive(messageText(data)));
     socket.on('error', () => {
       // 'close' follows every 'error' and reports the loss.
     });

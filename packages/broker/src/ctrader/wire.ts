@@ -1,3 +1,4 @@
+import type { RawData } from 'ws';
 import { z } from 'zod';
 
 /**
@@ -156,3 +157,9 @@ export const ClientDisconnectEventSchema = z.object({ reason: z.string().optiona
 
 /** ProtoOAAccountDisconnectEvent: the account's session was dropped on the server side. */
 export const AccountDisconnectEventSchema = z.object({ ctidTraderAccountId: Int64 });
+
+/** The text of one WebSocket message: `ws` hands a Buffer, a message's fragments as an array, or an ArrayBuffer. */
+export function messageText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}

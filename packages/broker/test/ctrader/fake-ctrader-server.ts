@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FAKE_SYMBOLS, type FakeSymbol } from './fake-symbols.js';
+import { messageText } from '../../src/ctrader/wire.js';
 
 /**
  * A local stand-in for a cTrader Open API proxy on its JSON port: a `ws` server speaking the
@@ -193,7 +194,7 @@ export class FakeCTraderServer {
     this.sessions.add(session);
     socket.on('close', () => this.sessions.delete(session));
     socket.on('error', () => {});
-    socket.on('message', (data) => this.receive(session, data.toString()));
+    socket.on('message', (data) => this.receive(session, messageText(data)));
   }
 
   private receive(session: Session, text: string): void {

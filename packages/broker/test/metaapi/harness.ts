@@ -16,7 +16,7 @@ export interface FakeSetup {
   fake: FakeMetaApiServer;
   terminal: MetaApiTerminal;
   /** Stops the terminal and the fake server. */
-  teardown(): Promise<void>;
+  teardown: () => Promise<void>;
 }
 
 /** A fake MetaApi over a simulated market on a manual clock, and an adapter pointed at it (not yet connected). */

@@ -89,7 +89,7 @@ export class EmailTransport implements Transport {
   async send(message: OutboundMessage): Promise<SendResult> {
     const mail = emailMessage(this.options.from, message);
     try {
-      const info = await this.transporter.sendMail(mail);
+      const info: unknown = await this.transporter.sendMail(mail);
       return { provider: this.provider, providerMessageId: (info as { messageId?: string }).messageId ?? mail.messageId };
     } catch (err) {
       throw classifySmtpError(err);
