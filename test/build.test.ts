@@ -78,7 +78,9 @@ describe('buildServices', () => {
 
   it('refuses an npm package the importing workspace does not list in its dependencies', async () => {
     const root = monorepo({ 'services/svc/src/server.ts': "import pad from 'left-pad';\nconsole.log(pad);\n" });
-    await expect(buildServices(root)).rejects.toThrow('services/svc/src/server.ts imports left-pad, which services/svc/package.json does not list in its dependencies');
+    await expect(buildServices(root)).rejects.toThrow(
+      'services/svc/src/server.ts imports left-pad, which services/svc/package.json does not list in its dependencies',
+    );
   });
 
   it('refuses an npm package listed only in devDependencies, which a production install leaves out', async () => {
@@ -107,7 +109,8 @@ describe('buildServices', () => {
   it('keeps the name of a class that bundling renames because another module declares the same name', async () => {
     const root = monorepo({
       'packages/lib/src/index.ts': 'export class Thing {}\n',
-      'services/svc/src/server.ts': "import { Thing as LibThing } from '@demo/lib';\nclass Thing {}\nconsole.log(new LibThing().constructor.name, new Thing().constructor.name);\n",
+      'services/svc/src/server.ts':
+        "import { Thing as LibThing } from '@demo/lib';\nclass Thing {}\nconsole.log(new LibThing().constructor.name, new Thing().constructor.name);\n",
     });
     await buildServices(root);
     expect(runBuilt(root)).toBe('Thing Thing');

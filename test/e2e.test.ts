@@ -63,7 +63,17 @@ describe('the desk end to end', () => {
       RATE_LIMIT_GET_PER_MINUTE: '100000',
     });
     try {
-      await until(async () => (await Promise.all([`${url.marketData}/health/ready`, `${url.execution}/health/ready`, `${url.notification}/health/live`, `${url.strategy}/health/live`].map(answers))).every(Boolean), 40_000);
+      await until(
+        async () =>
+          (
+            await Promise.all(
+              [`${url.marketData}/health/ready`, `${url.execution}/health/ready`, `${url.notification}/health/live`, `${url.strategy}/health/live`].map(
+                answers,
+              ),
+            )
+          ).every(Boolean),
+        40_000,
+      );
     } catch (err) {
       for (const p of processes) process.stderr.write(p.out.stderr);
       throw err;
@@ -110,7 +120,12 @@ describe('the desk end to end', () => {
     expect(found.dry_run).toBe(false);
 
     const order = await execution.signal(found.signal_id);
-    expect(order.request).toMatchObject({ signal_id: found.signal_id, symbol: found.symbol, source: 'fxdesk-strategy', direction: found.type === 'LONG' ? 'buy' : 'sell' });
+    expect(order.request).toMatchObject({
+      signal_id: found.signal_id,
+      symbol: found.symbol,
+      source: 'fxdesk-strategy',
+      direction: found.type === 'LONG' ? 'buy' : 'sell',
+    });
     expect(order.state).toBe(found.execution.status);
     expect(['filled', 'partially_filled', 'placed'], `order ${order.state}: ${JSON.stringify(order.error)}`).toContain(order.state);
     expect(found.execution.tickets?.order).toBe(order.tickets.order);

@@ -93,7 +93,10 @@ describe('npm start (scripts/start.ts)', () => {
         pair = body.pairs.find((p) => p?.supertrend !== null && p?.stochrsi !== null && p?.current_price !== null);
         return pair !== undefined;
       }, 60_000);
-      expect(pair).toMatchObject({ supertrend: { direction: expect.any(Number), value: expect.any(Number) }, stochrsi: { k: expect.any(Number), d: expect.any(Number) } });
+      expect(pair).toMatchObject({
+        supertrend: { direction: expect.any(Number), value: expect.any(Number) },
+        stochrsi: { k: expect.any(Number), d: expect.any(Number) },
+      });
     } finally {
       const before = { stdout: stack.out.stdout.length, stderr: stack.out.stderr.length };
       stack.child.kill('SIGINT');

@@ -146,7 +146,10 @@ const dataDirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-
 try {
   process.stdout.write(`bench/execution: ${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} CPUs\n`);
   const baseline = await measure('bare Fastify (zod-validate and echo)', 'bench/execution/baseline.ts', 18_401, {});
-  const simulated = await measure('execution service, simulated terminal', 'services/execution/src/server.ts', 18_402, { ...SERVICE_ENV, DATA_DIR: dataDirs[0]! });
+  const simulated = await measure('execution service, simulated terminal', 'services/execution/src/server.ts', 18_402, {
+    ...SERVICE_ENV,
+    DATA_DIR: dataDirs[0]!,
+  });
   const stub = await measure('execution service, zero-cost terminal', 'bench/execution/stub-server.ts', 18_403, { ...SERVICE_ENV, DATA_DIR: dataDirs[1]! });
   const filled = await filledIn(dataDirs[0]!);
   const row = (name: string, f: Figures) =>
@@ -157,7 +160,10 @@ try {
   process.stdout.write(`${row('POST /v1/signals, simulated terminal', simulated)}   ratio ${ratio(simulated)}\n`);
   process.stdout.write(`${row('POST /v1/signals, zero-cost terminal', stub)}   ratio ${ratio(stub)}\n`);
   process.stdout.write(`\nsignals filled and stored durably on the simulated terminal (warm-up included): ${filled}\n`);
-  for (const [name, f] of [['simulated terminal', simulated], ['zero-cost terminal', stub]] as const) {
+  for (const [name, f] of [
+    ['simulated terminal', simulated],
+    ['zero-cost terminal', stub],
+  ] as const) {
     process.stdout.write(`target >= ${TARGET} signals/s with the ${name}: ${f.requestsPerSecond >= TARGET ? 'met' : 'NOT met'} on this machine\n`);
   }
 } finally {

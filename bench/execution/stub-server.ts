@@ -38,7 +38,18 @@ class ConstantTerminal implements TradingTerminal {
   }
   async orderSend(request: TradeRequest): Promise<TradeResult> {
     const order = String(ticket++);
-    return { retcode: 10009, deal: String(ticket++), order, position: order, volume: request.volume, price: request.price ?? null, bid: 1.085, ask: 1.0851, comment: 'Request executed', requestId: null };
+    return {
+      retcode: 10009,
+      deal: String(ticket++),
+      order,
+      position: order,
+      volume: request.volume,
+      price: request.price ?? null,
+      bid: 1.085,
+      ask: 1.0851,
+      comment: 'Request executed',
+      requestId: null,
+    };
   }
   async rates(): Promise<Bar[]> {
     return [];

@@ -19,14 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { cpus } from 'node:os';
 import { SMA, StochasticRSI as TsStochasticRSI, SuperTrend as TsSuperTrend, WSMA } from 'trading-signals';
 import { ATR as TiATR, StochasticRSI as TiStochasticRSI } from 'technicalindicators';
-import {
-  FairValueGaps,
-  StochRsi,
-  Supertrend,
-  VolumeProfile,
-  syntheticCandles,
-  type Candle,
-} from '@fxdesk/indicators';
+import { FairValueGaps, StochRsi, Supertrend, VolumeProfile, syntheticCandles, type Candle } from '@fxdesk/indicators';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 7;
@@ -149,7 +142,9 @@ const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 console.log(`Generating ${fmt(COUNT)} synthetic M5 candles (seed 1)...`);
 const candles = syntheticCandles(COUNT, { seed: 1 });
-console.log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${RUNS} interleaved timed passes after a warm-up pass.\n`);
+console.log(
+  `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${RUNS} interleaved timed passes after a warm-up pass.\n`,
+);
 
 const rates = measureAll(candles);
 const results = rows.map((row, i) => ({ row, rate: rates[i]!.best, median: rates[i]!.median }));

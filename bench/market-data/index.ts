@@ -121,7 +121,8 @@ const rows = [bare, service].map((f) => [
 ]);
 const header = ['server', 'delivered ticks/s', 'p50', 'p99', 'dropped', 'not received', 'server RSS', 'server CPU'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-for (const row of [header, ...rows]) process.stdout.write(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ')}\n`);
+for (const row of [header, ...rows])
+  process.stdout.write(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ')}\n`);
 
 const ratio = service.deliveredPerSecond / bare.deliveredPerSecond;
 process.stdout.write(`ratio service / bare (delivered ticks/s): ${fmt(ratio * 100, 1)} %  (target ≥ 70 %: ${ratio >= 0.7 ? 'met' : 'NOT met'})\n`);

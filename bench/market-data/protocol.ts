@@ -1,8 +1,7 @@
 /** Messages between the benchmark and the server it forks. */
 export type ToServer = { type: 'report' } | { type: 'stop' };
 export type FromServer =
-  | { type: 'ready'; port: number }
-  | { type: 'report'; rssBytes: number; cpuMicros: number; ticksPublished: number; dropped: number; clients: number };
+  { type: 'ready'; port: number } | { type: 'report'; rssBytes: number; cpuMicros: number; ticksPublished: number; dropped: number; clients: number };
 
 /** The symbols every benchmark tick cycles through; clients subscribe to all of them. */
 export const BENCH_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCHF'] as const;

@@ -138,7 +138,9 @@ async function drainBacklog(): Promise<{ deliveries: number; seconds: number; co
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-process.stdout.write(`notification bench: ${SECONDS} s per server and round, ${ROUNDS} rounds, ${CONNECTIONS} connections, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})\n\n`);
+process.stdout.write(
+  `notification bench: ${SECONDS} s per server and round, ${ROUNDS} rounds, ${CONNECTIONS} connections, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})\n\n`,
+);
 const best = (a: autocannon.Result | undefined, b: autocannon.Result) => (a && a.requests.average >= b.requests.average ? a : b);
 let bareBest: autocannon.Result | undefined;
 let serviceBest: autocannon.Result | undefined;
@@ -158,7 +160,9 @@ const rows = [
 ] as const;
 process.stdout.write(`${'server'.padEnd(48)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}\n`);
 for (const [name, r] of rows) {
-  process.stdout.write(`${name.padEnd(48)}${fmt(r.requests.average).padStart(10)}${String(r.latency.p50).padStart(9)}${String(r.latency.p99).padStart(9)}${String(r.errors + r.non2xx).padStart(8)}\n`);
+  process.stdout.write(
+    `${name.padEnd(48)}${fmt(r.requests.average).padStart(10)}${String(r.latency.p50).padStart(9)}${String(r.latency.p99).padStart(9)}${String(r.errors + r.non2xx).padStart(8)}\n`,
+  );
 }
 process.stdout.write(`\nratio service / bare Fastify: ${ratio.toFixed(3)} (${(ratio * 100).toFixed(1)} %)\n`);
 process.stdout.write(`target ≥ ${fmt(TARGET)} req/s: ${service.result.requests.average >= TARGET ? 'met' : 'NOT met'}\n`);

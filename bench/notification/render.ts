@@ -56,7 +56,9 @@ function bestMs(render: (message: string) => unknown, message: string): number {
 process.stdout.write(`rendering cost, ms per message, best of ${RUNS} runs; linear: about 4× the time at 4× the size, quadratic: 16×\n\n`);
 let worst = { ms: 0, what: '' };
 for (const [renderer, render] of renderers) {
-  process.stdout.write(`${renderer}\n${'input'.padEnd(32)}${`${LIMIT / 4} chars`.padStart(14)}${`${LIMIT} chars`.padStart(14)}${'4× size: time ×'.padStart(17)}\n`);
+  process.stdout.write(
+    `${renderer}\n${'input'.padEnd(32)}${`${LIMIT / 4} chars`.padStart(14)}${`${LIMIT} chars`.padStart(14)}${'4× size: time ×'.padStart(17)}\n`,
+  );
   for (const [shape, make] of shapes) {
     const small = bestMs(render, make(LIMIT / 4));
     const large = bestMs(render, make(LIMIT));

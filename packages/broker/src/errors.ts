@@ -3,15 +3,7 @@
  * timeouts and lost connections are ambiguous (the call may have reached the venue),
  * the others are definite.
  */
-export type BrokerErrorKind =
-  | 'timeout'
-  | 'disconnected'
-  | 'unauthorized'
-  | 'rate_limited'
-  | 'not_found'
-  | 'rejected'
-  | 'unavailable'
-  | 'protocol';
+export type BrokerErrorKind = 'timeout' | 'disconnected' | 'unauthorized' | 'rate_limited' | 'not_found' | 'rejected' | 'unavailable' | 'protocol';
 
 export class BrokerError extends Error {
   readonly kind: BrokerErrorKind;
@@ -20,11 +12,7 @@ export class BrokerError extends Error {
   /** Seconds the venue asked us to wait (HTTP Retry-After and the like). */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    kind: BrokerErrorKind,
-    message: string,
-    options: { venueCode?: string; retryAfterSeconds?: number; cause?: unknown } = {},
-  ) {
+  constructor(kind: BrokerErrorKind, message: string, options: { venueCode?: string; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BrokerError';
     this.kind = kind;

@@ -50,7 +50,10 @@ describe('bars', () => {
     const { market } = makeMarket();
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
     const at = WEDNESDAY_NOON + 7 * MINUTE;
-    const [bar] = market.bars('USDJPY', timeframe, 2, at).filter((b) => b.closed).slice(-1);
+    const [bar] = market
+      .bars('USDJPY', timeframe, 2, at)
+      .filter((b) => b.closed)
+      .slice(-1);
     const start = bar!.time * 1000;
     const minutes = market
       .bars('USDJPY', 'M1', Math.ceil((at - start) / MINUTE) + 1, at)
@@ -67,7 +70,13 @@ describe('bars', () => {
   ] as const)('equal a plain aggregation of every tick in the period (%s, %i ms ticks)', (symbol, tickIntervalMs) => {
     const { market } = makeMarket({ tickIntervalMs });
     const digits = market.spec(symbol)!.digits;
-    for (const [timeframe, count] of [['D1', 3], ['H4', 4], ['H1', 6], ['M15', 8], ['M5', 8]] as [Timeframe, number][]) {
+    for (const [timeframe, count] of [
+      ['D1', 3],
+      ['H4', 4],
+      ['H1', 6],
+      ['M15', 8],
+      ['M5', 8],
+    ] as [Timeframe, number][]) {
       for (const bar of market.bars(symbol, timeframe, count).filter((b) => b.closed)) {
         const ticks = market.ticksBetween(symbol, bar.time * 1000, (bar.time + TIMEFRAME_SECONDS[timeframe]) * 1000);
         expect(withoutTimeAndFlag(bar), `${timeframe} ${bar.time}`).toEqual(barOfTicks(ticks, digits));

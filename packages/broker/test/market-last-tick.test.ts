@@ -14,15 +14,19 @@ describe('SimulatedMarket.lastTick, asked again and again', () => {
       fc.constant(0),
     );
     fc.assert(
-      fc.property(fc.array(fc.tuple(move, fc.nat(SYMBOLS.length - 1)), { minLength: 1, maxLength: 40 }), fc.constantFrom(250, 1000, 7_000), (steps, tickIntervalMs) => {
-        const { market } = makeMarket({ tickIntervalMs });
-        let at = WEDNESDAY_NOON;
-        for (const [delta, s] of steps) {
-          at += delta;
-          const symbol = SYMBOLS[s]!;
-          expect(market.lastTick(symbol, at)).toEqual(makeMarket({ tickIntervalMs }).market.lastTick(symbol, at));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(move, fc.nat(SYMBOLS.length - 1)), { minLength: 1, maxLength: 40 }),
+        fc.constantFrom(250, 1000, 7_000),
+        (steps, tickIntervalMs) => {
+          const { market } = makeMarket({ tickIntervalMs });
+          let at = WEDNESDAY_NOON;
+          for (const [delta, s] of steps) {
+            at += delta;
+            const symbol = SYMBOLS[s]!;
+            expect(market.lastTick(symbol, at)).toEqual(makeMarket({ tickIntervalMs }).market.lastTick(symbol, at));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

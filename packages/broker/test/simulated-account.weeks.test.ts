@@ -64,7 +64,13 @@ describe('SimulatedAccount weeks', () => {
     const summary = await account.summary();
     expect(summary).toMatchObject({ balance: '100000.0000', realizedPL: '0.0000', lastTransactionId: '2001' });
     const [settlement] = (await account.changesSince('2000')).transactions;
-    expect(settlement).toMatchObject({ id: '2001', type: 'TRANSFER_FUNDS', reason: 'ADJUSTMENT', accountBalance: '100000.0000', time: new Date(NEXT_SUNDAY_OPEN).toISOString() });
+    expect(settlement).toMatchObject({
+      id: '2001',
+      type: 'TRANSFER_FUNDS',
+      reason: 'ADJUSTMENT',
+      accountBalance: '100000.0000',
+      time: new Date(NEXT_SUNDAY_OPEN).toISOString(),
+    });
   });
 
   it('answers changes since an id of a week it no longer holds, exactly', async () => {

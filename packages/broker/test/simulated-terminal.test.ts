@@ -158,9 +158,7 @@ describe('SimulatedTerminal rules', () => {
 
   it('refuses a price with more decimals than the symbol has with 10015', async () => {
     const { terminal } = await connectedTerminal();
-    expect((await terminal.orderSend(request({ action: 'pending', type: 'buy_limit', price: '1.000001' }))).retcode).toBe(
-      RETCODE.INVALID_PRICE,
-    );
+    expect((await terminal.orderSend(request({ action: 'pending', type: 'buy_limit', price: '1.000001' }))).retcode).toBe(RETCODE.INVALID_PRICE);
   });
 
   it('fills a partial deal for what liquidity allows and reports the rest unfilled', async () => {

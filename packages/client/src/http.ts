@@ -178,7 +178,13 @@ export class HttpClient {
     const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
     const isTimeout = e?.name === 'TimeoutError' || TIMEOUT_CODES.has(e?.code ?? '') || TIMEOUT_CODES.has(e?.cause?.code ?? '');
     if (isTimeout) {
-      return new ServiceError({ service: this.service, kind: 'timeout', code: 'timeout', message: `${what}: no answer within ${this.timeoutMs} ms`, cause: err });
+      return new ServiceError({
+        service: this.service,
+        kind: 'timeout',
+        code: 'timeout',
+        message: `${what}: no answer within ${this.timeoutMs} ms`,
+        cause: err,
+      });
     }
     const code = e?.code ?? e?.cause?.code;
     return new ServiceError({

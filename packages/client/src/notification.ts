@@ -13,8 +13,7 @@ import { HttpClient, type ClientOptions, type Query, type ServiceCall } from './
 export { NOTIFICATION_CHANNELS, type DeliveryRecord, type NotificationChannel, type NotificationRequest } from '@fxdesk/schemas';
 
 export type NotificationResult =
-  | { status: 'accepted'; requestId: string; deliveryIds: string[]; deliveriesAttempted: number; replayed: boolean }
-  | { status: 'skipped' };
+  { status: 'accepted'; requestId: string; deliveryIds: string[]; deliveriesAttempted: number; replayed: boolean } | { status: 'skipped' };
 
 /** Each call NotificationClient makes, as the service's OpenAPI document names it, with the schema its answer is checked with. */
 export const notificationCalls = {

@@ -69,11 +69,20 @@ describe('openEventStream', () => {
     let calls = 0;
     const client = await serve((_req, res) => {
       calls++;
-      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: true, code: 'broker_unavailable', message: 'down', timestamp: 'now' }));
+      res
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: true, code: 'broker_unavailable', message: 'down', timestamp: 'now' }));
     });
     const clock = new ManualClock();
     const drops = queue<[ServiceError, number]>();
-    const stream = openEventStream(client, { path: '/stream', onEvent: () => undefined, onDisconnect: (e, d) => drops.push([e, d]), timers: clock, minDelayMs: 100, maxDelayMs: 250 });
+    const stream = openEventStream(client, {
+      path: '/stream',
+      onEvent: () => undefined,
+      onDisconnect: (e, d) => drops.push([e, d]),
+      timers: clock,
+      minDelayMs: 100,
+      maxDelayMs: 250,
+    });
     const first = await drops.next();
     expect(first[0]).toMatchObject({ status: 503, code: 'broker_unavailable' });
     expect(first[1]).toBe(100);
@@ -94,7 +103,13 @@ describe('openEventStream', () => {
       res.write(': hello\n\n');
     });
     const drops = queue<[ServiceError, number]>();
-    const stream = openEventStream(client, { path: '/stream', onEvent: () => undefined, onDisconnect: (e, d) => drops.push([e, d]), timers: new ManualClock(), idleTimeoutMs: 200 });
+    const stream = openEventStream(client, {
+      path: '/stream',
+      onEvent: () => undefined,
+      onDisconnect: (e, d) => drops.push([e, d]),
+      timers: new ManualClock(),
+      idleTimeoutMs: 200,
+    });
     expect((await drops.next())[0].kind).toBe('timeout');
     stream.close();
     await client.close();

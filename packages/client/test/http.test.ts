@@ -81,11 +81,28 @@ describe('HttpClient', () => {
     const url = await serve((_req, res) =>
       res
         .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
-        .end(JSON.stringify({ error: true, code: 'rate_limited', message: 'slow down', timestamp: '2026-01-05T12:00:00.000Z', requestId: 'r-1', details: [{ path: 'body.x', message: 'bad' }] })),
+        .end(
+          JSON.stringify({
+            error: true,
+            code: 'rate_limited',
+            message: 'slow down',
+            timestamp: '2026-01-05T12:00:00.000Z',
+            requestId: 'r-1',
+            details: [{ path: 'body.x', message: 'bad' }],
+          }),
+        ),
     );
     const client = new HttpClient('demo', { baseUrl: url });
     const err = await failure(client.call({ method: 'GET', path: '/', schema: OkSchema }));
-    expect(err).toMatchObject({ service: 'demo', kind: 'http', status: 429, code: 'rate_limited', requestId: 'r-1', retryAfterSeconds: 7, details: [{ path: 'body.x', message: 'bad' }] });
+    expect(err).toMatchObject({
+      service: 'demo',
+      kind: 'http',
+      status: 429,
+      code: 'rate_limited',
+      requestId: 'r-1',
+      retryAfterSeconds: 7,
+      details: [{ path: 'body.x', message: 'bad' }],
+    });
     expect(err.message).toBe('demo: slow down');
     expect(err.isRetryable).toBe(true);
     await client.close();

@@ -161,9 +161,6 @@ export function kitOptionsFromConfig(config: CommonConfig) {
     secrets: secretValues(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     corsOrigins: config.CORS_ORIGINS,
-    rateLimit:
-      config.RATE_LIMIT_PER_MINUTE > 0
-        ? { max: config.RATE_LIMIT_PER_MINUTE, timeWindowMs: 60_000, redisUrl: config.REDIS_URL }
-        : undefined,
+    rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { max: config.RATE_LIMIT_PER_MINUTE, timeWindowMs: 60_000, redisUrl: config.REDIS_URL } : undefined,
   };
 }

@@ -40,10 +40,7 @@ async function runCheck(check: HealthCheck, timeoutMs: number): Promise<CheckRes
 }
 
 /** Runs every named check; ready only when all pass. */
-export async function runChecks(
-  checks: Record<string, HealthCheck>,
-  timeoutMs = 2000,
-): Promise<{ ready: boolean; checks: Record<string, CheckResult> }> {
+export async function runChecks(checks: Record<string, HealthCheck>, timeoutMs = 2000): Promise<{ ready: boolean; checks: Record<string, CheckResult> }> {
   const names = Object.keys(checks);
   const results = await Promise.all(names.map((n) => runCheck(checks[n] as HealthCheck, timeoutMs)));
   const out: Record<string, CheckResult> = {};
@@ -83,9 +80,7 @@ export function registerHealthRoutes(app: App, options: HealthOptions): void {
     },
     async (_request, reply) => {
       const result = await runChecks(options.checks, options.timeoutMs);
-      return reply
-        .status(result.ready ? 200 : 503)
-        .send({ status: result.ready ? ('ready' as const) : ('not_ready' as const), checks: result.checks });
+      return reply.status(result.ready ? 200 : 503).send({ status: result.ready ? ('ready' as const) : ('not_ready' as const), checks: result.checks });
     },
   );
 }

@@ -90,4 +90,3 @@ export function withReachableSchemas(document: OpenApiObject): OpenApiObject {
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name)));
   return { ...document, components: { ...components, schemas: kept } } as OpenApiObject;
 }
-

@@ -26,9 +26,7 @@ export interface RunServiceOptions<S extends z.ZodType<ServerConfig>> {
  * variable, exit 1), hold the service's lock on DATA_DIR (one line and exit 1 when another
  * process holds it), build, listen, and close gracefully on SIGINT/SIGTERM.
  */
-export async function runService<S extends z.ZodType<ServerConfig>>(
-  options: RunServiceOptions<S>,
-): Promise<App> {
+export async function runService<S extends z.ZodType<ServerConfig>>(options: RunServiceOptions<S>): Promise<App> {
   const env = options.env ?? process.env;
   let config: z.output<S>;
   let devSecretsUsed: string[];
@@ -74,8 +72,7 @@ export async function runService<S extends z.ZodType<ServerConfig>>(
     process.exit(1);
   }
 
-  const shutdownTimeoutMs =
-    typeof options.shutdownTimeoutMs === 'function' ? options.shutdownTimeoutMs(config) : (options.shutdownTimeoutMs ?? 10_000);
+  const shutdownTimeoutMs = typeof options.shutdownTimeoutMs === 'function' ? options.shutdownTimeoutMs(config) : (options.shutdownTimeoutMs ?? 10_000);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

@@ -5,13 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DestinationStream, Logger } from 'pino';
 import { requireApiKey, type ApiKeyOptions } from './auth.js';
 import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
@@ -143,10 +137,8 @@ export async function buildService(options: ServiceOptions): Promise<App> {
     ...(kitAuth ? { uiHooks: { onRequest: kitAuth } } : {}),
   });
 
-  app.get(
-    '/metrics',
-    { schema: { hide: true }, config: { rateLimit: false }, ...(kitAuth ? { onRequest: kitAuth } : {}) },
-    async (_request, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false }, ...(kitAuth ? { onRequest: kitAuth } : {}) }, async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
   );
 
   return app;

@@ -35,13 +35,15 @@ describe('expectClientMatchesDocument', () => {
 
   it('fails a client whose schema has no name the document could use', async () => {
     const app = await widgetService();
-    await expect(expectClientMatchesDocument(app, { widget: { method: 'GET', path: '/widgets/{id}', status: 200, schema: z.object({ id: z.string() }) } })).rejects.toThrow(
-      /has no id/,
-    );
+    await expect(
+      expectClientMatchesDocument(app, { widget: { method: 'GET', path: '/widgets/{id}', status: 200, schema: z.object({ id: z.string() }) } }),
+    ).rejects.toThrow(/has no id/);
   });
 
   it('fails a call the document does not have', async () => {
     const app = await widgetService();
-    await expect(expectClientMatchesDocument(app, { widget: { method: 'POST', path: '/widgets', status: 201, schema: Widget } })).rejects.toThrow(/not in the document/);
+    await expect(expectClientMatchesDocument(app, { widget: { method: 'POST', path: '/widgets', status: 201, schema: Widget } })).rejects.toThrow(
+      /not in the document/,
+    );
   });
 });

@@ -2,12 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { commonSettings, ConfigError, envBoolean, envInt, envList, envNumber, isSecretName, loadConfig, withDevSecrets } from '../src/config.js';
 
-const Schema = z.object({ ...commonSettings(8000), FLAG: envBoolean(false), RATIO: envNumber(1.5, { min: 0 }), ITEMS: envList(['a']), SECRET_KEY: z.string().min(8).optional() });
+const Schema = z.object({
+  ...commonSettings(8000),
+  FLAG: envBoolean(false),
+  RATIO: envNumber(1.5, { min: 0 }),
+  ITEMS: envList(['a']),
+  SECRET_KEY: z.string().min(8).optional(),
+});
 
 describe('loadConfig', () => {
   it('applies the defaults to an empty environment', () => {
     const c = loadConfig(Schema, {});
-    expect(c).toMatchObject({ PORT: 8000, HOST: '0.0.0.0', LOG_LEVEL: 'info', DATA_DIR: './data', BROKER: 'simulated', SIM_MARKET_HOURS: true, FLAG: false, RATIO: 1.5, ITEMS: ['a'], CORS_ORIGINS: [] });
+    expect(c).toMatchObject({
+      PORT: 8000,
+      HOST: '0.0.0.0',
+      LOG_LEVEL: 'info',
+      DATA_DIR: './data',
+      BROKER: 'simulated',
+      SIM_MARKET_HOURS: true,
+      FLAG: false,
+      RATIO: 1.5,
+      ITEMS: ['a'],
+      CORS_ORIGINS: [],
+    });
   });
 
   it('treats an empty value as unset', () => {
@@ -43,7 +60,16 @@ describe('loadConfig', () => {
   });
 
   it('reads booleans in their usual spellings', () => {
-    for (const [text, value] of [['true', true], ['1', true], ['YES', true], ['on', true], ['false', false], ['0', false], ['No', false], ['off', false]] as const) {
+    for (const [text, value] of [
+      ['true', true],
+      ['1', true],
+      ['YES', true],
+      ['on', true],
+      ['false', false],
+      ['0', false],
+      ['No', false],
+      ['off', false],
+    ] as const) {
       expect(loadConfig(Schema, { FLAG: text }).FLAG).toBe(value);
     }
   });
@@ -85,7 +111,8 @@ describe('withDevSecrets', () => {
 
 describe('isSecretName', () => {
   it('recognizes credential settings', () => {
-    for (const n of ['API_KEY', 'INTERNAL_API_KEY', 'OANDA_API_TOKEN', 'MESSENGER_APP_APP_SECRET', 'SMS_ACCOUNT_SID', 'EMAIL_SMTP_URL']) expect(isSecretName(n)).toBe(true);
+    for (const n of ['API_KEY', 'INTERNAL_API_KEY', 'OANDA_API_TOKEN', 'MESSENGER_APP_APP_SECRET', 'SMS_ACCOUNT_SID', 'EMAIL_SMTP_URL'])
+      expect(isSecretName(n)).toBe(true);
     for (const n of ['PORT', 'HOST', 'SIM_SEED', 'TRADING_ENABLED']) expect(isSecretName(n)).toBe(false);
   });
 });

@@ -36,7 +36,10 @@ describe('the OpenAPI contract check', () => {
       scope.get(
         '/things/:id',
         { schema: { params: z.object({ id: z.string().max(8) }), response: { 200: Thing, 404: z.object({ error: z.literal(true) }).passthrough() } } },
-        async (request, reply) => (request.params.id === 'a' ? { id: 'a', count: 1 } : reply.status(404).send({ error: true, code: 'not_found', message: 'no', timestamp: 'now' } as never)),
+        async (request, reply) =>
+          request.params.id === 'a'
+            ? { id: 'a', count: 1 }
+            : reply.status(404).send({ error: true, code: 'not_found', message: 'no', timestamp: 'now' } as never),
       );
     });
     const report = await check(app);
@@ -47,7 +50,9 @@ describe('the OpenAPI contract check', () => {
 
   it('fails on a status the operation does not document', async () => {
     const app = await service((scope) => {
-      scope.get('/teapot', { schema: { response: { 200: Thing } } }, async (_request, reply) => reply.status(418 as 200).send({ error: true, code: 'teapot', message: 'short and stout', timestamp: 'now' } as never));
+      scope.get('/teapot', { schema: { response: { 200: Thing } } }, async (_request, reply) =>
+        reply.status(418 as 200).send({ error: true, code: 'teapot', message: 'short and stout', timestamp: 'now' } as never),
+      );
     });
     await expect(check(app)).rejects.toThrow(/GET \/teapot .*answered 418, a status the document does not name/);
   });
@@ -55,7 +60,9 @@ describe('the OpenAPI contract check', () => {
   it('fails on a body that breaks its documented schema', async () => {
     const app = await service((scope) => {
       // The serializer would catch the wrong type; a raw string goes out unchecked, as a stored replay would.
-      scope.get('/raw', { schema: { response: { 200: Thing } } }, async (_request, reply) => reply.type('application/json').send('{"id":"a","count":"many"}' as never));
+      scope.get('/raw', { schema: { response: { 200: Thing } } }, async (_request, reply) =>
+        reply.type('application/json').send('{"id":"a","count":"many"}' as never),
+      );
     });
     await expect(check(app)).rejects.toThrow(/GET \/raw .*answered 200 with a body that breaks its schema: data\/count must be integer/);
   });

@@ -14,7 +14,14 @@ async function freePort(): Promise<number> {
 }
 
 async function replica(redisUrl: string, max: number): Promise<App> {
-  const app = await buildService({ name: 'replica', title: 't', description: 'd', version: '1', logLevel: 'silent', rateLimit: { max, timeWindowMs: 60_000, redisUrl } });
+  const app = await buildService({
+    name: 'replica',
+    title: 't',
+    description: 'd',
+    version: '1',
+    logLevel: 'silent',
+    rateLimit: { max, timeWindowMs: 60_000, redisUrl },
+  });
   app.get('/r', async () => ({ ok: true }));
   await app.ready();
   return app;

@@ -22,7 +22,7 @@ async function kit(options: Partial<ServiceOptions> = {}): Promise<App> {
 async function thingsApp(options: Partial<ServiceOptions> = {}): Promise<App> {
   const app = await kit(options);
   const params = z.object({ id: z.string().min(1).max(200) });
-  app.get('/open/things/:id', { schema: { params } }, async (request) => ({ id: (request.params).id }));
+  app.get('/open/things/:id', { schema: { params } }, async (request) => ({ id: request.params.id }));
   await app.register(async (scope) => {
     protectRoutes(scope, { header: 'x-api-key', key: KEY, schemes: ['apiKey'] });
     scope.get('/keyed/things/:id', { schema: { params } }, async (request) => ({ id: (request.params as { id: string }).id }));

@@ -20,7 +20,10 @@ describe('openDatabase', () => {
 
   it('runs migrations once, recording the version, and keeps data across reopen', () => {
     const file = path.join(tempDir(), 'm.db');
-    const migrations = ['CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)', (d: import('better-sqlite3').Database) => d.prepare("INSERT INTO t (v) VALUES ('seed')").run()];
+    const migrations = [
+      'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)',
+      (d: import('better-sqlite3').Database) => d.prepare("INSERT INTO t (v) VALUES ('seed')").run(),
+    ];
     const first = openDatabase(file, { migrations });
     expect(first.pragma('user_version', { simple: true })).toBe(2);
     first.close();

@@ -125,11 +125,19 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
 
     const validParts = fc.record({
       path: fc.tuple(...pathParams.map((p) => valueOf(p).filter(isPathSegment))),
-      query: fc.tuple(...queryParams.map((p) => (p.required ? valueOf(p).map((v) => [v]) : fc.option(valueOf(p), { nil: undefined }).map((v) => (v === undefined ? [] : [v]))))),
+      query: fc.tuple(
+        ...queryParams.map((p) =>
+          p.required ? valueOf(p).map((v) => [v]) : fc.option(valueOf(p), { nil: undefined }).map((v) => (v === undefined ? [] : [v])),
+        ),
+      ),
       body: bodySchema ? arbitraries.valid(bodySchema).map((v) => JSON.stringify(v)) : fc.constant(undefined),
     });
 
-    const build = (kind: string, parts: { path: unknown[]; query: unknown[][]; body: string | undefined }, extra: Partial<GeneratedRequest> = {}): GeneratedRequest => {
+    const build = (
+      kind: string,
+      parts: { path: unknown[]; query: unknown[][]; body: string | undefined },
+      extra: Partial<GeneratedRequest> = {},
+    ): GeneratedRequest => {
       let url = path;
       pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, pathSegment(parts.path[i]))));
       const search = new URLSearchParams();
@@ -149,35 +157,76 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
 
     const examples = options.examples?.[`${method.toUpperCase()} ${path}`] ?? [];
     if (examples.length > 0) {
-      add(2, fc.constantFrom(...examples).map((example) =>
-        build('valid', {
-          path: pathParams.map((p) => example.path?.[p.name]),
-          query: queryParams.map((p) => (example.query?.[p.name] === undefined ? [] : [example.query[p.name]])),
-          body: example.body === undefined ? undefined : JSON.stringify(example.body),
-        }),
-      ));
+      add(
+        2,
+        fc.constantFrom(...examples).map((example) =>
+          build('valid', {
+            path: pathParams.map((p) => example.path?.[p.name]),
+            query: queryParams.map((p) => (example.query?.[p.name] === undefined ? [] : [example.query[p.name]])),
+            body: example.body === undefined ? undefined : JSON.stringify(example.body),
+          }),
+        ),
+      );
     }
 
     if (secured) {
-      add(1, validParts.map((parts) => ({ ...build('no key', parts), headers: withoutCredentials(build('', parts).headers) })));
-      add(1, validParts.map((parts) => ({ ...build('wrong key', parts), headers: wrongCredentials(build('', parts).headers) })));
+      add(
+        1,
+        validParts.map((parts) => ({ ...build('no key', parts), headers: withoutCredentials(build('', parts).headers) })),
+      );
+      add(
+        1,
+        validParts.map((parts) => ({ ...build('wrong key', parts), headers: wrongCredentials(build('', parts).headers) })),
+      );
     }
     pathParams.forEach((_, i) => {
-      add(1, fc.tuple(validParts, junkText().filter(isPathSegment)).map(([parts, junk]) => build(`junk path parameter ${i}`, { ...parts, path: parts.path.map((v, j) => (j === i ? junk : v)) })));
+      add(
+        1,
+        fc
+          .tuple(validParts, junkText().filter(isPathSegment))
+          .map(([parts, junk]) => build(`junk path parameter ${i}`, { ...parts, path: parts.path.map((v, j) => (j === i ? junk : v)) })),
+      );
     });
     queryParams.forEach((p, i) => {
-      add(1, fc.tuple(validParts, junkText()).map(([parts, junk]) => build(`junk query ${p.name}`, { ...parts, query: parts.query.map((v, j) => (j === i ? [junk] : v)) })));
-      if (p.required) add(1, validParts.map((parts) => build(`missing query ${p.name}`, { ...parts, query: parts.query.map((v, j) => (j === i ? [] : v)) })));
+      add(
+        1,
+        fc
+          .tuple(validParts, junkText())
+          .map(([parts, junk]) => build(`junk query ${p.name}`, { ...parts, query: parts.query.map((v, j) => (j === i ? [junk] : v)) })),
+      );
+      if (p.required)
+        add(
+          1,
+          validParts.map((parts) => build(`missing query ${p.name}`, { ...parts, query: parts.query.map((v, j) => (j === i ? [] : v)) })),
+        );
     });
     if (bodySchema || BODY_METHODS.has(method)) {
-      add(1, fc.tuple(validParts, fc.jsonValue({ maxDepth: 3 })).map(([parts, junk]) => build('junk JSON body', { ...parts, body: JSON.stringify(junk) })));
-      add(1, fc.tuple(validParts, fc.constantFrom('{', '{"a":', '[1,', 'nul', '{"a":1}}', '"unterminated')).map(([parts, text]) => build('malformed JSON', { ...parts, body: text })));
-      add(1, validParts.map((parts) => build('body over the limit', { ...parts, body: JSON.stringify({ padding: 'x'.repeat(options.bodyLimitBytes + 1) }) })));
-      add(1, validParts.map((parts) => {
-        const request = build('not JSON', { ...parts, body: '<signal/>' });
-        return { ...request, headers: { ...request.headers, 'content-type': 'application/xml' } };
-      }));
-      if (bodySchema) add(2, fc.tuple(validParts, bodyMutation(bodySchema)).map(([parts, mutate]) => build('mutated body', { ...parts, body: mutate(parts.body) })));
+      add(
+        1,
+        fc.tuple(validParts, fc.jsonValue({ maxDepth: 3 })).map(([parts, junk]) => build('junk JSON body', { ...parts, body: JSON.stringify(junk) })),
+      );
+      add(
+        1,
+        fc
+          .tuple(validParts, fc.constantFrom('{', '{"a":', '[1,', 'nul', '{"a":1}}', '"unterminated'))
+          .map(([parts, text]) => build('malformed JSON', { ...parts, body: text })),
+      );
+      add(
+        1,
+        validParts.map((parts) => build('body over the limit', { ...parts, body: JSON.stringify({ padding: 'x'.repeat(options.bodyLimitBytes + 1) }) })),
+      );
+      add(
+        1,
+        validParts.map((parts) => {
+          const request = build('not JSON', { ...parts, body: '<signal/>' });
+          return { ...request, headers: { ...request.headers, 'content-type': 'application/xml' } };
+        }),
+      );
+      if (bodySchema)
+        add(
+          2,
+          fc.tuple(validParts, bodyMutation(bodySchema)).map(([parts, mutate]) => build('mutated body', { ...parts, body: mutate(parts.body) })),
+        );
     }
     return fc.oneof(...variants.map((arbitrary, i) => ({ arbitrary, weight: weights[i] as number })));
   }
@@ -301,11 +350,19 @@ export function openApiContractSuite(name: string, options: ContractSuiteOptions
     it(`answers only documented statuses with documented bodies, ${options.runsPerOperation ?? 200} generated requests per operation`, async () => {
       app = await options.build();
       const report = await checkOpenApiContract(app, options);
-      const lines = Object.entries(report).map(([op, statuses]) => `${op}: ${Object.entries(statuses).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+      const lines = Object.entries(report).map(
+        ([op, statuses]) =>
+          `${op}: ${Object.entries(statuses)
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' ')}`,
+      );
       console.info(`${name} contract, statuses answered per operation:\n  ${lines.join('\n  ')}`);
       expect(Object.keys(report).length).toBeGreaterThan(0);
       for (const [op, statuses] of Object.entries(report)) {
-        expect(Object.values(statuses).reduce((a, b) => a + b, 0), op).toBeGreaterThanOrEqual(options.runsPerOperation ?? 200);
+        expect(
+          Object.values(statuses).reduce((a, b) => a + b, 0),
+          op,
+        ).toBeGreaterThanOrEqual(options.runsPerOperation ?? 200);
       }
     }, 600_000);
   });

@@ -93,7 +93,7 @@ export class SchemaArbitraries {
     if (names.length === 0) {
       const extra = s.additionalProperties;
       if (extra === false || depth > 3) return fc.constant({});
-      const keys = s.propertyNames ? (strings(this.resolve(s.propertyNames as JsonSchema) as SchemaObject)) : fc.string({ minLength: 1, maxLength: 12 });
+      const keys = s.propertyNames ? strings(this.resolve(s.propertyNames as JsonSchema) as SchemaObject) : fc.string({ minLength: 1, maxLength: 12 });
       return fc.dictionary(keys, this.valid(typeof extra === 'object' && extra !== null ? (extra as JsonSchema) : true, depth + 1), { maxKeys: 3 });
     }
     const model: Record<string, fc.Arbitrary<unknown>> = {};

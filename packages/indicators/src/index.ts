@@ -3,18 +3,6 @@ export { Atr, type AtrOptions } from './atr.js';
 export { Rsi, type RsiOptions } from './rsi.js';
 export { Supertrend, type SupertrendOptions, type SupertrendValue } from './supertrend.js';
 export { StochRsi, stochRsiSignal, type StochRsiOptions, type StochRsiSignal, type StochRsiValue } from './stoch-rsi.js';
-export {
-  FairValueGaps,
-  type FairValueGap,
-  type FvgMitigation,
-  type FvgOptions,
-  type FvgType,
-  type FvgValue,
-} from './fvg.js';
-export {
-  VolumeProfile,
-  type VolumeProfileOptions,
-  type VolumeProfileRow,
-  type VolumeProfileValue,
-} from './volume-profile.js';
+export { FairValueGaps, type FairValueGap, type FvgMitigation, type FvgOptions, type FvgType, type FvgValue } from './fvg.js';
+export { VolumeProfile, type VolumeProfileOptions, type VolumeProfileRow, type VolumeProfileValue } from './volume-profile.js';
 export { syntheticCandles, type SyntheticCandleOptions } from './synthetic.js';

@@ -41,13 +41,7 @@ export interface StochRsiValue {
  * The `signal` rule of {@link StochRsi}, exported for callers that classify %K/%D themselves.
  * `prev` is the previous candle's %K/%D (null for the first value: no cross possible).
  */
-export function stochRsiSignal(
-  prev: { k: number; d: number } | null,
-  k: number,
-  d: number,
-  oversold = 20,
-  overbought = 80,
-): StochRsiSignal {
+export function stochRsiSignal(prev: { k: number; d: number } | null, k: number, d: number, oversold = 20, overbought = 80): StochRsiSignal {
   if (prev !== null && prev.k <= prev.d && k > d && d < overbought) return 'bullish_cross';
   if (prev !== null && prev.k >= prev.d && k < d && d > oversold) return 'bearish_cross';
   if (k <= oversold) return 'oversold';

@@ -395,9 +395,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const spanHi = occupied && this.hi > b ? this.hi : b;
     const need = spanHi - spanLo + 1;
     if (need > this.maxRows) {
-      throw new RangeError(
-        `volume profile would span ${need} rows (maxRows ${this.maxRows}); use a larger rowSize`,
-      );
+      throw new RangeError(`volume profile would span ${need} rows (maxRows ${this.maxRows}); use a larger rowSize`);
     }
     const newCap = nextPow2(Math.max(16, 2 * need));
     const newBase = (spanLo - Math.floor((newCap - need) / 2)) | 0;

@@ -34,7 +34,14 @@ function model(candles: Candle[], options: Required<FvgOptions>) {
     }
     if (i < 2) return null;
     const latest = open.at(-1) ?? null;
-    return { type: latest?.type ?? 'none', zone: latest?.zone ?? null, id: latest?.id ?? null, created: created?.id ?? null, mitigated, ids: open.map((z) => z.id) };
+    return {
+      type: latest?.type ?? 'none',
+      zone: latest?.zone ?? null,
+      id: latest?.id ?? null,
+      created: created?.id ?? null,
+      mitigated,
+      ids: open.map((z) => z.id),
+    };
   });
 }
 

@@ -86,9 +86,7 @@ describe('Stochastic RSI, hand-computed (RSI 2, stoch 3, %K 2, %D 2)', () => {
 
   it('defaults: RSI 14, stoch 14, %K 3, %D 3, 20/80, warm-up 32 candles', () => {
     const s = new StochRsi();
-    expect([s.rsiPeriod, s.stochPeriod, s.kSmoothing, s.dSmoothing, s.oversold, s.overbought, s.warmUp]).toEqual([
-      14, 14, 3, 3, 20, 80, 32,
-    ]);
+    expect([s.rsiPeriod, s.stochPeriod, s.kSmoothing, s.dSmoothing, s.oversold, s.overbought, s.warmUp]).toEqual([14, 14, 3, 3, 20, 80, 32]);
     const values = Array.from({ length: 32 }, (_, i) => 100 + Math.sin(i) * 3 + i * 0.1);
     const out = feed(s, closes(values));
     expect(out.slice(0, 31).every((v) => v === null)).toBe(true);

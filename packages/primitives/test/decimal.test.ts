@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { addDecimal, compareDecimal, decimalFromNumber, decimalPlaces, isDecimalString, isMultipleOf, multiplyDecimal, roundDecimal, subtractDecimal } from '../src/decimal.js';
+import {
+  addDecimal,
+  compareDecimal,
+  decimalFromNumber,
+  decimalPlaces,
+  isDecimalString,
+  isMultipleOf,
+  multiplyDecimal,
+  roundDecimal,
+  subtractDecimal,
+} from '../src/decimal.js';
 
 describe('decimal arithmetic', () => {
   it('adds exactly where floating point does not', () => {

@@ -31,7 +31,12 @@ export type NotificationContentType = z.infer<typeof NotificationContentTypeSche
 /** A provider's error as the provider reported it (`code` is its own code, as a string). */
 export const ProviderErrorSchema = z
   .object({
-    code: z.string().meta({ description: "The provider's error code (Telegram error_code, Twilio code, WhatsApp code, SMTP reply code) or one of ours: network_error, timeout, attempts_exhausted, outcome_unknown" }),
+    code: z
+      .string()
+      .meta({
+        description:
+          "The provider's error code (Telegram error_code, Twilio code, WhatsApp code, SMTP reply code) or one of ours: network_error, timeout, attempts_exhausted, outcome_unknown",
+      }),
     message: z.string(),
     httpStatus: z.number().int().optional(),
   })
@@ -167,7 +172,9 @@ export const WebhookNotificationSchema = z
       .array(
         z
           .object({
-            changes: z.array(z.object({ field: z.string().optional(), value: z.object({ statuses: z.array(z.unknown()).optional() }).loose() }).loose()).default([]),
+            changes: z
+              .array(z.object({ field: z.string().optional(), value: z.object({ statuses: z.array(z.unknown()).optional() }).loose() }).loose())
+              .default([]),
           })
           .loose(),
       )

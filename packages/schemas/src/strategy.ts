@@ -124,17 +124,7 @@ export const SignalIndicatorsSchema = z
   .meta({ id: 'SignalIndicators' });
 export type SignalIndicators = z.infer<typeof SignalIndicatorsSchema>;
 
-export const EXECUTION_STATUSES = [
-  'paper',
-  'not_configured',
-  'pending',
-  'filled',
-  'partially_filled',
-  'placed',
-  'rejected',
-  'unknown',
-  'failed',
-] as const;
+export const EXECUTION_STATUSES = ['paper', 'not_configured', 'pending', 'filled', 'partially_filled', 'placed', 'rejected', 'unknown', 'failed'] as const;
 
 /** What became of the signal at the execution service (beyond spec 000). */
 export const SignalExecutionSchema = z

@@ -45,7 +45,9 @@ describe('SignalSubmissionSchema', () => {
 
   it('takes each leg as a price or a distance, never both', () => {
     expect(issues({ ...base, stop_loss: '1.0', stop_loss_distance: '0.002' })).toContain('stop_loss_distance: give stop_loss or stop_loss_distance, not both');
-    expect(issues({ ...base, take_profit: '1.2', take_profit_distance: '0.002' })).toContain('take_profit_distance: give take_profit or take_profit_distance, not both');
+    expect(issues({ ...base, take_profit: '1.2', take_profit_distance: '0.002' })).toContain(
+      'take_profit_distance: give take_profit or take_profit_distance, not both',
+    );
     expect(issues({ ...base, stop_loss: '1.0', take_profit_distance: '0.002' })).toEqual([]);
   });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { barStart, BrokerSymbolSchema, DecimalStringSchema, InstrumentNameSchema, PositiveDecimalStringSchema, Rfc3339Schema, TIMEFRAME_SECONDS } from '../src/primitives.js';
+import {
+  barStart,
+  BrokerSymbolSchema,
+  DecimalStringSchema,
+  InstrumentNameSchema,
+  PositiveDecimalStringSchema,
+  Rfc3339Schema,
+  TIMEFRAME_SECONDS,
+} from '../src/primitives.js';
 
 const ok = (schema: { safeParse(v: unknown): { success: boolean } }, v: unknown) => schema.safeParse(v).success;
 

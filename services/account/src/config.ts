@@ -25,9 +25,7 @@ export const AccountConfigSchema = z
       .string()
       .regex(/^\d{1,15}(\.\d{1,4})?$/, { message: 'expected a non-negative decimal like 100000 or 2500.50' })
       .default('100000'),
-    SIM_ACCOUNT_CURRENCY: z
-      .enum(SIM_CURRENCIES, { message: `expected one of the simulated market's currencies: ${SIM_CURRENCIES.join(' ')}` })
-      .default('USD'),
+    SIM_ACCOUNT_CURRENCY: z.enum(SIM_CURRENCIES, { message: `expected one of the simulated market's currencies: ${SIM_CURRENCIES.join(' ')}` }).default('USD'),
     OANDA_API_TOKEN: z.string().min(1).optional(),
     /** `{siteID}-{divisionID}-{userID}-{accountNumber}` (OANDA AccountID), e.g. 101-004-1435156-001. */
     OANDA_ACCOUNT_ID: z

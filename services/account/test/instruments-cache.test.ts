@@ -4,8 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { InstrumentsCache } from '../src/instruments-cache.js';
 
 const EUR_USD: Instrument = {
-  name: 'EUR_USD', type: 'CURRENCY', displayName: 'EUR/USD', pipLocation: -4, displayPrecision: 5,
-  tradeUnitsPrecision: 0, minimumTradeSize: '1', maximumOrderUnits: '100000000', marginRate: '0.02',
+  name: 'EUR_USD',
+  type: 'CURRENCY',
+  displayName: 'EUR/USD',
+  pipLocation: -4,
+  displayPrecision: 5,
+  tradeUnitsPrecision: 0,
+  minimumTradeSize: '1',
+  maximumOrderUnits: '100000000',
+  marginRate: '0.02',
 };
 
 describe('InstrumentsCache', () => {

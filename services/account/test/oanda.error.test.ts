@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { envelopeOf, startOanda, type OandaHarness } from './helpers.js';
 
-const BROKER_ROUTES = [
-  '/api/v1/account/summary',
-  '/api/v1/account/details',
-  '/api/v1/account/instruments',
-  '/api/v1/account/changes?sinceTransactionId=1',
-];
+const BROKER_ROUTES = ['/api/v1/account/summary', '/api/v1/account/details', '/api/v1/account/instruments', '/api/v1/account/changes?sinceTransactionId=1'];
 
 describe('account service when OANDA fails', () => {
   let h: OandaHarness;

@@ -50,7 +50,14 @@ describe('account service on OANDA v20 (fake server, real adapter)', () => {
     expect(res.statusCode).toBe(200);
     const { account, snapshot } = res.json();
     expect(account.trades).toEqual([
-      expect.objectContaining({ instrument: 'EUR_USD', currentUnits: '10000', price: '1.08500', unrealizedPL: '5.0000', stopLoss: '1.08000', takeProfit: null }),
+      expect.objectContaining({
+        instrument: 'EUR_USD',
+        currentUnits: '10000',
+        price: '1.08500',
+        unrealizedPL: '5.0000',
+        stopLoss: '1.08000',
+        takeProfit: null,
+      }),
     ]);
     expect(account.positions[0]).toMatchObject({ instrument: 'EUR_USD', long: { units: '10000' }, short: { units: '0', averagePrice: null } });
     expect(account.orders).toEqual([expect.objectContaining({ type: 'STOP_LOSS', instrument: 'EUR_USD', units: '-10000', price: '1.08000' })]);

@@ -33,8 +33,22 @@ function post(payload: string, headers: Record<string, string> = {}): Promise<Li
 }
 
 const FIELDS = [
-  'signal_id', 'occurred_at', 'execution_type', 'symbol', 'direction', 'volume', 'source', 'entry_price', 'stop_loss',
-  'take_profit', 'stop_loss_distance', 'take_profit_distance', 'expires_at', 'deviation_points', 'note', 'ignore_signal_age',
+  'signal_id',
+  'occurred_at',
+  'execution_type',
+  'symbol',
+  'direction',
+  'volume',
+  'source',
+  'entry_price',
+  'stop_loss',
+  'take_profit',
+  'stop_loss_distance',
+  'take_profit_distance',
+  'expires_at',
+  'deviation_points',
+  'note',
+  'ignore_signal_age',
 ];
 const REQUIRED = FIELDS.slice(0, 7);
 const DECIMAL_FIELDS = ['volume', 'entry_price', 'stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance'];
@@ -46,12 +60,29 @@ const badDecimal = fc.oneof(
   notAString,
 );
 const badTimestamp = fc.oneof(
-  fc.constantFrom('2026-01-05T12:00:00', '2026-01-05 12:00:00Z', '2026-13-01T00:00:00Z', '2026-02-29T00:00:00Z', '05/01/2026', '', 'now', '2026-01-05T24:00:00Z', '2026-01-05T12:00:00+25:00'),
+  fc.constantFrom(
+    '2026-01-05T12:00:00',
+    '2026-01-05 12:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '05/01/2026',
+    '',
+    'now',
+    '2026-01-05T24:00:00Z',
+    '2026-01-05T12:00:00+25:00',
+  ),
   fc.integer(),
   notAString,
 );
 const badUuid = fc.oneof(
-  fc.constantFrom('', 'not-a-uuid', '7b0c6a9e3f0e4a8e9d442f1b2c3d4e5f', '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5', '{7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f}', 'g' + '0'.repeat(35)),
+  fc.constantFrom(
+    '',
+    'not-a-uuid',
+    '7b0c6a9e3f0e4a8e9d442f1b2c3d4e5f',
+    '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5',
+    '{7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f}',
+    'g' + '0'.repeat(35),
+  ),
   fc.string({ maxLength: 40 }).filter((s) => !/^[0-9a-f-]{36}$/i.test(s)),
   notAString,
 );
@@ -60,19 +91,52 @@ const badEnum = fc.oneof(fc.constantFrom('', 'BUY', 'Market', 'long', 'stop_limi
 /** One change that by itself makes a valid submission invalid (or refused before the terminal). */
 const breaking: fc.Arbitrary<(s: Record<string, unknown>) => void> = fc.oneof(
   fc.constantFrom(...REQUIRED).map((f) => (s: Record<string, unknown>) => void delete s[f]),
-  fc.tuple(fc.string({ minLength: 1, maxLength: 20 }).filter((k) => !FIELDS.includes(k)), fc.jsonValue()).map(
-    ([k, v]) => (s: Record<string, unknown>) => void Object.defineProperty(s, k, { value: v, enumerable: true, writable: true, configurable: true }),
+  fc
+    .tuple(
+      fc.string({ minLength: 1, maxLength: 20 }).filter((k) => !FIELDS.includes(k)),
+      fc.jsonValue(),
+    )
+    .map(
+      ([k, v]) =>
+        (s: Record<string, unknown>) =>
+          void Object.defineProperty(s, k, { value: v, enumerable: true, writable: true, configurable: true }),
+    ),
+  fc.tuple(fc.constantFrom(...DECIMAL_FIELDS.slice(0, 1)), badDecimal).map(
+    ([f, v]) =>
+      (s: Record<string, unknown>) =>
+        void (s[f] = v),
   ),
-  fc.tuple(fc.constantFrom(...DECIMAL_FIELDS.slice(0, 1)), badDecimal).map(([f, v]) => (s: Record<string, unknown>) => void (s[f] = v)),
-  fc.tuple(fc.constantFrom('stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance'), badDecimal.filter((v) => typeof v !== 'string' || !/^\d{1,15}(\.\d{1,10})?$/.test(v) || !/[1-9]/.test(v))).map(
-    ([f, v]) => (s: Record<string, unknown>) => void (s[f] = v),
+  fc
+    .tuple(
+      fc.constantFrom('stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance'),
+      badDecimal.filter((v) => typeof v !== 'string' || !/^\d{1,15}(\.\d{1,10})?$/.test(v) || !/[1-9]/.test(v)),
+    )
+    .map(
+      ([f, v]) =>
+        (s: Record<string, unknown>) =>
+          void (s[f] = v),
+    ),
+  fc.tuple(fc.constantFrom('occurred_at', 'expires_at'), badTimestamp).map(
+    ([f, v]) =>
+      (s: Record<string, unknown>) =>
+        void (s[f] = v),
   ),
-  fc.tuple(fc.constantFrom('occurred_at', 'expires_at'), badTimestamp).map(([f, v]) => (s: Record<string, unknown>) => void (s[f] = v)),
   badUuid.map((v) => (s: Record<string, unknown>) => void (s.signal_id = v)),
-  fc.tuple(fc.constantFrom('execution_type', 'direction'), badEnum).map(([f, v]) => (s: Record<string, unknown>) => void (s[f] = v)),
+  fc.tuple(fc.constantFrom('execution_type', 'direction'), badEnum).map(
+    ([f, v]) =>
+      (s: Record<string, unknown>) =>
+        void (s[f] = v),
+  ),
   fc.oneof(fc.constantFrom('eurusd', 'EURUSD ', 'EUR/USD', 'BTCUSD', 'EURGBP', ''), notAString).map((v) => (s: Record<string, unknown>) => void (s.symbol = v)),
-  fc.oneof(fc.constantFrom('TradingView', 'evil', 'trading view', 'x'.repeat(40), '../etc'), notAString).map((v) => (s: Record<string, unknown>) => void (s.source = v)),
-  fc.oneof(fc.double().filter((d) => !Number.isInteger(d) || d < 0 || d > 20), fc.constantFrom(-1, 21, 1e9, '5', true, null)).map((v) => (s: Record<string, unknown>) => void (s.deviation_points = v)),
+  fc
+    .oneof(fc.constantFrom('TradingView', 'evil', 'trading view', 'x'.repeat(40), '../etc'), notAString)
+    .map((v) => (s: Record<string, unknown>) => void (s.source = v)),
+  fc
+    .oneof(
+      fc.double().filter((d) => !Number.isInteger(d) || d < 0 || d > 20),
+      fc.constantFrom(-1, 21, 1e9, '5', true, null),
+    )
+    .map((v) => (s: Record<string, unknown>) => void (s.deviation_points = v)),
   fc.oneof(fc.constantFrom('true', 1, 0, 'yes', null), fc.object({ maxDepth: 0 })).map((v) => (s: Record<string, unknown>) => void (s.ignore_signal_age = v)),
   fc.oneof(fc.string({ minLength: 501, maxLength: 600 }), notAString).map((v) => (s: Record<string, unknown>) => void (s.note = v)),
   fc.constant((s: Record<string, unknown>) => void (s.entry_price = '0.5')),
@@ -107,7 +171,10 @@ const mutatedSubmission = fc
 
 describe('hostile submissions to POST /v1/signals', () => {
   it('answers 1,200 broken signals with a 4xx envelope and never reaches the terminal', async () => {
-    await fc.assert(fc.asyncProperty(mutatedSubmission, async (payload) => expectRefusal(await post(payload))), { numRuns: 1200 });
+    await fc.assert(
+      fc.asyncProperty(mutatedSubmission, async (payload) => expectRefusal(await post(payload))),
+      { numRuns: 1200 },
+    );
     expect(h.terminal.stats.orderCheckCalls + h.terminal.stats.orderSendCalls).toBe(0);
   });
 
@@ -125,14 +192,22 @@ describe('hostile submissions to POST /v1/signals', () => {
       fc.constantFrom('{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '{', '[]', 'null', '"\\ud800"', '{"a":1}{"b":2}'),
     );
     const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded');
-    await fc.assert(fc.asyncProperty(raw, contentType, async (payload, type) => expectRefusal(await post(payload, { 'content-type': type }))), {
-      numRuns: 300,
-    });
+    await fc.assert(
+      fc.asyncProperty(raw, contentType, async (payload, type) => expectRefusal(await post(payload, { 'content-type': type }))),
+      {
+        numRuns: 300,
+      },
+    );
     expect(h.terminal.stats.orderCheckCalls + h.terminal.stats.orderSendCalls).toBe(0);
   });
 
   it('answers 200 submissions with a missing, wrong or oversized key with 401 and the envelope', async () => {
-    const key = fc.oneof(fc.constant(undefined), fc.string({ unit: 'grapheme-ascii', maxLength: 50 }), fc.constant(`${API_KEY} `), fc.constant('x'.repeat(5000)));
+    const key = fc.oneof(
+      fc.constant(undefined),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 50 }),
+      fc.constant(`${API_KEY} `),
+      fc.constant('x'.repeat(5000)),
+    );
     await fc.assert(
       fc.asyncProperty(key, async (k) => {
         const headers: Record<string, string> = { 'content-type': 'application/json' };

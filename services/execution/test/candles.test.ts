@@ -91,9 +91,7 @@ describe('GET /v1/market-data/candles', () => {
     const h = await buildTestApp({ terminal, env: { PRE_SEND_TIMEOUT_MS: '1000' } });
     try {
       let res: LightMyRequestResponse | undefined;
-      void h.app
-        .inject({ method: 'GET', url: '/v1/market-data/candles?quote=EURUSD', headers: { 'x-api-key': API_KEY } })
-        .then((answer) => (res = answer));
+      void h.app.inject({ method: 'GET', url: '/v1/market-data/candles?quote=EURUSD', headers: { 'x-api-key': API_KEY } }).then((answer) => (res = answer));
       await settle(() => asked);
       await h.clock.advanceAsync(1000);
       await settle(() => res !== undefined);

@@ -50,7 +50,7 @@ describe('execution config', () => {
     expect(problem({ BROKER: 'oanda' })).toMatch(/BROKER: the execution service runs on BROKER=simulated or BROKER=metaapi only/);
   });
 
-  it('parses SIM_TERMINAL_FAULTS with the simulated terminal\'s parser', () => {
+  it("parses SIM_TERMINAL_FAULTS with the simulated terminal's parser", () => {
     expect(load({ SIM_TERMINAL_FAULTS: 'orderSend:hang, orderCheck:timeout:2' }).SIM_TERMINAL_FAULTS).toEqual([
       { method: 'orderSend', kind: 'hang' },
       { method: 'orderCheck', kind: 'timeout', times: 2 },

@@ -52,7 +52,10 @@ describe('execution on BROKER=metaapi', () => {
     const res = await postSignal(app, body);
     expect(res.statusCode).toBe(200);
     const answer = res.json();
-    expect(answer).toMatchObject({ state: 'filled', result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.10', filled_volume: '0.1' } });
+    expect(answer).toMatchObject({
+      state: 'filled',
+      result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.10', filled_volume: '0.1' },
+    });
     expect(answer.tickets.order).not.toBeNull();
     expect(answer.tickets.deal).not.toBeNull();
     expect(fake.count('calculate-margin')).toBe(1);

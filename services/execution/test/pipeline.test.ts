@@ -18,19 +18,21 @@ async function setup(terminal = new ScriptedTerminal(), env: Record<string, stri
   return { ...current, terminal };
 }
 
-const result = (retcode: number, extra: Record<string, unknown> = {}) => async () => ({
-  retcode,
-  deal: null,
-  order: null,
-  position: null,
-  volume: '0',
-  price: null,
-  bid: null,
-  ask: null,
-  comment: `code ${retcode}`,
-  requestId: null,
-  ...extra,
-});
+const result =
+  (retcode: number, extra: Record<string, unknown> = {}) =>
+  async () => ({
+    retcode,
+    deal: null,
+    order: null,
+    position: null,
+    volume: '0',
+    price: null,
+    bid: null,
+    ask: null,
+    comment: `code ${retcode}`,
+    requestId: null,
+    ...extra,
+  });
 
 describe('retcode mapping of order_send', () => {
   for (const [retcode, state] of [
@@ -214,7 +216,15 @@ describe('start-up reconciliation', () => {
     await h.store.claim({ signalId, payloadHash: 'x', requestJson: '{}', requestId: 'r', orderComment: comment, receivedAt: '2026-01-05T11:59:00.000Z' });
     // The crash came after the order reached the terminal.
     const tick = await h.terminal.tick('EURUSD');
-    await h.terminal.orderSend({ action: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.10', price: String(tick!.ask), magic: h.config.MAGIC_NUMBER, comment });
+    await h.terminal.orderSend({
+      action: 'deal',
+      symbol: 'EURUSD',
+      type: 'buy',
+      volume: '0.10',
+      price: String(tick!.ask),
+      magic: h.config.MAGIC_NUMBER,
+      comment,
+    });
     const interrupted = failInterruptedSignals(h.store, h.clock, h.app.log as never);
     await reconcileInterrupted(interrupted, { terminal: h.terminal, store: h.store, clock: h.clock, logger: h.app.log as never, magic: h.config.MAGIC_NUMBER });
     const record = (await getSignal(h.app, signalId)).json();

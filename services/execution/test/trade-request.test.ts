@@ -57,15 +57,15 @@ describe('price precision', () => {
 });
 
 describe('risk-level rules', () => {
-  it('rule 2 and 3: resolves a buy market order\'s distances against the ask, stop below and target above', () => {
+  it("rule 2 and 3: resolves a buy market order's distances against the ask, stop below and target above", () => {
     const request = build({ stop_loss_distance: '0.0020', take_profit_distance: '0.0040' });
     expect(request).toMatchObject({ price: '1.0851', sl: '1.0831', tp: '1.0891' });
   });
-  it('rule 2 and 3: resolves a sell market order\'s distances against the bid, stop above and target below', () => {
+  it("rule 2 and 3: resolves a sell market order's distances against the bid, stop above and target below", () => {
     const request = build({ direction: 'sell', stop_loss_distance: '0.0020', take_profit_distance: '0.0040' });
     expect(request).toMatchObject({ price: '1.085', sl: '1.087', tp: '1.081' });
   });
-  it('rule 3: resolves a pending order\'s distances against entry_price', () => {
+  it("rule 3: resolves a pending order's distances against entry_price", () => {
     const request = build({ execution_type: 'limit', entry_price: '1.08000', stop_loss_distance: '0.001', take_profit_distance: '0.002' });
     expect(request).toMatchObject({ type: 'buy_limit', price: '1.08000', sl: '1.079', tp: '1.082' });
   });
@@ -78,12 +78,12 @@ describe('risk-level rules', () => {
 });
 
 describe('stop distance against the stops level', () => {
-  it('measures a buy\'s stops from the bid, where the position would close', () => {
+  it("measures a buy's stops from the bid, where the position would close", () => {
     // bid 1.08500, stops level 10 points: the stop must be at or below 1.08490.
     expect(build({ stop_loss: '1.0849' }).sl).toBe('1.0849');
     expect(failure({ stop_loss: '1.08491' })).toMatchObject({ code: 'invalid_stops' });
   });
-  it('measures a sell\'s stops from the ask', () => {
+  it("measures a sell's stops from the ask", () => {
     expect(build({ direction: 'sell', stop_loss: '1.0852' }).sl).toBe('1.0852');
     expect(failure({ direction: 'sell', stop_loss: '1.08519' })).toMatchObject({ code: 'invalid_stops' });
   });
@@ -91,7 +91,7 @@ describe('stop distance against the stops level', () => {
     expect(failure({ stop_loss: '1.0900' })).toMatchObject({ code: 'invalid_stops', message: expect.stringContaining('below') });
     expect(failure({ take_profit: '1.0800' })).toMatchObject({ code: 'invalid_stops', message: expect.stringContaining('above') });
   });
-  it('measures a pending order\'s stops from its entry price', () => {
+  it("measures a pending order's stops from its entry price", () => {
     expect(failure({ execution_type: 'stop', entry_price: '1.0900', stop_loss: '1.08995' })).toMatchObject({ code: 'invalid_stops' });
     expect(build({ execution_type: 'stop', entry_price: '1.0900', stop_loss: '1.0899' }).sl).toBe('1.0899');
   });

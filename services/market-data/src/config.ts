@@ -11,7 +11,9 @@ export const MarketDataConfigSchema = z
     // The quote feeds that exist: any other broker stops the service at start with one line,
     // rather than starting without quotes.
     BROKER: z
-      .enum(['simulated', 'ctrader'], { message: 'the market-data service runs on the simulated feed or the cTrader Open API; set BROKER=simulated or BROKER=ctrader' })
+      .enum(['simulated', 'ctrader'], {
+        message: 'the market-data service runs on the simulated feed or the cTrader Open API; set BROKER=simulated or BROKER=ctrader',
+      })
       .default('simulated'),
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     /** Broker symbols to serve, exact spelling; empty: every enabled symbol of the catalog. */

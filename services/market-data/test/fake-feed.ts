@@ -1,4 +1,14 @@
-import { Listeners, type Bar, type FeedState, type FeedStateChange, type FeedSymbol, type Quote, type QuoteFeed, type Timeframe, type Unsubscribe } from '@fxdesk/broker';
+import {
+  Listeners,
+  type Bar,
+  type FeedState,
+  type FeedStateChange,
+  type FeedSymbol,
+  type Quote,
+  type QuoteFeed,
+  type Timeframe,
+  type Unsubscribe,
+} from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
 
 export const FAKE_SYMBOLS: FeedSymbol[] = [

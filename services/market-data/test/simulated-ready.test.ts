@@ -56,7 +56,12 @@ describe('ready on the simulated feed', () => {
     const stream = new TestEventSource(`http://127.0.0.1:${port}/v1/stream/ticks`, API_KEY);
     source = stream;
     await stream.waitFor(() => stream.ofType('status').length > 0);
-    expect(stream.ofType('tick').map((e) => (e.data as TickData).symbol).sort()).toEqual([...symbols].sort());
+    expect(
+      stream
+        .ofType('tick')
+        .map((e) => (e.data as TickData).symbol)
+        .sort(),
+    ).toEqual([...symbols].sort());
   });
 
   it('is ready on a Saturday and answers the last quote before Friday’s close', async () => {

@@ -50,13 +50,21 @@ describe('the stream on the simulated feed', () => {
     service.clock.advance(1);
     // connecting, then connected: each transition is a status event.
     await source.waitFor(() => source.ofType('status').length === 4);
-    expect(source.ofType('status').slice(2).map((e) => e.data)).toEqual([
+    expect(
+      source
+        .ofType('status')
+        .slice(2)
+        .map((e) => e.data),
+    ).toEqual([
       expect.objectContaining({ state: 'disconnected', reason: 'connect requested' }),
       expect.objectContaining({ state: 'connected', reason: 'session ready', dropped: 0 }),
     ]);
     service.clock.advance(5000);
     const reconnectedAt = START + 1000;
-    const resumed = (symbol: string) => ticks().slice(replayed).filter((t) => t.symbol === symbol);
+    const resumed = (symbol: string) =>
+      ticks()
+        .slice(replayed)
+        .filter((t) => t.symbol === symbol);
     await source.waitFor(() => resumed('EURUSD').length > 1 && resumed('USDJPY').length > 1);
     // What the market ticked while the link was down is missed, as over a real dropped link:
     // each symbol resumes with its current quote, then the ticks after the reconnection.

@@ -41,7 +41,9 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
   });
 
   const attempts = app.metrics.counter('notification_delivery_attempts_total', 'Delivery attempts by channel and outcome (sent, retry, failed).');
-  app.metrics.gauge('notification_deliveries', 'Delivery records by status.', () => Object.entries(store.countByStatus()).map(([status, n]) => [{ status }, n]));
+  app.metrics.gauge('notification_deliveries', 'Delivery records by status.', () =>
+    Object.entries(store.countByStatus()).map(([status, n]) => [{ status }, n]),
+  );
   const outbox = new Outbox({
     store,
     transports: deps.transports,
@@ -56,7 +58,14 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
     atMostOnce: config.AT_MOST_ONCE_CHANNELS,
     onResult: (channel, outcome) => attempts.inc({ channel, outcome }),
   });
-  const notifier = new Notifier({ store, recipients: recipientsFromConfig(config), enabled: config.NOTIFICATIONS_ENABLED, clock, logger: app.log as Logger, onStored: () => outbox.wake() });
+  const notifier = new Notifier({
+    store,
+    recipients: recipientsFromConfig(config),
+    enabled: config.NOTIFICATIONS_ENABLED,
+    clock,
+    logger: app.log as Logger,
+    onStored: () => outbox.wake(),
+  });
   const webhook = new MessengerWebhook({ store, clock, verifyToken: config.MESSENGER_APP_VERIFY_TOKEN, appSecret: config.MESSENGER_APP_APP_SECRET });
 
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: { database: () => store.check() } });

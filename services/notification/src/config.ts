@@ -34,14 +34,15 @@ export const NotificationConfigSchema = z
     CHAT_APP_BASE_URL: baseUrl('https://api.telegram.org'),
 
     // EMAIL: SMTP through nodemailer.
-    EMAIL_SMTP_URL: z
-      .url({ protocol: /^smtps?$/, message: 'expected an smtp:// or smtps:// URL' })
-      .optional(),
+    EMAIL_SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'expected an smtp:// or smtps:// URL' }).optional(),
     EMAIL_FROM: z.string().min(3).optional(),
     EMAIL_TO: recipientList(EMAIL, 'email addresses'),
 
     // SMS: Twilio Messages API.
-    SMS_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, { message: 'expected a Twilio Account SID (AC + 32 hex)' }).optional(),
+    SMS_ACCOUNT_SID: z
+      .string()
+      .regex(/^AC[0-9a-fA-F]{32}$/, { message: 'expected a Twilio Account SID (AC + 32 hex)' })
+      .optional(),
     SMS_AUTH_TOKEN: z.string().min(1).optional(),
     SMS_FROM: z
       .string()
@@ -54,10 +55,16 @@ export const NotificationConfigSchema = z
 
     // MESSENGER_APP: WhatsApp Cloud API.
     MESSENGER_APP_TOKEN: z.string().min(1).optional(),
-    MESSENGER_APP_PHONE_NUMBER_ID: z.string().regex(/^\d{1,30}$/, { message: 'expected the numeric phone number id' }).optional(),
+    MESSENGER_APP_PHONE_NUMBER_ID: z
+      .string()
+      .regex(/^\d{1,30}$/, { message: 'expected the numeric phone number id' })
+      .optional(),
     MESSENGER_APP_TO: recipientList(WHATSAPP_NUMBER, 'phone numbers with country code like 14155550100'),
     MESSENGER_APP_BASE_URL: baseUrl('https://graph.facebook.com'),
-    MESSENGER_APP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, { message: 'expected a Graph API version like v23.0' }).default('v23.0'),
+    MESSENGER_APP_API_VERSION: z
+      .string()
+      .regex(/^v\d+\.\d+$/, { message: 'expected a Graph API version like v23.0' })
+      .default('v23.0'),
     MESSENGER_APP_VERIFY_TOKEN: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
     MESSENGER_APP_APP_SECRET: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
 

@@ -12,7 +12,14 @@
 import { createHmac } from 'node:crypto';
 import { secretsEqual } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
-import { WebhookStatusSchema, type ProviderError, type WebhookAck, type WebhookError, type WebhookNotification, type WebhookVerificationQuery } from '@fxdesk/schemas';
+import {
+  WebhookStatusSchema,
+  type ProviderError,
+  type WebhookAck,
+  type WebhookError,
+  type WebhookNotification,
+  type WebhookVerificationQuery,
+} from '@fxdesk/schemas';
 import type { NotificationStore } from './store.js';
 
 const APPLIED_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
@@ -49,7 +56,8 @@ export class MessengerWebhook {
   /** The challenge to answer, or undefined when the verification is refused. */
   challenge(query: WebhookVerificationQuery): string | undefined {
     const token = query['hub.verify_token'];
-    const accepted = this.o.verifyToken !== undefined && query['hub.mode'] === 'subscribe' && typeof token === 'string' && secretsEqual(token, this.o.verifyToken);
+    const accepted =
+      this.o.verifyToken !== undefined && query['hub.mode'] === 'subscribe' && typeof token === 'string' && secretsEqual(token, this.o.verifyToken);
     return accepted ? query['hub.challenge'] : undefined;
   }
 

@@ -51,11 +51,18 @@ export class Notifier {
     });
     if (created.replayed) {
       if (!created.samePayload) {
-        this.o.logger.warn({ source: input.source, notificationRequestId: created.requestId }, 'idempotencyKey reused with a different payload: answering the original request, sending nothing');
+        this.o.logger.warn(
+          { source: input.source, notificationRequestId: created.requestId },
+          'idempotencyKey reused with a different payload: answering the original request, sending nothing',
+        );
       }
     } else {
       const empty = channels.filter((c) => this.o.recipients[c].length === 0);
-      if (empty.length > 0) this.o.logger.debug({ channels: empty, notificationRequestId: created.requestId }, 'no recipients configured for these channels: nothing to send there');
+      if (empty.length > 0)
+        this.o.logger.debug(
+          { channels: empty, notificationRequestId: created.requestId },
+          'no recipients configured for these channels: nothing to send there',
+        );
       if (deliveries.length > 0) this.o.onStored();
     }
     const response = { requestId: created.requestId, deliveryIds: created.deliveryIds, deliveriesAttempted: created.deliveryIds.length };

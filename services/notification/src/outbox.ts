@@ -115,8 +115,10 @@ export class Outbox {
   /** Runs at start and on every poll tick (not on every pass: a claim should share its commit with the marks). */
   private async recover(): Promise<void> {
     const { failed, resent } = await this.o.store.recoverInDoubt(this.o.clock.now(), this.o.atMostOnce, this.o.policy.maxAttempts);
-    if (failed.length > 0) this.o.logger.warn({ deliveryIds: failed }, 'outbox: deliveries left in flight by a stopped worker failed as outcome_unknown (at-most-once)');
-    if (resent.length > 0) this.o.logger.warn({ deliveryIds: resent }, 'outbox: deliveries left in flight by a stopped worker will be sent again (at-least-once)');
+    if (failed.length > 0)
+      this.o.logger.warn({ deliveryIds: failed }, 'outbox: deliveries left in flight by a stopped worker failed as outcome_unknown (at-most-once)');
+    if (resent.length > 0)
+      this.o.logger.warn({ deliveryIds: resent }, 'outbox: deliveries left in flight by a stopped worker will be sent again (at-least-once)');
   }
 
   /** Sleeps until the next delivery falls due, or the poll interval, whichever comes first. */
@@ -126,10 +128,12 @@ export class Outbox {
     // With every slot busy, a finishing send wakes the next pass; the timer only keeps the poll.
     const due = this.inFlight >= this.o.concurrency ? undefined : this.o.store.nextDueAt();
     const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
-    this.timer = this.o.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.recoverThenPump();
-    }, wait).unref();
+    this.timer = this.o.clock
+      .setTimeout(() => {
+        this.timer = undefined;
+        void this.recoverThenPump();
+      }, wait)
+      .unref();
   }
 
   /** Lease recovery at most once per poll interval, then a pass. */
@@ -189,11 +193,20 @@ export class Outbox {
     await recorded.catch((e: unknown) => log.error({ err: e }, 'delivery: recording the outcome failed'));
   }
 
-  private async recordFailure(d: ClaimedDelivery, failure: DeliveryError, provider: Parameters<NotificationStore['markFailed']>[2], log: Logger): Promise<void> {
+  private async recordFailure(
+    d: ClaimedDelivery,
+    failure: DeliveryError,
+    provider: Parameters<NotificationStore['markFailed']>[2],
+    log: Logger,
+  ): Promise<void> {
     const now = this.o.clock.now();
     const error = failure.providerError;
     if (failure.retryable && failure.inDoubt && this.o.atMostOnce.includes(d.channel)) {
-      const unknown: ProviderError = { ...error, code: 'outcome_unknown', message: `${error.code}: ${error.message} (the provider may have accepted it; not resent)` };
+      const unknown: ProviderError = {
+        ...error,
+        code: 'outcome_unknown',
+        message: `${error.code}: ${error.message} (the provider may have accepted it; not resent)`,
+      };
       await this.o.store.markFailed(d.id, unknown, provider, now);
       this.o.onResult?.(d.channel, 'failed');
       log.warn({ error: unknown }, 'delivery failed: outcome unknown on an at-most-once channel');

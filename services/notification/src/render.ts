@@ -69,7 +69,27 @@ function* tokenize(html: string): Generator<Token> {
   if (last < html.length && !skipUntil) yield { kind: 'text', value: decodeEntities(html.slice(last)) };
 }
 
-const BLOCK = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'ul', 'ol', 'table', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'blockquote', 'pre']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'ul',
+  'ol',
+  'table',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'blockquote',
+  'pre',
+]);
 const HEADING = /^h[1-6]$/;
 
 /** Collects visible text, tracking what block breaks need without re-reading what it holds. */
@@ -169,8 +189,20 @@ export function truncate(text: string, max: number): string {
 
 /** Telegram's HTML: tag → the tag Telegram accepts (https://core.telegram.org/bots/api#html-style). */
 const TELEGRAM_TAGS: Record<string, string> = {
-  b: 'b', strong: 'b', i: 'i', em: 'i', u: 'u', ins: 'u', s: 's', strike: 's', del: 's',
-  'tg-spoiler': 'tg-spoiler', code: 'code', pre: 'pre', a: 'a', blockquote: 'blockquote',
+  b: 'b',
+  strong: 'b',
+  i: 'i',
+  em: 'i',
+  u: 'u',
+  ins: 'u',
+  s: 's',
+  strike: 's',
+  del: 's',
+  'tg-spoiler': 'tg-spoiler',
+  code: 'code',
+  pre: 'pre',
+  a: 'a',
+  blockquote: 'blockquote',
 };
 /** Entities that "can't contain each other" per the Bot API formatting rules (pre may hold one code). */
 const TELEGRAM_EXCLUSIVE = new Set(['a', 'code', 'pre', 'blockquote']);

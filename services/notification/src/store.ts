@@ -279,7 +279,15 @@ export class NotificationStore {
         };
       }
       for (const d of n.deliveries) {
-        s.insertDelivery.run({ id: d.id, requestId: n.requestId, channel: d.channel, recipient: d.recipient, source: n.source, subject: n.subject ?? null, now: n.now });
+        s.insertDelivery.run({
+          id: d.id,
+          requestId: n.requestId,
+          channel: d.channel,
+          recipient: d.recipient,
+          source: n.source,
+          subject: n.subject ?? null,
+          now: n.now,
+        });
       }
       return { replayed: false, requestId: n.requestId, deliveryIds: n.deliveries.map((d) => d.id), samePayload: true };
     });
@@ -365,7 +373,12 @@ export class NotificationStore {
    * Applies a platform status report to the MESSENGER_APP delivery it names: by the provider's
    * message id, else by our delivery id echoed in `biz_opaque_callback_data`.
    */
-  applyPlatformStatus(providerMessageId: string, callbackData: string | undefined, update: PlatformUpdate, now: number): Promise<'applied' | 'unchanged' | 'unknown'> {
+  applyPlatformStatus(
+    providerMessageId: string,
+    callbackData: string | undefined,
+    update: PlatformUpdate,
+    now: number,
+  ): Promise<'applied' | 'unchanged' | 'unknown'> {
     const s = this.statements;
     return this.committer.run(() => {
       let row = s.byProviderMessageId.get(providerMessageId);

@@ -31,15 +31,57 @@ const nearValidBody = fc.record(
   },
   { requiredKeys: [] },
 );
-const html = fc.array(fc.constantFrom('<b>', '</b>', '<i>', '</u>', '<a href="http://x">', '</a>', '<pre><code class="language-js">', '</pre>', '<br>', '<p>', '&amp;', '&#0;', '&#x110000;', '<', '>', '&', 'text', '\n', '<script>', '<!--', '<li>', '<h1>', '<span class="tg-spoiler">', '</span>'), { maxLength: 40 }).map((parts) => parts.join(''));
+const html = fc
+  .array(
+    fc.constantFrom(
+      '<b>',
+      '</b>',
+      '<i>',
+      '</u>',
+      '<a href="http://x">',
+      '</a>',
+      '<pre><code class="language-js">',
+      '</pre>',
+      '<br>',
+      '<p>',
+      '&amp;',
+      '&#0;',
+      '&#x110000;',
+      '<',
+      '>',
+      '&',
+      'text',
+      '\n',
+      '<script>',
+      '<!--',
+      '<li>',
+      '<h1>',
+      '<span class="tg-spoiler">',
+      '</span>',
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => parts.join(''));
 
 describe('bad input never gets a 500', () => {
   it('POST /notifications with arbitrary and near-valid bodies', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.anything(), nearValidBody, fc.record({ message: html, channels: fc.constant(['CHAT_APP', 'SMS']), source: fc.constant('p'), contentType: fc.constant('html') })), async (body) => {
-        const res = await h.app.inject({ method: 'POST', url: '/notifications', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, payload: JSON.stringify(body) ?? 'null' });
-        expectHandled(res);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.anything(),
+          nearValidBody,
+          fc.record({ message: html, channels: fc.constant(['CHAT_APP', 'SMS']), source: fc.constant('p'), contentType: fc.constant('html') }),
+        ),
+        async (body) => {
+          const res = await h.app.inject({
+            method: 'POST',
+            url: '/notifications',
+            headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+            payload: JSON.stringify(body) ?? 'null',
+          });
+          expectHandled(res);
+        },
+      ),
       { numRuns: 400 },
     );
     await h.outbox.settle();
@@ -47,9 +89,13 @@ describe('bad input never gets a 500', () => {
 
   it('POST /notifications with raw bytes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded'), async (raw, type) => {
-        expectHandled(await h.app.inject({ method: 'POST', url: '/notifications', headers: { 'x-api-key': API_KEY, 'content-type': type }, payload: raw }));
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded'),
+        async (raw, type) => {
+          expectHandled(await h.app.inject({ method: 'POST', url: '/notifications', headers: { 'x-api-key': API_KEY, 'content-type': type }, payload: raw }));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -69,18 +115,45 @@ describe('bad input never gets a 500', () => {
   it('the messenger webhook with arbitrary payloads, signed and unsigned, and arbitrary verification queries', async () => {
     const statuses = fc.array(
       fc.record(
-        { id: fc.oneof(fc.string(), fc.integer()), status: fc.oneof(fc.constantFrom('sent', 'delivered', 'read', 'failed'), fc.string()), timestamp: fc.oneof(fc.string(), fc.integer().map(String), fc.constant('1e400')), errors: fc.anything(), biz_opaque_callback_data: fc.oneof(fc.string(), fc.integer()) },
+        {
+          id: fc.oneof(fc.string(), fc.integer()),
+          status: fc.oneof(fc.constantFrom('sent', 'delivered', 'read', 'failed'), fc.string()),
+          timestamp: fc.oneof(fc.string(), fc.integer().map(String), fc.constant('1e400')),
+          errors: fc.anything(),
+          biz_opaque_callback_data: fc.oneof(fc.string(), fc.integer()),
+        },
         { requiredKeys: [] },
       ),
       { maxLength: 4 },
     );
-    const payload = fc.oneof(fc.anything(), fc.record({ entry: fc.oneof(fc.anything(), fc.array(fc.record({ changes: fc.oneof(fc.anything(), fc.array(fc.record({ value: fc.oneof(fc.anything(), fc.record({ statuses })) }), { maxLength: 2 })) }), { maxLength: 2 })) }));
+    const payload = fc.oneof(
+      fc.anything(),
+      fc.record({
+        entry: fc.oneof(
+          fc.anything(),
+          fc.array(
+            fc.record({ changes: fc.oneof(fc.anything(), fc.array(fc.record({ value: fc.oneof(fc.anything(), fc.record({ statuses })) }), { maxLength: 2 })) }),
+            { maxLength: 2 },
+          ),
+        ),
+      }),
+    );
     await fc.assert(
       fc.asyncProperty(payload, fc.boolean(), fc.string({ maxLength: 50 }), async (body, signed, challenge) => {
         const raw = JSON.stringify(body) ?? 'null';
         const signature = signed ? `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` : 'sha256=00';
-        expectHandled(await h.app.inject({ method: 'POST', url: '/webhooks/messenger_app', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: raw }));
-        const res = await h.app.inject({ method: 'GET', url: `/webhooks/messenger_app?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(challenge)}&hub.challenge=${encodeURIComponent(challenge)}` });
+        expectHandled(
+          await h.app.inject({
+            method: 'POST',
+            url: '/webhooks/messenger_app',
+            headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+            payload: raw,
+          }),
+        );
+        const res = await h.app.inject({
+          method: 'GET',
+          url: `/webhooks/messenger_app?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(challenge)}&hub.challenge=${encodeURIComponent(challenge)}`,
+        });
         expect(res.statusCode).toBeLessThan(500);
       }),
       { numRuns: 300 },

@@ -1,6 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '@fxdesk/schemas';
-import { fakeTelegram, fakeTwilio, fakeWhatsApp, FakeSmtp, graphError, parseMail, parseTelegramHtml, telegramError, twilioError, type FakeProvider } from './fakes.js';
+import {
+  fakeTelegram,
+  fakeTwilio,
+  fakeWhatsApp,
+  FakeSmtp,
+  graphError,
+  parseMail,
+  parseTelegramHtml,
+  telegramError,
+  twilioError,
+  type FakeProvider,
+} from './fakes.js';
 import { startService, type Harness } from './harness.js';
 
 const TOKEN = '123456:ABC-test-token';
@@ -34,7 +45,12 @@ describe('CHAT_APP through the Telegram Bot API', () => {
   afterAll(() => telegram.stop());
   afterEach(() => telegram.reset());
 
-  const env = (more: Record<string, string> = {}) => ({ CHAT_APP_BOT_TOKEN: TOKEN, CHAT_APP_BASE_URL: telegram.url, CHAT_APP_CHAT_IDS: '111,@fx_alerts', ...more });
+  const env = (more: Record<string, string> = {}) => ({
+    CHAT_APP_BOT_TOKEN: TOKEN,
+    CHAT_APP_BASE_URL: telegram.url,
+    CHAT_APP_CHAT_IDS: '111,@fx_alerts',
+    ...more,
+  });
 
   it('sends sendMessage in HTML mode to every chat and stores each message_id', async () => {
     service = await startService(env());
@@ -93,7 +109,12 @@ describe('CHAT_APP through the Telegram Bot API', () => {
   it('fails a permanent 4xx at once with the provider error', async () => {
     service = await startService(env({ CHAT_APP_CHAT_IDS: '404' }));
     const [d] = await sendOne(service, 'CHAT_APP');
-    expect(d).toMatchObject({ status: 'failed', attempts: 1, provider: 'telegram', error: { code: '400', message: 'Bad Request: chat not found', httpStatus: 400 } });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      provider: 'telegram',
+      error: { code: '400', message: 'Bad Request: chat not found', httpStatus: 400 },
+    });
     await service.clock.advanceAsync(600_000);
     await service.outbox.settle();
     expect(telegram.received).toHaveLength(1);
@@ -105,7 +126,11 @@ describe('CHAT_APP through the Telegram Bot API', () => {
     const [d] = await sendOne(service, 'CHAT_APP');
     await service.clock.advanceAsync(1000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'failed', attempts: 2, error: { code: '503', message: 'Service Unavailable (gave up after 2 attempts)' } });
+    expect(service.store.get(d?.id as string)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: { code: '503', message: 'Service Unavailable (gave up after 2 attempts)' },
+    });
   });
 
   it('retries when the provider cannot be reached', async () => {
@@ -232,7 +257,14 @@ describe('MESSENGER_APP through the WhatsApp Cloud API', () => {
 
   it('retries the throttling code 130429 even when it comes with a 400', async () => {
     service = await startService(env());
-    whatsapp.next(graphError(400, 130429, '(#130429) Rate limit hit', 'Message failed to send because there were too many messages sent from this phone number in a short period of time'));
+    whatsapp.next(
+      graphError(
+        400,
+        130429,
+        '(#130429) Rate limit hit',
+        'Message failed to send because there were too many messages sent from this phone number in a short period of time',
+      ),
+    );
     const [d] = await sendOne(service, 'MESSENGER_APP');
     expect(d).toMatchObject({ status: 'pending', error: { code: '130429' } });
     await service.clock.advanceAsync(500);
@@ -252,11 +284,22 @@ describe('MESSENGER_APP through the WhatsApp Cloud API', () => {
 
   it('fails a permanent 400 at once with the Graph error', async () => {
     service = await startService(env());
-    whatsapp.next(graphError(400, 131030, '(#131030) Recipient phone number not in allowed list', 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.'));
+    whatsapp.next(
+      graphError(
+        400,
+        131030,
+        '(#131030) Recipient phone number not in allowed list',
+        'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+      ),
+    );
     const [d] = await sendOne(service, 'MESSENGER_APP');
     expect(d).toMatchObject({
       status: 'failed',
-      error: { code: '131030', message: '(#131030) Recipient phone number not in allowed list: Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.' },
+      error: {
+        code: '131030',
+        message:
+          '(#131030) Recipient phone number not in allowed list: Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+      },
     });
   });
 

@@ -110,7 +110,8 @@ export function telegramError(errorCode: number, description: string, parameters
 export function fakeTelegram(token: string): FakeProvider {
   let messageId = 100;
   return new FakeProvider((req) => {
-    if (req.path !== `/bot${token}/sendMessage`) return telegramError(req.path.startsWith('/bot') ? 401 : 404, req.path.startsWith('/bot') ? 'Unauthorized' : 'Not Found');
+    if (req.path !== `/bot${token}/sendMessage`)
+      return telegramError(req.path.startsWith('/bot') ? 401 : 404, req.path.startsWith('/bot') ? 'Unauthorized' : 'Not Found');
     const body = req.json ?? {};
     if (body.chat_id === undefined) return telegramError(400, 'Bad Request: chat_id is empty');
     const text = typeof body.text === 'string' ? body.text : '';
@@ -120,7 +121,10 @@ export function fakeTelegram(token: string): FakeProvider {
     if (parsed.visible.length > 4096) return telegramError(400, 'Bad Request: message is too long');
     if (body.chat_id === 404) return telegramError(400, 'Bad Request: chat not found');
     messageId += 1;
-    return { status: 200, body: { ok: true, result: { message_id: messageId, date: 1767614400, chat: { id: body.chat_id, type: 'private' }, text: parsed.visible } } };
+    return {
+      status: 200,
+      body: { ok: true, result: { message_id: messageId, date: 1767614400, chat: { id: body.chat_id, type: 'private' }, text: parsed.visible } },
+    };
   });
 }
 
@@ -166,7 +170,9 @@ export function fakeTwilio(accountSid: string, authToken: string): FakeProvider 
 export function graphError(status: number, code: number, message: string, details?: string): Reply {
   return {
     status,
-    body: { error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: details ?? message }, fbtrace_id: 'AbCdEf123' } },
+    body: {
+      error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: details ?? message }, fbtrace_id: 'AbCdEf123' },
+    },
   };
 }
 
@@ -209,7 +215,9 @@ export class FakeSmtp {
       onRcptTo: (address, _session, callback) => {
         const code = this.reject(address.address);
         if (code === undefined) return callback();
-        const err = new Error(code >= 500 ? `${address.address}: mailbox unavailable` : `${address.address}: try again later`) as Error & { responseCode: number };
+        const err = new Error(code >= 500 ? `${address.address}: mailbox unavailable` : `${address.address}: try again later`) as Error & {
+          responseCode: number;
+        };
         err.responseCode = code;
         return callback(err);
       },
@@ -257,7 +265,11 @@ function decodePart(part: string): { type: string; body: string } {
   const encoding = (headerValue(head, 'Content-Transfer-Encoding') ?? '7bit').toLowerCase();
   const type = (headerValue(head, 'Content-Type') ?? 'text/plain').split(';')[0]?.trim().toLowerCase() ?? 'text/plain';
   const decoded =
-    encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
+    encoding === 'quoted-printable'
+      ? decodeQuotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+        : body;
   return { type, body: decoded.replace(/\r\n/g, '\n').replace(/\n$/, '') };
 }
 

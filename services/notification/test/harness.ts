@@ -10,7 +10,10 @@ export const API_KEY = 'test-notification-key';
 export interface Harness extends NotificationService {
   clock: ManualClock;
   /** POST /notifications with the test key. */
-  notify: (body: Record<string, unknown>, headers?: Record<string, string>) => Promise<{ statusCode: number; json: Record<string, unknown>; headers: Record<string, unknown> }>;
+  notify: (
+    body: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) => Promise<{ statusCode: number; json: Record<string, unknown>; headers: Record<string, unknown> }>;
   close: () => Promise<void>;
 }
 
@@ -24,7 +27,10 @@ function testConfig(env: Env = {}): NotificationConfig {
  * fixed jitter (0.5, so every backoff is half its ceiling), an in-memory database unless DATA_DIR
  * is given, and `overrides.transports` in place of the ones the settings name.
  */
-export async function buildTestService(env: Env = {}, overrides: { transports?: Partial<Transports> } = {}): Promise<NotificationService & { clock: ManualClock }> {
+export async function buildTestService(
+  env: Env = {},
+  overrides: { transports?: Partial<Transports> } = {},
+): Promise<NotificationService & { clock: ManualClock }> {
   const clock = new ManualClock();
   const config = testConfig(env);
   const deps = openDeps(config, { clock });

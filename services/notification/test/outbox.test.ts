@@ -52,7 +52,10 @@ afterEach(async () => {
 });
 
 async function on(env: Record<string, string>, transport: Transport): Promise<Harness> {
-  const h = await startService({ DATA_DIR: dir, CHAT_APP_CHAT_IDS: Array.from({ length: 20 }, (_, i) => String(i + 1)).join(','), ...env }, { transports: { CHAT_APP: transport } });
+  const h = await startService(
+    { DATA_DIR: dir, CHAT_APP_CHAT_IDS: Array.from({ length: 20 }, (_, i) => String(i + 1)).join(','), ...env },
+    { transports: { CHAT_APP: transport } },
+  );
   open.push(h);
   return h;
 }

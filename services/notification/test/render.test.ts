@@ -5,12 +5,66 @@ import { applyPlatformUpdate, type TrackedState } from '../src/status.js';
 import { parseTelegramHtml } from './fakes.js';
 
 const pieces = [
-  '<b>', '</b>', '<strong>', '</strong>', '<i>', '</i>', '<em>', '<u>', '</u>', '<s>', '<del>', '</del>', '<code>', '</code>',
-  '<pre>', '</pre>', '<pre><code class="language-python">', '</code></pre>', '<a href="https://example.com/?a=1&b=2">', '</a>',
-  '<a href="javascript:alert(1)">', '<blockquote>', '<blockquote expandable>', '</blockquote>', '<span class="tg-spoiler">', '</span>',
-  '<tg-spoiler>', '</tg-spoiler>', '<span>', '<div>', '</div>', '<p>', '</p>', '<br>', '<br/>', '<h2>', '</h2>', '<ul>', '<li>',
-  '<script>alert(1)</script>', '<style>b{}</style>', '<!-- c -->', '<img src=x>', '&amp;', '&lt;', '&gt;', '&quot;', '&nbsp;',
-  '&#128512;', '&#xD800;', '&bogus;', '<', '>', '&', '"', 'EUR_USD', ' ', '\n', '😀', 'x'.repeat(50),
+  '<b>',
+  '</b>',
+  '<strong>',
+  '</strong>',
+  '<i>',
+  '</i>',
+  '<em>',
+  '<u>',
+  '</u>',
+  '<s>',
+  '<del>',
+  '</del>',
+  '<code>',
+  '</code>',
+  '<pre>',
+  '</pre>',
+  '<pre><code class="language-python">',
+  '</code></pre>',
+  '<a href="https://example.com/?a=1&b=2">',
+  '</a>',
+  '<a href="javascript:alert(1)">',
+  '<blockquote>',
+  '<blockquote expandable>',
+  '</blockquote>',
+  '<span class="tg-spoiler">',
+  '</span>',
+  '<tg-spoiler>',
+  '</tg-spoiler>',
+  '<span>',
+  '<div>',
+  '</div>',
+  '<p>',
+  '</p>',
+  '<br>',
+  '<br/>',
+  '<h2>',
+  '</h2>',
+  '<ul>',
+  '<li>',
+  '<script>alert(1)</script>',
+  '<style>b{}</style>',
+  '<!-- c -->',
+  '<img src=x>',
+  '&amp;',
+  '&lt;',
+  '&gt;',
+  '&quot;',
+  '&nbsp;',
+  '&#128512;',
+  '&#xD800;',
+  '&bogus;',
+  '<',
+  '>',
+  '&',
+  '"',
+  'EUR_USD',
+  ' ',
+  '\n',
+  '😀',
+  'x'.repeat(50),
 ];
 const htmlArb = fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((p) => p.join(''));
 
@@ -143,16 +197,19 @@ describe('platform status updates', () => {
   it('is monotonic for any sequence of reports', () => {
     const rank = { pending: 0, sending: 1, sent: 2, failed: 2, delivered: 3, read: 4 } as const;
     fc.assert(
-      fc.property(fc.array(fc.record({ status: fc.constantFrom('sent', 'delivered', 'read', 'failed'), at: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 12 }), (updates) => {
-        let state: TrackedState = base;
-        for (const u of updates) {
-          const next = applyPlatformUpdate(state, u) ?? state;
-          expect(rank[next.status]).toBeGreaterThanOrEqual(rank[state.status]);
-          if (state.readAt !== null) expect(next.status).toBe('read');
-          state = next;
-        }
-        if (state.status === 'read') expect(state.deliveredAt).not.toBeNull();
-      }),
+      fc.property(
+        fc.array(fc.record({ status: fc.constantFrom('sent', 'delivered', 'read', 'failed'), at: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 12 }),
+        (updates) => {
+          let state: TrackedState = base;
+          for (const u of updates) {
+            const next = applyPlatformUpdate(state, u) ?? state;
+            expect(rank[next.status]).toBeGreaterThanOrEqual(rank[state.status]);
+            if (state.readAt !== null) expect(next.status).toBe('read');
+            state = next;
+          }
+          if (state.status === 'read') expect(state.deliveredAt).not.toBeNull();
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -77,17 +77,20 @@ describe('the server process killed while deliveries are pending', () => {
     });
     return (await res.json()) as Record<string, unknown>;
   };
-  const statuses = async (ids: string[]) => Promise.all(ids.map(async (id) => (await api('GET', `/notifications/${id}`)) as { status: string; attempts: number }));
+  const statuses = async (ids: string[]) =>
+    Promise.all(ids.map(async (id) => (await api('GET', `/notifications/${id}`)) as { status: string; attempts: number }));
   /** Successful sendMessage calls per text, as the fake answered them. */
   const accepted = (text: string) => telegram.received.filter((r) => r.json?.text === text && r.json?.accepted === true).length;
 
   it('sends the pending ones after a restart and never sends the sent ones again', async () => {
     // The fake marks each request it accepted, so duplicates can be counted exactly.
-    telegram.next(...Array.from({ length: 100 }, () => (req: Received) => {
-      if (outage) return telegramError(429, 'Too Many Requests: retry after 2', { retry_after: 2 });
-      (req.json as Record<string, unknown>).accepted = true;
-      return undefined;
-    }));
+    telegram.next(
+      ...Array.from({ length: 100 }, () => (req: Received) => {
+        if (outage) return telegramError(429, 'Too Many Requests: retry after 2', { retry_after: 2 });
+        (req.json as Record<string, unknown>).accepted = true;
+        return undefined;
+      }),
+    );
 
     child = start();
     await until(async () => ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok ? true : undefined));

@@ -87,7 +87,11 @@ describe('GET /webhooks/messenger_app (verification)', () => {
 
   it('answers 403 for a wrong token, another mode, or no token configured', async () => {
     await start();
-    for (const q of [`hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`, `hub.mode=unsubscribe&hub.verify_token=${VERIFY}&hub.challenge=1`, 'hub.challenge=1']) {
+    for (const q of [
+      `hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`,
+      `hub.mode=unsubscribe&hub.verify_token=${VERIFY}&hub.challenge=1`,
+      'hub.challenge=1',
+    ]) {
       const res = await h.app.inject({ method: 'GET', url: `/webhooks/messenger_app?${q}` });
       expect(res.statusCode, q).toBe(403);
       expect(res.json()).toMatchObject({ error: true, code: 'forbidden' });
@@ -136,7 +140,10 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
     );
     expect(res).toMatchObject({ statusCode: 200, json: { received: 3, applied: 3, unknown: 0 } });
     expect(h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:05.000Z', readAt: '2026-01-05T12:00:09.000Z' });
-    expect(h.store.get(b?.id as string)).toMatchObject({ status: 'failed', error: { code: '131026', message: 'Message undeliverable: Message Undeliverable.' } });
+    expect(h.store.get(b?.id as string)).toMatchObject({
+      status: 'failed',
+      error: { code: '131026', message: 'Message undeliverable: Message Undeliverable.' },
+    });
   });
 
   it('sets deliveredAt from a read that arrives before delivered, and a late delivered does not move it back', async () => {
@@ -180,7 +187,10 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
     await start();
     const res = await post(statusPayload([status('wamid.nobody', 'delivered', T), status('wamid.nobody', 'deleted', T), { nonsense: true }]));
     expect(res).toMatchObject({ statusCode: 200, json: { received: 3, applied: 0, unknown: 1, ignored: 2 } });
-    const inbound = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'messages', value: { messages: [{ from: '1', id: 'wamid.in', type: 'text', text: { body: 'hi' } }] } }] }] });
+    const inbound = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: '1', changes: [{ field: 'messages', value: { messages: [{ from: '1', id: 'wamid.in', type: 'text', text: { body: 'hi' } }] } }] }],
+    });
     expect((await post(inbound)).json).toMatchObject({ received: 0 });
   });
 

@@ -9,7 +9,10 @@ const symbolMap = z
   .string()
   .transform((text, ctx) => {
     const map: Record<string, string> = {};
-    for (const item of text.split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+    for (const item of text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0)) {
       const eq = item.indexOf('=');
       const instrument = item.slice(0, eq).trim();
       const symbol = item.slice(eq + 1).trim();

@@ -34,7 +34,9 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
   const source: MarketSource = marketData
     ? new MarketDataSource(marketData, clock)
-    : new SimulatedSource(new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock }));
+    : new SimulatedSource(
+        new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock }),
+      );
   const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const notification = client(config.NOTIFICATION_URL, config.NOTIFICATION_API_KEY, (o) => new NotificationClient(o));
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));

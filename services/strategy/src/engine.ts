@@ -328,9 +328,12 @@ export class StrategyEngine {
     const failures = (this.failedPolls.get(pair) ?? 0) + 1;
     this.failedPolls.set(pair, failures);
     this.o.clock
-      .setTimeout(() => {
-        if (this.run === run) this.track(this.poll(run, pair));
-      }, backoffDelayMs(RETRY_BACKOFF, failures - 1))
+      .setTimeout(
+        () => {
+          if (this.run === run) this.track(this.poll(run, pair));
+        },
+        backoffDelayMs(RETRY_BACKOFF, failures - 1),
+      )
       .unref();
   }
 
@@ -371,7 +374,17 @@ export class StrategyEngine {
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
     this.signals.inc({ instrument: pair.instrument, type: signal.type });
     this.o.logger.info(
-      { signalId, instrument: pair.instrument, type: signal.type, entry: signal.entry_price, stopLoss: signal.stop_loss, takeProfit: signal.take_profit, confluence: signal.confluence_score, trigger: decision.trigger, dryRun: run.dryRun },
+      {
+        signalId,
+        instrument: pair.instrument,
+        type: signal.type,
+        entry: signal.entry_price,
+        stopLoss: signal.stop_loss,
+        takeProfit: signal.take_profit,
+        confluence: signal.confluence_score,
+        trigger: decision.trigger,
+        dryRun: run.dryRun,
+      },
       `signal ${signal.type} ${pair.instrument}`,
     );
     if (run.dryRun) this.o.paper.open(signal);

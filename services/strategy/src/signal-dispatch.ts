@@ -188,7 +188,10 @@ export class SignalDispatcher {
       try {
         const { result, replayed } = await this.onWire(client.submitSignal(payload));
         this.o.health.ok('execution');
-        this.o.logger.info({ signalId: signal.signal_id, state: result.state, replayed, order: result.tickets.order }, `order for ${signal.type} ${signal.instrument}: ${result.state}`);
+        this.o.logger.info(
+          { signalId: signal.signal_id, state: result.state, replayed, order: result.tickets.order },
+          `order for ${signal.type} ${signal.instrument}: ${result.state}`,
+        );
         return { status: result.state, code: null, message: null, tickets: result.tickets, attempts, updated_at: now() };
       } catch (err) {
         if (answered(err)) this.o.health.ok('execution');

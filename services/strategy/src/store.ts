@@ -110,7 +110,15 @@ export class StrategyStore {
         `INSERT INTO signals (signal_id, instrument, generated_at, generated_day, body, execution, notification)
          VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (signal_id) DO NOTHING`,
       )
-      .run(signal.signal_id, signal.instrument, signal.generated_at, utcDay(signal.generated_at), JSON.stringify(body), JSON.stringify(execution), JSON.stringify(notification));
+      .run(
+        signal.signal_id,
+        signal.instrument,
+        signal.generated_at,
+        utcDay(signal.generated_at),
+        JSON.stringify(body),
+        JSON.stringify(execution),
+        JSON.stringify(notification),
+      );
     return result.changes === 1;
   }
 
@@ -127,8 +135,7 @@ export class StrategyStore {
 
   runState(): RunState | undefined {
     const row = this.db.prepare('SELECT running, instruments, dry_run FROM run_state WHERE id = 1').get() as
-      | { running: number; instruments: string; dry_run: number }
-      | undefined;
+      { running: number; instruments: string; dry_run: number } | undefined;
     return row && { running: row.running === 1, instruments: JSON.parse(row.instruments) as string[], dryRun: row.dry_run === 1 };
   }
 
@@ -138,9 +145,8 @@ export class StrategyStore {
   }
 
   latest(instrument: string): StrategySignal | undefined {
-    const row = this.db
-      .prepare('SELECT seq, body, execution, notification FROM signals WHERE instrument = ? ORDER BY seq DESC LIMIT 1')
-      .get(instrument) as SignalRow | undefined;
+    const row = this.db.prepare('SELECT seq, body, execution, notification FROM signals WHERE instrument = ? ORDER BY seq DESC LIMIT 1').get(instrument) as
+      SignalRow | undefined;
     return row && toSignal(row);
   }
 

@@ -101,7 +101,17 @@ export class StrategyControl {
       source: config.SIGNAL_SOURCE,
       channels: config.NOTIFICATION_CHANNELS,
     });
-    this.engine = new StrategyEngine({ config, clock, logger, metrics: o.metrics, source, store, dispatcher: this.dispatcher, paper: this.paper, health: this.health });
+    this.engine = new StrategyEngine({
+      config,
+      clock,
+      logger,
+      metrics: o.metrics,
+      source,
+      store,
+      dispatcher: this.dispatcher,
+      paper: this.paper,
+      health: this.health,
+    });
     this.account = new AccountView({
       client: deps.account,
       health: this.health,

@@ -40,7 +40,11 @@ describe('StrategyClient', () => {
     const missing = await client.latestSignal('ABC_XYZ').catch((err: unknown) => err);
     expect(missing).toMatchObject({ status: 404, code: 'INSTRUMENT_NOT_FOUND' });
     let throttled: unknown;
-    for (let i = 0; i < 5 && !throttled; i++) throttled = await client.restart().then(() => undefined, (err: unknown) => ((err as ServiceError).status === 429 ? err : undefined));
+    for (let i = 0; i < 5 && !throttled; i++)
+      throttled = await client.restart().then(
+        () => undefined,
+        (err: unknown) => ((err as ServiceError).status === 429 ? err : undefined),
+      );
     expect(throttled).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect((throttled as ServiceError).retryAfterSeconds).toBeGreaterThan(0);
   });

@@ -16,7 +16,10 @@ const filled = (request: RecordedRequest) => ({
   },
 });
 
-const accepted = () => ({ status: 201, body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 } });
+const accepted = () => ({
+  status: 201,
+  body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 },
+});
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -77,7 +80,9 @@ describe('orders to the execution service', () => {
 
   it('retries a failed submission with the identical payload, so the execution service can never trade it twice', async () => {
     let calls = 0;
-    const execution = await fake((request) => (++calls === 1 ? { status: 503, body: envelope('not_ready'), headers: { 'retry-after': '1' } } : filled(request)));
+    const execution = await fake((request) =>
+      ++calls === 1 ? { status: 503, body: envelope('not_ready'), headers: { 'retry-after': '1' } } : filled(request),
+    );
     const h = await desk({ execution, env: { INSTRUMENTS: 'EUR_USD' } });
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
@@ -185,7 +190,11 @@ describe('announcements to the notification service', () => {
       source: 'fxdesk-strategy',
       idempotencyKey: signal.signal_id,
     });
-    expect(signal.notification).toMatchObject({ status: 'sent', request_id: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', delivery_ids: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'] });
+    expect(signal.notification).toMatchObject({
+      status: 'sent',
+      request_id: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f',
+      delivery_ids: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'],
+    });
   });
 
   it('announces after the order, with its outcome', async () => {

@@ -7,7 +7,12 @@ import { advanceUntilSignal, harness, MONDAY_NOON, sourceWith } from './helpers.
 const M5 = 300_000;
 
 async function pairs(h: Awaited<ReturnType<typeof harness>>) {
-  return (await h.app.inject({ method: 'GET', url: '/pairs' })).json().pairs as { instrument: string; status: string; last_candle_time: string | null; supertrend: unknown }[];
+  return (await h.app.inject({ method: 'GET', url: '/pairs' })).json().pairs as {
+    instrument: string;
+    status: string;
+    last_candle_time: string | null;
+    supertrend: unknown;
+  }[];
 }
 
 describe('the engine', () => {
@@ -159,12 +164,20 @@ describe('the engine', () => {
     try {
       await h.app.inject({ method: 'POST', url: '/start' });
       await advanceUntilSignal(h);
-      const before = h.store.page({ limit: 500 }).signals.map((s) => s.signal_id).sort();
+      const before = h.store
+        .page({ limit: 500 })
+        .signals.map((s) => s.signal_id)
+        .sort();
       await h.advance(60_000);
       const restarted = await h.app.inject({ method: 'POST', url: '/restart' });
       expect(restarted.statusCode).toBe(200);
       await h.settle();
-      expect(h.store.page({ limit: 500 }).signals.map((s) => s.signal_id).sort()).toEqual(before);
+      expect(
+        h.store
+          .page({ limit: 500 })
+          .signals.map((s) => s.signal_id)
+          .sort(),
+      ).toEqual(before);
       expect((await h.app.inject({ method: 'POST', url: '/stop' })).json().signals_generated).toBe(0);
     } finally {
       await h.close();

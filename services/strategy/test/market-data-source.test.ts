@@ -23,12 +23,19 @@ async function fakeMarketData(market: SimulatedMarket) {
     const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/v1/symbols') {
       // One symbol is in the catalog but not streamed.
-      return json({ symbols: market.symbols().map((s) => ({ symbol: s.symbol, symbolId: s.symbolId, digits: s.digits, enabled: s.symbol !== 'EURCHF', description: s.description })) });
+      return json({
+        symbols: market
+          .symbols()
+          .map((s) => ({ symbol: s.symbol, symbolId: s.symbolId, digits: s.digits, enabled: s.symbol !== 'EURCHF', description: s.description })),
+      });
     }
     if (url.pathname === '/v1/market-data/candles') {
       const timeframe = url.searchParams.get('timeframe') as Timeframe;
       const count = Number(url.searchParams.get('count'));
-      const bars = market.bars(url.searchParams.get('symbol')!, timeframe, count + 1).filter((b) => b.closed).slice(-count);
+      const bars = market
+        .bars(url.searchParams.get('symbol')!, timeframe, count + 1)
+        .filter((b) => b.closed)
+        .slice(-count);
       return json({
         symbol: url.searchParams.get('symbol'),
         timeframe,

@@ -48,7 +48,14 @@ function signal(over: Partial<StrategySignal>): StrategySignal {
   };
 }
 
-const candle = (time: string, low: number, high: number) => ({ time: Date.parse(time) / 1000, open: (low + high) / 2, high, low, close: (low + high) / 2, volume: 10 });
+const candle = (time: string, low: number, high: number) => ({
+  time: Date.parse(time) / 1000,
+  open: (low + high) / 2,
+  high,
+  low,
+  close: (low + high) / 2,
+  volume: 10,
+});
 
 describe('the paper account', () => {
   it('opens TRADE_VOLUME lots per signal: 10 000 units of EUR at 0.10 lot, margin at the leverage', () => {

@@ -11,7 +11,18 @@ function longSetup(): IndicatorSnapshot {
     supertrend: { direction: 1, value: 1.098, trend: 'bullish', flipped: false, upperBand: 1.103, lowerBand: 1.098, atr: 0.001 },
     stochrsi: { k: 30, d: 25, signal: 'bullish_cross', stoch: 35, rsi: 52 },
     fvg: { type: 'bullish', zone: [1.099, 1.0995], gap: null, created: null, mitigated: 0, openCount: 1 },
-    volumeProfile: { poc: 1.1, vah: 1.1008, val: 1.0992, pocVolume: 900, valueAreaVolume: 7000, totalVolume: 10_000, rowSize: 0.0001, rows: 24, low: 1.0985, high: 1.1015 },
+    volumeProfile: {
+      poc: 1.1,
+      vah: 1.1008,
+      val: 1.0992,
+      pocVolume: 900,
+      valueAreaVolume: 7000,
+      totalVolume: 10_000,
+      rowSize: 0.0001,
+      rows: 24,
+      low: 1.0985,
+      high: 1.1015,
+    },
   };
 }
 
@@ -22,7 +33,18 @@ function shortSetup(): IndicatorSnapshot {
     supertrend: { direction: -1, value: 1.102, trend: 'bearish', flipped: false, upperBand: 1.102, lowerBand: 1.097, atr: 0.001 },
     stochrsi: { k: 70, d: 75, signal: 'bearish_cross', stoch: 65, rsi: 48 },
     fvg: { type: 'bearish', zone: [1.1005, 1.101], gap: null, created: null, mitigated: 0, openCount: 1 },
-    volumeProfile: { poc: 1.1, vah: 1.1008, val: 1.0992, pocVolume: 900, valueAreaVolume: 7000, totalVolume: 10_000, rowSize: 0.0001, rows: 24, low: 1.0985, high: 1.1015 },
+    volumeProfile: {
+      poc: 1.1,
+      vah: 1.1008,
+      val: 1.0992,
+      pocVolume: 900,
+      valueAreaVolume: 7000,
+      totalVolume: 10_000,
+      rowSize: 0.0001,
+      rows: 24,
+      low: 1.0985,
+      high: 1.1015,
+    },
   };
 }
 

@@ -268,7 +268,12 @@ export class CTraderFeed implements QuoteFeed {
       opened.onEvent((event) => this.onEvent(opened, event));
       opened.onClose((why) => this.onConnectionLost(opened, why));
       this.throwIfClosed();
-      await this.call(opened, PayloadType.APPLICATION_AUTH_REQ, { clientId: this.options.clientId, clientSecret: this.options.clientSecret }, PayloadType.APPLICATION_AUTH_RES);
+      await this.call(
+        opened,
+        PayloadType.APPLICATION_AUTH_REQ,
+        { clientId: this.options.clientId, clientSecret: this.options.clientSecret },
+        PayloadType.APPLICATION_AUTH_RES,
+      );
       await this.call(opened, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.options.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
       await this.loadCatalog(opened);
       const catalog = this.catalog as ReadonlyMap<string, CatalogEntry>;
@@ -301,7 +306,10 @@ export class CTraderFeed implements QuoteFeed {
       PayloadType.SYMBOLS_LIST_RES,
     );
     const details = new Map<number, FullSymbol>();
-    for (const chunk of chunks(list.symbol.map((s) => s.symbolId), IDS_PER_REQUEST)) {
+    for (const chunk of chunks(
+      list.symbol.map((s) => s.symbolId),
+      IDS_PER_REQUEST,
+    )) {
       const response = parsePayload(
         SymbolByIdResSchema,
         await this.call(connection, PayloadType.SYMBOL_BY_ID_REQ, this.forAccount({ symbolId: chunk }), PayloadType.SYMBOL_BY_ID_RES),
@@ -337,12 +345,23 @@ export class CTraderFeed implements QuoteFeed {
     const ids = symbols.map((s) => this.catalog?.get(s)?.symbol.symbolId).filter((id): id is number => id !== undefined);
     for (const chunk of chunks(ids, IDS_PER_REQUEST)) {
       // subscribeToSpotTimestamp: "If TRUE you will also receive the timestamp in ProtoOASpotEvent."
-      await this.call(connection, PayloadType.SUBSCRIBE_SPOTS_REQ, this.forAccount({ symbolId: chunk, subscribeToSpotTimestamp: true }), PayloadType.SUBSCRIBE_SPOTS_RES);
+      await this.call(
+        connection,
+        PayloadType.SUBSCRIBE_SPOTS_REQ,
+        this.forAccount({ symbolId: chunk, subscribeToSpotTimestamp: true }),
+        PayloadType.SUBSCRIBE_SPOTS_RES,
+      );
     }
   }
 
   /** A request paced within its rate limit. */
-  private async call(connection: OpenApiConnection, payloadType: number, payload: Record<string, unknown>, expect: number, pacer = this.requests): Promise<Record<string, unknown>> {
+  private async call(
+    connection: OpenApiConnection,
+    payloadType: number,
+    payload: Record<string, unknown>,
+    expect: number,
+    pacer = this.requests,
+  ): Promise<Record<string, unknown>> {
     await pacer.acquire();
     return connection.request(payloadType, payload, expect);
   }
@@ -451,7 +470,10 @@ function parsePayload<S extends z.ZodType>(schema: S, payload: Record<string, un
   const parsed = schema.safeParse(payload);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new BrokerError('protocol', `malformed ${payloadTypeLabel(payloadType)} from cTrader: ${issue?.path.join('.') || '(payload)'} ${issue?.message ?? ''}`.trim());
+  throw new BrokerError(
+    'protocol',
+    `malformed ${payloadTypeLabel(payloadType)} from cTrader: ${issue?.path.join('.') || '(payload)'} ${issue?.message ?? ''}`.trim(),
+  );
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -56,8 +56,7 @@ export function isScheduledOpen(schedule: TradingSchedule, epochMs: number): boo
 function isHoliday(holiday: Holiday, epochMs: number): boolean {
   const local = localTime(holiday.timeZone, epochMs);
   const day = new Date(holiday.date * DAY_SECONDS * 1000);
-  const sameDay =
-    local.month === day.getUTCMonth() + 1 && local.day === day.getUTCDate() && (holiday.isRecurring || local.year === day.getUTCFullYear());
+  const sameDay = local.month === day.getUTCMonth() + 1 && local.day === day.getUTCDate() && (holiday.isRecurring || local.year === day.getUTCFullYear());
   return sameDay && local.secondOfDay >= holiday.startSecond && local.secondOfDay < holiday.endSecond;
 }
 

@@ -54,7 +54,13 @@ export function payloadTypeLabel(payloadType: number): string {
 }
 
 /** int64/uint64: a JSON number, or a decimal string as protobuf's JSON mapping writes them. */
-const Int64 = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+const Int64 = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
 const Int = z.number().int();
 
 export const EnvelopeSchema = z.object({

@@ -93,7 +93,11 @@ export function brokerOffsetMs(price: WireSymbolPrice): number {
 export const METAAPI_TIMEFRAMES: Record<Timeframe, string> = { M1: '1m', M5: '5m', M15: '15m', M30: '30m', H1: '1h', H4: '4h', D1: '1d' };
 
 /** Bars from MetatraderCandles, oldest first, one per open time; a bar whose period has not ended by `nowMs` is forming. */
-export function barsOf(candles: { time: string; open: number; high: number; low: number; close: number; tickVolume: number; spread?: number }[], timeframe: Timeframe, nowMs: number): Bar[] {
+export function barsOf(
+  candles: { time: string; open: number; high: number; low: number; close: number; tickVolume: number; spread?: number }[],
+  timeframe: Timeframe,
+  nowMs: number,
+): Bar[] {
   const byTime = new Map<number, Bar>();
   for (const c of candles) {
     const time = Math.floor(epochMsOf(c.time) / 1000);

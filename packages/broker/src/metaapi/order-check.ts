@@ -44,7 +44,13 @@ function volumeProblem(volume: string, info: SymbolInfo): string | undefined {
 }
 
 /** SL and TP on the symbol's digits and on their side of `basePoints`, at least the stops level away. `0` means no stop. */
-function stopsProblem(request: Pick<TradeRequest, 'sl' | 'tp'>, digits: number, side: 'buy' | 'sell', basePoints: number, stopsLevel: number): string | undefined {
+function stopsProblem(
+  request: Pick<TradeRequest, 'sl' | 'tp'>,
+  digits: number,
+  side: 'buy' | 'sell',
+  basePoints: number,
+  stopsLevel: number,
+): string | undefined {
   for (const leg of ['sl', 'tp'] as const) {
     const value = request[leg];
     if (value === undefined) continue;
@@ -120,7 +126,8 @@ export function preCheck(facts: PreCheckFacts): Verdict {
   const { request, spec, info, account, price, nowMs } = facts;
   const isDeal = request.action === 'deal';
   const side = SIDE_OF(request.type);
-  if (isDeal !== (request.type === 'buy' || request.type === 'sell')) return fail(RETCODE.INVALID, `order type ${request.type} does not go with action ${request.action}`);
+  if (isDeal !== (request.type === 'buy' || request.type === 'sell'))
+    return fail(RETCODE.INVALID, `order type ${request.type} does not go with action ${request.action}`);
   if (info.tradeMode === 'disabled' || account.tradeAllowed === false) return fail(RETCODE.TRADE_DISABLED, `trading ${spec.symbol} is disabled`);
   if (info.tradeMode === 'close_only') return fail(RETCODE.CLOSE_ONLY, `${spec.symbol} is close-only`);
   if (info.tradeMode === 'long_only' && side === 'sell') return fail(RETCODE.LONG_ONLY, `${spec.symbol} is long-only`);

@@ -34,7 +34,12 @@ export function verdictOf(response: WireTradeResponse, action: TradeRequest['act
   const { numericCode, stringCode } = response;
   if (numericCode === METAAPI_DISCONNECTED_DURING_TRADE || stringCode === 'TRADE_RETCODE_DISCONNECTED_DURING_TRADE') return { lost: true };
   if (numericCode === METAAPI_DISCONNECTED_BEFORE_TRADE || stringCode === 'TRADE_RETCODE_DISCONNECTED_BEFORE_TRADE') {
-    return { lost: false, retcode: RETCODE.CONNECTION, terminalDisconnected: true, note: 'the MetaApi terminal was disconnected from the trade server; the request was not delivered' };
+    return {
+      lost: false,
+      retcode: RETCODE.CONNECTION,
+      terminalDisconnected: true,
+      note: 'the MetaApi terminal was disconnected from the trade server; the request was not delivered',
+    };
   }
   if (numericCode === 0 || stringCode === 'ERR_NO_ERROR') {
     return { lost: false, retcode: action === 'deal' ? RETCODE.DONE : RETCODE.PLACED, terminalDisconnected: false };

@@ -3,7 +3,16 @@ import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
-import { newTerminalCallStats, type SymbolInfo, type TerminalCallStats, type TerminalRecord, type TradeCheckResult, type TradeRequest, type TradeResult, type TradingTerminal } from '../terminal.js';
+import {
+  newTerminalCallStats,
+  type SymbolInfo,
+  type TerminalCallStats,
+  type TerminalRecord,
+  type TradeCheckResult,
+  type TradeRequest,
+  type TradeResult,
+  type TradingTerminal,
+} from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { isConnectionLoss, retryAfterOf, parseErrorBody } from './error-mapping.js';
 import { metaApiClientUrl, metaApiMarketDataUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
@@ -407,9 +416,15 @@ export class MetaApiTerminal implements TradingTerminal {
         }),
       ]);
       const mine = (r: { magic?: number; comment?: string }) => (r.magic ?? 0) === magic && (r.comment ?? '').startsWith(prefix);
-      const orders = [...open, ...history].filter(mine).map(recordOfOrder).filter((r): r is TerminalRecord => r !== null);
+      const orders = [...open, ...history]
+        .filter(mine)
+        .map(recordOfOrder)
+        .filter((r): r is TerminalRecord => r !== null);
       const partial = new Set(orders.filter((o) => o.state === 'partially_filled').map((o) => o.ticket));
-      const fills = deals.filter(mine).map((d) => recordOfDeal(d, partial)).filter((r): r is TerminalRecord => r !== null);
+      const fills = deals
+        .filter(mine)
+        .map((d) => recordOfDeal(d, partial))
+        .filter((r): r is TerminalRecord => r !== null);
       return [...orders, ...fills].sort(newestFirst);
     });
   }

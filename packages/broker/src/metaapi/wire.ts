@@ -127,7 +127,9 @@ export type WireDeal = z.output<typeof DealSchema>;
  */
 export const HistoryOrdersSchema = z.union([
   z.array(OrderSchema).transform((orders) => ({ orders, synchronizing: false })),
-  z.object({ historyOrders: z.array(OrderSchema), synchronizing: z.boolean().default(false) }).transform((b) => ({ orders: b.historyOrders, synchronizing: b.synchronizing })),
+  z
+    .object({ historyOrders: z.array(OrderSchema), synchronizing: z.boolean().default(false) })
+    .transform((b) => ({ orders: b.historyOrders, synchronizing: b.synchronizing })),
 ]);
 export const DealsSchema = z.union([
   z.array(DealSchema).transform((deals) => ({ deals, synchronizing: false })),

@@ -10,16 +10,7 @@ import type {
   PositionSide,
   Trade,
 } from '../account.js';
-import type {
-  ChangesResponse,
-  WireAccount,
-  WireAccountSummary,
-  WireInstrument,
-  WireOrder,
-  WirePosition,
-  WireTrade,
-  WireTransaction,
-} from './wire.js';
+import type { ChangesResponse, WireAccount, WireAccountSummary, WireInstrument, WireOrder, WirePosition, WireTrade, WireTransaction } from './wire.js';
 
 /**
  * OANDA v20 wire records → the normalized account records. Decimals stay the strings OANDA

@@ -16,15 +16,7 @@ import { deriveKey, hashString } from './hash.js';
 import type { SimulatedMarket } from './market.js';
 import { DAY_MS, WEEK_MS } from './market-hours.js';
 import { currencyModel } from './symbols.js';
-import {
-  IDS_PER_WEEK,
-  TraderWeek,
-  weekOpenAtOrBefore,
-  type OrderState,
-  type TradeState,
-  type TraderSettings,
-  type TransactionEffects,
-} from './trader-week.js';
+import { IDS_PER_WEEK, TraderWeek, weekOpenAtOrBefore, type OrderState, type TradeState, type TraderSettings, type TransactionEffects } from './trader-week.js';
 
 /** The simulated trader's history starts here unless told otherwise (ids stay stable across restarts). */
 export const DEFAULT_ACCOUNT_OPENED_AT = Date.UTC(2026, 0, 1);
@@ -147,8 +139,7 @@ export class SimulatedAccount implements AccountReader {
         effects.push(past.effects[i]!);
       });
     }
-    const collect = <T>(pick: (e: TransactionEffects) => T | undefined): T[] =>
-      effects.map(pick).filter((x): x is T => x !== undefined);
+    const collect = <T>(pick: (e: TransactionEffects) => T | undefined): T[] => effects.map(pick).filter((x): x is T => x !== undefined);
     const tradesOpened = collect((e) => e.tradeOpened);
     const tradesClosed = collect((e) => e.tradeClosed);
     const touched = new Set([...tradesOpened, ...tradesClosed].map((t) => t.spec.instrument));

@@ -86,7 +86,7 @@ function extremeBid(model: SymbolModel, minutes: number[], direction: 1 | -1): n
     const spanMinutes = BOUND_SPANS_MS[level]! / MINUTE_MS;
     const periods: { from: number; to: number; bound: number }[] = [];
     // `minutes` is ascending, so each period's minutes are one run of it.
-    for (let i = from; i < to; ) {
+    for (let i = from; i < to;) {
       const period = Math.floor(minutes[i]! / spanMinutes);
       let j = i + 1;
       while (j < to && Math.floor(minutes[j]! / spanMinutes) === period) j++;

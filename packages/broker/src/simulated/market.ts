@@ -386,13 +386,7 @@ export class SimulatedMarket {
   }
 
   /** Adds the ticks with fromMs ≤ time < toMs and time ≤ upToMs (whole minutes) to `accumulator`. */
-  private accumulateTicks(
-    model: SymbolModel,
-    accumulator: BarAccumulator,
-    fromMs: number,
-    toMs: number,
-    upToMs: number,
-  ): void {
+  private accumulateTicks(model: SymbolModel, accumulator: BarAccumulator, fromMs: number, toMs: number, upToMs: number): void {
     const lastSlot = Math.floor(upToMs / this.tickIntervalMs);
     const endMinute = toMs / MINUTE_MS;
     let minute = fromMs / MINUTE_MS;

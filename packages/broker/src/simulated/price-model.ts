@@ -30,18 +30,7 @@ import { CURRENCIES, USD_FACTOR_VOLATILITY, type SymbolSpec, currencyModel } fro
 
 const YEAR_MS = 365.25 * DAY_MS;
 /** Bucket lengths of the currencies' octaves: whole minutes, aligned on the epoch. */
-const SLOW_BUCKETS_MS = [
-  MINUTE_MS,
-  5 * MINUTE_MS,
-  15 * MINUTE_MS,
-  HOUR_MS,
-  4 * HOUR_MS,
-  DAY_MS,
-  4 * DAY_MS,
-  14 * DAY_MS,
-  56 * DAY_MS,
-  224 * DAY_MS,
-];
+const SLOW_BUCKETS_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, HOUR_MS, 4 * HOUR_MS, DAY_MS, 4 * DAY_MS, 14 * DAY_MS, 56 * DAY_MS, 224 * DAY_MS];
 /**
  * Periods over which bounds on the price are taken (bar-scan.ts): inside one, the octaves whose
  * buckets are at least as long sum to one cubic, and the shorter ones are bounded by their amplitudes.
@@ -131,8 +120,7 @@ class NoiseProcess {
     const key = this.keys[octave]!;
     const amplitude = this.amplitudes[octave]!;
     // Moving one bucket forward, the old right edge is the new left edge.
-    this.left[octave] =
-      bucket === this.bucketIndex[octave]! + 1 ? this.right[octave]! : amplitude * signedUnit(hashIndex(key, bucket));
+    this.left[octave] = bucket === this.bucketIndex[octave]! + 1 ? this.right[octave]! : amplitude * signedUnit(hashIndex(key, bucket));
     this.right[octave] = amplitude * signedUnit(hashIndex(key, bucket + 1));
     this.bucketIndex[octave] = bucket;
   }

@@ -109,9 +109,7 @@ function requireCurrency(code: string): CurrencyModel {
 /** Volatility of log(base/quote) under the factor model. */
 function pairVolatility(base: CurrencyModel, quote: CurrencyModel): number {
   const factorWeight = quote.usdBeta - base.usdBeta;
-  return Math.sqrt(
-    (factorWeight * USD_FACTOR_VOLATILITY) ** 2 + base.ownVolatility ** 2 + quote.ownVolatility ** 2,
-  );
+  return Math.sqrt((factorWeight * USD_FACTOR_VOLATILITY) ** 2 + base.ownVolatility ** 2 + quote.ownVolatility ** 2);
 }
 
 function buildSpec([symbolId, symbol, tier, typicalSpreadPoints, tickActivity]: (typeof PAIRS)[number]): SymbolSpec {

@@ -30,4 +30,3 @@ export function simulatedSymbolInfo(spec: SymbolSpec, tradeMode: SymbolTradeMode
     currencyMargin: spec.base,
   };
 }
-

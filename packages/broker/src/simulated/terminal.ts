@@ -2,15 +2,7 @@ import { compareDecimal, isDecimalString, isMultipleOf, RingBuffer, type Clock, 
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
-import {
-  endOfUtcDayMs,
-  pendingPriceProblem,
-  pointsToPrice,
-  priceToPoints,
-  quoteToPoints,
-  specifiedExpiryMs,
-  stopDistanceProblem,
-} from '../mt5-rules.js';
+import { endOfUtcDayMs, pendingPriceProblem, pointsToPrice, priceToPoints, quoteToPoints, specifiedExpiryMs, stopDistanceProblem } from '../mt5-rules.js';
 import {
   newTerminalCallStats,
   type OrderType,
@@ -494,11 +486,7 @@ export class SimulatedTerminal implements TradingTerminal {
     if (isDeal) {
       const state = this.stateAt(now);
       if (margin > state.marginFree) {
-        return rejection(
-          RETCODE.NO_MONEY,
-          `margin ${margin.toFixed(2)} ${this.currency} exceeds free margin ${state.marginFree.toFixed(2)}`,
-          quote,
-        );
+        return rejection(RETCODE.NO_MONEY, `margin ${margin.toFixed(2)} ${this.currency} exceeds free margin ${state.marginFree.toFixed(2)}`, quote);
       }
     }
     return {
@@ -788,7 +776,7 @@ export class SimulatedTerminal implements TradingTerminal {
       const tick = this.market.lastTick(spec.symbol, time);
       if (tick) {
         const points = exposure.floatingPoints(quoteToPoints(tick.bid, spec.digits), quoteToPoints(tick.ask, spec.digits));
-        profit += ((points / 100 / 10 ** spec.digits) * spec.contractSize) * (this.market.rate(spec.quote, this.currency, time) ?? 0);
+        profit += (points / 100 / 10 ** spec.digits) * spec.contractSize * (this.market.rate(spec.quote, this.currency, time) ?? 0);
       }
       margin += this.marginFor(spec, exposure.hundredths / 100, time);
     }

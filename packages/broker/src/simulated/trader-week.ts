@@ -162,10 +162,7 @@ export class TraderWeek {
     const units = (spec.type === 'METAL' ? size : size * 1000) * (h4 & 0x80 ? -1 : 1);
     const holdMs = Math.round((MIN_HOLD_MS * (MAX_HOLD_MS / MIN_HOLD_MS) ** unit(h5)) / 1000) * 1000;
     const h6 = rehash(h5);
-    const limit =
-      unit(h6) < 0.25
-        ? { offsetPips: 5 + (rehash(h6) % 26), waitMs: (10 + (h6 % 110)) * MINUTE_MS, fills: unit(rehash(rehash(h6))) < 0.6 }
-        : null;
+    const limit = unit(h6) < 0.25 ? { offsetPips: 5 + (rehash(h6) % 26), waitMs: (10 + (h6 % 110)) * MINUTE_MS, fills: unit(rehash(rehash(h6))) < 0.6 } : null;
     return { spec, units, openAt, holdMs, limit };
   }
 
@@ -191,10 +188,7 @@ export class TraderWeek {
         const price = round(mid - Math.sign(plan.units) * plan.limit.offsetPips * pip, plan.spec.digits);
         const order = this.newOrder('LIMIT', plan.spec, plan.units, price, 'GTD', event.time, 'PENDING');
         this.pendingOrders.add(order);
-        this.record(
-          { time: event.time, type: 'LIMIT_ORDER', spec: plan.spec, units: plan.units, price, reason: 'CLIENT_ORDER' },
-          { orderCreated: order },
-        );
+        this.record({ time: event.time, type: 'LIMIT_ORDER', spec: plan.spec, units: plan.units, price, reason: 'CLIENT_ORDER' }, { orderCreated: order });
         this.schedule({ time: event.time + plan.limit.waitMs, kind: 'limit-end', plan, order });
         return;
       }
@@ -226,10 +220,7 @@ export class TraderWeek {
   private openTrade(order: OrderState, time: number, price: number, holdMs: number, reason: string): void {
     const trade: TradeState = { id: String(this.nextId), spec: order.spec, units: order.units, price, openTime: time, closedAt: null, realizedPL: 0 };
     this.openTrades.add(trade);
-    this.record(
-      { time, type: 'ORDER_FILL', spec: order.spec, units: order.units, price, pl: 0, reason },
-      { orderFilled: order, tradeOpened: trade },
-    );
+    this.record({ time, type: 'ORDER_FILL', spec: order.spec, units: order.units, price, pl: 0, reason }, { orderFilled: order, tradeOpened: trade });
     this.schedule({ time: time + holdMs, kind: 'close', trade });
   }
 

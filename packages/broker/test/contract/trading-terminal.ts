@@ -22,11 +22,7 @@ export interface TradingTerminalHarness {
   /** Closes the symbol's market (the simulated venue moves its clock to a weekend). */
   closeMarket(): Promise<void>;
   /** Arms a fault on the next `times` calls (default 1) of `method`. */
-  injectFault(fault: {
-    method: 'orderSend' | 'orderCheck';
-    kind: 'timeout' | 'disconnect' | 'ambiguous';
-    times?: number;
-  }): Promise<void>;
+  injectFault(fault: { method: 'orderSend' | 'orderCheck'; kind: 'timeout' | 'disconnect' | 'ambiguous'; times?: number }): Promise<void>;
   /** Brings the connection back after an injected disconnect. */
   reconnect(): Promise<void>;
   /** Lets time pass at the venue (resting orders trigger or expire). */

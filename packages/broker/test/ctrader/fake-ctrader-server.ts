@@ -224,7 +224,8 @@ export class FakeCTraderServer {
       session.isAccountAuthed = true;
       return answer(2103, { ctidTraderAccountId: this.accountId });
     }
-    if (!session.isAccountAuthed || Number(payload.ctidTraderAccountId) !== this.accountId) return fail('ACCOUNT_NOT_AUTHORIZED', 'Trading account is not authorized');
+    if (!session.isAccountAuthed || Number(payload.ctidTraderAccountId) !== this.accountId)
+      return fail('ACCOUNT_NOT_AUTHORIZED', 'Trading account is not authorized');
     const account = { ctidTraderAccountId: this.accountId };
     const ids = Array.isArray(payload.symbolId) ? payload.symbolId.map(Number) : [];
     switch (message.payloadType) {
@@ -258,7 +259,11 @@ export class FakeCTraderServer {
     }
   }
 
-  private trendbars(payload: Record<string, unknown>, answer: (type: number, body: Record<string, unknown>) => void, fail: (code: string, text: string) => void): void {
+  private trendbars(
+    payload: Record<string, unknown>,
+    answer: (type: number, body: Record<string, unknown>) => void,
+    fail: (code: string, text: string) => void,
+  ): void {
     const now = this.clock.now();
     while (this.historicalTimes.length > 0 && (this.historicalTimes[0] as number) <= now - 1000) this.historicalTimes.shift();
     if (this.historicalTimes.length >= 5) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
@@ -304,7 +309,9 @@ export class FakeCTraderServer {
   }
 
   private send(session: Session, message: { clientMsgId?: string; payloadType: number; payload: Record<string, unknown> }): void {
-    const text = JSON.stringify(message, (key, value: unknown) => (this.int64AsStrings && INT64_FIELDS.has(key) && typeof value === 'number' ? String(value) : value));
+    const text = JSON.stringify(message, (key, value: unknown) =>
+      this.int64AsStrings && INT64_FIELDS.has(key) && typeof value === 'number' ? String(value) : value,
+    );
     session.socket.send(text);
   }
 

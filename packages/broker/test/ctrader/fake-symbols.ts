@@ -14,7 +14,15 @@ export interface FakeSymbol {
   spread: number;
   scheduleTimeZone: string;
   schedule: { startSecond: number; endSecond: number }[];
-  holiday?: { holidayId: number; name: string; scheduleTimeZone: string; holidayDate: number; isRecurring: boolean; startSecond?: number; endSecond?: number }[];
+  holiday?: {
+    holidayId: number;
+    name: string;
+    scheduleTimeZone: string;
+    holidayDate: number;
+    isRecurring: boolean;
+    startSecond?: number;
+    endSecond?: number;
+  }[];
   /** Epoch ms of the first bar the server keeps (default: no limit). */
   historyStartMs?: number;
 }
@@ -23,9 +31,65 @@ const DAY = 86_400;
 export const FX_WEEK = [{ startSecond: 22 * 3600, endSecond: 5 * DAY + 22 * 3600 }];
 
 export const FAKE_SYMBOLS: FakeSymbol[] = [
-  { symbolId: 1, symbolName: 'EURUSD', enabled: true, description: 'Euro vs US Dollar', digits: 5, pipPosition: 4, basePrice: 108_150, spread: 12, scheduleTimeZone: 'UTC', schedule: FX_WEEK },
-  { symbolId: 2, symbolName: 'GBPUSD', enabled: true, description: 'British Pound vs US Dollar', digits: 5, pipPosition: 4, basePrice: 126_420, spread: 15, scheduleTimeZone: 'UTC', schedule: FX_WEEK },
-  { symbolId: 4, symbolName: 'USDJPY', enabled: true, description: 'US Dollar vs Japanese Yen', digits: 3, pipPosition: 2, basePrice: 15_712_300, spread: 1_200, scheduleTimeZone: 'UTC', schedule: FX_WEEK },
-  { symbolId: 41, symbolName: 'XAUUSD', enabled: true, description: 'Gold vs US Dollar', digits: 2, pipPosition: 1, basePrice: 265_012_000, spread: 30_000, scheduleTimeZone: 'UTC', schedule: FX_WEEK, historyStartMs: Date.UTC(2026, 0, 6, 12) },
-  { symbolId: 77, symbolName: 'USDTRY', enabled: false, description: 'US Dollar vs Turkish Lira', digits: 5, pipPosition: 4, basePrice: 3_512_000, spread: 2_000, scheduleTimeZone: 'UTC', schedule: FX_WEEK },
+  {
+    symbolId: 1,
+    symbolName: 'EURUSD',
+    enabled: true,
+    description: 'Euro vs US Dollar',
+    digits: 5,
+    pipPosition: 4,
+    basePrice: 108_150,
+    spread: 12,
+    scheduleTimeZone: 'UTC',
+    schedule: FX_WEEK,
+  },
+  {
+    symbolId: 2,
+    symbolName: 'GBPUSD',
+    enabled: true,
+    description: 'British Pound vs US Dollar',
+    digits: 5,
+    pipPosition: 4,
+    basePrice: 126_420,
+    spread: 15,
+    scheduleTimeZone: 'UTC',
+    schedule: FX_WEEK,
+  },
+  {
+    symbolId: 4,
+    symbolName: 'USDJPY',
+    enabled: true,
+    description: 'US Dollar vs Japanese Yen',
+    digits: 3,
+    pipPosition: 2,
+    basePrice: 15_712_300,
+    spread: 1_200,
+    scheduleTimeZone: 'UTC',
+    schedule: FX_WEEK,
+  },
+  {
+    symbolId: 41,
+    symbolName: 'XAUUSD',
+    enabled: true,
+    description: 'Gold vs US Dollar',
+    digits: 2,
+    pipPosition: 1,
+    basePrice: 265_012_000,
+    spread: 30_000,
+    scheduleTimeZone: 'UTC',
+    schedule: FX_WEEK,
+    historyStartMs: Date.UTC(2026, 0, 6, 12),
+  },
+  {
+    symbolId: 77,
+    symbolName: 'USDTRY',
+    enabled: false,
+    description: 'US Dollar vs Turkish Lira',
+    digits: 5,
+    pipPosition: 4,
+    basePrice: 3_512_000,
+    spread: 2_000,
+    scheduleTimeZone: 'UTC',
+    schedule: FX_WEEK,
+  },
 ];

@@ -14,13 +14,23 @@ describe('cTrader price decoding', () => {
 
   it('builds a bar from the low and the deltas, opening at utcTimestampInMinutes', () => {
     const minute = Date.UTC(2026, 0, 7, 11, 58) / 60_000;
-    const bar = decodeTrendbar({ volume: 42, low: 108_100, deltaOpen: 20, deltaClose: 35, deltaHigh: 60, utcTimestampInMinutes: minute }, 5, 60, Date.UTC(2026, 0, 7, 12));
+    const bar = decodeTrendbar(
+      { volume: 42, low: 108_100, deltaOpen: 20, deltaClose: 35, deltaHigh: 60, utcTimestampInMinutes: minute },
+      5,
+      60,
+      Date.UTC(2026, 0, 7, 12),
+    );
     expect(bar).toEqual({ time: minute * 60, open: 1.0812, high: 1.0816, low: 1.081, close: 1.08135, tickVolume: 42, spread: null, closed: true });
   });
 
   it('marks a bar whose period has not ended as forming', () => {
     const minute = Date.UTC(2026, 0, 7, 12) / 60_000;
-    const bar = decodeTrendbar({ volume: 1, low: 108_100, deltaOpen: 0, deltaClose: 0, deltaHigh: 0, utcTimestampInMinutes: minute }, 5, 60, Date.UTC(2026, 0, 7, 12, 0, 59));
+    const bar = decodeTrendbar(
+      { volume: 1, low: 108_100, deltaOpen: 0, deltaClose: 0, deltaHigh: 0, utcTimestampInMinutes: minute },
+      5,
+      60,
+      Date.UTC(2026, 0, 7, 12, 0, 59),
+    );
     expect(bar.closed).toBe(false);
   });
 });

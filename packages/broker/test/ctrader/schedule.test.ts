@@ -33,7 +33,10 @@ describe('cTrader trading schedule', () => {
 
   it('closes only the hours a holiday names', () => {
     const day = Date.UTC(2026, 0, 7) / 86_400_000;
-    const fx = symbol({ schedule: FX_WEEK, holiday: [{ holidayDate: day, isRecurring: false, scheduleTimeZone: 'UTC', startSecond: 10 * 3600, endSecond: 14 * 3600 }] });
+    const fx = symbol({
+      schedule: FX_WEEK,
+      holiday: [{ holidayDate: day, isRecurring: false, scheduleTimeZone: 'UTC', startSecond: 10 * 3600, endSecond: 14 * 3600 }],
+    });
     expect(isScheduledOpen(fx, Date.UTC(2026, 0, 7, 9))).toBe(true);
     expect(isScheduledOpen(fx, Date.UTC(2026, 0, 7, 12))).toBe(false);
     expect(isScheduledOpen(fx, Date.UTC(2027, 0, 7, 12))).toBe(true);

@@ -29,7 +29,14 @@ describe('cTrader session: authorization', () => {
     const { feed } = await startRig();
     await feed.connect();
     const catalog = await feed.symbols();
-    expect(catalog.find((s) => s.name === 'USDJPY')).toEqual({ symbolId: 4, name: 'USDJPY', digits: 3, pipPosition: 2, enabled: true, description: 'US Dollar vs Japanese Yen' });
+    expect(catalog.find((s) => s.name === 'USDJPY')).toEqual({
+      symbolId: 4,
+      name: 'USDJPY',
+      digits: 3,
+      pipPosition: 2,
+      enabled: true,
+      description: 'US Dollar vs Japanese Yen',
+    });
     expect(catalog.find((s) => s.name === 'USDTRY')?.enabled).toBe(false);
   });
 

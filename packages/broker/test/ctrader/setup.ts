@@ -24,9 +24,7 @@ afterEach(async () => {
 });
 
 /** A feed (not connected) on a fake server, both on one manual clock; closed after each test. */
-export async function startRig(
-  options: { at?: number; fake?: Omit<FakeCTraderOptions, 'clock'>; feed?: Partial<CTraderFeedOptions> } = {},
-): Promise<FeedRig> {
+export async function startRig(options: { at?: number; fake?: Omit<FakeCTraderOptions, 'clock'>; feed?: Partial<CTraderFeedOptions> } = {}): Promise<FeedRig> {
   const clock = new ManualClock(options.at ?? WEDNESDAY_NOON);
   const fake = await FakeCTraderServer.start({ clock, ...options.fake });
   const feed = new CTraderFeed({ ...FAKE_CREDENTIALS, url: fake.url, clock, ...options.feed });

@@ -27,7 +27,14 @@ describe('cTrader trendbars', () => {
     await feed.connect();
     await feed.trendbars('EURUSD', 'H1', 24);
     expect(fake.messages(2137).map((m) => m.payload)).toEqual([
-      { ctidTraderAccountId: fake.accountId, fromTimestamp: clock.now() - (24 * 3 * 3_600_000 + 7 * 86_400_000), toTimestamp: clock.now(), period: 9, symbolId: 1, count: 24 },
+      {
+        ctidTraderAccountId: fake.accountId,
+        fromTimestamp: clock.now() - (24 * 3 * 3_600_000 + 7 * 86_400_000),
+        toTimestamp: clock.now(),
+        period: 9,
+        symbolId: 1,
+        count: 24,
+      },
     ]);
   });
 

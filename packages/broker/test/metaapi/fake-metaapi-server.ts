@@ -29,16 +29,7 @@ import { LocalHttpServer } from '../local-http-server.js';
  */
 
 export type FakeRoute =
-  | 'trade'
-  | 'account-information'
-  | 'specification'
-  | 'current-price'
-  | 'calculate-margin'
-  | 'orders'
-  | 'history-orders'
-  | 'history-deals'
-  | 'candles'
-  | 'any';
+  'trade' | 'account-information' | 'specification' | 'current-price' | 'calculate-margin' | 'orders' | 'history-orders' | 'history-deals' | 'candles' | 'any';
 
 export type FakeFault = { route?: FakeRoute; onArrive?: () => void } & (
   | { kind: 'hang' }
@@ -91,7 +82,10 @@ const ORDER_STATES: Record<TerminalRecord['state'], string> = {
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const brokerTime = (ms: number) => iso(ms + BROKER_OFFSET_MS).replace('T', ' ').replace('Z', '');
+const brokerTime = (ms: number) =>
+  iso(ms + BROKER_OFFSET_MS)
+    .replace('T', ' ')
+    .replace('Z', '');
 const decimal = (value: number) => decimalFromNumber(value, 10);
 
 /** MetaApi's Error model. */
@@ -190,8 +184,20 @@ export class FakeMetaApiServer {
       if (await this.applyFault(fault, req, res, body)) return;
     }
     if (!this.brokerConnected && route !== 'candles') {
-      if (route === 'trade') return json(res, 200, { numericCode: -10, stringCode: 'TRADE_RETCODE_DISCONNECTED_BEFORE_TRADE', message: 'Terminal is disconnected from the trade server' });
-      return json(res, 504, errorBody('TimeoutError', `It seems like the account ${this.accountId} is not connected to broker yet. Please make sure account is connected to broker before retrying the request.`));
+      if (route === 'trade')
+        return json(res, 200, {
+          numericCode: -10,
+          stringCode: 'TRADE_RETCODE_DISCONNECTED_BEFORE_TRADE',
+          message: 'Terminal is disconnected from the trade server',
+        });
+      return json(
+        res,
+        504,
+        errorBody(
+          'TimeoutError',
+          `It seems like the account ${this.accountId} is not connected to broker yet. Please make sure account is connected to broker before retrying the request.`,
+        ),
+      );
     }
     const segments = rest.split('/').map(decodeURIComponent);
     switch (route) {
@@ -207,7 +213,11 @@ export class FakeMetaApiServer {
         return void (await this.trade(res, body));
       case 'orders': {
         const records = await this.records();
-        return json(res, 200, records.filter((r) => r.kind === 'order' && r.state === 'placed').map((r) => orderOf(r, records)));
+        return json(
+          res,
+          200,
+          records.filter((r) => r.kind === 'order' && r.state === 'placed').map((r) => orderOf(r, records)),
+        );
       }
       case 'history-orders':
       case 'history-deals':
@@ -303,7 +313,15 @@ export class FakeMetaApiServer {
       profitCurrency: spec.quote,
       swapMode: 'SYMBOL_SWAP_MODE_POINTS',
       allowedExpirationModes: ['SYMBOL_EXPIRATION_GTC', 'SYMBOL_EXPIRATION_DAY', 'SYMBOL_EXPIRATION_SPECIFIED', 'SYMBOL_EXPIRATION_SPECIFIED_DAY'],
-      allowedOrderTypes: ['SYMBOL_ORDER_MARKET', 'SYMBOL_ORDER_LIMIT', 'SYMBOL_ORDER_STOP', 'SYMBOL_ORDER_STOP_LIMIT', 'SYMBOL_ORDER_SL', 'SYMBOL_ORDER_TP', 'SYMBOL_ORDER_CLOSEBY'],
+      allowedOrderTypes: [
+        'SYMBOL_ORDER_MARKET',
+        'SYMBOL_ORDER_LIMIT',
+        'SYMBOL_ORDER_STOP',
+        'SYMBOL_ORDER_STOP_LIMIT',
+        'SYMBOL_ORDER_SL',
+        'SYMBOL_ORDER_TP',
+        'SYMBOL_ORDER_CLOSEBY',
+      ],
       orderGTCMode: 'SYMBOL_ORDERS_GTC',
       digits: spec.digits,
       point: spec.point,
@@ -320,7 +338,15 @@ export class FakeMetaApiServer {
     const tick = spec ? this.market.lastTick(symbol) : null;
     if (!spec || !tick) return json(res, 404, errorBody('NotFoundError', `Price for ${symbol} symbol not found`));
     const tickValue = spec.contractSize * spec.point * (this.market.rate(spec.quote, 'USD') ?? 0);
-    json(res, 200, { symbol, bid: tick.bid, ask: tick.ask, profitTickValue: tickValue, lossTickValue: tickValue, time: iso(tick.time), brokerTime: brokerTime(tick.time) });
+    json(res, 200, {
+      symbol,
+      bid: tick.bid,
+      ask: tick.ask,
+      profitTickValue: tickValue,
+      lossTickValue: tickValue,
+      time: iso(tick.time),
+      brokerTime: brokerTime(tick.time),
+    });
   }
 
   /** The simulated terminal's margin: notional / leverage in the account currency. */
@@ -328,7 +354,11 @@ export class FakeMetaApiServer {
     const order = body as { symbol?: string; type?: string; volume?: number; openPrice?: number };
     const spec = order.symbol ? this.market.spec(order.symbol) : undefined;
     if (!spec || typeof order.volume !== 'number' || !(order.volume > 0) || typeof order.openPrice !== 'number') {
-      return json(res, 400, errorBody('ValidationError', 'Validation failed', { details: [{ parameter: 'order', message: 'symbol, type, volume and openPrice are required' }] }));
+      return json(
+        res,
+        400,
+        errorBody('ValidationError', 'Validation failed', { details: [{ parameter: 'order', message: 'symbol, type, volume and openPrice are required' }] }),
+      );
     }
     const rate = this.market.rate(spec.base, 'USD') ?? 0;
     json(res, 200, { margin: ((order.volume * spec.contractSize) / this.leverage) * rate });
@@ -361,7 +391,13 @@ export class FakeMetaApiServer {
   }
 
   /** history-orders|deals/time/:startTime/:endTime (start inclusive, end exclusive) or history-deals/position/:id, paginated. */
-  private history(res: http.ServerResponse, route: 'history-orders' | 'history-deals', segments: string[], query: URLSearchParams, all: TerminalRecord[]): void {
+  private history(
+    res: http.ServerResponse,
+    route: 'history-orders' | 'history-deals',
+    segments: string[],
+    query: URLSearchParams,
+    all: TerminalRecord[],
+  ): void {
     const kind = route === 'history-orders' ? 'order' : 'deal';
     let records = all.filter((r) => r.kind === kind && (kind === 'deal' || r.state !== 'placed'));
     if (segments[1] === 'position') records = records.filter((r) => r.position === segments[2]);
@@ -375,7 +411,11 @@ export class FakeMetaApiServer {
     const limit = Number(query.get('limit') ?? 1000);
     if (!(limit >= 1 && limit <= 1000)) return json(res, 400, errorBody('ValidationError', 'limit must be between 1 and 1000'));
     const page = records.sort((a, b) => a.time - b.time).slice(offset, offset + limit);
-    json(res, 200, page.map((r) => (kind === 'order' ? orderOf(r, all) : dealOf(r))));
+    json(
+      res,
+      200,
+      page.map((r) => (kind === 'order' ? orderOf(r, all) : dealOf(r))),
+    );
   }
 
   /** historical-market-data/symbols/:symbol/timeframes/:tf/candles: the `limit` candles up to `startTime` (backwards). */

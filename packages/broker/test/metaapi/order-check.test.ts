@@ -46,7 +46,7 @@ describe('emulated order_check', () => {
     expect(check({ request: { tp: '1.1e2' } })).toBe(RETCODE.INVALID_STOPS);
   });
 
-  it('answers 10017 when the symbol\'s trade mode is disabled', () => {
+  it("answers 10017 when the symbol's trade mode is disabled", () => {
     expect(check({ spec: { ...spec, tradeMode: 'SYMBOL_TRADE_MODE_DISABLED' } })).toBe(RETCODE.TRADE_DISABLED);
   });
 
@@ -113,14 +113,14 @@ describe('order_check against the fake MetaApi', () => {
   });
   afterEach(async () => s.teardown());
 
-  it('answers 10019 when MetaApi\'s margin calculation exceeds the free margin, and says why', async () => {
+  it("answers 10019 when MetaApi's margin calculation exceeds the free margin, and says why", async () => {
     const result = await s.terminal.orderCheck({ ...buy, volume: '99', comment: 'x' });
     expect(result.retcode).toBe(RETCODE.NO_MONEY);
     expect(result.comment).toMatch(/exceeds free margin/);
     expect(s.fake.count('calculate-margin')).toBe(1);
   });
 
-  it('adds the trade\'s margin to the account\'s in the check result', async () => {
+  it("adds the trade's margin to the account's in the check result", async () => {
     const result = await s.terminal.orderCheck(buy);
     expect(result.margin).toBeGreaterThan(0);
     expect(result.marginFree).toBeCloseTo(result.equity - result.margin, 6);

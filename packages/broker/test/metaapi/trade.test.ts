@@ -91,7 +91,7 @@ describe('MetaApi order_send', () => {
     expect(result.comment).toMatch(/deal details unavailable/);
   });
 
-  it('finds a fill\'s deal among the recent deals when MetaApi gives no position id', async () => {
+  it("finds a fill's deal among the recent deals when MetaApi gives no position id", async () => {
     s.fake.inject({ route: 'trade', kind: 'execute-without', fields: ['positionId'] });
     const result = await s.terminal.orderSend(marketBuy());
     const [deal] = (await s.terminal.findByComment(COMMENT, MAGIC)).filter((r) => r.kind === 'deal');
@@ -153,7 +153,7 @@ describe('MetaApi order_send', () => {
     expect(result).toMatchObject({ retcode: RETCODE.INVALID, order: null });
   });
 
-  it('keeps the MT5 code of a rejection with MetaApi\'s message', async () => {
+  it("keeps the MT5 code of a rejection with MetaApi's message", async () => {
     s.fake.inject({ route: 'trade', kind: 'trade-code', numericCode: 10016, stringCode: 'TRADE_RETCODE_INVALID_STOPS', message: 'Invalid stops' });
     expect(await s.terminal.orderSend(marketBuy())).toMatchObject({ retcode: RETCODE.INVALID_STOPS, comment: 'Invalid stops', deal: null });
   });

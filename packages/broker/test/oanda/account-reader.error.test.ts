@@ -18,7 +18,14 @@ describe('OandaAccountReader failures', () => {
   let clock: ManualClock;
   let reader: OandaAccountReader;
   const build = (overrides: Partial<ConstructorParameters<typeof OandaAccountReader>[0]> = {}) =>
-    new OandaAccountReader({ token: fake.token, accountId: fake.account.id, timeoutMs: 30_000, clock, ...overrides, baseUrl: overrides.baseUrl ?? fake.baseUrl });
+    new OandaAccountReader({
+      token: fake.token,
+      accountId: fake.account.id,
+      timeoutMs: 30_000,
+      clock,
+      ...overrides,
+      baseUrl: overrides.baseUrl ?? fake.baseUrl,
+    });
 
   beforeEach(async () => {
     clock = new ManualClock('2026-01-05T12:00:00Z');

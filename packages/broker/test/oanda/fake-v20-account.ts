@@ -99,8 +99,20 @@ export class FakeV20Account {
 
   /** A filled market order that opens a trade, with optional stop-loss and take-profit orders. */
   openTrade(spec: { instrument: string; units: number; price: string; stopLoss?: string; takeProfit?: string }): string {
-    const orderId = this.record({ type: 'MARKET_ORDER', instrument: spec.instrument, units: String(spec.units), timeInForce: 'FOK', positionFill: 'DEFAULT', reason: 'CLIENT_ORDER' });
-    this.orders.push({ id: orderId, body: { type: 'MARKET', instrument: spec.instrument, units: String(spec.units), timeInForce: 'FOK' }, state: 'FILLED', createdBy: Number(orderId) });
+    const orderId = this.record({
+      type: 'MARKET_ORDER',
+      instrument: spec.instrument,
+      units: String(spec.units),
+      timeInForce: 'FOK',
+      positionFill: 'DEFAULT',
+      reason: 'CLIENT_ORDER',
+    });
+    this.orders.push({
+      id: orderId,
+      body: { type: 'MARKET', instrument: spec.instrument, units: String(spec.units), timeInForce: 'FOK' },
+      state: 'FILLED',
+      createdBy: Number(orderId),
+    });
     const fillId = this.record({
       type: 'ORDER_FILL',
       orderID: orderId,
@@ -137,8 +149,20 @@ export class FakeV20Account {
   closeTrade(tradeId: string, price: string): void {
     const trade = this.trades.find((t) => t.id === tradeId && t.currentUnits !== 0);
     if (!trade) throw new Error(`no open trade ${tradeId}`);
-    const orderId = this.record({ type: 'MARKET_ORDER', instrument: trade.instrument, units: String(-trade.currentUnits), timeInForce: 'FOK', reason: 'TRADE_CLOSE', tradeClose: { tradeID: trade.id, units: 'ALL' } });
-    this.orders.push({ id: orderId, body: { type: 'MARKET', instrument: trade.instrument, units: String(-trade.currentUnits), timeInForce: 'FOK' }, state: 'FILLED', createdBy: Number(orderId) });
+    const orderId = this.record({
+      type: 'MARKET_ORDER',
+      instrument: trade.instrument,
+      units: String(-trade.currentUnits),
+      timeInForce: 'FOK',
+      reason: 'TRADE_CLOSE',
+      tradeClose: { tradeID: trade.id, units: 'ALL' },
+    });
+    this.orders.push({
+      id: orderId,
+      body: { type: 'MARKET', instrument: trade.instrument, units: String(-trade.currentUnits), timeInForce: 'FOK' },
+      state: 'FILLED',
+      createdBy: Number(orderId),
+    });
     const pl = (Number(price) - Number(trade.price)) * trade.currentUnits;
     this.balance += pl;
     this.realizedPL += pl;
@@ -169,7 +193,15 @@ export class FakeV20Account {
 
   /** A resting limit order (an entry order: it carries instrument, units and price). */
   placeLimitOrder(spec: { instrument: string; units: number; price: string }): string {
-    const body = { type: 'LIMIT', instrument: spec.instrument, units: String(spec.units), price: spec.price, timeInForce: 'GTC', positionFill: 'DEFAULT', triggerCondition: 'DEFAULT' };
+    const body = {
+      type: 'LIMIT',
+      instrument: spec.instrument,
+      units: String(spec.units),
+      price: spec.price,
+      timeInForce: 'GTC',
+      positionFill: 'DEFAULT',
+      triggerCondition: 'DEFAULT',
+    };
     const id = this.record({ ...body, type: 'LIMIT_ORDER', reason: 'CLIENT_ORDER' });
     this.orders.push({ id, body, state: 'PENDING', createdBy: Number(id) });
     return id;
@@ -368,6 +400,8 @@ export class FakeV20Account {
 
   /** RFC 3339 with nanoseconds, as v20 writes DateTime. */
   private time(): string {
-    return this.now().toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.(\d{3})Z$/, '.$1000000Z');
   }
 }

@@ -8,7 +8,8 @@ import { ManualClock } from '@fxdesk/primitives';
 import { SimulatedAccount } from '../../src/simulated/account.js';
 import { SimulatedMarket } from '../../src/simulated/market.js';
 
-const instants = process.argv.length > 2 ? process.argv.slice(2) : ['2026-02-04T12:00:00Z', '2026-06-03T12:00:00Z', '2026-11-18T12:00:00Z', '2027-11-17T12:00:00Z'];
+const instants =
+  process.argv.length > 2 ? process.argv.slice(2) : ['2026-02-04T12:00:00Z', '2026-06-03T12:00:00Z', '2026-11-18T12:00:00Z', '2027-11-17T12:00:00Z'];
 
 function cpuMs(run: () => Promise<unknown>): Promise<number> {
   const start = process.cpuUsage();

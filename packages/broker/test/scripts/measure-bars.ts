@@ -24,6 +24,8 @@ for (const tickIntervalMs of intervals.length > 0 ? intervals : [250, 1000]) {
     let count = 0;
     const cold = time(() => (count = market.bars('EURUSD', timeframe, 500).length));
     const warm = time(() => market.bars('EURUSD', timeframe, 500));
-    console.log(`${String(tickIntervalMs).padStart(14)} ${timeframe.padStart(9)} ${String(count).padStart(4)} ${cold.toFixed(1).padStart(8)} ${warm.toFixed(2).padStart(8)}`);
+    console.log(
+      `${String(tickIntervalMs).padStart(14)} ${timeframe.padStart(9)} ${String(count).padStart(4)} ${cold.toFixed(1).padStart(8)} ${warm.toFixed(2).padStart(8)}`,
+    );
   }
 }

@@ -27,7 +27,8 @@ function deal(symbol: string, i: number): TradeRequest {
   const digits = market.spec(symbol)!.digits;
   const isBuy = i % 2 === 0;
   const far = tick.bid * 0.2;
-  const stops = i % 4 < 2 ? {} : { sl: (isBuy ? tick.bid - far : tick.ask + far).toFixed(digits), tp: (isBuy ? tick.bid + far : tick.ask - far).toFixed(digits) };
+  const stops =
+    i % 4 < 2 ? {} : { sl: (isBuy ? tick.bid - far : tick.ask + far).toFixed(digits), tp: (isBuy ? tick.bid + far : tick.ask - far).toFixed(digits) };
   return { action: 'deal', symbol, type: isBuy ? 'buy' : 'sell', volume: '0.01', magic: 1, comment: `setup ${i}`, ...stops };
 }
 
@@ -57,4 +58,6 @@ for (let i = 0; i < CALLS; i++) {
 }
 const used = process.cpuUsage(start);
 const perCall = (used.user + used.system) / CALLS;
-console.log(`${POSITIONS} open positions, ${RESTING} resting orders: orderCheck + orderSend ${perCall.toFixed(1)} µs CPU per signal (${CALLS} signals, ${(1e6 / perCall).toFixed(0)} signals/s)`);
+console.log(
+  `${POSITIONS} open positions, ${RESTING} resting orders: orderCheck + orderSend ${perCall.toFixed(1)} µs CPU per signal (${CALLS} signals, ${(1e6 / perCall).toFixed(0)} signals/s)`,
+);

@@ -57,15 +57,15 @@ export function classifySmtpError(err: unknown): DeliveryError {
   const e = (err ?? {}) as SmtpError;
   const reply = e.response ?? e.message ?? String(err);
   if (typeof e.responseCode === 'number') {
-    return new DeliveryError(
-      { code: String(e.responseCode), message: reply.slice(0, 500) },
-      { retryable: e.responseCode >= 400 && e.responseCode < 500 },
-    );
+    return new DeliveryError({ code: String(e.responseCode), message: reply.slice(0, 500) }, { retryable: e.responseCode >= 400 && e.responseCode < 500 });
   }
   const retryable = e.code === undefined || CONNECTION_CODES.has(e.code);
   const beforeMessage = e.command === 'CONN' || e.code === 'EDNS';
   return new DeliveryError(
-    { code: e.code === 'ETIMEDOUT' ? 'timeout' : retryable ? 'network_error' : (e.code ?? 'smtp_error'), message: `${e.code ?? 'Error'}: ${reply}`.slice(0, 500) },
+    {
+      code: e.code === 'ETIMEDOUT' ? 'timeout' : retryable ? 'network_error' : (e.code ?? 'smtp_error'),
+      message: `${e.code ?? 'Error'}: ${reply}`.slice(0, 500),
+    },
     { retryable, inDoubt: retryable && !beforeMessage },
   );
 }

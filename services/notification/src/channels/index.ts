@@ -35,9 +35,10 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
     messengerAppApiVersion: config.MESSENGER_APP_API_VERSION,
     emailFrom: config.EMAIL_FROM,
   };
-  const email = config.EMAIL_SMTP_URL && config.EMAIL_FROM
-    ? new EmailTransport({ smtpUrl: config.EMAIL_SMTP_URL, from: config.EMAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS })
-    : undefined;
+  const email =
+    config.EMAIL_SMTP_URL && config.EMAIL_FROM
+      ? new EmailTransport({ smtpUrl: config.EMAIL_SMTP_URL, from: config.EMAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS })
+      : undefined;
   const transports: Transports = {
     CHAT_APP: config.CHAT_APP_BOT_TOKEN
       ? telegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
@@ -45,12 +46,21 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
     EMAIL: email ?? sandboxFor('EMAIL', sandbox),
     SMS:
       config.SMS_ACCOUNT_SID && config.SMS_AUTH_TOKEN && config.SMS_FROM
-        ? twilioTransport({ baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM }, http, now)
+        ? twilioTransport(
+            { baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM },
+            http,
+            now,
+          )
         : sandboxFor('SMS', sandbox),
     MESSENGER_APP:
       config.MESSENGER_APP_TOKEN && config.MESSENGER_APP_PHONE_NUMBER_ID
         ? whatsAppTransport(
-            { baseUrl: config.MESSENGER_APP_BASE_URL, apiVersion: config.MESSENGER_APP_API_VERSION, phoneNumberId: config.MESSENGER_APP_PHONE_NUMBER_ID, token: config.MESSENGER_APP_TOKEN },
+            {
+              baseUrl: config.MESSENGER_APP_BASE_URL,
+              apiVersion: config.MESSENGER_APP_API_VERSION,
+              phoneNumberId: config.MESSENGER_APP_PHONE_NUMBER_ID,
+              token: config.MESSENGER_APP_TOKEN,
+            },
             http,
             now,
           )

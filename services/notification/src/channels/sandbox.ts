@@ -42,7 +42,12 @@ export function sandboxFor(channel: NotificationChannel, s: SandboxSettings): Sa
     case 'MESSENGER_APP':
       return new SandboxTransport((m) =>
         whatsappRequest(
-          { baseUrl: s.messengerAppBaseUrl, apiVersion: s.messengerAppApiVersion, phoneNumberId: '<MESSENGER_APP_PHONE_NUMBER_ID>', token: '<MESSENGER_APP_TOKEN>' },
+          {
+            baseUrl: s.messengerAppBaseUrl,
+            apiVersion: s.messengerAppApiVersion,
+            phoneNumberId: '<MESSENGER_APP_PHONE_NUMBER_ID>',
+            token: '<MESSENGER_APP_TOKEN>',
+          },
           m,
         ),
       );

@@ -61,5 +61,10 @@ function readTelegramReply(res: HttpResponse, now: () => number): string | null 
 }
 
 export function telegramTransport(options: TelegramOptions, http: HttpClient, now: () => number): Transport {
-  return new HttpTransport('telegram', http, (message) => telegramRequest(options, message), (res) => readTelegramReply(res, now));
+  return new HttpTransport(
+    'telegram',
+    http,
+    (message) => telegramRequest(options, message),
+    (res) => readTelegramReply(res, now),
+  );
 }

@@ -54,5 +54,10 @@ function readTwilioReply(res: HttpResponse, now: () => number): string {
 }
 
 export function twilioTransport(options: TwilioOptions, http: HttpClient, now: () => number): Transport {
-  return new HttpTransport('twilio', http, (message) => twilioRequest(options, message), (res) => readTwilioReply(res, now));
+  return new HttpTransport(
+    'twilio',
+    http,
+    (message) => twilioRequest(options, message),
+    (res) => readTwilioReply(res, now),
+  );
 }

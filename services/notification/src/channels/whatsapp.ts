@@ -60,5 +60,10 @@ function readGraphReply(res: HttpResponse, now: () => number): string {
 }
 
 export function whatsAppTransport(options: WhatsAppOptions, http: HttpClient, now: () => number): Transport {
-  return new HttpTransport('whatsapp', http, (message) => whatsappRequest(options, message), (res) => readGraphReply(res, now));
+  return new HttpTransport(
+    'whatsapp',
+    http,
+    (message) => whatsappRequest(options, message),
+    (res) => readGraphReply(res, now),
+  );
 }

@@ -19,7 +19,8 @@ export function registerPairRoutes(app: App, strategy: StrategyControl): void {
       schema: {
         tags: ['pairs'],
         summary: 'Status of all monitored pairs',
-        description: 'Pairs of the running start (or of the last one, `stopped`, when the strategy is not running). Status: warming_up, monitoring, stale, stopped.',
+        description:
+          'Pairs of the running start (or of the last one, `stopped`, when the strategy is not running). Status: warming_up, monitoring, stale, stopped.',
         response: { 200: PairsResponseSchema, 429: StrategyRateLimitedSchema },
       },
     },
