@@ -79,18 +79,16 @@ describe('HttpClient', () => {
 
   it('turns an error envelope into a ServiceError with its code, message, request id, details and Retry-After', async () => {
     const url = await serve((_req, res) =>
-      res
-        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
-        .end(
-          JSON.stringify({
-            error: true,
-            code: 'rate_limited',
-            message: 'slow down',
-            timestamp: '2026-01-05T12:00:00.000Z',
-            requestId: 'r-1',
-            details: [{ path: 'body.x', message: 'bad' }],
-          }),
-        ),
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' }).end(
+        JSON.stringify({
+          error: true,
+          code: 'rate_limited',
+          message: 'slow down',
+          timestamp: '2026-01-05T12:00:00.000Z',
+          requestId: 'r-1',
+          details: [{ path: 'body.x', message: 'bad' }],
+        }),
+      ),
     );
     const client = new HttpClient('demo', { baseUrl: url });
     const err = await failure(client.call({ method: 'GET', path: '/', schema: OkSchema }));

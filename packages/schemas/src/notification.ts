@@ -31,12 +31,10 @@ export type NotificationContentType = z.infer<typeof NotificationContentTypeSche
 /** A provider's error as the provider reported it (`code` is its own code, as a string). */
 export const ProviderErrorSchema = z
   .object({
-    code: z
-      .string()
-      .meta({
-        description:
-          "The provider's error code (Telegram error_code, Twilio code, WhatsApp code, SMTP reply code) or one of ours: network_error, timeout, attempts_exhausted, outcome_unknown",
-      }),
+    code: z.string().meta({
+      description:
+        "The provider's error code (Telegram error_code, Twilio code, WhatsApp code, SMTP reply code) or one of ours: network_error, timeout, attempts_exhausted, outcome_unknown",
+    }),
     message: z.string(),
     httpStatus: z.number().int().optional(),
   })

@@ -37,18 +37,16 @@ describe('GET /v1/market-data/candles on the simulated market', () => {
       const bars = await service.feed.trendbars('EURUSD', timeframe, 4);
       expect(bars.at(-1)?.closed).toBe(false);
       expect(got).toEqual(
-        bars
-          .slice(0, 3)
-          .map((bar) =>
-            expect.objectContaining({
-              ts: iso(bar.time * 1000 + sizeMs),
-              open: bar.open,
-              high: bar.high,
-              low: bar.low,
-              close: bar.close,
-              volume: bar.tickVolume,
-            }),
-          ),
+        bars.slice(0, 3).map((bar) =>
+          expect.objectContaining({
+            ts: iso(bar.time * 1000 + sizeMs),
+            open: bar.open,
+            high: bar.high,
+            low: bar.low,
+            close: bar.close,
+            volume: bar.tickVolume,
+          }),
+        ),
       );
     });
   }
