@@ -1,4 +1,5 @@
 import { assertCandle, assertInteger, type Candle, type StreamingIndicator } from './types.js';
+import { WilderAverage } from './wilder.js';
 
 export interface AtrOptions {
   /** Smoothing period n (default 14). */
@@ -21,14 +22,14 @@ export class Atr implements StreamingIndicator<number> {
   readonly warmUp: number;
   private prevClose = Number.NaN;
   private seen = 0;
-  private seedSum = 0;
-  private atr: number | null = null;
+  private readonly average: WilderAverage;
   private tr = Number.NaN;
 
   constructor(options: AtrOptions = {}) {
     this.period = options.period ?? 14;
     assertInteger('period', this.period, 1);
     this.warmUp = this.period;
+    this.average = new WilderAverage(this.period);
   }
 
   update(candle: Candle): number | null {
@@ -44,23 +45,16 @@ export class Atr implements StreamingIndicator<number> {
     this.prevClose = close;
     this.tr = tr;
     this.seen++;
-    const n = this.period;
-    if (this.atr !== null) {
-      this.atr = (this.atr * (n - 1) + tr) / n;
-    } else {
-      this.seedSum += tr;
-      if (this.seen === n) this.atr = this.seedSum / n;
-    }
-    return this.atr;
+    return this.average.update(tr);
   }
 
   /** The last ATR, or null during warm-up. */
   get value(): number | null {
-    return this.atr;
+    return this.average.value;
   }
 
   get isReady(): boolean {
-    return this.atr !== null;
+    return this.average.value !== null;
   }
 
   /** The true range of the last candle (NaN before the first candle). */
@@ -76,8 +70,7 @@ export class Atr implements StreamingIndicator<number> {
   reset(): void {
     this.prevClose = Number.NaN;
     this.seen = 0;
-    this.seedSum = 0;
-    this.atr = null;
+    this.average.reset();
     this.tr = Number.NaN;
   }
 }

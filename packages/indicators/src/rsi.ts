@@ -1,4 +1,5 @@
 import { assertCandle, assertInteger, type Candle, type StreamingIndicator } from './types.js';
+import { WilderAverage } from './wilder.js';
 
 export interface RsiOptions {
   /** Smoothing period n (default 14). */
@@ -21,14 +22,16 @@ export class Rsi implements StreamingIndicator<number> {
   readonly warmUp: number;
   private prevClose = Number.NaN;
   private seen = 0;
-  private avgGain = 0;
-  private avgLoss = 0;
+  private readonly gains: WilderAverage;
+  private readonly losses: WilderAverage;
   private rsi: number | null = null;
 
   constructor(options: RsiOptions = {}) {
     this.period = options.period ?? 14;
     assertInteger('period', this.period, 1);
     this.warmUp = this.period + 1;
+    this.gains = new WilderAverage(this.period);
+    this.losses = new WilderAverage(this.period);
   }
 
   /** Feeds the candle's close, once the candle passes the rule every indicator applies. */
@@ -45,22 +48,9 @@ export class Rsi implements StreamingIndicator<number> {
     this.prevClose = close;
     if (seen === 0) return null;
     const change = close - prev;
-    const gain = change > 0 ? change : 0;
-    const loss = change < 0 ? -change : 0;
-    const n = this.period;
-    if (seen <= n) {
-      // Seeding: accumulate sums of the first n changes, divide once at the n-th change.
-      this.avgGain += gain;
-      this.avgLoss += loss;
-      if (seen < n) return null;
-      this.avgGain /= n;
-      this.avgLoss /= n;
-    } else {
-      this.avgGain = (this.avgGain * (n - 1) + gain) / n;
-      this.avgLoss = (this.avgLoss * (n - 1) + loss) / n;
-    }
-    const g = this.avgGain;
-    const l = this.avgLoss;
+    const g = this.gains.update(change > 0 ? change : 0);
+    const l = this.losses.update(change < 0 ? -change : 0);
+    if (g === null || l === null) return null;
     this.rsi = l === 0 ? 100 : (100 * g) / (g + l);
     return this.rsi;
   }
@@ -76,7 +66,9 @@ export class Rsi implements StreamingIndicator<number> {
 
   /** Wilder average gain and loss (null during warm-up). */
   get averages(): { gain: number; loss: number } | null {
-    return this.rsi === null ? null : { gain: this.avgGain, loss: this.avgLoss };
+    const gain = this.gains.value;
+    const loss = this.losses.value;
+    return gain === null || loss === null ? null : { gain, loss };
   }
 
   /** Inputs seen so far. */
@@ -87,8 +79,8 @@ export class Rsi implements StreamingIndicator<number> {
   reset(): void {
     this.prevClose = Number.NaN;
     this.seen = 0;
-    this.avgGain = 0;
-    this.avgLoss = 0;
+    this.gains.reset();
+    this.losses.reset();
     this.rsi = null;
   }
 }
