@@ -1,9 +1,9 @@
 import { backoffDelayMs, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
-import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
-import { Listeners } from '../listeners.js';
-import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
+import { FeedEvents } from '../feed-events.js';
+import type { FeedSymbol, QuoteFeed } from '../feed.js';
+import type { Bar, Quote, Timeframe } from '../types.js';
 import { OpenApiConnection } from './connection.js';
 import { lookbackMs, trendbarPeriod } from './periods.js';
 import { decodePrice, decodeTrendbar } from './prices.js';
@@ -70,13 +70,12 @@ const IDS_PER_REQUEST = 100;
  * authorizes again and resubscribes, reporting every transition through `onState`. Requests
  * are paced within the documented limits and time out.
  */
-export class CTraderFeed implements QuoteFeed {
+export class CTraderFeed extends FeedEvents implements QuoteFeed {
   readonly name = 'ctrader';
   private readonly options: Required<CTraderFeedOptions>;
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   private readonly requests: RatePacer;
   private readonly historical: RatePacer;
-  private current: FeedState = 'disconnected';
   /** The established session, when connected. */
   private connection: OpenApiConnection | undefined;
   /** The connection an attempt is authorizing. */
@@ -92,10 +91,9 @@ export class CTraderFeed implements QuoteFeed {
   private readonly subscribed = new Set<string>();
   /** Last bid/ask integers by symbol id: a spot event may carry only the side that moved. */
   private readonly lastSpot = new Map<number, { bid?: number; ask?: number }>();
-  private readonly stateListeners = new Listeners<FeedStateChange>();
-  private readonly quoteListeners = new Listeners<Quote>((quote) => ({ ...quote }));
 
   constructor(options: CTraderFeedOptions) {
+    super();
     if (!Number.isSafeInteger(options.accountId) || options.accountId <= 0) {
       throw new RangeError(`accountId must be a positive integer (ctidTraderAccountId), got ${options.accountId}`);
     }
@@ -140,18 +138,6 @@ export class CTraderFeed implements QuoteFeed {
     this.pendingConnection?.close('closed by client');
     this.lastSpot.clear();
     this.transition('disconnected', 'closed by client');
-  }
-
-  state(): FeedState {
-    return this.current;
-  }
-
-  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    return this.stateListeners.add(listener);
-  }
-
-  onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    return this.quoteListeners.add(listener);
   }
 
   /** The catalog loaded by the last session (kept while reconnecting). */
@@ -415,7 +401,7 @@ export class CTraderFeed implements QuoteFeed {
     if (bid === undefined || ask === undefined || !this.subscribed.has(entry.symbol.name)) return;
     const { digits, name } = entry.symbol;
     const quote: Quote = { symbol: name, bid: decodePrice(bid, digits), ask: decodePrice(ask, digits), time: spot.timestamp ?? this.clock.now() };
-    this.quoteListeners.emit(quote);
+    this.emitQuote(quote);
   }
 
   private onConnectionLost(connection: OpenApiConnection, reason: string): void {
@@ -456,13 +442,6 @@ export class CTraderFeed implements QuoteFeed {
 
   private throwIfClosed(): void {
     if (this.isClosed) throw new BrokerError('disconnected', 'the cTrader feed was closed');
-  }
-
-  private transition(state: FeedState, reason: string): void {
-    if (state === this.current) return;
-    this.current = state;
-    const change: FeedStateChange = { state, reason, at: this.clock.now() };
-    this.stateListeners.emit(change);
   }
 }
 

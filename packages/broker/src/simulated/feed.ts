@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
-import type { FeedState, FeedStateChange, FeedSymbol, QuoteFeed } from '../feed.js';
-import { Listeners } from '../listeners.js';
+import { FeedEvents } from '../feed-events.js';
+import type { FeedSymbol, QuoteFeed } from '../feed.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
 
@@ -19,19 +19,17 @@ export interface SimulatedFeedOptions {
  * again on reconnect) starts with the symbol's current quote: the market's latest tick, which
  * over a weekend is the last one before the close. No quote is delivered twice.
  */
-export class SimulatedFeed implements QuoteFeed {
+export class SimulatedFeed extends FeedEvents implements QuoteFeed {
   readonly name = 'simulated';
   private readonly market: SimulatedMarket;
-  private readonly clock: Clock;
-  private current: FeedState = 'disconnected';
+  protected readonly clock: Clock;
   /** Subscribed symbols, each with the time of the last quote delivered (−∞ before the first). */
   private readonly subscribed = new Map<string, number>();
-  private readonly stateListeners = new Listeners<FeedStateChange>();
-  private readonly quoteListeners = new Listeners<Quote>((quote) => ({ ...quote }));
   private detachMarket: Unsubscribe | undefined;
   private reconnectTimer: TimerHandle | undefined;
 
   constructor(options: SimulatedFeedOptions) {
+    super();
     this.market = options.market;
     this.clock = options.market.clock;
   }
@@ -44,18 +42,6 @@ export class SimulatedFeed implements QuoteFeed {
   async close(): Promise<void> {
     this.cancelReconnect();
     this.closeSession('closed by client');
-  }
-
-  state(): FeedState {
-    return this.current;
-  }
-
-  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    return this.stateListeners.add(listener);
-  }
-
-  onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    return this.quoteListeners.add(listener);
   }
 
   async symbols(): Promise<FeedSymbol[]> {
@@ -140,18 +126,12 @@ export class SimulatedFeed implements QuoteFeed {
     // A market tick at or before the last delivered is the current quote delivered already.
     if (this.current !== 'connected' || lastDelivered === undefined || tick.time <= lastDelivered) return;
     this.subscribed.set(tick.symbol, tick.time);
-    this.quoteListeners.emit(tick);
+    this.emitQuote(tick);
   }
 
   private deliverCurrent(symbol: string): void {
     const tick = this.market.lastTick(symbol);
     if (tick) this.deliver(tick);
-  }
-
-  private transition(state: FeedState, reason: string): void {
-    this.current = state;
-    const change: FeedStateChange = { state, reason, at: this.clock.now() };
-    this.stateListeners.emit(change);
   }
 
   private ensureConnected(): void {
