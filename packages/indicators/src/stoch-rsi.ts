@@ -1,4 +1,5 @@
 import { Rsi } from './rsi.js';
+import { WindowMaximum } from './window-maximum.js';
 import { assertCandle, assertInteger, assertNumber, type Candle, type StreamingIndicator } from './types.js';
 
 export type StochRsiSignal = 'oversold' | 'overbought' | 'bullish_cross' | 'bearish_cross' | 'neutral';
@@ -84,15 +85,9 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
   readonly zeroRangeEpsilon: number;
   readonly warmUp: number;
   private readonly rsi: Rsi;
-  // Monotonic queues over the look-back: sequence numbers and RSI values, ring buffers.
-  private readonly maxSeq: Float64Array;
-  private readonly maxVal: Float64Array;
-  private readonly minSeq: Float64Array;
-  private readonly minVal: Float64Array;
-  private maxHead = 0;
-  private maxLen = 0;
-  private minHead = 0;
-  private minLen = 0;
+  /** The look-back's largest RSI, and the largest negated RSI (its smallest). */
+  private readonly highest: WindowMaximum;
+  private readonly lowestNegated: WindowMaximum;
   private readonly rawBuf: Float64Array;
   private readonly kBuf: Float64Array;
   private rsiCount = 0;
@@ -122,10 +117,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     assertNumber('zeroRangeEpsilon', this.zeroRangeEpsilon, 0);
     if (this.oversold >= this.overbought) throw new RangeError('oversold must be below overbought');
     this.rsi = new Rsi({ period: this.rsiPeriod });
-    this.maxSeq = new Float64Array(this.stochPeriod);
-    this.maxVal = new Float64Array(this.stochPeriod);
-    this.minSeq = new Float64Array(this.stochPeriod);
-    this.minVal = new Float64Array(this.stochPeriod);
+    this.highest = new WindowMaximum(this.stochPeriod);
+    this.lowestNegated = new WindowMaximum(this.stochPeriod);
     this.rawBuf = new Float64Array(this.kSmoothing);
     this.kBuf = new Float64Array(this.dSmoothing);
     this.invK = 1 / this.kSmoothing;
@@ -147,56 +140,11 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     // Stochastic of the RSI over the last stochPeriod values: min and max from two monotonic
     // queues (O(1) amortized per value, no rescan of the look-back).
     const t = this.rsiCount++;
-    const sp = this.stochPeriod;
-    const cap = sp; // each queue holds at most sp entries
-    const expired = t - sp; // entries with seq <= expired have left the look-back
-    {
-      const q = this.maxSeq;
-      const qv = this.maxVal;
-      let head = this.maxHead;
-      let len = this.maxLen;
-      if (len > 0 && q[head]! <= expired) {
-        head = head + 1 === cap ? 0 : head + 1;
-        len--;
-      }
-      while (len > 0) {
-        let back = head + len - 1;
-        if (back >= cap) back -= cap;
-        if (qv[back]! > rsi) break;
-        len--;
-      }
-      let slot = head + len;
-      if (slot >= cap) slot -= cap;
-      q[slot] = t;
-      qv[slot] = rsi;
-      this.maxHead = head;
-      this.maxLen = len + 1;
-    }
-    {
-      const q = this.minSeq;
-      const qv = this.minVal;
-      let head = this.minHead;
-      let len = this.minLen;
-      if (len > 0 && q[head]! <= expired) {
-        head = head + 1 === cap ? 0 : head + 1;
-        len--;
-      }
-      while (len > 0) {
-        let back = head + len - 1;
-        if (back >= cap) back -= cap;
-        if (qv[back]! < rsi) break;
-        len--;
-      }
-      let slot = head + len;
-      if (slot >= cap) slot -= cap;
-      q[slot] = t;
-      qv[slot] = rsi;
-      this.minHead = head;
-      this.minLen = len + 1;
-    }
-    if (t + 1 < sp) return null;
-    const max = this.maxVal[this.maxHead]!;
-    const min = this.minVal[this.minHead]!;
+    this.highest.push(rsi);
+    this.lowestNegated.push(-rsi);
+    if (t + 1 < this.stochPeriod) return null;
+    const max = this.highest.value;
+    const min = -this.lowestNegated.value;
     const range = max - min;
     let raw: number;
     if (range <= this.zeroRangeEpsilon) raw = Number.isNaN(this.prevRaw) ? 50 : this.prevRaw;
@@ -242,7 +190,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
 
   reset(): void {
     this.rsi.reset();
-    this.maxHead = this.maxLen = this.minHead = this.minLen = 0;
+    this.highest.reset();
+    this.lowestNegated.reset();
     this.rawBuf.fill(0);
     this.kBuf.fill(0);
     this.rsiCount = 0;

@@ -280,14 +280,10 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * Adds the candle of ring slot `slot` on the current grid (ra, rb must hold its rows, from
-   * rowsOf) and remembers its rows and amounts for its eviction.
+   * Puts the amounts `split` computed into rows a..b and remembers them, with the rows, under
+   * ring slot `slot` for the candle's eviction.
    */
-  private add(slot: number, high: number, low: number, volume: number): void {
-    const a = this.ra | 0;
-    const b = this.rb | 0;
-    this.ensureRows(a, b);
-    this.split(high, low, volume);
+  private place(slot: number, a: number, b: number): void {
     this.slotA[slot] = a;
     this.slotB[slot] = b;
     this.slotFirst[slot] = this.pFirst;
@@ -297,12 +293,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const cnt = this.cnt;
     const pa = (a - this.base) | 0;
     const pb = (b - this.base) | 0;
-    if (pa === pb) {
-      vol[pa]! += this.pFirst;
-      cnt[pa]!++;
-    } else {
-      vol[pa]! += this.pFirst;
-      cnt[pa]!++;
+    vol[pa]! += this.pFirst;
+    cnt[pa]!++;
+    if (pb !== pa) {
       const mid = this.pMid;
       for (let p = pa + 1; p < pb; p++) {
         vol[p]! += mid;
@@ -311,6 +304,18 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       vol[pb]! += this.pLast;
       cnt[pb]!++;
     }
+  }
+
+  /**
+   * Adds the candle of ring slot `slot` on the current grid (ra, rb must hold its rows, from
+   * rowsOf) and remembers its rows and amounts for its eviction.
+   */
+  private add(slot: number, high: number, low: number, volume: number): void {
+    const a = this.ra | 0;
+    const b = this.rb | 0;
+    this.ensureRows(a, b);
+    this.split(high, low, volume);
+    this.place(slot, a, b);
     if (this.hi < this.lo) {
       this.lo = a;
       this.hi = b;
@@ -327,6 +332,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     }
     // Incremental POC: only the rows just raised can overtake it.
     if (!this.pocDirty) {
+      const vol = this.vol;
+      const pa = (a - this.base) | 0;
+      const pb = (b - this.base) | 0;
       const poc = this.pocRow;
       let best = poc >= a && poc <= b ? vol[(poc - this.base) | 0]! : this.pocVol;
       let row = poc;
@@ -462,9 +470,6 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       this.cnt.fill(0);
     }
     this.base = (a - 1 - Math.floor((this.vol.length - need) / 2)) | 0;
-    const vol = this.vol;
-    const cnt = this.cnt;
-    const base = this.base;
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
     let total = 0;
@@ -484,24 +489,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       a = this.ra | 0;
       b = this.rb | 0;
       this.split(high, low, volume);
-      this.slotA[i] = a;
-      this.slotB[i] = b;
-      this.slotFirst[i] = this.pFirst;
-      this.slotMid[i] = this.pMid;
-      this.slotLast[i] = this.pLast;
-      const pa = (a - base) | 0;
-      const pb = (b - base) | 0;
-      vol[pa]! += this.pFirst;
-      cnt[pa]!++;
-      if (pb !== pa) {
-        const mid = this.pMid;
-        for (let p = pa + 1; p < pb; p++) {
-          vol[p]! += mid;
-          cnt[p]!++;
-        }
-        vol[pb]! += this.pLast;
-        cnt[pb]!++;
-      }
+      this.place(i, a, b);
       if (a < lo) lo = a;
       if (b > hi) hi = b;
     }
