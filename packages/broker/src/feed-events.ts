@@ -27,10 +27,10 @@ export abstract class FeedEvents {
   }
 
   /** Moves to `state` (a move to the state it is in is none) and tells the listeners why. */
-  protected transition(state: FeedState, reason: string): void {
+  protected transition(state: FeedState, reason?: string): void {
     if (state === this.current) return;
     this.current = state;
-    this.stateListeners.emit({ state, reason, at: this.clock.now() });
+    this.stateListeners.emit({ state, at: this.clock.now(), ...(reason === undefined ? {} : { reason }) });
   }
 
   protected emitQuote(quote: Quote): void {

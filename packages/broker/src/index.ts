@@ -2,6 +2,7 @@ export * from './account.js';
 export * from './bar-candle.js';
 export * from './errors.js';
 export * from './feed.js';
+export * from './feed-events.js';
 export * from './listeners.js';
 export * from './mt5-retcodes.js';
 export * from './terminal.js';

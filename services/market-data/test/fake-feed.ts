@@ -1,14 +1,4 @@
-import {
-  Listeners,
-  type Bar,
-  type FeedState,
-  type FeedStateChange,
-  type FeedSymbol,
-  type Quote,
-  type QuoteFeed,
-  type Timeframe,
-  type Unsubscribe,
-} from '@fxdesk/broker';
+import { FeedEvents, type Bar, type FeedState, type FeedSymbol, type Quote, type QuoteFeed, type Timeframe } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
 
 export const FAKE_SYMBOLS: FeedSymbol[] = [
@@ -22,7 +12,7 @@ export const FAKE_SYMBOLS: FeedSymbol[] = [
  * A QuoteFeed a test drives by hand: it emits exactly the quotes and state changes the test
  * asks for, answers trendbars from a list the test sets, and opens or closes the market.
  */
-export class FakeFeed implements QuoteFeed {
+export class FakeFeed extends FeedEvents implements QuoteFeed {
   readonly name = 'fake';
   marketOpen = true;
   /** Symbols whose own session is closed while the market is open. */
@@ -37,11 +27,10 @@ export class FakeFeed implements QuoteFeed {
   subscribed = new Set<string>();
   bars: Bar[] = [];
   lastTrendbarRequest: { symbol: string; timeframe: Timeframe; count: number } | undefined;
-  private current: FeedState = 'disconnected';
-  private readonly quoteListeners = new Listeners<Quote>();
-  private readonly stateListeners = new Listeners<FeedStateChange>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(protected readonly clock: Clock) {
+    super();
+  }
 
   async connect(): Promise<void> {
     this.connectCalls++;
@@ -54,18 +43,6 @@ export class FakeFeed implements QuoteFeed {
 
   async close(): Promise<void> {
     this.current = 'disconnected';
-  }
-
-  state(): FeedState {
-    return this.current;
-  }
-
-  onState(listener: (change: FeedStateChange) => void): Unsubscribe {
-    return this.stateListeners.add(listener);
-  }
-
-  onQuote(listener: (quote: Quote) => void): Unsubscribe {
-    return this.quoteListeners.add(listener);
   }
 
   async symbols(): Promise<FeedSymbol[]> {
@@ -96,13 +73,11 @@ export class FakeFeed implements QuoteFeed {
   /** Emits a quote of `symbol` stamped now. */
   quote(symbol: string, bid: number, ask: number): Quote {
     const quote = { symbol, bid, ask, time: this.clock.now() };
-    this.quoteListeners.emit(quote);
+    this.emitQuote(quote);
     return quote;
   }
 
   setState(state: FeedState, reason?: string): void {
-    this.current = state;
-    const change: FeedStateChange = { state, at: this.clock.now(), ...(reason ? { reason } : {}) };
-    this.stateListeners.emit(change);
+    this.transition(state, reason);
   }
 }
