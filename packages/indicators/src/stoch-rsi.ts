@@ -51,29 +51,11 @@ export function stochRsiSignal(prev: { k: number; d: number } | null, k: number,
 }
 
 /**
- * Stochastic RSI (Chande & Kroll, "The New Technical Trader", 1994), as TradingView's built-in
- * "Stoch RSI" computes it:
- *
- * - RSI = {@link Rsi}(rsiPeriod) on closes;
- * - raw = 100 × (RSI − min RSI) / (max RSI − min RSI) over the last stochPeriod RSI values
- *   (this one included);
- * - zero range guard: when max − min ≤ zeroRangeEpsilon the raw value is carried over from the
- *   previous candle (50 if there is none yet) instead of dividing by ~0;
- * - %K = SMA(kSmoothing) of raw, %D = SMA(dSmoothing) of %K.
- *
- * `signal`, from %K/%D of this candle and the previous one (thresholds `oversold` = 20 and
- * `overbought` = 80 by default), first rule that applies:
- * 1. `bullish_cross`: %K crossed above %D (previous %K ≤ previous %D and %K > %D) with %D below
- *    `overbought` (a cross up inside the overbought zone is reported as `overbought`);
- * 2. `bearish_cross`: %K crossed below %D (previous %K ≥ previous %D and %K < %D) with %D above
- *    `oversold`;
- * 3. `oversold`: %K ≤ oversold;
- * 4. `overbought`: %K ≥ overbought;
- * 5. `neutral` otherwise. (The first value has no previous one, so it cannot be a cross.)
- *
- * Warm-up: rsiPeriod + stochPeriod + kSmoothing + dSmoothing − 2 candles (32 by default).
- * O(kSmoothing + dSmoothing) work per candle (the look-back's min and max come from monotonic
- * queues, O(1) amortized), fixed memory.
+ * Stochastic RSI (Chande & Kroll 1994) as TradingView's built-in "Stoch RSI" computes it: raw =
+ * 100 × (RSI − lowest) / (highest − lowest) over the last `stochPeriod` RSI values, %K = SMA of
+ * raw, %D = SMA of %K, with the zero-range guard and the `signal` rules the package README
+ * defines. Warm-up: rsiPeriod + stochPeriod + kSmoothing + dSmoothing − 2 candles; the
+ * look-back's ends come from monotonic queues, so a candle costs O(kSmoothing + dSmoothing).
  */
 export class StochRsi implements StreamingIndicator<StochRsiValue> {
   readonly rsiPeriod: number;

@@ -61,41 +61,13 @@ const EDGE_EPS = 1e-9;
 const INDEX_LIMIT = 2 ** 29;
 
 /**
- * Volume profile of a rolling window of the last `window` candles.
- *
- * **Distribution.** Each candle's volume is spread uniformly over its [low, high] range: a row gets
- * volume × (overlap of the row with [low, high]) / (high − low). A candle with high = low puts all
- * its volume in the row containing that price. A candle with volume 0 counts in the window but
- * occupies no row: the profile's rows are the price levels where the window traded.
- *
- * **POC.** The row with the most volume; a tie goes to the row nearest the centre of the profile,
- * then to the lower row (Market Profile convention). `poc` is the middle price of that row.
- *
- * **Value area** (the CBOT Market Profile method, as in the CBOT Market Profile handbook and the
- * charting vendors that follow it): start with the POC row; compare the volume of the two rows
- * just above the value area with the two rows just below (one row if only one remains on that
- * side); add the larger pair (the upper pair on a tie); repeat until the value area holds at least
- * `valueAreaPercent` of the window's volume or no row is left. VAH / VAL are the upper / lower
- * edges of the value area's outermost rows.
- *
- * **Grid.** With `rowSize`, rows are fixed at multiples of rowSize and never move. With `rowCount`
- * (the default, 24 rows), when the grid is built the row height is the window's (max high − min
- * low) / rowCount and row 0 starts at its min low; rows then extend beyond that span as the
- * window's range moves. The grid is kept while the window occupies between rowCount / (1 + t) and
- * rowCount × (1 + t) rows (t = rowCountTolerance, 0.25: 19 to 30 rows for 24), and is rebuilt from
- * the window's candles when it leaves that band (the range grew or shrank by about a quarter).
- * While the grid is unchanged, a candle is added by adding its volume to the rows it covers, and
- * the evicted candle is removed by subtracting exactly the amounts it added (kept per candle); a
- * row no candle covers any more is reset to exactly 0, so rounding residue cannot accumulate in
- * empty rows.
- *
- * **Value.** `null` until the window is full (`window` candles) and while the window's total volume
- * is 0 (a feed without volume can pass volume 1 per candle to get a time-at-price profile).
- *
- * Work per candle: O(rows the candle covers) to add and evict; the POC is kept incrementally (a
- * full O(rows) scan only when the evicted candle covered the POC row, or on a tie); the value area
- * walks the rows it takes in; plus an O(window × rows per candle) rebuild when the grid changes
- * (about once every 60 candles on the synthetic M5 series of the tests, with the defaults).
+ * Volume profile of a rolling window of the last `window` candles: each candle's volume spread
+ * uniformly over its [low, high], the POC (ties to the row nearest the centre, then the lower)
+ * and the CBOT value area. The definitions, the grid rules and the sources are in the package
+ * README. Why it is fast: while the grid holds, a candle adds its amounts to the rows it covers
+ * and its eviction subtracts exactly those amounts (kept per candle), so no rounding residue
+ * builds up; the POC is kept incrementally; the grid is rebuilt only when the window's range
+ * leaves a band around `rowCount` rows. Work per candle: O(rows the candle covers).
  */
 export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   readonly window: number;
