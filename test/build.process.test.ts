@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServices, serviceEntries, type BuiltService } from '../scripts/build-services.js';
-import { answers, freePort, root, runNode, until } from './support.js';
+import { answers, freePort, root, runNode, until } from '@fxdesk/core/testing';
 
 // What production runs: `npm run build`, then plain `node services/<name>/dist/server.js` from
 // the repository root, no tsx and no esbuild loaded.

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser } from '@fxdesk/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK } from '../scripts/stack.js';
 import { DEV_SECRETS } from './services.js';
-import { answers, freePort, run, until } from './support.js';
+import { answers, freePort, launchBrowser, run, until } from '@fxdesk/core/testing';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-docs-'));
 

@@ -5,7 +5,7 @@ import { ExecutionClient, NotificationClient, StrategyClient, type DeliveryRecor
 import { SYMBOL_SPECS } from '@fxdesk/broker';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, freePort, run, until } from './support.js';
+import { answers, freePort, run, until } from '@fxdesk/core/testing';
 
 /**
  * The desk end to end: market-data, execution, notification and strategy as real processes on

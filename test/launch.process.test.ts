@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { envPrefix } from '../scripts/stack-env.js';
 import { STACK } from '../scripts/stack.js';
 import { DEV_SECRETS } from './services.js';
-import { answers, freePort, run as runEntry, until } from './support.js';
+import { answers, freePort, run as runEntry, until } from '@fxdesk/core/testing';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-proc-'));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -4,3 +4,4 @@ export * from './debian.js';
 export * from './browser.js';
 export * from './openapi-contract.js';
 export * from './client-contract.js';
+export * from './processes.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Reconciliation, SignalRecord } from '@fxdesk/schemas';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answers, freePort, run, until } from '../../../test/support.js';
+import { answers, freePort, run, until } from '@fxdesk/core/testing';
 
 const SERVER = 'services/execution/src/server.ts';
 const KEY = 'crash-test-key';

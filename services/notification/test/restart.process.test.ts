@@ -1,34 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, run, until } from '@fxdesk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeTelegram, telegramError, type FakeProvider, type Received } from './fakes.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const TOKEN = '999:process-test';
 const KEY = 'process-test-key';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls (real time: this test drives a real process) until `check` passes. */
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const WAIT_MS = 15_000;
 
 describe('the server process killed while deliveries are pending', () => {
   let telegram: FakeProvider;
@@ -49,24 +29,17 @@ describe('the server process killed while deliveries are pending', () => {
   });
 
   function start(): ChildProcess {
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'services/notification/src/server.ts')], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dataDir,
-        NOTIFICATION_API_KEY: KEY,
-        CHAT_APP_BOT_TOKEN: TOKEN,
-        CHAT_APP_BASE_URL: telegram.url,
-        CHAT_APP_CHAT_IDS: '111,222',
-        OUTBOX_POLL_INTERVAL_MS: '100',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    return proc;
+    return run('services/notification/src/server.ts', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      NOTIFICATION_API_KEY: KEY,
+      CHAT_APP_BOT_TOKEN: TOKEN,
+      CHAT_APP_BASE_URL: telegram.url,
+      CHAT_APP_CHAT_IDS: '111,222',
+      OUTBOX_POLL_INTERVAL_MS: '100',
+    }).child;
   }
 
   const api = async (method: string, url: string, body?: unknown) => {
@@ -93,23 +66,23 @@ describe('the server process killed while deliveries are pending', () => {
     );
 
     child = start();
-    await until(async () => ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok ? true : undefined));
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/health/live`)).ok, WAIT_MS);
 
     const first = await api('POST', '/notifications', { message: 'first', channels: ['CHAT_APP'], source: 'proc' });
     const firstIds = first.deliveryIds as string[];
-    await until(async () => ((await statuses(firstIds)).every((d) => d.status === 'sent') ? true : undefined));
+    await until(async () => (await statuses(firstIds)).every((d) => d.status === 'sent'), WAIT_MS);
 
     outage = true;
     const second = await api('POST', '/notifications', { message: 'second', channels: ['CHAT_APP'], source: 'proc' });
     const secondIds = second.deliveryIds as string[];
-    await until(async () => ((await statuses(secondIds)).every((d) => d.status === 'pending' && d.attempts === 1) ? true : undefined));
+    await until(async () => (await statuses(secondIds)).every((d) => d.status === 'pending' && d.attempts === 1), WAIT_MS);
 
     child.kill('SIGKILL');
     await new Promise((resolve) => child?.once('exit', resolve));
     outage = false;
 
     child = start();
-    await until(async () => ((await statuses(secondIds)).every((d) => d.status === 'sent') ? true : undefined));
+    await until(async () => (await statuses(secondIds)).every((d) => d.status === 'sent'), WAIT_MS);
     // Give a wrongly resent "first" every chance to show up before counting.
     await new Promise((r) => setTimeout(r, 300));
 

@@ -1,8 +1,10 @@
+/** Helpers for the tests that run real processes (`*.process.test.ts`) from any workspace. */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-export const root = path.resolve(import.meta.dirname, '..');
+/** The repository's root folder. */
+export const root = path.resolve(import.meta.dirname, '../../..');
 
 export interface Run {
   code: number | null;
@@ -38,11 +40,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Polls `check` until it holds (real time: the test drives a real process); a check that throws,
+ * say a fetch to a process still starting, counts as not yet.
+ */
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
+  while (
+    !(await Promise.resolve()
+      .then(check)
+      .catch(() => false))
+  ) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
