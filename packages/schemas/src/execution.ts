@@ -151,6 +151,27 @@ export const SignalRecordSchema = z
   .meta({ id: 'SignalRecord' });
 export type SignalRecord = z.infer<typeof SignalRecordSchema>;
 
+/** GET /v1/signals query: filters (combined with AND), newest first, cursor-paged. */
+export const SignalListQuerySchema = z.strictObject({
+  state: SignalStateSchema.optional().meta({ description: 'Only signals in this state' }),
+  symbol: BrokerSymbolSchema.optional().meta({ description: 'Only signals of this exact broker symbol' }),
+  source: SourceSlugSchema.optional().meta({ description: 'Only signals from this source' }),
+  from: Rfc3339Schema.optional().meta({ description: 'Only signals received at or after this instant' }),
+  to: Rfc3339Schema.optional().meta({ description: 'Only signals received before this instant' }),
+  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
+  cursor: z.string().min(1).max(200).optional().meta({ description: 'next_cursor of the previous page' }),
+});
+export type SignalListQuery = z.output<typeof SignalListQuerySchema>;
+
+/** GET /v1/signals: stored signal records, newest received first. */
+export const SignalListSchema = z
+  .object({
+    signals: z.array(SignalRecordSchema),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+  })
+  .meta({ id: 'SignalList' });
+export type SignalList = z.infer<typeof SignalListSchema>;
+
 /** GET /v1/market-data/candles query; `count` above MAX_CANDLES_LOOKBACK is clamped by the service, not refused. */
 export const TerminalCandlesQuerySchema = z.object({
   quote: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),

@@ -254,9 +254,14 @@ export const SignalHistoryQuerySchema = z.object({
 });
 export type SignalHistoryQuery = z.infer<typeof SignalHistoryQuerySchema>;
 
-/** GET /pairs/{instrument}/candles query: at most CHART_CANDLES (`chartCandles`) candles, 100 by default. */
+/**
+ * GET /pairs/{instrument}/candles query: at most CHART_CANDLES (`chartCandles`) candles, 100 by
+ * default; `timeframe` other than the strategy's charts the pair's history on it, the indicators
+ * computed over that history with the strategy's settings.
+ */
 export function pairCandlesQuerySchema(chartCandles: number) {
   return z.object({
+    timeframe: TimeframeSchema.optional().meta({ description: "Candle timeframe; the strategy's TIMEFRAME when omitted" }),
     limit: z.coerce
       .number()
       .int()
@@ -288,3 +293,76 @@ export const PairCandlesSchema = z
   .object({ instrument: z.string(), timeframe: TimeframeSchema, candles: z.array(ChartCandleSchema) })
   .meta({ id: 'PairCandles' });
 export type PairCandles = z.infer<typeof PairCandlesSchema>;
+
+// ── The console (not spec 000): the live event stream, read-through routes, the session ──────
+
+/** What a `pair` event carries: the pair's record, as GET /pairs lists it. */
+export const PairEventSchema = PairRecordSchema;
+
+/** A `candle` event: a closed candle of a monitored pair with its indicators after it. */
+export const CandleEventSchema = z.object({ instrument: z.string(), timeframe: TimeframeSchema, candle: ChartCandleSchema }).meta({ id: 'CandleEvent' });
+export type CandleEvent = z.infer<typeof CandleEventSchema>;
+
+/** An `order` event: what the execution service made of a signal, each time that changes. */
+export const OrderEventSchema = z.object({ signal_id: z.string(), instrument: z.string(), execution: SignalExecutionSchema }).meta({ id: 'OrderEvent' });
+export type OrderEvent = z.infer<typeof OrderEventSchema>;
+
+/** A `delivery` event: what the notification service made of a signal's announcement, each time that changes. */
+export const DeliveryEventSchema = z
+  .object({ signal_id: z.string(), instrument: z.string(), notification: SignalNotificationSchema })
+  .meta({ id: 'DeliveryEvent' });
+export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
+
+/** A `downstream` event: a downstream service's state changed (ok ↔ failing). */
+export const DownstreamEventSchema = z.object({ service: z.enum(DOWNSTREAM_SERVICES), state: DownstreamStateSchema }).meta({ id: 'DownstreamEvent' });
+export type DownstreamEvent = z.infer<typeof DownstreamEventSchema>;
+
+/**
+ * GET /events, server-sent events, each with an `id:` (one more than the last) and JSON `data:`:
+ * - `status` (StrategyStatus): on connect, on every start/stop/restart and signal, and every 5 s;
+ * - `pair` (PairRecord): a pair's record changed (a quote, a candle), at most once a second per pair;
+ * - `candle` (CandleEvent): a candle of a monitored pair closed;
+ * - `signal` (StrategySignal): a signal was generated;
+ * - `order` (OrderEvent), `delivery` (DeliveryEvent): a signal's execution or announcement moved;
+ * - `downstream` (DownstreamEvent): a downstream service started or stopped answering;
+ * - `reset` (`{}`): sent first when `Last-Event-ID` is older than the events kept: refetch.
+ */
+export const STRATEGY_EVENTS = ['status', 'pair', 'candle', 'signal', 'order', 'delivery', 'downstream', 'reset'] as const;
+export type StrategyEventName = (typeof STRATEGY_EVENTS)[number];
+
+/** GET /console/session: whether this browser may use the console, and its CSRF token. */
+export const ConsoleSessionSchema = z
+  .object({
+    login_required: z.boolean().meta({ description: 'true when CONSOLE_PASSWORD is set: the console needs a login' }),
+    authenticated: z.boolean(),
+    csrf_token: z.string().nullable().meta({ description: 'Send it as X-CSRF-Token with every state-changing console request' }),
+    expires_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'ConsoleSession' });
+export type ConsoleSession = z.infer<typeof ConsoleSessionSchema>;
+
+/** POST /console/login body. */
+export const ConsoleLoginSchema = z.strictObject({ password: z.string().min(1).max(1000) }).meta({ id: 'ConsoleLogin' });
+
+/** One downstream service's readiness as GET /console/services reads it from its /health/ready. */
+export const ServiceHealthSchema = z
+  .object({
+    configured: z.boolean().meta({ description: 'Whether the strategy has its URL' }),
+    reachable: z.boolean(),
+    ready: z.boolean(),
+    checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })).meta({ description: "The service's own readiness checks" }),
+    error: z.string().nullable().meta({ description: 'Why it could not be read' }),
+  })
+  .meta({ id: 'ServiceHealth' });
+export type ServiceHealth = z.infer<typeof ServiceHealthSchema>;
+
+/** GET /console/services: every downstream service's readiness, read at the request. */
+export const ConsoleServicesSchema = z
+  .object({
+    market_data: ServiceHealthSchema,
+    execution: ServiceHealthSchema,
+    account: ServiceHealthSchema,
+    notification: ServiceHealthSchema,
+  })
+  .meta({ id: 'ConsoleServices' });
+export type ConsoleServices = z.infer<typeof ConsoleServicesSchema>;
