@@ -2,6 +2,7 @@ export * from './auth.js';
 export * from './config.js';
 export * from './error-handler.js';
 export * from './errors.js';
+export * from './event-loop-delay.js';
 export * from './group-commit.js';
 export * from './health.js';
 export * from './logger.js';

@@ -10,6 +10,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { requireApiKey, type ApiKeyOptions } from './auth.js';
 import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { AppError, type ErrorCodeCase } from './errors.js';
+import { processEventLoopDelay } from './event-loop-delay.js';
 import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { documentKitAnswers, withReachableSchemas } from './openapi.js';
@@ -171,6 +172,19 @@ function installRequestMetrics(app: App, metrics: MetricsRegistry): void {
   metrics.gauge('process_resident_memory_bytes', 'Resident set size of the process.', () => process.memoryUsage.rss());
   metrics.gauge('process_heap_used_bytes', 'V8 heap in use.', () => process.memoryUsage().heapUsed);
   metrics.gauge('process_uptime_seconds', 'Seconds since the process started.', () => Number(process.hrtime.bigint() - started) / 1e9);
+  const loopDelay = processEventLoopDelay();
+  metrics.gauge(
+    'process_event_loop_delay_seconds',
+    'How late the event loop runs a timer, over the last 30 to 60 s: quantile 0.5, 0.99 and 1 (the maximum).',
+    () => {
+      const delay = loopDelay.read();
+      return [
+        [{ quantile: '0.5' }, delay.p50Seconds],
+        [{ quantile: '0.99' }, delay.p99Seconds],
+        [{ quantile: '1' }, delay.maxSeconds],
+      ];
+    },
+  );
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: reply.statusCode };
