@@ -151,23 +151,31 @@ export const SignalRecordSchema = z
   .meta({ id: 'SignalRecord' });
 export type SignalRecord = z.infer<typeof SignalRecordSchema>;
 
-/** GET /v1/signals query: filters (combined with AND), newest first, cursor-paged. */
+/**
+ * GET /v1/signals query: filters (combined with AND), newest first, cursor-paged. Strict: an
+ * unknown or repeated parameter is refused. A cursor is 30 base64url characters; any other text
+ * is refused as one the service did not issue (422, `querystring.cursor`).
+ */
 export const SignalListQuerySchema = z.strictObject({
   state: SignalStateSchema.optional().meta({ description: 'Only signals in this state' }),
   symbol: BrokerSymbolSchema.optional().meta({ description: 'Only signals of this exact broker symbol' }),
   source: SourceSlugSchema.optional().meta({ description: 'Only signals from this source' }),
-  from: Rfc3339Schema.optional().meta({ description: 'Only signals received at or after this instant' }),
-  to: Rfc3339Schema.optional().meta({ description: 'Only signals received before this instant' }),
+  from: Rfc3339Schema.optional().meta({ description: 'Only signals received at or after this instant (any zone, to the nanosecond)' }),
+  to: Rfc3339Schema.optional().meta({ description: 'Only signals received before this instant (exclusive)' }),
   limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
-  cursor: z.string().min(1).max(200).optional().meta({ description: 'next_cursor of the previous page' }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{30}$/, { message: 'not a cursor this service issued' })
+    .optional()
+    .meta({ description: 'next_cursor of the previous page, as given (opaque)' }),
 });
 export type SignalListQuery = z.output<typeof SignalListQuerySchema>;
 
-/** GET /v1/signals: stored signal records, newest received first. */
+/** GET /v1/signals: stored signal records, newest received first (by received_at, then signal_id). */
 export const SignalListSchema = z
   .object({
     signals: z.array(SignalRecordSchema),
-    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor, with the same filters, for the next (older) page; null on the last page' }),
   })
   .meta({ id: 'SignalList' });
 export type SignalList = z.infer<typeof SignalListSchema>;
