@@ -1,7 +1,7 @@
 import { retcodeName, type TradingTerminal, type TradeRequest, type TradeResult } from '@fxdesk/broker';
 import { AppError, envelope, type HealthCheck, type MetricsRegistry } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
-import type { BrokerTickets, SignalFailure, SignalRecord, SignalSubmission, TradeOutcome } from '@fxdesk/schemas';
+import type { BrokerTickets, SignalFailure, SignalList, SignalListQuery, SignalRecord, SignalSubmission, TradeOutcome } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
@@ -9,6 +9,7 @@ import { withDeadline } from './deadline.js';
 import { errors } from './errors.js';
 import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
+import { listSignals } from './signal-list.js';
 import { judgeSendResult, NO_TICKETS, normalizeCheckResult, normalizeSendResult, ticketsOf } from './outcome.js';
 import type { ExistingSignal, SignalOutcome, SignalStore } from './store.js';
 import { buildTradeRequest } from './trade-request.js';
@@ -138,6 +139,11 @@ export class SignalPipeline {
     return record;
   }
 
+  /** GET /v1/signals: one page of stored records, newest received first. */
+  list(query: SignalListQuery): Promise<SignalList> {
+    return listSignals(this.deps.store, query);
+  }
+
   /** Settles when no submission is being processed (shutdown waits for this before closing the store). */
   whenIdle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
@@ -164,6 +170,8 @@ export class SignalPipeline {
         requestJson: JSON.stringify(received),
         requestId,
         orderComment: comment,
+        symbol: signal.symbol,
+        source: signal.source,
         receivedAt: this.nowIso(),
       }),
     );

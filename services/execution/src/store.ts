@@ -4,7 +4,8 @@ import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, Signal
 import { NO_TICKETS } from './outcome.js';
 import { SqliteTerminalStore } from './terminal-store.js';
 
-const MIGRATIONS = [
+/** The schema of execution.db, in the order it grew (`user_version` counts those applied). */
+export const MIGRATIONS = [
   `CREATE TABLE signals (
      signal_id       TEXT PRIMARY KEY,
      payload_hash    TEXT NOT NULL,
@@ -68,6 +69,17 @@ const MIGRATIONS = [
      tp_points    INTEGER,
      expires_at   INTEGER
    );`,
+  // GET /v1/signals: the symbol and source as columns, and one index per filter that also
+  // serves the order (received_at, signal_id), so a page is a range read at any depth. The state
+  // index takes over the start-up search for `processing` rows.
+  `ALTER TABLE signals ADD COLUMN symbol TEXT;
+   ALTER TABLE signals ADD COLUMN source TEXT;
+   UPDATE signals SET symbol = json_extract(request_json, '$.symbol'), source = json_extract(request_json, '$.source');
+   DROP INDEX signals_processing;
+   CREATE INDEX signals_received ON signals (received_at, signal_id);
+   CREATE INDEX signals_state ON signals (state, received_at, signal_id);
+   CREATE INDEX signals_symbol ON signals (symbol, received_at, signal_id);
+   CREATE INDEX signals_source ON signals (source, received_at, signal_id);`,
 ];
 
 /** A signal about to be claimed. */
@@ -78,6 +90,8 @@ export interface SignalClaim {
   requestJson: string;
   requestId: string;
   orderComment: string;
+  symbol: string;
+  source: string;
   receivedAt: string;
 }
 
@@ -87,6 +101,56 @@ export interface ExistingSignal {
   state: SignalState;
   httpStatus: number | null;
   responseBody: string | null;
+}
+
+/** Where a page of the list ends: its last row, in (received_at, signal_id) order. */
+export interface ListPosition {
+  receivedAt: string;
+  signalId: string;
+}
+
+/** The rows GET /v1/signals selects: each filter given must hold. */
+export interface SignalFilter {
+  state?: SignalState;
+  symbol?: string;
+  source?: string;
+  /** received_at at or after this (ISO text, as stored). */
+  receivedFrom?: string;
+  /** received_at before this (ISO text, as stored). */
+  receivedBefore?: string;
+  /** Only rows older than this position: the page after the one that ended there. */
+  after?: ListPosition;
+}
+
+/**
+ * The SELECT of one page, newest first: equality on the filtered columns, then a range on
+ * (received_at, signal_id), which one index per filter serves in order (keyset paging: the cost of
+ * a page does not grow with its depth, unlike OFFSET). One row past `limit` tells whether more follow.
+ */
+export function listQuery(filter: SignalFilter, limit: number): { sql: string; params: Record<string, string | number> } {
+  const where: string[] = [];
+  const params: Record<string, string | number> = { limit: limit + 1 };
+  for (const column of ['state', 'symbol', 'source'] as const) {
+    const value = filter[column];
+    if (value === undefined) continue;
+    where.push(`${column} = @${column}`);
+    params[column] = value;
+  }
+  if (filter.receivedFrom !== undefined) {
+    where.push('received_at >= @receivedFrom');
+    params.receivedFrom = filter.receivedFrom;
+  }
+  if (filter.receivedBefore !== undefined) {
+    where.push('received_at < @receivedBefore');
+    params.receivedBefore = filter.receivedBefore;
+  }
+  if (filter.after !== undefined) {
+    where.push('(received_at, signal_id) < (@afterReceivedAt, @afterSignalId)');
+    params.afterReceivedAt = filter.after.receivedAt;
+    params.afterSignalId = filter.after.signalId;
+  }
+  const condition = where.length > 0 ? `WHERE ${where.join(' AND ')} ` : '';
+  return { sql: `SELECT * FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT @limit`, params };
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; existing: ExistingSignal };
@@ -170,13 +234,15 @@ function toRecord(row: SignalRow): SignalRecord {
 export class SignalStore {
   private readonly writer: GroupCommit;
   private readonly statements;
+  /** The prepared SELECT of each combination of list filters met so far (at most 64). */
+  private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
   constructor(private readonly db: SqliteDatabase) {
     this.writer = new GroupCommit(db);
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, received_at, updated_at)
-         VALUES (@signalId, @payloadHash, 'processing', @requestJson, @requestId, @orderComment, @receivedAt, @receivedAt)
+        `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, symbol, source, received_at, updated_at)
+         VALUES (@signalId, @payloadHash, 'processing', @requestJson, @requestId, @orderComment, @symbol, @source, @receivedAt, @receivedAt)
          ON CONFLICT (signal_id) DO NOTHING`,
       ),
       existing: db.prepare<[string], ExistingRow>('SELECT payload_hash, state, http_status, response_body FROM signals WHERE signal_id = ?'),
@@ -263,6 +329,22 @@ export class SignalStore {
     return this.writer.read(() => {
       const row = this.statements.find.get(signalId);
       return row ? toRecord(row) : undefined;
+    });
+  }
+
+  /** One page of records, newest received first, and the position to continue from when more follow. */
+  list(filter: SignalFilter, limit: number): Promise<{ records: SignalRecord[]; next: ListPosition | undefined }> {
+    return this.writer.read(() => {
+      const { sql, params } = listQuery(filter, limit);
+      let statement = this.listStatements.get(sql);
+      if (!statement) {
+        statement = this.db.prepare(sql);
+        this.listStatements.set(sql, statement);
+      }
+      const rows = statement.all(params) as SignalRow[];
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { records: page.map(toRecord), next: rows.length > limit && last ? { receivedAt: last.received_at, signalId: last.signal_id } : undefined };
     });
   }
 

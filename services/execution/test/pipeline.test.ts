@@ -198,6 +198,8 @@ describe('start-up recovery', () => {
       requestJson: '{}',
       requestId: 'req-before-crash',
       orderComment: 'manual:abc',
+      symbol: 'EURUSD',
+      source: 'manual',
       receivedAt: '2026-01-05T11:59:00.000Z',
     });
     const terminal = new ScriptedTerminal();
@@ -213,7 +215,16 @@ describe('start-up reconciliation', () => {
     current = h;
     const signalId = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
     const comment = orderComment('manual', signalId);
-    await h.store.claim({ signalId, payloadHash: 'x', requestJson: '{}', requestId: 'r', orderComment: comment, receivedAt: '2026-01-05T11:59:00.000Z' });
+    await h.store.claim({
+      signalId,
+      payloadHash: 'x',
+      requestJson: '{}',
+      requestId: 'r',
+      orderComment: comment,
+      symbol: 'EURUSD',
+      source: 'manual',
+      receivedAt: '2026-01-05T11:59:00.000Z',
+    });
     // The crash came after the order reached the terminal.
     const tick = await h.terminal.tick('EURUSD');
     await h.terminal.orderSend({

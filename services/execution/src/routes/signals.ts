@@ -1,5 +1,13 @@
 import type { App } from '@fxdesk/core';
-import { ErrorEnvelopeSchema, SignalIdParamsSchema, SignalRecordSchema, SignalResultSchema, SignalSubmissionSchema } from '@fxdesk/schemas';
+import {
+  ErrorEnvelopeSchema,
+  SignalIdParamsSchema,
+  SignalListQuerySchema,
+  SignalListSchema,
+  SignalRecordSchema,
+  SignalResultSchema,
+  SignalSubmissionSchema,
+} from '@fxdesk/schemas';
 import type { SignalPipeline } from '../pipeline.js';
 
 /** The body as the request carried it, before validation applied defaults: the record keeps it as received. */
@@ -35,6 +43,24 @@ export function registerSignalRoutes(app: App, pipeline: SignalPipeline): void {
         .type('application/json; charset=utf-8')
         .send(answer.body as never);
     },
+  );
+
+  app.get(
+    '/v1/signals',
+    {
+      schema: {
+        tags: ['signals'],
+        summary: 'Stored signals, newest received first, filtered and cursor-paged',
+        description:
+          'Filters combine with AND: `state`, `symbol` (exact), `source`, and the received time from `from` (inclusive) to `to` (exclusive). ' +
+          'Records come newest received first (ties by signal_id); pass `next_cursor` back as `cursor`, with the same filters, for the next page ' +
+          'until it is null. Paging is by position, not offset: signals that arrive meanwhile are newer than the pages still to come, ' +
+          'so they never shift them (no record is skipped or repeated). Unknown or repeated parameters are refused (422).',
+        querystring: SignalListQuerySchema,
+        response: { 200: SignalListSchema },
+      },
+    },
+    async (request) => pipeline.list(request.query),
   );
 
   app.get(
