@@ -1,0 +1,128 @@
+import type {
+  AccountSummaryRead,
+  ConsoleServices,
+  ConsoleSession,
+  DeliveryList,
+  DeliveryStatus,
+  PairCandles,
+  PairRecord,
+  RestartResponse,
+  SignalHistory,
+  SignalList,
+  SignalRecord,
+  SignalState,
+  StartRequest,
+  StartResponse,
+  StopResponse,
+  StrategyStatus,
+  Timeframe,
+} from '@fxdesk/schemas';
+
+/** A refused or failed call: the error envelope's code and message, or `NETWORK` when nothing answered. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get isNetwork(): boolean {
+    return this.status === 0;
+  }
+}
+
+type Query = Record<string, string | number | undefined | null>;
+
+function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  const retryAfter = Number(res.headers.get('retry-after'));
+  const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
+  try {
+    const body = (await res.json()) as { code?: unknown; message?: unknown };
+    if (typeof body.code === 'string')
+      return new ApiError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText, retryAfterSeconds);
+  } catch {
+    // not the error envelope (a proxy's page, say): described by its status below
+  }
+  return new ApiError(res.status, `HTTP_${res.status}`, `the strategy service answered ${res.status} ${res.statusText}`.trim(), retryAfterSeconds);
+}
+
+/**
+ * The strategy service, the console's only peer (same origin: the session cookie goes along by
+ * itself). Every POST carries the session's CSRF token; a console route answering 401 means the
+ * session ended, which `onUnauthorized` hears.
+ */
+export class Api {
+  csrfToken: string | null = null;
+  onUnauthorized: () => void = () => {};
+
+  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
+    let res: Response;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    } catch {
+      throw new ApiError(0, 'NETWORK', 'the strategy service is not answering');
+    }
+    if (!res.ok) {
+      const error = await errorOf(res);
+      if (res.status === 401 && path.startsWith('/console/') && path !== '/console/login') this.onUnauthorized();
+      throw error;
+    }
+    return (await res.json()) as T;
+  }
+
+  get<T>(path: string, query?: Query): Promise<T> {
+    return this.request<T>('GET', withQuery(path, query));
+  }
+
+  post<T>(path: string, body?: unknown): Promise<T> {
+    return this.request<T>('POST', path, body);
+  }
+
+  // The session.
+  session = () => this.get<ConsoleSession>('/console/session');
+  login = (password: string) => this.post<ConsoleSession>('/console/login', { password });
+  logout = () => this.post<ConsoleSession>('/console/logout');
+
+  // Spec 000's reads, shared with curl and bots (and their rate limit).
+  status = () => this.get<StrategyStatus>('/status');
+  pairs = async () => (await this.get<{ pairs: PairRecord[] }>('/pairs')).pairs;
+  pairCandles = (instrument: string, query: { timeframe?: Timeframe; limit?: number }) =>
+    this.get<PairCandles>(`/pairs/${encodeURIComponent(instrument)}/candles`, query);
+  signals = (query: { instrument?: string; limit?: number; cursor?: string | null }) => this.get<SignalHistory>('/signals', query);
+
+  // The console's read-through routes.
+  services = () => this.get<ConsoleServices>('/console/services');
+  account = () => this.get<AccountSummaryRead>('/console/account');
+  orders = (query: { state?: SignalState; symbol?: string; limit?: number; cursor?: string | null }) => this.get<SignalList>('/console/orders', query);
+  order = (signalId: string) => this.get<SignalRecord>(`/console/orders/${encodeURIComponent(signalId)}`);
+  deliveries = (query: { status?: DeliveryStatus; source?: string; limit?: number; cursor?: string | null }) =>
+    this.get<DeliveryList>('/console/deliveries', query);
+
+  // The console's control routes (spec 000's answers, behind the session and its CSRF token).
+  start = (body: StartRequest) => this.post<StartResponse>('/console/start', body);
+  stop = () => this.post<StopResponse>('/console/stop');
+  restart = () => this.post<RestartResponse>('/console/restart');
+}
+
+/** A one-line explanation of a failed call for the page. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.code === 'RATE_LIMITED' || err.status === 429) return `too many requests; try again in ${err.retryAfterSeconds ?? 60} s`;
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

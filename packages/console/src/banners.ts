@@ -1,0 +1,45 @@
+import type { DeskState } from './desk-state.js';
+import { formatClock, formatDuration } from './format.js';
+import { nextFxOpen } from './market-time.js';
+import { isMarketClosed, serviceViews } from './service-health.js';
+
+/** One line across the top of every page: something the trader should know before reading the rest. */
+export interface Banner {
+  id: string;
+  level: 'error' | 'warning' | 'info';
+  title: string;
+  text: string;
+}
+
+/** The banners the desk's state calls for, most serious first. */
+export function bannersOf(state: DeskState, nowMs: number): Banner[] {
+  const banners: Banner[] = [];
+  if (state.connection === 'reconnecting') {
+    const since = state.updatedAt ? ` Showing what it last sent, at ${formatClock(state.updatedAt)} UTC.` : '';
+    banners.push({ id: 'strategy', level: 'error', title: 'The strategy service is not answering', text: `Reconnecting…${since}` });
+  }
+  if (state.loadError) banners.push({ id: 'load', level: 'error', title: 'The desk could not be read', text: state.loadError });
+  for (const view of serviceViews(state.status, state.services)) {
+    if (view.state === 'down') {
+      banners.push({
+        id: view.service,
+        level: 'error',
+        title: `${view.label} service is down`,
+        text: `${view.detail}. ${view.stops} Still working: ${view.stillWorks}`,
+      });
+    } else if (view.state === 'degraded') {
+      banners.push({ id: view.service, level: 'warning', title: `${view.label} service is not ready`, text: view.detail });
+    }
+  }
+  const statuses = state.order.map((i) => state.pairs[i]?.status ?? 'stopped');
+  if (isMarketClosed(state.status, state.services, statuses, nowMs)) {
+    const opens = nextFxOpen(nowMs);
+    banners.push({
+      id: 'market',
+      level: 'info',
+      title: 'The FX market is closed',
+      text: `Prices resume Sunday 22:00 UTC (in ${formatDuration(opens - nowMs)}); charts, signals and orders are all still here.`,
+    });
+  }
+  return banners;
+}

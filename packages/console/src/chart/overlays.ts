@@ -1,0 +1,125 @@
+import type {
+  AutoscaleInfo,
+  IPrimitivePaneRenderer,
+  IPrimitivePaneView,
+  ISeriesApi,
+  ISeriesPrimitive,
+  PrimitivePaneViewZOrder,
+  SeriesAttachedParameter,
+  SeriesType,
+  Time,
+} from 'lightweight-charts';
+import { COLORS, type SignalLevels, type Zone } from './chart-data.js';
+
+type Target = Parameters<IPrimitivePaneRenderer['draw']>[0];
+type Attached = SeriesAttachedParameter<Time, SeriesType>;
+
+/** A horizontal extent in pixels; a time off the chart's data maps to null. */
+function span(attached: Attached, from: Time, to: Time | null, width: number): [number, number] | null {
+  const timeScale = attached.chart.timeScale();
+  const x1 = timeScale.timeToCoordinate(from);
+  const x2 = to === null ? width : timeScale.timeToCoordinate(to);
+  if (x1 === null || x2 === null) return null;
+  return [Math.min(x1, x2), Math.max(x1, x2)];
+}
+
+class View implements IPrimitivePaneView {
+  constructor(
+    private readonly order: PrimitivePaneViewZOrder,
+    private readonly draw: (target: Target) => void,
+  ) {}
+
+  zOrder(): PrimitivePaneViewZOrder {
+    return this.order;
+  }
+
+  renderer(): IPrimitivePaneRenderer {
+    return { draw: this.draw };
+  }
+}
+
+/**
+ * What lightweight-charts has no series for, drawn on the candle series' pane: fair value gaps as
+ * shaded zones behind the candles, and each signal's entry, stop and target as segments from its
+ * bar (the picked signal's bolder).
+ */
+export class ChartOverlays implements ISeriesPrimitive<Time> {
+  private param: Attached | null = null;
+  private zones: Zone[] = [];
+  private levels: SignalLevels[] = [];
+  private readonly views: readonly IPrimitivePaneView[] = [new View('bottom', (t) => this.drawZones(t)), new View('normal', (t) => this.drawLevels(t))];
+
+  attached(param: Attached): void {
+    this.param = param;
+  }
+
+  detached(): void {
+    this.param = null;
+  }
+
+  paneViews(): readonly IPrimitivePaneView[] {
+    return this.views;
+  }
+
+  /** The picked signal's stop and target stay in view even when price has not reached them. */
+  autoscaleInfo(): AutoscaleInfo | null {
+    const picked = this.levels.filter((l) => l.selected);
+    if (picked.length === 0) return null;
+    const prices = picked.flatMap((l) => [l.entry, l.stop, l.target]);
+    return { priceRange: { minValue: Math.min(...prices), maxValue: Math.max(...prices) } };
+  }
+
+  set(zones: Zone[], levels: SignalLevels[]): void {
+    this.zones = zones;
+    this.levels = levels;
+    this.param?.requestUpdate();
+  }
+
+  private series(): ISeriesApi<SeriesType, Time> | null {
+    return this.param?.series ?? null;
+  }
+
+  private drawZones(target: Target): void {
+    const attached = this.param;
+    const series = this.series();
+    if (!attached || !series) return;
+    target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+      for (const zone of this.zones) {
+        const x = span(attached, zone.from, zone.to, mediaSize.width);
+        const top = series.priceToCoordinate(zone.high);
+        const bottom = series.priceToCoordinate(zone.low);
+        if (!x || top === null || bottom === null) continue;
+        context.fillStyle = zone.type === 'bullish' ? COLORS.bullishZone : COLORS.bearishZone;
+        context.fillRect(x[0], Math.min(top, bottom), Math.max(1, x[1] - x[0]), Math.max(1, Math.abs(bottom - top)));
+      }
+    });
+  }
+
+  private drawLevels(target: Target): void {
+    const attached = this.param;
+    const series = this.series();
+    if (!attached || !series) return;
+    target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+      for (const level of this.levels) {
+        const x = span(attached, level.from, level.to, mediaSize.width);
+        if (!x) continue;
+        context.lineWidth = level.selected ? 2 : 1;
+        context.setLineDash(level.selected ? [] : [4, 3]);
+        for (const [price, color] of [
+          [level.entry, COLORS.entry],
+          [level.stop, COLORS.stop],
+          [level.target, COLORS.target],
+        ] as const) {
+          const y = series.priceToCoordinate(price);
+          if (y === null) continue;
+          context.strokeStyle = color;
+          context.beginPath();
+          context.moveTo(x[0], Math.round(y) + 0.5);
+          context.lineTo(x[1], Math.round(y) + 0.5);
+          context.stroke();
+        }
+      }
+      context.setLineDash([]);
+    });
+  }
+}

@@ -1,0 +1,173 @@
+import type { ChartCandle, StrategySignal, Timeframe } from '@fxdesk/schemas';
+import {
+  CandlestickSeries,
+  createChart,
+  createSeriesMarkers,
+  HistogramSeries,
+  LineSeries,
+  LineStyle,
+  type CandlestickData,
+  type IChartApi,
+  type IPriceLine,
+  type ISeriesApi,
+  type ISeriesMarkersPluginApi,
+  type Time,
+} from 'lightweight-charts';
+import { priceDigits } from '../format.js';
+import {
+  candleBars,
+  COLORS,
+  formingBar,
+  fvgZones,
+  latestProfile,
+  pickedSignal,
+  signalLevels,
+  signalMarkers,
+  signalsOnChart,
+  stochRsiLines,
+  supertrendLines,
+  volumeBars,
+} from './chart-data.js';
+import { ChartOverlays } from './overlays.js';
+
+/** What the chart shows: a pair's closed candles on one timeframe, and its signals. */
+export interface ChartInput {
+  instrument: string;
+  timeframe: Timeframe;
+  candles: ChartCandle[];
+  signals: StrategySignal[];
+  selectedId: string | null;
+}
+
+const STOCH_PANE_HEIGHT = 110;
+
+/**
+ * The pair chart, drawn by lightweight-charts: candles with volume, the Supertrend (one line per
+ * direction), fair value gaps, the volume profile's POC/VAH/VAL, signal markers with their
+ * levels, and the Stochastic RSI in a pane below. `show` draws everything from the data;
+ * `tick` stretches the bar forming after the newest closed candle.
+ */
+export class PairChart {
+  private readonly chart: IChartApi;
+  private readonly candles: ISeriesApi<'Candlestick'>;
+  private readonly volume: ISeriesApi<'Histogram'>;
+  private readonly trendUp: ISeriesApi<'Line'>;
+  private readonly trendDown: ISeriesApi<'Line'>;
+  private readonly k: ISeriesApi<'Line'>;
+  private readonly d: ISeriesApi<'Line'>;
+  private readonly markers: ISeriesMarkersPluginApi<Time>;
+  private readonly overlays = new ChartOverlays();
+  private priceLines: IPriceLine[] = [];
+  private input: ChartInput | null = null;
+  private forming: CandlestickData<Time> | null = null;
+  private shownKey = '';
+
+  constructor(container: HTMLElement) {
+    this.chart = createChart(container, {
+      autoSize: true,
+      layout: { background: { color: '#11151c' }, textColor: '#c5cbd6', fontSize: 11, panes: { separatorColor: '#2a3140' } },
+      grid: { vertLines: { color: '#1b212b' }, horzLines: { color: '#1b212b' } },
+      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#2a3140', rightOffset: 6 },
+      rightPriceScale: { borderColor: '#2a3140' },
+      localization: { dateFormat: 'yyyy-MM-dd' },
+    });
+    this.candles = this.chart.addSeries(CandlestickSeries, {
+      upColor: COLORS.up,
+      downColor: COLORS.down,
+      borderVisible: false,
+      wickUpColor: COLORS.up,
+      wickDownColor: COLORS.down,
+      title: '',
+    });
+    this.volume = this.chart.addSeries(HistogramSeries, {
+      priceScaleId: 'volume',
+      priceFormat: { type: 'volume' },
+      lastValueVisible: false,
+      priceLineVisible: false,
+    });
+    this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
+    const trend = { lineWidth: 2 as const, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false };
+    this.trendUp = this.chart.addSeries(LineSeries, { ...trend, color: COLORS.up });
+    this.trendDown = this.chart.addSeries(LineSeries, { ...trend, color: COLORS.down });
+    const oscillator = {
+      lineWidth: 1 as const,
+      priceLineVisible: false,
+      priceFormat: { type: 'price' as const, precision: 1, minMove: 0.1 },
+      // The oscillator lives on 0–100 whatever its recent swing.
+      autoscaleInfoProvider: () => ({ priceRange: { minValue: 0, maxValue: 100 } }),
+    };
+    this.k = this.chart.addSeries(LineSeries, { ...oscillator, color: COLORS.k, title: '%K' }, 1);
+    this.d = this.chart.addSeries(LineSeries, { ...oscillator, color: COLORS.d, title: '%D' }, 1);
+    for (const price of [80, 20]) this.k.createPriceLine({ price, color: '#5b6475', lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: false });
+    this.chart.panes()[1]?.setHeight(STOCH_PANE_HEIGHT);
+    this.markers = createSeriesMarkers(this.candles, []);
+    this.candles.attachPrimitive(this.overlays);
+  }
+
+  /** Draws `input` whole; the view is fitted when the pair or timeframe changed, else the trader's scroll is kept. */
+  show(input: ChartInput): void {
+    const key = `${input.instrument}/${input.timeframe}`;
+    if (this.input && `${this.input.instrument}/${this.input.timeframe}` !== key) this.forming = null;
+    this.input = input;
+    const digits = priceDigits(input.instrument);
+    const priceFormat = { type: 'price' as const, precision: digits, minMove: 10 ** -digits };
+    this.candles.applyOptions({ priceFormat });
+    this.trendUp.applyOptions({ priceFormat });
+    this.trendDown.applyOptions({ priceFormat });
+
+    const bars = candleBars(input.candles);
+    const lastClosed = bars.at(-1);
+    if (this.forming && lastClosed && this.forming.time <= lastClosed.time) this.forming = null;
+    this.candles.setData(this.forming ? [...bars, this.forming] : bars);
+    this.volume.setData(volumeBars(input.candles));
+    const trend = supertrendLines(input.candles);
+    this.trendUp.setData(trend.up);
+    this.trendDown.setData(trend.down);
+    const stoch = stochRsiLines(input.candles);
+    this.k.setData(stoch.k);
+    this.d.setData(stoch.d);
+
+    const onChart = signalsOnChart(input.signals, input.candles, input.timeframe);
+    const picked = pickedSignal(onChart, input.selectedId);
+    this.markers.setMarkers(signalMarkers(onChart, input.timeframe, picked?.signal_id ?? null));
+    this.overlays.set(fvgZones(input.candles), signalLevels(onChart, input.candles, input.timeframe, picked?.signal_id ?? null));
+    this.drawPriceLines(input, picked);
+
+    if (key !== this.shownKey && bars.length > 0) {
+      this.shownKey = key;
+      this.chart.timeScale().fitContent();
+    }
+  }
+
+  /** A live price at `atMs`: the forming bar after the newest closed candle moves with it. */
+  tick(price: number, atMs: number): void {
+    if (!this.input) return;
+    const bar = formingBar(this.input.candles, this.forming, price, atMs, this.input.timeframe);
+    if (!bar) return;
+    this.forming = bar;
+    this.candles.update(bar);
+  }
+
+  dispose(): void {
+    this.chart.remove();
+  }
+
+  /** POC, VAH and VAL of the latest profile, and the picked signal's entry, stop and target, on the price axis. */
+  private drawPriceLines(input: ChartInput, picked: StrategySignal | null): void {
+    for (const line of this.priceLines) this.candles.removePriceLine(line);
+    this.priceLines = [];
+    const add = (price: number, title: string, color: string, lineStyle: LineStyle) =>
+      this.priceLines.push(this.candles.createPriceLine({ price, title, color, lineStyle, lineWidth: 1, axisLabelVisible: true }));
+    const profile = latestProfile(input.candles);
+    if (profile) {
+      add(profile.poc, 'POC', COLORS.poc, LineStyle.Solid);
+      add(profile.vah, 'VAH', COLORS.valueArea, LineStyle.Dotted);
+      add(profile.val, 'VAL', COLORS.valueArea, LineStyle.Dotted);
+    }
+    if (picked) {
+      add(picked.entry_price, 'Entry', COLORS.entry, LineStyle.Dashed);
+      add(picked.stop_loss, 'Stop', COLORS.stop, LineStyle.Dashed);
+      add(picked.take_profit, 'Target', COLORS.target, LineStyle.Dashed);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import type { Timeframe } from '@fxdesk/schemas';
+import { isTimeframe } from './market-time.js';
+
+/** Where the console is served; every page is a path under it (the server answers index.html for each). */
+export const BASE = '/ui/';
+
+export const ACTIVITY_TABS = ['signals', 'orders', 'deliveries'] as const;
+export type ActivityTab = (typeof ACTIVITY_TABS)[number];
+
+export type Route =
+  | { page: 'desk' }
+  | { page: 'pair'; instrument: string; timeframe: Timeframe | null; signalId: string | null }
+  | { page: 'activity'; tab: ActivityTab }
+  | { page: 'not_found'; path: string };
+
+const INSTRUMENT = /^[A-Z0-9]{2,10}_[A-Z0-9]{2,10}$/;
+
+/** The page a location names: `/ui/`, `/ui/pair/EUR_USD?tf=M5&signal=…`, `/ui/activity?tab=orders`. */
+export function parseRoute(pathname: string, search: string): Route {
+  const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname === '/ui' ? '' : null;
+  if (rest === null) return { page: 'not_found', path: pathname };
+  const parts = rest.split('/').filter((p) => p !== '');
+  const query = new URLSearchParams(search);
+  if (parts.length === 0) return { page: 'desk' };
+  if (parts[0] === 'pair' && parts.length === 2) {
+    const instrument = decodeURIComponent(parts[1] as string).toUpperCase();
+    if (!INSTRUMENT.test(instrument)) return { page: 'not_found', path: pathname };
+    const tf = query.get('tf');
+    return { page: 'pair', instrument, timeframe: isTimeframe(tf) ? tf : null, signalId: query.get('signal') };
+  }
+  if (parts[0] === 'activity' && parts.length === 1) {
+    const tab = query.get('tab');
+    return { page: 'activity', tab: ACTIVITY_TABS.find((t) => t === tab) ?? 'signals' };
+  }
+  return { page: 'not_found', path: pathname };
+}
+
+/** The address of a page, the inverse of parseRoute. */
+export function routeHref(route: Exclude<Route, { page: 'not_found' }>): string {
+  switch (route.page) {
+    case 'desk':
+      return BASE;
+    case 'pair': {
+      const query = new URLSearchParams();
+      if (route.timeframe) query.set('tf', route.timeframe);
+      if (route.signalId) query.set('signal', route.signalId);
+      const search = query.toString();
+      return `${BASE}pair/${encodeURIComponent(route.instrument)}${search ? `?${search}` : ''}`;
+    }
+    case 'activity':
+      return route.tab === 'signals' ? `${BASE}activity` : `${BASE}activity?tab=${route.tab}`;
+  }
+}
+
+/** The chart of a pair, on a signal's timeframe with that signal picked out. */
+export function signalHref(signal: { instrument: string; timeframe: Timeframe; signal_id: string }): string {
+  return routeHref({ page: 'pair', instrument: signal.instrument, timeframe: signal.timeframe, signalId: signal.signal_id });
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { bannersOf } from '../src/banners.js';
+import { deskReducer, initialDeskState, type DeskState } from '../src/desk-state.js';
+import { serviceView } from '../src/service-health.js';
+import { downstream, health, NOW, pair, services, status } from './fixtures.js';
+
+function desk(overrides: Partial<DeskState> = {}): DeskState {
+  const state = deskReducer(initialDeskState, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD')], signals: [], at: NOW });
+  return { ...state, services: services(), connection: 'live', ...overrides };
+}
+
+describe('service states', () => {
+  it('calls a service down when the strategy’s last call to it failed, with its error', () => {
+    const view = serviceView('market_data', downstream('failing', 'connection refused'), health());
+    expect(view).toMatchObject({ state: 'down', detail: 'connection refused' });
+  });
+
+  it('calls it down when its readiness could not be read, and not ready when it answered not ready', () => {
+    expect(serviceView('account', downstream(), health({ reachable: false, ready: false, error: 'timed out after 2000 ms' }))).toMatchObject({
+      state: 'down',
+      detail: 'timed out after 2000 ms',
+    });
+    const checks = { terminal: { ok: true, detail: 'connected' }, trading_enabled: { ok: false, detail: 'TRADING_ENABLED=false' } };
+    expect(serviceView('execution', downstream(), health({ ready: false, checks }))).toMatchObject({
+      state: 'degraded',
+      detail: 'trading enabled: TRADING_ENABLED=false',
+    });
+  });
+
+  it('says what it means when a service is not configured', () => {
+    expect(serviceView('account', downstream('not_configured'), health({ configured: false }))).toMatchObject({ state: 'not_configured' });
+  });
+});
+
+describe('banners', () => {
+  it('shows none on a healthy desk', () => {
+    expect(bannersOf(desk(), NOW)).toEqual([]);
+  });
+
+  it('names a service that is down, what stops and what still works', () => {
+    const state = desk();
+    const down = deskReducer(state, { type: 'downstream', event: { service: 'market_data', state: downstream('failing', 'connection refused') }, at: NOW });
+    const [banner] = bannersOf(down, NOW);
+    expect(banner).toMatchObject({ id: 'market_data', level: 'error', title: 'Market data service is down' });
+    expect(banner?.text).toContain('connection refused');
+    expect(banner?.text).toContain('Still working: The charts up to the last candle');
+  });
+
+  it('says the strategy is not answering while the stream reconnects, and since when', () => {
+    const [banner] = bannersOf(desk({ connection: 'reconnecting', updatedAt: Date.parse('2026-01-07T12:30:00Z') }), NOW);
+    expect(banner).toMatchObject({ id: 'strategy', level: 'error' });
+    expect(banner?.text).toContain('12:30:00 UTC');
+  });
+
+  it('says the market is closed when the market-data service says so', () => {
+    const closed = services({ market_data: health({ checks: { ticks: { ok: true, detail: 'market closed; quotes resume at the open' } } }) });
+    expect(bannersOf(desk({ services: closed }), NOW).map((b) => b.id)).toEqual(['market']);
+  });
+
+  it('says the market is closed when every pair went stale in the FX weekend', () => {
+    const saturday = Date.parse('2026-01-10T12:00:00Z');
+    const stale = deskReducer(desk(), { type: 'pair', pair: pair('EUR_USD', { status: 'stale' }), at: saturday });
+    const [banner] = bannersOf(stale, saturday);
+    expect(banner).toMatchObject({ id: 'market', level: 'info' });
+    expect(banner?.text).toContain('in 1 d 10 h');
+    expect(bannersOf(stale, NOW)).toEqual([]);
+  });
+});
