@@ -3,8 +3,10 @@
 # Production runs a current LTS line (development and CI run Node 20, the oldest one supported)
 # on compiled JavaScript: no tsx and no esbuild in the image.
 
-# The services bundled into services/<name>/dist (scripts/build.ts). Bundling needs every
-# dependency installed but none of their install scripts: esbuild's binary is a package of its own.
+# The services bundled into services/<name>/dist (scripts/build.ts), and the console's static
+# files into packages/console/dist (Vite), which the strategy serves at /ui. Building needs every
+# dependency installed but none of their install scripts: esbuild's and Rolldown's binaries are
+# packages of their own.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
@@ -13,8 +15,9 @@ COPY services/ services/
 COPY scripts/ scripts/
 RUN npm ci --ignore-scripts \
  && npm run build \
+ && npm run build -w @fxdesk/console \
  && mkdir /out /manifests \
- && cp -r --parents services/*/package.json services/*/dist /out/ \
+ && cp -r --parents services/*/package.json services/*/dist packages/console/dist /out/ \
  && cp --parents packages/*/package.json services/*/package.json /manifests/
 
 # The production dependencies alone; better-sqlite3 compiles from source for this Node. Only the
@@ -27,7 +30,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY --from=build /manifests/ ./
 # The bundles hold the workspace packages; their links would point at sources the image leaves out.
-RUN npm ci --omit=dev \
+# The root's prepare script (the console's build, done above) is skipped, so only the driver's
+# own install script runs.
+RUN npm ci --omit=dev --ignore-scripts \
+ && npm rebuild better-sqlite3 \
  && rm -rf node_modules/@fxdesk \
  && npm cache clean --force
 

@@ -132,6 +132,22 @@ describe('Dockerfile', () => {
     expect(run).toMatch(/npm ci(?! --omit=dev).* && npm run build/);
   });
 
+  it('builds the console in the build stage and puts its files where the strategy serves them from (packages/console/dist)', () => {
+    const run = build?.lines.join('\n') ?? '';
+    expect(run).toContain('npm run build -w @fxdesk/console');
+    const out = build?.lines.find((l) => l.includes(' /out/')) ?? '';
+    expect(out).toMatch(/cp -r --parents .*packages\/console\/dist .*\/out\//);
+    const copied = instruction(runtime, 'COPY').find((l) => /--from=build\b.* \/out\/ /.test(l));
+    expect(copied).toBeDefined();
+  });
+
+  it("installs the production dependencies without the root's prepare script (the console's build needs dev dependencies), building the SQLite driver", () => {
+    const deps = all.find((s) => s.lines.some((l) => l.includes('npm ci --omit=dev')));
+    const run = deps?.lines.join('\n') ?? '';
+    expect(run).toContain('npm ci --omit=dev --ignore-scripts');
+    expect(run).toContain('npm rebuild better-sqlite3');
+  });
+
   it('copies every workspace the services import into the build stage', () => {
     for (const dir of ['packages/', 'services/']) expect(build?.lines).toContain(`COPY ${dir} ${dir}`);
   });
