@@ -1,4 +1,4 @@
-import { AccountSummaryReadSchema, type AccountSummary } from '@fxdesk/schemas';
+import { AccountSummaryReadSchema, type AccountSummary, type AccountSummaryRead } from '@fxdesk/schemas';
 import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
 
 /** The normalized account summary of spec 001 (B), money as decimal strings: the service's own record. */
@@ -19,7 +19,12 @@ export class AccountClient {
 
   /** GET /api/v1/account/summary (the service stores each read as a snapshot). */
   async summary(): Promise<AccountSummary> {
-    return (await this.http.send(accountCalls.summary)).data.account;
+    return (await this.summaryRead()).account;
+  }
+
+  /** GET /api/v1/account/summary as the service answers it: the summary and the snapshot it was stored as. */
+  async summaryRead(): Promise<AccountSummaryRead> {
+    return (await this.http.send(accountCalls.summary)).data;
   }
 
   close(): Promise<void> {
