@@ -7,7 +7,7 @@ import type { DownstreamHealth } from './downstream.js';
 import { errors } from './errors.js';
 import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
 import type { PaperAccount } from './paper-account.js';
-import { PairTracker, type TrackerSettings } from './pair-tracker.js';
+import { PairTracker, trackerSettings, type TrackerSettings } from './pair-tracker.js';
 import type { SignalDispatcher } from './signal-dispatch.js';
 import { signalIdFor } from './signal-id.js';
 import { decide } from './signal-rule.js';
@@ -71,12 +71,7 @@ export class StrategyEngine {
   constructor(private readonly o: EngineOptions) {
     const c = o.config;
     this.timeframeMs = TIMEFRAME_SECONDS[c.TIMEFRAME] * 1000;
-    this.trackerSettings = {
-      timeframe: c.TIMEFRAME,
-      supertrend: { atrPeriod: c.SUPERTREND_ATR_PERIOD, multiplier: c.SUPERTREND_MULTIPLIER },
-      volumeProfileWindow: c.VOLUME_PROFILE_WINDOW,
-      chartSize: c.CHART_CANDLES,
-    };
+    this.trackerSettings = trackerSettings(c);
     this.signals = o.metrics.counter('strategy_signals_total', 'Signals generated, by instrument and type.');
     this.candles = o.metrics.counter('strategy_candles_total', 'Closed candles fed to the indicators, by instrument.');
     o.metrics.gauge('strategy_running', '1 while the strategy runs.', () => (this.run ? 1 : 0));

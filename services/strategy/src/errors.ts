@@ -1,7 +1,8 @@
-import { defineErrors } from '@fxdesk/core';
+import { ServiceError } from '@fxdesk/client';
+import { defineErrors, type AppError } from '@fxdesk/core';
 
 /**
- * The strategy service's own codes (spec 000 "Errors"), written lower_snake here and sent
+ * The strategy service's own codes (spec 000 "Errors", then reads from another service), written lower_snake here and sent
  * UPPER_SNAKE (the app sets errorCodeCase 'upper'). The kit adds VALIDATION_ERROR,
  * INVALID_JSON, NOT_FOUND, RATE_LIMITED and INTERNAL_ERROR.
  */
@@ -9,4 +10,25 @@ export const errors = defineErrors({
   instrument_not_found: 404,
   strategy_already_running: 409,
   strategy_not_running: 409,
+  // Reads from another service failing.
+  downstream_error: 502,
+  downstream_unavailable: 503,
+  downstream_timeout: 504,
 });
+
+/**
+ * What a read from another service answers when that service failed: 504 when it did not
+ * answer in time, 503 when it cannot be reached or says it is unavailable (its Retry-After
+ * passed on), else 502 with its own code in the message. Anything but a ServiceError is a bug
+ * of ours and is thrown as it is.
+ */
+export function downstreamFailure(err: unknown, service: string): AppError {
+  if (!(err instanceof ServiceError)) throw err;
+  if (err.kind === 'timeout') return errors.create('downstream_timeout', `the ${service} service did not answer in time`);
+  if (err.kind === 'network' || err.status === 503) {
+    const headers = err.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(err.retryAfterSeconds) };
+    return errors.create('downstream_unavailable', `the ${service} service cannot answer now: ${err.message}`, { headers });
+  }
+  const answered = err.status === undefined ? 'answered' : `answered ${err.status}`;
+  return errors.create('downstream_error', `the ${service} service ${answered} ${err.code}: ${err.message}`);
+}

@@ -1,6 +1,7 @@
 import { FairValueGaps, isValidCandle, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
 import { RingBuffer } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, type Timeframe } from '@fxdesk/schemas';
+import type { StrategyConfig } from './config.js';
 import type { SourceQuote } from './market-source.js';
 import type { IndicatorSnapshot } from './signal-rule.js';
 
@@ -10,6 +11,20 @@ export interface TrackerSettings {
   volumeProfileWindow: number;
   /** Closed candles kept for GET /pairs/{instrument}/candles. */
   chartSize: number;
+}
+
+/** The tracker settings of the strategy's config, on its TIMEFRAME unless another is given. */
+export function trackerSettings(
+  config: Pick<StrategyConfig, 'TIMEFRAME' | 'SUPERTREND_ATR_PERIOD' | 'SUPERTREND_MULTIPLIER' | 'VOLUME_PROFILE_WINDOW' | 'CHART_CANDLES'>,
+  timeframe: Timeframe = config.TIMEFRAME,
+  chartSize: number = config.CHART_CANDLES,
+): TrackerSettings {
+  return {
+    timeframe,
+    supertrend: { atrPeriod: config.SUPERTREND_ATR_PERIOD, multiplier: config.SUPERTREND_MULTIPLIER },
+    volumeProfileWindow: config.VOLUME_PROFILE_WINDOW,
+    chartSize,
+  };
 }
 
 export interface IngestResult {

@@ -11,6 +11,7 @@ import type {
   StopResponse,
   StrategyHealth,
   StrategyStatus,
+  Timeframe,
 } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { AccountView } from './account-view.js';
@@ -18,8 +19,9 @@ import type { StrategyConfig } from './config.js';
 import type { StrategyDeps } from './deps.js';
 import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
-import { errors } from './errors.js';
+import { downstreamFailure, errors } from './errors.js';
 import { PaperAccount } from './paper-account.js';
+import { PairTracker, trackerSettings } from './pair-tracker.js';
 import { SignalDispatcher } from './signal-dispatch.js';
 import { utcDay } from './store.js';
 
@@ -200,11 +202,22 @@ export class StrategyControl {
     return this.engine.pairRecords();
   }
 
-  /** The newest `limit` closed candles of a monitored pair, with each indicator after each. */
-  pairCandles(instrument: string, limit: number): PairCandles {
+  /**
+   * The newest `limit` closed candles of a monitored pair, with each indicator after each: on
+   * TIMEFRAME, the pair's own; on another timeframe, its history read from the market now (with
+   * WARMUP_CANDLES more before it) and run through fresh indicators with the strategy's settings.
+   */
+  async pairCandles(instrument: string, limit: number, timeframe: Timeframe = this.o.config.TIMEFRAME): Promise<PairCandles> {
+    const { config, deps } = this.o;
     const pair = this.engine.pair(instrument);
     if (!pair) throw errors.create('instrument_not_found', `${instrument.slice(0, 64)} is not a monitored pair; GET /pairs lists them`);
-    return { instrument, timeframe: this.o.config.TIMEFRAME, candles: pair.chartCandles(limit) };
+    if (timeframe === config.TIMEFRAME) return { instrument, timeframe, candles: pair.chartCandles(limit) };
+    const history = await deps.source
+      .closedCandles(pair.symbol, timeframe, limit + config.WARMUP_CANDLES)
+      .catch((err: unknown) => Promise.reject(downstreamFailure(err, 'market-data')));
+    const chart = new PairTracker(instrument, pair.symbol, pair.digits, trackerSettings(config, timeframe, limit));
+    chart.ingest(history);
+    return { instrument, timeframe, candles: chart.chartCandles(limit) };
   }
 
   /** The latest signal of a pair the desk knows (`signal` null and a message when it has none yet). */

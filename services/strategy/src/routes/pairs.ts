@@ -34,11 +34,20 @@ export function registerPairRoutes(app: App, strategy: StrategyControl): void {
       schema: {
         tags: ['pairs'],
         summary: 'Recent closed candles of a monitored pair, with each indicator after each candle (oldest first)',
+        description:
+          "On the strategy's TIMEFRAME (default) the pair's own candles and indicators; on another `timeframe`, the pair's history read from the market (`limit` + WARMUP_CANDLES candles) with the indicators run over it on the strategy's settings.",
         params: MonitoredPairParamsSchema,
         querystring: pairCandlesQuerySchema(strategy.chartCandles),
-        response: { 200: PairCandlesSchema, 404: ErrorEnvelopeSchema, 429: StrategyRateLimitedSchema },
+        response: {
+          200: PairCandlesSchema,
+          404: ErrorEnvelopeSchema,
+          429: StrategyRateLimitedSchema,
+          502: ErrorEnvelopeSchema.describe('DOWNSTREAM_ERROR: the market-data service failed to answer the history of another timeframe'),
+          503: ErrorEnvelopeSchema.describe('DOWNSTREAM_UNAVAILABLE: the market-data service cannot be reached (another timeframe)'),
+          504: ErrorEnvelopeSchema.describe('DOWNSTREAM_TIMEOUT: the market-data service did not answer in time (another timeframe)'),
+        },
       },
     },
-    async (request) => strategy.pairCandles(request.params.instrument, request.query.limit),
+    async (request) => strategy.pairCandles(request.params.instrument, request.query.limit, request.query.timeframe),
   );
 }
