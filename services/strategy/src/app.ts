@@ -4,6 +4,7 @@ import pkg from '../package.json' with { type: 'json' };
 import type { StrategyConfig } from './config.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
+import type { EventHub } from './event-hub.js';
 import { specRateLimit } from './rate-limits.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerHealthRecordRoutes } from './routes/health.js';
@@ -17,6 +18,8 @@ export interface StrategyService {
   app: App;
   /** Drives the pairs; tests wait for it (`whenIdle`) and read its pairs. */
   engine: StrategyEngine;
+  /** The console's live events. */
+  events: EventHub;
 }
 
 const TITLE = 'fxdesk strategy control service';
@@ -61,8 +64,13 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     done();
   });
   // The run stops first, before the server drains its connections: a shutdown is not a failure of
-  // the services upstream, whose streams end as the whole desk stops.
-  app.addHook('preClose', async () => strategy.engine.close());
+  // the services upstream, whose streams end as the whole desk stops. The event streams end before
+  // it (the server would wait for them), and with them the status reads, which may be reading the
+  // account service: none is left to fail once the clients close.
+  app.addHook('preClose', async () => {
+    strategy.events.close();
+    await Promise.all([strategy.events.whenIdle(), strategy.engine.close()]);
+  });
   app.addHook('onClose', async () => strategy.dispatcher.close());
-  return { app, engine: strategy.engine };
+  return { app, engine: strategy.engine, events: strategy.events };
 }

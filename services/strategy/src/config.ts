@@ -87,6 +87,10 @@ export const StrategyConfigSchema = z
     DOWNSTREAM_TIMEOUT_MS: envInt(5000, { min: 100, max: 120_000 }),
     DOWNSTREAM_RETRIES: envInt(3, { min: 0, max: 10 }),
     ACCOUNT_REFRESH_SECONDS: envInt(5, { min: 0, max: 3600 }),
+
+    // The console's live events (GET /events).
+    EVENTS_REPLAY: envInt(1000, { min: 10, max: 100_000 }),
+    EVENTS_MAX_CLIENTS: envInt(100, { min: 1, max: 10_000 }),
   })
   .superRefine((c, ctx) => {
     // Fewer history candles than the volume profile's window would leave every pair warming up

@@ -2,6 +2,7 @@ import type { MetricsRegistry } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import { DOWNSTREAM_SERVICES, type DownstreamService, type DownstreamState } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
+import type { EventHub } from './event-hub.js';
 
 interface Track {
   configured: boolean;
@@ -32,6 +33,8 @@ export class DownstreamHealth {
     private readonly clock: Clock,
     private readonly logger: Logger,
     metrics: MetricsRegistry,
+    /** Told when a service starts or stops answering. */
+    private readonly events: Pick<EventHub, 'downstream'>,
   ) {
     for (const name of DOWNSTREAM_SERVICES) {
       this.tracks.set(name, { configured: configured[name], lastSuccessAt: null, lastError: null, consecutiveFailures: 0, lastCallOk: null });
@@ -46,7 +49,7 @@ export class DownstreamHealth {
     }
     track.lastSuccessAt = this.clock.now();
     track.consecutiveFailures = 0;
-    track.lastCallOk = true;
+    this.settle(service, track, true);
   }
 
   fail(service: DownstreamService, err: unknown, context?: Record<string, unknown>): void {
@@ -54,7 +57,7 @@ export class DownstreamHealth {
     const { code, message } = describe(err);
     track.lastError = { at: this.clock.now(), code, message };
     track.consecutiveFailures += 1;
-    track.lastCallOk = false;
+    this.settle(service, track, false);
     this.failures.inc({ service });
     const fields = { service, code, err: message, failures: track.consecutiveFailures, ...context };
     if (track.consecutiveFailures === 1) this.logger.warn(fields, `${service} call failed; the strategy goes on`);
@@ -62,18 +65,27 @@ export class DownstreamHealth {
   }
 
   view(): Record<DownstreamService, DownstreamState> {
-    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     const out = {} as Record<DownstreamService, DownstreamState>;
-    for (const [name, t] of this.tracks) {
-      out[name] = {
-        configured: t.configured,
-        state: !t.configured && name !== 'market_data' ? 'not_configured' : t.lastCallOk === null ? 'unknown' : t.lastCallOk ? 'ok' : 'failing',
-        last_success_at: iso(t.lastSuccessAt),
-        last_error: t.lastError && { at: new Date(t.lastError.at).toISOString(), code: t.lastError.code, message: t.lastError.message },
-        consecutive_failures: t.consecutiveFailures,
-      };
-    }
+    for (const [name, t] of this.tracks) out[name] = this.stateOf(name, t);
     return out;
+  }
+
+  /** Records the call's outcome; a change (ok ↔ failing) is an event for the console. */
+  private settle(service: DownstreamService, track: Track, ok: boolean): void {
+    const changed = track.lastCallOk !== ok;
+    track.lastCallOk = ok;
+    if (changed) this.events.downstream({ service, state: this.stateOf(service, track) });
+  }
+
+  private stateOf(name: DownstreamService, t: Track): DownstreamState {
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      configured: t.configured,
+      state: !t.configured && name !== 'market_data' ? 'not_configured' : t.lastCallOk === null ? 'unknown' : t.lastCallOk ? 'ok' : 'failing',
+      last_success_at: iso(t.lastSuccessAt),
+      last_error: t.lastError && { at: new Date(t.lastError.at).toISOString(), code: t.lastError.code, message: t.lastError.message },
+      consecutive_failures: t.consecutiveFailures,
+    };
   }
 
   private track(service: DownstreamService): Track {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import type { DownstreamHealth } from './downstream.js';
 import { errors } from './errors.js';
+import type { EventHub } from './event-hub.js';
 import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
 import type { PaperAccount } from './paper-account.js';
 import { PairTracker, trackerSettings, type TrackerSettings } from './pair-tracker.js';
@@ -24,6 +25,7 @@ export interface EngineOptions {
   dispatcher: SignalDispatcher;
   paper: PaperAccount;
   health: DownstreamHealth;
+  events: EventHub;
 }
 
 interface Run {
@@ -152,6 +154,8 @@ export class StrategyEngine {
     run.subscription?.close();
     if (run.timer) this.o.clock.clearTimer(run.timer);
     this.o.logger.info({ signalsGenerated: run.signalsGenerated }, 'strategy stopped');
+    this.o.events.statusChanged();
+    this.o.events.pairsChanged();
     return { stoppedAt: this.o.clock.now(), signalsGenerated: run.signalsGenerated };
   }
 
@@ -169,6 +173,12 @@ export class StrategyEngine {
     const now = this.o.clock.now();
     const staleMs = this.o.config.STALE_AFTER_SECONDS * 1000;
     return [...this.pairs.values()].map((pair) => pair.record(pair.status(this.run !== undefined, now, staleMs)));
+  }
+
+  /** The record of one monitored pair, as pairRecords() lists it. */
+  pairRecord(instrument: string): PairRecord | undefined {
+    const pair = this.pairs.get(instrument);
+    return pair?.record(pair.status(this.run !== undefined, this.o.clock.now(), this.o.config.STALE_AFTER_SECONDS * 1000));
   }
 
   pair(instrument: string): PairTracker | undefined {
@@ -214,7 +224,10 @@ export class StrategyEngine {
     }
     run.subscription = this.o.source.subscribe([...this.bySymbol.keys()], {
       onQuote: (quote) => {
-        if (this.run === run) this.bySymbol.get(quote.symbol)?.onQuote(quote, clock.now());
+        const pair = this.bySymbol.get(quote.symbol);
+        if (this.run !== run || !pair) return;
+        pair.onQuote(quote, clock.now());
+        this.o.events.pairChanged(pair.instrument);
       },
       onHealthy: () => this.o.health.ok('market_data'),
       onTrouble: (err) => this.o.health.fail('market_data', err, { stream: 'ticks' }),
@@ -222,6 +235,8 @@ export class StrategyEngine {
     this.scheduleNextClose(run);
     for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
     this.o.logger.info({ instruments, dryRun, timeframe: config.TIMEFRAME, source: this.o.source.name }, 'strategy started');
+    this.o.events.statusChanged();
+    this.o.events.pairsChanged();
     return run;
   }
 
@@ -301,6 +316,7 @@ export class StrategyEngine {
       if (rejected > 0) logger.warn({ instrument: pair.instrument, rejected }, 'malformed candles skipped');
       if (added.length === 0) return;
       this.candles.inc({ instrument: pair.instrument }, added.length);
+      this.publishCandles(pair, added.length, last === null);
       this.o.paper.onCandles(pair.instrument, added);
       const newest = added[added.length - 1]!;
       const closedAgoMs = this.o.clock.now() - (newest.time * 1000 + this.timeframeMs);
@@ -330,6 +346,16 @@ export class StrategyEngine {
         backoffDelayMs(RETRY_BACKOFF, failures - 1),
       )
       .unref();
+  }
+
+  /**
+   * Tells the console the pair moved and, past its warm-up (whose history did not close now),
+   * each candle that closed with its indicators.
+   */
+  private publishCandles(pair: PairTracker, added: number, isWarmUp: boolean): void {
+    const { events, config } = this.o;
+    if (!isWarmUp) for (const candle of pair.chartCandles(added)) events.candle({ instrument: pair.instrument, timeframe: config.TIMEFRAME, candle });
+    events.pairChanged(pair.instrument);
   }
 
   private decideOn(run: Run, pair: PairTracker): void {
@@ -382,7 +408,9 @@ export class StrategyEngine {
       },
       `signal ${signal.type} ${pair.instrument}`,
     );
+    this.o.events.signal(signal);
     if (run.dryRun) this.o.paper.open(signal);
+    this.o.events.statusChanged();
     this.o.dispatcher.dispatch(signal);
   }
 }

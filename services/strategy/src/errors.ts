@@ -2,7 +2,7 @@ import { ServiceError } from '@fxdesk/client';
 import { defineErrors, type AppError } from '@fxdesk/core';
 
 /**
- * The strategy service's own codes (spec 000 "Errors", then reads from another service), written lower_snake here and sent
+ * The strategy service's own codes (spec 000 "Errors", then the console's), written lower_snake here and sent
  * UPPER_SNAKE (the app sets errorCodeCase 'upper'). The kit adds VALIDATION_ERROR,
  * INVALID_JSON, NOT_FOUND, RATE_LIMITED and INTERNAL_ERROR.
  */
@@ -14,6 +14,8 @@ export const errors = defineErrors({
   downstream_error: 502,
   downstream_unavailable: 503,
   downstream_timeout: 504,
+  // The console's event stream.
+  too_many_clients: 503,
 });
 
 /**

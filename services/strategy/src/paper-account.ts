@@ -1,6 +1,7 @@
 import type { Candle } from '@fxdesk/indicators';
 import type { Clock } from '@fxdesk/primitives';
 import type { StrategyAccount, StrategySignal } from '@fxdesk/schemas';
+import type { EventHub } from './event-hub.js';
 import type { PaperTrade, StrategyStore } from './store.js';
 
 /** The paper account's currency: P/L and margin are converted to it. */
@@ -21,6 +22,8 @@ export interface PaperAccountOptions {
   volumeLots: number;
   /** Units of `to` per unit of `from` at the latest prices, when the market knows them. */
   rate: (from: string, to: string) => number | undefined;
+  /** Told when a trade opens or closes (the balance, equity and margin moved). */
+  events: Pick<EventHub, 'statusChanged'>;
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
@@ -46,6 +49,7 @@ export class PaperAccount {
       candleTime: Date.parse(signal.candle_time) / 1000,
       openedAt: signal.generated_at,
     });
+    this.o.events.statusChanged();
   }
 
   /** Closes the open trades of `instrument` whose stop or target these candles (oldest first) reached. */
@@ -81,6 +85,7 @@ export class PaperAccount {
     const exit = stopHit ? trade.stopLoss : trade.takeProfit;
     const pnl = this.toAccount(trade.side * (exit - trade.entry) * trade.units, trade.instrument, exit);
     this.o.store.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
+    this.o.events.statusChanged();
     return true;
   }
 

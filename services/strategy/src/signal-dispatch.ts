@@ -3,6 +3,7 @@ import { backoffDelayMs, decimalFromNumber, type Backoff, type Clock, type Timer
 import type { SignalExecution, SignalNotification, SignalSubmissionInput, StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { DownstreamHealth } from './downstream.js';
+import type { EventHub } from './event-hub.js';
 import type { StrategyStore } from './store.js';
 
 export interface DispatchOptions {
@@ -10,6 +11,8 @@ export interface DispatchOptions {
   clock: Clock;
   logger: Logger;
   health: DownstreamHealth;
+  /** Told each time a signal's order or announcement moves. */
+  events: Pick<EventHub, 'order' | 'delivery'>;
   execution?: ExecutionClient;
   notification?: NotificationClient;
   /** Further attempts after a failure that may pass on a retry. */
@@ -169,11 +172,15 @@ export class SignalDispatcher {
       if (execution) {
         this.o.store.updateExecution(signal.signal_id, execution);
         signal = { ...signal, execution };
+        this.o.events.order({ signal_id: signal.signal_id, instrument: signal.instrument, execution });
       }
     }
     if (signal.notification.status === 'pending') {
       const notification = await this.announce(signal);
-      if (notification) this.o.store.updateNotification(signal.signal_id, notification);
+      if (notification) {
+        this.o.store.updateNotification(signal.signal_id, notification);
+        this.o.events.delivery({ signal_id: signal.signal_id, instrument: signal.instrument, notification });
+      }
     }
   }
 

@@ -20,6 +20,7 @@ import type { StrategyDeps } from './deps.js';
 import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
 import { downstreamFailure, errors } from './errors.js';
+import { EventHub } from './event-hub.js';
 import { PaperAccount } from './paper-account.js';
 import { PairTracker, trackerSettings } from './pair-tracker.js';
 import { SignalDispatcher } from './signal-dispatch.js';
@@ -62,12 +63,13 @@ function decodeCursor(cursor: string): number {
 
 /**
  * The strategy control service's domain, made once per app: the engine and what it drives (the
- * signal dispatcher, the paper account, the downstream health, the account view), and the
- * records spec 000's endpoints answer with.
+ * signal dispatcher, the paper account, the downstream health, the account view), the console's
+ * event hub they all tell what changed, and the records spec 000's endpoints answer with.
  */
 export class StrategyControl {
   readonly engine: StrategyEngine;
   readonly dispatcher: SignalDispatcher;
+  readonly events: EventHub;
   readonly startedAt: number;
   private readonly health: DownstreamHealth;
   private readonly paper: PaperAccount;
@@ -77,11 +79,22 @@ export class StrategyControl {
     const { config, deps, logger } = o;
     const { clock, store, source } = deps;
     this.startedAt = clock.now();
+    this.events = new EventHub({
+      clock,
+      logger,
+      metrics: o.metrics,
+      replay: config.EVENTS_REPLAY,
+      maxClients: config.EVENTS_MAX_CLIENTS,
+      status: () => this.status(),
+      pairRecord: (instrument) => this.engine.pairRecord(instrument),
+      pairRecords: () => this.engine.pairRecords(),
+    });
     this.health = new DownstreamHealth(
       { market_data: source.name === 'market-data', execution: !!deps.execution, account: !!deps.account, notification: !!deps.notification },
       clock,
       logger,
       o.metrics,
+      this.events,
     );
     this.paper = new PaperAccount({
       store,
@@ -90,12 +103,14 @@ export class StrategyControl {
       leverage: config.PAPER_LEVERAGE,
       volumeLots: Number(config.TRADE_VOLUME),
       rate: (from, to) => source.rate(from, to),
+      events: this.events,
     });
     this.dispatcher = new SignalDispatcher({
       store,
       clock,
       logger,
       health: this.health,
+      events: this.events,
       execution: deps.execution,
       notification: deps.notification,
       retries: config.DOWNSTREAM_RETRIES,
@@ -113,6 +128,7 @@ export class StrategyControl {
       dispatcher: this.dispatcher,
       paper: this.paper,
       health: this.health,
+      events: this.events,
     });
     this.account = new AccountView({
       client: deps.account,

@@ -10,6 +10,7 @@ import { buildApp } from '../src/app.js';
 import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
 import type { StrategyDeps } from '../src/deps.js';
 import type { StrategyEngine } from '../src/engine.js';
+import type { EventHub } from '../src/event-hub.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { StrategyStore } from '../src/store.js';
@@ -32,6 +33,7 @@ export function testConfig(env: Env = {}): StrategyConfig {
 export interface Harness {
   app: App;
   engine: StrategyEngine;
+  events: EventHub;
   clock: ManualClock;
   config: StrategyConfig;
   store: StrategyStore;
@@ -66,17 +68,19 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       store.close();
     },
   };
-  const { app, engine } = await buildApp({ config, deps });
+  const { app, engine, events } = await buildApp({ config, deps });
   await app.ready();
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
       await new Promise((resolve) => setImmediate(resolve));
       await engine.whenIdle();
+      await events.whenIdle();
     }
   };
   return {
     app,
     engine,
+    events,
     clock,
     config,
     store,

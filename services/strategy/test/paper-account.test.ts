@@ -17,6 +17,7 @@ function account(rates: Record<string, number> = {}) {
     leverage: 30,
     volumeLots: 0.1,
     rate: (from, to) => rates[`${from}${to}`],
+    events: { statusChanged: () => {} },
   });
   return { store, paper };
 }
