@@ -2,11 +2,17 @@ import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App } fr
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { StrategyConfig } from './config.js';
+import { registerConsoleAccess } from './console-access.js';
+import { ConsoleReads } from './console-reads.js';
+import { ConsoleSessions } from './console-sessions.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
-import { specRateLimit } from './rate-limits.js';
+import { clientLimit, specRateLimit } from './rate-limits.js';
+import { registerConsoleReadRoutes } from './routes/console-reads.js';
+import { registerSessionRoutes } from './routes/console-session.js';
 import { registerControlRoutes } from './routes/control.js';
+import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRecordRoutes } from './routes/health.js';
 import { registerPairRoutes } from './routes/pairs.js';
 import { registerRedocRoutes } from './routes/redoc.js';
@@ -18,7 +24,7 @@ export interface StrategyService {
   app: App;
   /** Drives the pairs; tests wait for it (`whenIdle`) and read its pairs. */
   engine: StrategyEngine;
-  /** The console's live events. */
+  /** The console's live events (GET /events). */
   events: EventHub;
 }
 
@@ -32,13 +38,15 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     title: TITLE,
     description:
       'Runs the strategy on FX pairs (Supertrend, Stochastic RSI, fair value gaps, volume profile), reports signals and starts, stops and restarts it (spec 000). ' +
-      'GET endpoints share a limit of RATE_LIMIT_GET_PER_MINUTE and POST endpoints one of RATE_LIMIT_POST_PER_MINUTE per client IP. The same reference rendered by Redoc: /redoc.',
+      'GET endpoints share a limit of RATE_LIMIT_GET_PER_MINUTE and POST endpoints one of RATE_LIMIT_POST_PER_MINUTE per client IP. The same reference rendered by Redoc: /redoc. ' +
+      'The console (/ui) reads /console/* and /events: with CONSOLE_PASSWORD they need a login (POST /console/login), without it they answer loopback clients only.',
     version: pkg.version,
     errorCodeCase: 'upper',
     tags: [
       { name: 'strategy', description: 'Status, start, stop, restart' },
       { name: 'pairs', description: 'Monitored pairs and their indicators' },
       { name: 'signals', description: 'Signals, latest and history' },
+      { name: 'console', description: "The console's session, live events and reads of the other services (not spec 000)" },
       { name: 'health', description: 'Health record, liveness and readiness' },
     ],
     logger: deps.logger,
@@ -46,6 +54,8 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   });
 
   const strategy = new StrategyControl({ config, deps, logger: app.log as Logger, metrics: app.metrics, version: pkg.version });
+  const reads = new ConsoleReads({ config, account: deps.account, execution: deps.execution, notification: deps.notification });
+  const sessions = new ConsoleSessions({ password: config.CONSOLE_PASSWORD, clock: deps.clock, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000 });
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 
   // Spec 000's endpoints: GETs on one counter per client, POSTs on another (the probes, /metrics and the API pages are outside).
@@ -58,6 +68,17 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     await registerControlRoutes(api, strategy);
   });
   registerRedocRoutes(app, TITLE);
+
+  // The console's data: a session with CONSOLE_PASSWORD, loopback without it.
+  const secureCookie = config.NODE_ENV === 'production';
+  await app.register(async (api) => {
+    await registerConsoleAccess(api, { sessions, secureCookie });
+    const loginLimit = clientLimit(api, { group: 'console-login', max: config.CONSOLE_LOGIN_PER_MINUTE, what: 'console login attempts' });
+    registerSessionRoutes(api, { sessions, secureCookie, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000, loginLimit });
+    registerConsoleReadRoutes(api, reads);
+    await registerControlRoutes(api, strategy, { prefix: '/console' });
+    registerEventRoutes(api, strategy.events);
+  });
 
   app.addHook('onReady', (done) => {
     strategy.startAtBoot();

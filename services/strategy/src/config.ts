@@ -88,7 +88,11 @@ export const StrategyConfigSchema = z
     DOWNSTREAM_RETRIES: envInt(3, { min: 0, max: 10 }),
     ACCOUNT_REFRESH_SECONDS: envInt(5, { min: 0, max: 3600 }),
 
-    // The console's live events (GET /events).
+    // The console (/console/*, /events).
+    /** Unset: the console answers loopback clients only (development). Required in production. */
+    CONSOLE_PASSWORD: z.string().min(12, { message: 'must be at least 12 characters' }).optional(),
+    CONSOLE_SESSION_HOURS: envInt(12, { min: 1, max: 720 }),
+    CONSOLE_LOGIN_PER_MINUTE: envInt(5, { min: 1, max: 1000 }),
     EVENTS_REPLAY: envInt(1000, { min: 10, max: 100_000 }),
     EVENTS_MAX_CLIENTS: envInt(100, { min: 1, max: 10_000 }),
   })
@@ -97,6 +101,10 @@ export const StrategyConfigSchema = z
     // for hours after a start.
     if (c.WARMUP_CANDLES < c.VOLUME_PROFILE_WINDOW) {
       ctx.addIssue({ code: 'custom', path: ['WARMUP_CANDLES'], message: `must be at least VOLUME_PROFILE_WINDOW (${c.VOLUME_PROFILE_WINDOW})` });
+    }
+    // The console reads the other services with their keys: in production it is never open.
+    if (c.NODE_ENV === 'production' && c.CONSOLE_PASSWORD === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['CONSOLE_PASSWORD'], message: 'is required when NODE_ENV=production (the console needs a login there)' });
     }
   });
 

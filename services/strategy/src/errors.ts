@@ -10,16 +10,17 @@ export const errors = defineErrors({
   instrument_not_found: 404,
   strategy_already_running: 409,
   strategy_not_running: 409,
-  // Reads from another service failing.
+  // The console's read-through routes.
+  not_configured: 404,
+  order_not_found: 404,
   downstream_error: 502,
   downstream_unavailable: 503,
   downstream_timeout: 504,
-  // The console's event stream.
   too_many_clients: 503,
 });
 
 /**
- * What a read from another service answers when that service failed: 504 when it did not
+ * What a console read-through answers when the service behind it failed: 504 when it did not
  * answer in time, 503 when it cannot be reached or says it is unavailable (its Retry-After
  * passed on), else 502 with its own code in the message. Anything but a ServiceError is a bug
  * of ours and is thrown as it is.

@@ -11,30 +11,35 @@ const WINDOW_MS = 60_000;
 export const SCOPE_LIMITED = { config: { rateLimit: false as const } };
 
 /**
+ * An onRequest hook that counts each request on one counter per client IP for `group` (the kit's
+ * store, Redis when REDIS_URL is set), answers the X-RateLimit-* headers, and past `max` in a
+ * minute answers 429 RATE_LIMITED with Retry-After. `what` names the requests in the message.
+ */
+export function clientLimit(app: App, { group, max, what }: { group: string; max: number; what: string }): OnRequestHook {
+  const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${request.ip}|${group}` });
+  return async (request, reply) => {
+    const result = await check(request);
+    if (result.isAllowed) return;
+    const resetSeconds = Math.max(1, result.ttlInSeconds);
+    reply.header('x-ratelimit-limit', max);
+    reply.header('x-ratelimit-remaining', result.remaining);
+    reply.header('x-ratelimit-reset', resetSeconds);
+    if (!result.isExceeded) return;
+    throw new AppError('rate_limited', `more than ${max} ${what} in a minute from this client; retry in ${resetSeconds} s`, {
+      headers: { 'retry-after': String(resetSeconds) },
+    });
+  };
+}
+
+/**
  * Spec 000 "Limits": GET endpoints 60 and POST endpoints 10 requests per minute, counted per
  * client IP, each group on one counter. @fastify/rate-limit's route `groupId` cannot do this (it
- * gives each route its own store: fastify-rate-limit#463), so each group is one limiter made
- * with `createRateLimit` (the kit's store, Redis when REDIS_URL is set). The returned onRequest
- * hook is for a scope holding only spec 000 endpoints: a POST counts on the POST counter, any
- * other request (GET, HEAD) on the GET one. Over the limit: 429 RATE_LIMITED with Retry-After.
+ * gives each route its own store: fastify-rate-limit#463), so each group is one `clientLimit`.
+ * The returned onRequest hook is for a scope holding only spec 000 endpoints: a POST counts on
+ * the POST counter, any other request (GET, HEAD) on the GET one.
  */
 export function specRateLimit(app: App, config: Pick<StrategyConfig, 'RATE_LIMIT_GET_PER_MINUTE' | 'RATE_LIMIT_POST_PER_MINUTE'>): OnRequestHook {
-  const hook = (group: string, max: number) => {
-    const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${request.ip}|${group}` });
-    return async (request: FastifyRequest, reply: FastifyReply) => {
-      const result = await check(request);
-      if (result.isAllowed) return;
-      const resetSeconds = Math.max(1, result.ttlInSeconds);
-      reply.header('x-ratelimit-limit', max);
-      reply.header('x-ratelimit-remaining', result.remaining);
-      reply.header('x-ratelimit-reset', resetSeconds);
-      if (!result.isExceeded) return;
-      throw new AppError('rate_limited', `more than ${max} ${group} requests in a minute from this client; retry in ${resetSeconds} s`, {
-        headers: { 'retry-after': String(resetSeconds) },
-      });
-    };
-  };
-  const get = hook('GET', config.RATE_LIMIT_GET_PER_MINUTE);
-  const post = hook('POST', config.RATE_LIMIT_POST_PER_MINUTE);
+  const get = clientLimit(app, { group: 'GET', max: config.RATE_LIMIT_GET_PER_MINUTE, what: 'GET requests' });
+  const post = clientLimit(app, { group: 'POST', max: config.RATE_LIMIT_POST_PER_MINUTE, what: 'POST requests' });
   return (request, reply) => (request.method === 'POST' ? post : get)(request, reply);
 }

@@ -10,15 +10,22 @@ import {
 } from '@fxdesk/schemas';
 import { SCOPE_LIMITED } from '../rate-limits.js';
 import type { StrategyControl } from '../strategy-control.js';
-
-const REFUSALS = { 409: StrategyConflictSchema, 429: StrategyRateLimitedSchema };
+import { CONSOLE_REFUSALS } from '../console-access.js';
 
 /**
- * POST /start, /stop and /restart. They take an optional JSON body (only /start reads one), so
- * within this scope an empty body sent as `application/json` counts as no body, as most HTTP
- * clients send one; any other content is parsed by Fastify's own JSON parser.
+ * POST /start, /stop and /restart (spec 000), or, with `prefix` '/console', the console's own
+ * copies: the same answers, but console routes (the session and its CSRF token when a login is
+ * required, the kit's rate limit rather than spec 000's counters). They take an optional JSON
+ * body (only start reads one), so within this scope an empty body sent as `application/json`
+ * counts as no body, as most HTTP clients send one; any other content is parsed by Fastify's
+ * own JSON parser.
  */
-export async function registerControlRoutes(app: App, strategy: StrategyControl): Promise<void> {
+export async function registerControlRoutes(app: App, strategy: StrategyControl, { prefix = '' }: { prefix?: '' | '/console' } = {}): Promise<void> {
+  const isConsole = prefix === '/console';
+  const limits = isConsole ? {} : SCOPE_LIMITED;
+  const tags = [isConsole ? 'console' : 'strategy'];
+  const refusals = isConsole ? { 409: StrategyConflictSchema, ...CONSOLE_REFUSALS } : { 409: StrategyConflictSchema, 429: StrategyRateLimitedSchema };
+  const asConsole = (summary: string) => (isConsole ? `${summary}, from the console` : summary);
   await app.register(async (scope) => {
     const parseJson = scope.getDefaultJsonParser('error', 'error');
     scope.removeContentTypeParser('application/json');
@@ -28,45 +35,45 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl)
     });
 
     scope.post(
-      '/start',
+      `${prefix}/start`,
       {
-        ...SCOPE_LIMITED,
+        ...limits,
         schema: {
-          tags: ['strategy'],
-          summary: 'Start the strategy',
+          tags,
+          summary: asConsole('Start the strategy'),
           description:
             'Body optional. `instruments` default to INSTRUMENTS; each must be a BASE_QUOTE name the market lists (else 422 VALIDATION_ERROR). ' +
             '`dry_run` true trades the paper account instead of sending orders. 409 STRATEGY_ALREADY_RUNNING while running.',
           body: StartBodySchema,
-          response: { 200: StartResponseSchema, 422: ErrorEnvelopeSchema, ...REFUSALS },
+          response: { 200: StartResponseSchema, 422: ErrorEnvelopeSchema, ...refusals },
         },
       },
       async (request) => strategy.start(request.body ?? {}),
     );
 
     scope.post(
-      '/stop',
+      `${prefix}/stop`,
       {
-        ...SCOPE_LIMITED,
+        ...limits,
         schema: {
-          tags: ['strategy'],
-          summary: 'Stop the strategy',
+          tags,
+          summary: asConsole('Stop the strategy'),
           description: '`signals_generated` counts the signals of the start this stop ends. 409 STRATEGY_NOT_RUNNING when not running.',
-          response: { 200: StopResponseSchema, ...REFUSALS },
+          response: { 200: StopResponseSchema, ...refusals },
         },
       },
       async () => strategy.stop(),
     );
 
     scope.post(
-      '/restart',
+      `${prefix}/restart`,
       {
-        ...SCOPE_LIMITED,
+        ...limits,
         schema: {
-          tags: ['strategy'],
-          summary: 'Restart the strategy (stop then start)',
+          tags,
+          summary: asConsole('Restart the strategy (stop then start)'),
           description: 'Keeps the instruments and dry_run of the running start; indicators warm up again. 409 STRATEGY_NOT_RUNNING when not running.',
-          response: { 200: RestartResponseSchema, 422: ErrorEnvelopeSchema, ...REFUSALS },
+          response: { 200: RestartResponseSchema, 422: ErrorEnvelopeSchema, ...refusals },
         },
       },
       async () => strategy.restart(),
