@@ -26,8 +26,6 @@ export interface Desk {
   listen: (listener: EventListener) => () => void;
   /** Reads the snapshot (status, pairs, recent signals) again. */
   reload: () => void;
-  /** Reads /console/services again now. */
-  refreshServices: () => void;
   /** Applies what a control call answered before its events arrive. */
   dispatch: (action: DeskAction) => void;
 }
@@ -162,8 +160,7 @@ export function useDeskConnection(api: Api): Desk {
     return () => void listeners.current.delete(listener);
   }, []);
   const reload = useCallback(() => setReloadTick((n) => n + 1), []);
-  const refreshServices = useCallback(() => setServicesTick((n) => n + 1), []);
-  return useMemo(() => ({ state, api, listen, reload, refreshServices, dispatch }), [state, api, listen, reload, refreshServices]);
+  return useMemo(() => ({ state, api, listen, reload, dispatch }), [state, api, listen, reload]);
 }
 
 /** The current time, advancing every `everyMs`: for "5 s ago" and the next candle's close. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   chartSummary,
+  COLORS,
   formingBar,
   fvgZones,
   latestProfile,
@@ -9,7 +10,7 @@ import {
   signalMarkers,
   signalsOnChart,
   stochRsiLines,
-  supertrendLines,
+  supertrendLine,
   toTime,
   volumeBars,
   withClosedCandle,
@@ -28,15 +29,20 @@ describe('candles and volume', () => {
 });
 
 describe('the Supertrend', () => {
-  it('is two lines, each broken where the other direction holds', () => {
+  it('is one line coloured by direction, transparent into a flip so it never jumps across price', () => {
     const candles = [
       candle(minute(0), { supertrend: null }),
       candle(minute(5), { supertrend: { direction: 1, value: 1.09 } }),
-      candle(minute(10), { supertrend: { direction: -1, value: 1.11 } }),
+      candle(minute(10), { supertrend: { direction: 1, value: 1.091 } }),
+      candle(minute(15), { supertrend: { direction: -1, value: 1.11 } }),
+      candle(minute(20), { supertrend: { direction: -1, value: 1.109 } }),
     ];
-    const { up, down } = supertrendLines(candles);
-    expect(up).toEqual([{ time: t(0) }, { time: t(5), value: 1.09 }, { time: t(10) }]);
-    expect(down).toEqual([{ time: t(0) }, { time: t(5) }, { time: t(10), value: 1.11 }]);
+    expect(supertrendLine(candles)).toEqual([
+      { time: t(5), value: 1.09, color: COLORS.up },
+      { time: t(10), value: 1.091, color: 'transparent' },
+      { time: t(15), value: 1.11, color: COLORS.down },
+      { time: t(20), value: 1.109, color: COLORS.down },
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ChartCandle, StrategySignal, Timeframe } from '@fxdesk/schemas';
-import type { CandlestickData, HistogramData, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
+import type { CandlestickData, HistogramData, LineData, SeriesMarker, Time, UTCTimestamp } from 'lightweight-charts';
 import { candleOpen, TIMEFRAME_SECONDS } from '../market-time.js';
 
 /**
@@ -35,22 +35,19 @@ export function volumeBars(candles: readonly ChartCandle[]): HistogramData<Time>
   return candles.map((c) => ({ time: toTime(c.time), value: c.volume, color: c.close >= c.open ? COLORS.upVolume : COLORS.downVolume }));
 }
 
-type LinePoint = LineData<Time> | WhitespaceData<Time>;
-
 /**
- * The Supertrend as two lines, one per direction, each broken (whitespace) where the other
- * holds: a flip starts a new line on the other side of price instead of a vertical jump.
+ * The Supertrend as one line coloured by its direction. lightweight-charts strokes the segment
+ * from a point to the next in the first point's colour (and joins points across whitespace), so
+ * the point before a flip is transparent: a flip starts the line anew on the other side of price
+ * instead of drawing a vertical jump.
  */
-export function supertrendLines(candles: readonly ChartCandle[]): { up: LinePoint[]; down: LinePoint[] } {
-  const up: LinePoint[] = [];
-  const down: LinePoint[] = [];
-  for (const c of candles) {
-    const time = toTime(c.time);
-    const st = c.supertrend;
-    up.push(st?.direction === 1 ? { time, value: st.value } : { time });
-    down.push(st?.direction === -1 ? { time, value: st.value } : { time });
-  }
-  return { up, down };
+export function supertrendLine(candles: readonly ChartCandle[]): LineData<Time>[] {
+  const points = candles.flatMap((c) => (c.supertrend ? [{ time: toTime(c.time), ...c.supertrend }] : []));
+  return points.map((p, i) => {
+    const next = points[i + 1];
+    const color = next && next.direction !== p.direction ? 'transparent' : p.direction === 1 ? COLORS.up : COLORS.down;
+    return { time: p.time, value: p.value, color };
+  });
 }
 
 /** %K and %D of the Stochastic RSI, from the first candle that has them. */

@@ -25,7 +25,7 @@ import {
   signalMarkers,
   signalsOnChart,
   stochRsiLines,
-  supertrendLines,
+  supertrendLine,
   volumeBars,
 } from './chart-data.js';
 import { ChartOverlays } from './overlays.js';
@@ -42,7 +42,7 @@ export interface ChartInput {
 const STOCH_PANE_HEIGHT = 110;
 
 /**
- * The pair chart, drawn by lightweight-charts: candles with volume, the Supertrend (one line per
+ * The pair chart, drawn by lightweight-charts: candles with volume, the Supertrend (coloured by
  * direction), fair value gaps, the volume profile's POC/VAH/VAL, signal markers with their
  * levels, and the Stochastic RSI in a pane below. `show` draws everything from the data;
  * `tick` stretches the bar forming after the newest closed candle.
@@ -51,8 +51,7 @@ export class PairChart {
   private readonly chart: IChartApi;
   private readonly candles: ISeriesApi<'Candlestick'>;
   private readonly volume: ISeriesApi<'Histogram'>;
-  private readonly trendUp: ISeriesApi<'Line'>;
-  private readonly trendDown: ISeriesApi<'Line'>;
+  private readonly trend: ISeriesApi<'Line'>;
   private readonly k: ISeriesApi<'Line'>;
   private readonly d: ISeriesApi<'Line'>;
   private readonly markers: ISeriesMarkersPluginApi<Time>;
@@ -86,9 +85,7 @@ export class PairChart {
       priceLineVisible: false,
     });
     this.chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
-    const trend = { lineWidth: 2 as const, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false };
-    this.trendUp = this.chart.addSeries(LineSeries, { ...trend, color: COLORS.up });
-    this.trendDown = this.chart.addSeries(LineSeries, { ...trend, color: COLORS.down });
+    this.trend = this.chart.addSeries(LineSeries, { lineWidth: 2, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
     const oscillator = {
       lineWidth: 1 as const,
       priceLineVisible: false,
@@ -98,6 +95,7 @@ export class PairChart {
     };
     this.k = this.chart.addSeries(LineSeries, { ...oscillator, color: COLORS.k, title: '%K' }, 1);
     this.d = this.chart.addSeries(LineSeries, { ...oscillator, color: COLORS.d, title: '%D' }, 1);
+    this.k.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.08 } });
     for (const price of [80, 20]) this.k.createPriceLine({ price, color: '#5b6475', lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: false });
     this.chart.panes()[1]?.setHeight(STOCH_PANE_HEIGHT);
     this.markers = createSeriesMarkers(this.candles, []);
@@ -112,17 +110,14 @@ export class PairChart {
     const digits = priceDigits(input.instrument);
     const priceFormat = { type: 'price' as const, precision: digits, minMove: 10 ** -digits };
     this.candles.applyOptions({ priceFormat });
-    this.trendUp.applyOptions({ priceFormat });
-    this.trendDown.applyOptions({ priceFormat });
+    this.trend.applyOptions({ priceFormat });
 
     const bars = candleBars(input.candles);
     const lastClosed = bars.at(-1);
     if (this.forming && lastClosed && this.forming.time <= lastClosed.time) this.forming = null;
     this.candles.setData(this.forming ? [...bars, this.forming] : bars);
     this.volume.setData(volumeBars(input.candles));
-    const trend = supertrendLines(input.candles);
-    this.trendUp.setData(trend.up);
-    this.trendDown.setData(trend.down);
+    this.trend.setData(supertrendLine(input.candles));
     const stoch = stochRsiLines(input.candles);
     this.k.setData(stoch.k);
     this.d.setData(stoch.d);

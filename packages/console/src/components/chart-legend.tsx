@@ -1,13 +1,16 @@
+import type { Timeframe } from '@fxdesk/schemas';
 import type { ChartSummary } from '../chart/chart-data.js';
 import { formatOscillator, formatPrice } from '../format.js';
 
 /** What the chart draws, in words: each layer with its latest value (the figure's caption). */
-export function ChartLegend({ summary, instrument }: { summary: ChartSummary; instrument: string }) {
+export function ChartLegend({ summary, instrument, timeframe }: { summary: ChartSummary; instrument: string; timeframe: Timeframe }) {
   const price = (value: number) => formatPrice(value, instrument);
   const { supertrend, openZone, profile, stochrsi, picked } = summary;
   return (
     <ul class="legend" aria-label="Chart layers">
-      <li data-layer="candles">{summary.candles} candles with volume</li>
+      <li data-layer="candles">
+        {summary.candles} {timeframe} candles with volume (UTC)
+      </li>
       <li data-layer="supertrend">
         Supertrend{' '}
         {supertrend ? (
@@ -33,7 +36,7 @@ export function ChartLegend({ summary, instrument }: { summary: ChartSummary; in
       </li>
       <li data-layer="stochrsi">Stoch RSI {stochrsi ? `%K ${formatOscillator(stochrsi.k)} · %D ${formatOscillator(stochrsi.d)}` : 'warming up'}</li>
       <li data-layer="signals">
-        {summary.signals} signals on the chart
+        {summary.signals} {summary.signals === 1 ? 'signal' : 'signals'} on the chart
         {picked && (
           <>
             {' '}

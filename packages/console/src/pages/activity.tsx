@@ -133,10 +133,20 @@ export function ActivityPage({ tab }: { tab: ActivityTab }) {
     return instrument ? routeHref({ page: 'pair', instrument, timeframe: state.status?.timeframe ?? null, signalId: order.signal_id }) : null;
   };
 
+  // The tab pattern: arrow keys move between the tabs (only the selected one is in the Tab order).
+  const onTabKey = (event: KeyboardEvent) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (step === 0) return;
+    event.preventDefault();
+    const next = ACTIVITY_TABS[(ACTIVITY_TABS.indexOf(tab) + step + ACTIVITY_TABS.length) % ACTIVITY_TABS.length] as ActivityTab;
+    navigate(routeHref({ page: 'activity', tab: next }), true);
+    requestAnimationFrame(() => document.getElementById(`tab-${next}`)?.focus());
+  };
+
   return (
     <div class="activity">
       <h1>Activity</h1>
-      <div role="tablist" aria-label="Activity" class="tabs">
+      <div role="tablist" aria-label="Activity" class="tabs" onKeyDown={onTabKey}>
         {ACTIVITY_TABS.map((t) => (
           <button
             key={t}

@@ -6,7 +6,8 @@ import { PairChart } from '../chart/pair-chart.js';
 import { ChartLegend } from '../components/chart-legend.js';
 import { NoSignal } from '../components/no-signal.js';
 import { Trend } from '../components/pairs-grid.js';
-import { SignalTable, StatusBadge } from '../components/signal-table.js';
+import { SignalDetails } from '../components/signal-details.js';
+import { SignalTable } from '../components/signal-table.js';
 import { formatOscillator, formatPips, formatPrice, humanize, pairLabel } from '../format.js';
 import { candleOpen, TIMEFRAME_SECONDS, TIMEFRAMES } from '../market-time.js';
 import { Link, navigate } from '../router.js';
@@ -202,45 +203,12 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
         <div ref={container} class="chart" role="img" aria-label={`${label} ${timeframe} candlestick chart`} hidden={!ready} />
         {summary && ready && (
           <figcaption id="chart-caption">
-            <ChartLegend summary={summary} instrument={instrument} />
+            <ChartLegend summary={summary} instrument={instrument} timeframe={candles.state === 'ok' ? candles.timeframe : timeframe} />
           </figcaption>
         )}
       </figure>
 
-      {selected && (
-        <section class="panel selected-signal" aria-labelledby="selected-title">
-          <h2 id="selected-title">
-            {selected.type} signal of {new Date(selected.generated_at).toISOString().slice(0, 16).replace('T', ' ')} UTC
-          </h2>
-          <dl class="facts">
-            <div>
-              <dt>Entry</dt>
-              <dd>{formatPrice(selected.entry_price, instrument)}</dd>
-            </div>
-            <div>
-              <dt>Stop</dt>
-              <dd>{formatPrice(selected.stop_loss, instrument)}</dd>
-            </div>
-            <div>
-              <dt>Target</dt>
-              <dd>{formatPrice(selected.take_profit, instrument)}</dd>
-            </div>
-            <div>
-              <dt>Order</dt>
-              <dd>
-                <StatusBadge status={selected.execution.status} /> {selected.execution.code ?? ''}
-                {selected.execution.tickets?.order ? ` ticket ${selected.execution.tickets.order}` : ''}
-              </dd>
-            </div>
-            <div>
-              <dt>Announcement</dt>
-              <dd>
-                <StatusBadge status={selected.notification.status} />
-              </dd>
-            </div>
-          </dl>
-        </section>
-      )}
+      {selected && <SignalDetails signal={selected} />}
 
       <section class="panel" aria-labelledby="pair-signals-title">
         <h2 id="pair-signals-title">{label} signals</h2>
