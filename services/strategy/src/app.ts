@@ -18,6 +18,7 @@ import { registerPairRoutes } from './routes/pairs.js';
 import { registerRedocRoutes } from './routes/redoc.js';
 import { registerSignalRoutes } from './routes/signals.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerUiRoutes } from './routes/ui.js';
 import { StrategyControl } from './strategy-control.js';
 
 export interface StrategyService {
@@ -69,7 +70,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   });
   registerRedocRoutes(app, TITLE);
 
-  // The console's data: a session with CONSOLE_PASSWORD, loopback without it.
+  // The console's data: a session with CONSOLE_PASSWORD, loopback without it. Its pages (/ui) carry no data and load for anyone.
   const secureCookie = config.NODE_ENV === 'production';
   await app.register(async (api) => {
     await registerConsoleAccess(api, { sessions, secureCookie });
@@ -79,6 +80,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     await registerControlRoutes(api, strategy, { prefix: '/console' });
     registerEventRoutes(api, strategy.events);
   });
+  await registerUiRoutes(app, config.CONSOLE_DIST_DIR);
 
   app.addHook('onReady', (done) => {
     strategy.startAtBoot();

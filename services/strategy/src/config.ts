@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { commonSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/core';
 import { isDecimalString } from '@fxdesk/primitives';
@@ -39,6 +40,9 @@ const lots = z
   .trim()
   .refine((v) => isDecimalString(v) && !v.startsWith('-') && /[1-9]/.test(v), { message: 'expected a positive decimal like "0.10"' })
   .prefault('0.10');
+
+/** Where `npm run build -w @fxdesk/console` writes the console (the same from src/ and from the compiled dist/). */
+const CONSOLE_BUILD = fileURLToPath(new URL('../../../packages/console/dist', import.meta.url));
 
 /** Every setting of the strategy service; `.env.example` and the README document each one. */
 export const StrategyConfigSchema = z
@@ -88,11 +92,12 @@ export const StrategyConfigSchema = z
     DOWNSTREAM_RETRIES: envInt(3, { min: 0, max: 10 }),
     ACCOUNT_REFRESH_SECONDS: envInt(5, { min: 0, max: 3600 }),
 
-    // The console (/console/*, /events).
+    // The console (/ui, /console/*, /events).
     /** Unset: the console answers loopback clients only (development). Required in production. */
     CONSOLE_PASSWORD: z.string().min(12, { message: 'must be at least 12 characters' }).optional(),
     CONSOLE_SESSION_HOURS: envInt(12, { min: 1, max: 720 }),
     CONSOLE_LOGIN_PER_MINUTE: envInt(5, { min: 1, max: 1000 }),
+    CONSOLE_DIST_DIR: z.string().min(1).default(CONSOLE_BUILD),
     EVENTS_REPLAY: envInt(1000, { min: 10, max: 100_000 }),
     EVENTS_MAX_CLIENTS: envInt(100, { min: 1, max: 10_000 }),
   })

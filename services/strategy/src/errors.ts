@@ -20,10 +20,10 @@ export const errors = defineErrors({
 });
 
 /**
- * What a console read-through answers when the service behind it failed: 504 when it did not
- * answer in time, 503 when it cannot be reached or says it is unavailable (its Retry-After
- * passed on), else 502 with its own code in the message. Anything but a ServiceError is a bug
- * of ours and is thrown as it is.
+ * What a read from another service (a console read-through, another timeframe's history)
+ * answers when that service failed: 504 when it did not answer in time, 503 when it cannot be
+ * reached or says it is unavailable (its Retry-After passed on), else 502 with its own code in
+ * the message. Anything but a ServiceError is a bug of ours and is thrown as it is.
  */
 export function downstreamFailure(err: unknown, service: string): AppError {
   if (!(err instanceof ServiceError)) throw err;
