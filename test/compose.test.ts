@@ -5,7 +5,8 @@ import { parse } from 'yaml';
 import { serviceEntries } from '../scripts/build-services.js';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
 import { STACK } from '../scripts/stack.js';
-import { settingNames } from './services.js';
+import { ConfigError, loadConfig, withDevSecrets } from '@fxdesk/core';
+import { CONFIG_SCHEMAS, DEV_SECRETS, settingNames } from './services.js';
 
 interface ComposeService {
   command: string[];
@@ -55,6 +56,15 @@ describe('docker-compose.yml', () => {
           const ref = /^\$\{(\w+)(:[?-])?/.exec(value);
           if (ref && (ref[1] as string) in STACK_KEYS) expect(ref[2], `${value} must be required`).toBe(':?');
         }
+      });
+
+      it('starts in production with what compose gives it: every setting its config requires there is set', () => {
+        // Each ${VAR:?…} stands for a value the user puts in .env (a long enough one for any key or
+        // password), each ${VAR:-default} for its default.
+        const resolve = (value: string) => value.replace(/\$\{\w+:\?[^}]*\}/g, 'compose-test-secret-value').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+        const env = Object.fromEntries(Object.entries(c.environment).map(([k, v]) => [k, resolve(v)]));
+        const production = { NODE_ENV: 'production', ...env };
+        expect(() => loadConfig(CONFIG_SCHEMAS[service.name]!, withDevSecrets(production, DEV_SECRETS[service.name] ?? {}).env)).not.toThrow(ConfigError);
       });
 
       it('takes its broker from its own stack-level name, simulated by default', () => {
