@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { STACK } from '../scripts/stack.js';
+import { run } from '@fxdesk/core/testing';
+
+describe('the soak benchmark (bench/soak)', () => {
+  it('runs the stack under its load for a few seconds and reports every service, with no errors but the deliberate ones', async () => {
+    // 0.1 minute: the whole soak (the stack, the browser, every kind of load, the report) in a few seconds.
+    const result = await run('bench/soak/index.ts', {}, ['0.1']).done;
+    expect(result.stderr).not.toMatch(/Error/);
+    expect(result.code).toBe(0);
+    for (const service of STACK) expect(result.stdout).toMatch(new RegExp(`^${service.name} +\\d+ +0 +\\d+ +0 +[\\d.]+ MB`, 'm'));
+    expect(result.stdout).toMatch(/^execution: the load sent \d+ \((\d+) deliberately bad, \1 of them refused 4xx\)/m);
+    expect(result.stdout).toContain('errors: none but the deliberate bad input');
+  }, 60_000);
+});
