@@ -4,6 +4,7 @@ import { commonSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
+import { RULE_BOUNDS } from './rules.js';
 
 /** `EUR_USD=EURUSD.m,XAU_USD=GOLD`: instrument → broker symbol, for names that differ from the default. */
 const symbolMap = z
@@ -54,13 +55,13 @@ export const StrategyConfigSchema = z
     RATE_LIMIT_POST_PER_MINUTE: envInt(10, { min: 1 }),
     SYMBOL_MAP: symbolMap,
 
-    // The signal rule.
-    MIN_CONFLUENCE: envInt(3, { min: 1, max: 4 }),
-    RISK_REWARD: envNumber(2, { min: 0.1, max: 20 }),
-    MIN_STOP_ATR: envNumber(0.5, { min: 0, max: 20 }),
-    SUPERTREND_ATR_PERIOD: envInt(10, { min: 1, max: 500 }),
-    SUPERTREND_MULTIPLIER: envNumber(3, { min: 0.1, max: 20 }),
-    VOLUME_PROFILE_WINDOW: envInt(100, { min: 2, max: 1000 }),
+    // The signal rule (bounds: RULE_BOUNDS, shared with the lab's overrides).
+    MIN_CONFLUENCE: envInt(3, RULE_BOUNDS.minConfluence),
+    RISK_REWARD: envNumber(2, RULE_BOUNDS.riskReward),
+    MIN_STOP_ATR: envNumber(0.5, RULE_BOUNDS.minStopAtr),
+    SUPERTREND_ATR_PERIOD: envInt(10, RULE_BOUNDS.supertrendAtrPeriod),
+    SUPERTREND_MULTIPLIER: envNumber(3, RULE_BOUNDS.supertrendMultiplier),
+    VOLUME_PROFILE_WINDOW: envInt(100, RULE_BOUNDS.volumeProfileWindow),
 
     // Data.
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
