@@ -1,0 +1,484 @@
+import { z } from 'zod';
+import { InstrumentNameSchema, IsoTimestampSchema, Rfc3339Schema, TimeframeSchema } from './primitives.js';
+
+/**
+ * The strategy lab's API (issue 13): backtests and parameter sweeps on the strategy service,
+ * shared by the service (route schemas, OpenAPI), @fxdesk/client and the console. Field names in
+ * snake_case; money in the account currency, prices in the quote currency, as numbers.
+ */
+
+const Timestamp = IsoTimestampSchema;
+
+// ── Rule settings ────────────────────────────────────────────────────────────────────────────
+
+/** The rule's settings a backtest may override, by their API names (the config's SUPERTREND_ATR_PERIOD…). */
+export const RULE_NAMES = ['supertrend_atr_period', 'supertrend_multiplier', 'volume_profile_window', 'min_confluence', 'risk_reward', 'min_stop_atr'] as const;
+export type RuleName = (typeof RULE_NAMES)[number];
+
+/** Each rule setting's bounds: the strategy config's own (SUPERTREND_ATR_PERIOD 1 to 500, …). */
+export const LAB_RULE_BOUNDS = {
+  supertrend_atr_period: { min: 1, max: 500, integer: true, setting: 'SUPERTREND_ATR_PERIOD' },
+  supertrend_multiplier: { min: 0.1, max: 20, integer: false, setting: 'SUPERTREND_MULTIPLIER' },
+  volume_profile_window: { min: 2, max: 1000, integer: true, setting: 'VOLUME_PROFILE_WINDOW' },
+  min_confluence: { min: 1, max: 4, integer: true, setting: 'MIN_CONFLUENCE' },
+  risk_reward: { min: 0.1, max: 20, integer: false, setting: 'RISK_REWARD' },
+  min_stop_atr: { min: 0, max: 20, integer: false, setting: 'MIN_STOP_ATR' },
+} as const satisfies Record<RuleName, { min: number; max: number; integer: boolean; setting: string }>;
+
+/** One rule setting's value within its bounds. */
+export function ruleValueSchema(name: RuleName) {
+  const { min, max, integer, setting } = LAB_RULE_BOUNDS[name];
+  const number = integer ? z.number().int() : z.number();
+  return number
+    .min(min)
+    .max(max)
+    .meta({ description: `${setting}'s range: ${min} to ${max}${integer ? ', an integer' : ''}` });
+}
+
+function eachRule<T extends z.ZodType>(make: (name: RuleName) => T): { [K in RuleName]: T } {
+  return Object.fromEntries(RULE_NAMES.map((name) => [name, make(name)])) as { [K in RuleName]: T };
+}
+
+/** The rule's complete settings a backtest ran with (the live ones, then the overrides). */
+export const LabRulesSchema = z.object(eachRule(ruleValueSchema)).meta({ id: 'LabRules' });
+export type LabRules = z.infer<typeof LabRulesSchema>;
+
+/** Overrides of the live settings; each absent one is the strategy's own (its config). */
+export const LabRuleOverridesSchema = z
+  .strictObject(eachRule((name) => ruleValueSchema(name).optional()))
+  .meta({ id: 'LabRuleOverrides', description: "Rule settings that replace the strategy's live ones (its config) for this run" });
+export type LabRuleOverrides = z.infer<typeof LabRuleOverridesSchema>;
+
+// ── The fill model ───────────────────────────────────────────────────────────────────────────
+
+const Points = z.number().min(0).max(100_000);
+
+/** How a trade's size is chosen: fixed lots, or a share of the equity at risk to the stop. */
+export const LabVolumeSchema = z
+  .union([
+    z.strictObject({ lots: z.number().min(0.01).max(100).meta({ description: 'Fixed lots per trade, rounded down to the 0.01 step' }) }),
+    z.strictObject({
+      risk_percent: z
+        .number()
+        .gt(0)
+        .max(100)
+        .meta({ description: 'Percent of the equity at the entry lost at the stop; lots rounded down to 0.01 (a signal below 0.01 is skipped)' }),
+    }),
+  ])
+  .meta({ id: 'LabVolume' });
+export type LabVolume = z.infer<typeof LabVolumeSchema>;
+
+/** The fill model of a request: each field optional (the defaults in the description). */
+export const FillModelRequestSchema = z
+  .strictObject({
+    spread_points: Points.nullable()
+      .optional()
+      .meta({ description: "Spread in points (10^-digits) paid on candles that carry none of their own; null or absent: the fill model's default" }),
+    slippage_points: Points.optional().meta({ description: 'Slippage in points against the trade on the entry and on a stop exit; default 0' }),
+    commission_per_lot: z
+      .number()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .meta({ description: 'Per lot per round turn, in the account currency, booked at the exit; default 0' }),
+    volume: LabVolumeSchema.optional().meta({ description: 'Default: TRADE_VOLUME lots' }),
+  })
+  .meta({ id: 'FillModelRequest' });
+export type FillModelRequest = z.infer<typeof FillModelRequestSchema>;
+
+/** The fill model a backtest ran with, complete. */
+export const FillModelSchema = z
+  .object({
+    spread_points: Points.nullable().meta({ description: "Spread (points) on candles without their own; null: the fill model's default" }),
+    slippage_points: Points,
+    commission_per_lot: z.number(),
+    volume: LabVolumeSchema,
+  })
+  .meta({ id: 'FillModel' });
+export type FillModel = z.infer<typeof FillModelSchema>;
+
+// ── Backtests ────────────────────────────────────────────────────────────────────────────────
+
+/** A day (`2026-01-01`, midnight UTC) or an RFC 3339 date-time with its zone. */
+export const LabTimeSchema = z
+  .union([
+    z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time' })
+      .refine((day) => !Number.isNaN(Date.parse(day)) && new Date(Date.parse(day)).toISOString().startsWith(day), { message: 'not a real date' }),
+    Rfc3339Schema,
+  ])
+  .meta({ description: 'A date (midnight UTC) or an RFC 3339 date-time with its zone', example: '2026-01-01' });
+
+export const MAX_BACKTEST_INSTRUMENTS = 20;
+
+/** POST /backtests body (and a sweep's `base`). The range's own rules (from < to ≤ now, at most 5 years) answer 422 too. */
+export const BacktestRequestSchema = z
+  .strictObject({
+    instruments: z
+      .array(InstrumentNameSchema)
+      .min(1)
+      .max(MAX_BACKTEST_INSTRUMENTS)
+      .meta({ description: 'Pairs to trade, 1 to 20, each monitored or listed by the market (else 422)' }),
+    timeframe: TimeframeSchema.optional().meta({ description: "Candles to decide on; default the strategy's TIMEFRAME" }),
+    from: LabTimeSchema.meta({ description: 'Start of the decision window (inclusive): a date (midnight UTC) or an RFC 3339 date-time' }),
+    to: LabTimeSchema.meta({ description: 'End of the window (exclusive), after from, not in the future, at most 5 years after from' }),
+    rules: LabRuleOverridesSchema.optional(),
+    initial_balance: z.number().gt(0).max(1e12).optional().meta({ description: 'Starting balance in the account currency; default PAPER_BALANCE' }),
+    fill_model: FillModelRequestSchema.optional(),
+    name: z.string().trim().min(1).max(100).optional().meta({ description: 'A label for lists' }),
+  })
+  .meta({ id: 'BacktestRequest' });
+export type BacktestRequest = z.infer<typeof BacktestRequestSchema>;
+
+/** POST /backtests and POST /sweeps: the job is queued. */
+export const LabJobCreatedSchema = z
+  .object({ id: z.string().meta({ description: 'GET /backtests/{id} (or /sweeps/{id}) follows it' }) })
+  .meta({ id: 'LabJobCreated' });
+export type LabJobCreated = z.infer<typeof LabJobCreatedSchema>;
+
+export const LAB_JOB_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
+export const LabJobStatusSchema = z.enum(LAB_JOB_STATUSES).meta({
+  description: 'queued: waiting for a worker; running; done: results readable; failed: see error; cancelled: DELETE while queued or running',
+});
+export type LabJobStatus = z.infer<typeof LabJobStatusSchema>;
+
+/** Why a job failed. */
+export const LabJobErrorSchema = z
+  .object({
+    code: z
+      .string()
+      .meta({ description: 'INTERRUPTED (the process stopped while it ran), CANDLES_UNAVAILABLE (the market could not give the history), FAILED' }),
+    message: z.string(),
+  })
+  .meta({ id: 'LabJobError' });
+export type LabJobError = z.infer<typeof LabJobErrorSchema>;
+
+/** What a backtest ran with: the request with every default filled in. */
+export const BacktestSettingsSchema = z
+  .object({
+    instruments: z.array(z.string()),
+    timeframe: TimeframeSchema,
+    from: Timestamp,
+    to: Timestamp,
+    rules: LabRulesSchema,
+    initial_balance: z.number(),
+    fill_model: FillModelSchema,
+    account_currency: z.string().meta({ description: 'Currency of balances and P/L (the paper account’s, USD)' }),
+    warmup_candles: z.number().int().meta({ description: 'Candles read before from to warm the indicators up (no decisions on them)' }),
+  })
+  .meta({ id: 'BacktestSettings' });
+export type BacktestSettings = z.infer<typeof BacktestSettingsSchema>;
+
+/** A run's figures, overall or for one pair. Sharpe and Sortino from daily returns (services/strategy/README.md). */
+export const LabMetricsSchema = z
+  .object({
+    net_profit: z.number(),
+    trade_count: z.number().int(),
+    win_rate: z.number().nullable().meta({ description: 'Winning trades / trades, 0..1; null without trades' }),
+    profit_factor: z.number().nullable().meta({ description: 'Gross profit / gross loss; null without a losing trade' }),
+    expectancy: z.number().nullable().meta({ description: 'Mean P/L per trade; null without trades' }),
+    average_r: z.number().nullable().meta({ description: 'Mean R multiple; null without trades' }),
+    max_drawdown: z.number(),
+    max_drawdown_percent: z.number(),
+    sharpe: z.number().nullable().meta({ description: 'Annualised (√252) from daily returns, risk-free 0; null with fewer than 2 days' }),
+    sortino: z.number().nullable().meta({ description: 'As sharpe, over the downside deviation; null with fewer than 2 days' }),
+    cagr: z.number().nullable(),
+    exposure: z.number().meta({ description: "Fraction of the window's candle time with a position open, 0..1" }),
+    longest_losing_streak: z.number().int(),
+    gross_profit: z.number(),
+    gross_loss: z.number(),
+    final_equity: z.number(),
+  })
+  .meta({ id: 'LabMetrics' });
+export type LabMetrics = z.infer<typeof LabMetricsSchema>;
+
+export const BacktestMetricsSchema = z.object({ overall: LabMetricsSchema, per_pair: z.record(z.string(), LabMetricsSchema) }).meta({ id: 'BacktestMetrics' });
+export type BacktestMetrics = z.infer<typeof BacktestMetricsSchema>;
+
+const JobTimes = {
+  created_at: Timestamp,
+  started_at: Timestamp.nullable().meta({ description: 'When a worker took it; null while queued' }),
+  finished_at: Timestamp.nullable().meta({ description: 'When it was done, failed or cancelled' }),
+};
+
+/** GET /backtests/{id}. */
+export const BacktestSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    status: LabJobStatusSchema,
+    progress: z.number().min(0).max(1).meta({ description: 'Loading the candles counts for the first part, then the run' }),
+    ...JobTimes,
+    error: LabJobErrorSchema.nullable(),
+    settings: BacktestSettingsSchema,
+    candles: z.number().int().nullable().meta({ description: 'Candles run through the strategy (warm-up included); null until done' }),
+    signals: z.number().int().meta({ description: 'Signals the rule gave in the window' }),
+    skipped_signals: z.number().int().meta({ description: 'Signals not traded: a position already open on the pair, or a volume below 0.01 lots' }),
+    metrics: BacktestMetricsSchema.nullable().meta({ description: 'null until done' }),
+    sweep_id: z.string().nullable().meta({ description: 'The sweep it belongs to' }),
+  })
+  .meta({ id: 'Backtest' });
+export type Backtest = z.infer<typeof BacktestSchema>;
+
+/** One backtest in GET /backtests: the record without its per-pair metrics. */
+export const BacktestSummarySchema = BacktestSchema.omit({ metrics: true })
+  .extend({ metrics: z.object({ overall: LabMetricsSchema }).nullable().meta({ description: 'The overall figures; null until done' }) })
+  .meta({ id: 'BacktestSummary' });
+export type BacktestSummary = z.infer<typeof BacktestSummarySchema>;
+
+const Cursor = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: 'not a cursor this service issued' })
+  .optional()
+  .meta({ description: 'next_cursor of the previous page, as given' });
+const NextCursor = z.string().nullable().meta({ description: 'Pass as cursor (with the same filters) for the next page; null on the last page' });
+const pageLimit = (max: number, fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .meta({ description: `Items per page, 1 to ${max}; default ${fallback}` });
+
+/** GET /backtests query. */
+export const BacktestListQuerySchema = z.strictObject({
+  limit: pageLimit(200, 50),
+  cursor: Cursor,
+  sweep_id: z.string().max(64).optional().meta({ description: "A sweep's backtests only; without it, the backtests started alone" }),
+});
+export type BacktestListQuery = z.output<typeof BacktestListQuerySchema>;
+
+/** GET /backtests: newest first. */
+export const BacktestListSchema = z.object({ backtests: z.array(BacktestSummarySchema), next_cursor: NextCursor }).meta({ id: 'BacktestList' });
+export type BacktestList = z.infer<typeof BacktestListSchema>;
+
+/** Path of /backtests/{id}… and /sweeps/{id}: any text; an id the lab does not know is 404. */
+export const LabJobParamsSchema = z.object({ id: z.string().max(64).meta({ description: 'The id POST answered' }) });
+
+export const TRADE_SIDES = ['LONG', 'SHORT'] as const;
+export const EXIT_REASONS = ['stop', 'target', 'end_of_data'] as const;
+
+/** One trade of a backtest. */
+export const LabTradeSchema = z
+  .object({
+    instrument: z.string(),
+    side: z.enum(TRADE_SIDES),
+    signal_time: Timestamp.meta({ description: 'Open time of the candle the signal was decided on' }),
+    entry_time: Timestamp.meta({ description: 'Open time of the next candle, where it entered' }),
+    entry_price: z.number(),
+    exit_time: Timestamp.meta({ description: 'Open time of the candle it left in' }),
+    exit_price: z.number(),
+    exit_reason: z.enum(EXIT_REASONS),
+    volume_lots: z.number(),
+    pnl: z.number().meta({ description: 'In the account currency, commission included' }),
+    r_multiple: z.number().meta({ description: 'P/L over the money at risk to the stop' }),
+    duration_seconds: z.number(),
+    commission: z.number(),
+  })
+  .meta({ id: 'LabTrade' });
+export type LabTrade = z.infer<typeof LabTradeSchema>;
+
+/** GET /backtests/{id}/trades query. */
+export const BacktestTradesQuerySchema = z.strictObject({
+  limit: pageLimit(1000, 100),
+  cursor: Cursor,
+  instrument: InstrumentNameSchema.optional().meta({ description: "One pair's trades only" }),
+});
+export type BacktestTradesQuery = z.output<typeof BacktestTradesQuerySchema>;
+
+/** GET /backtests/{id}/trades: in entry order. */
+export const BacktestTradesSchema = z.object({ trades: z.array(LabTradeSchema), next_cursor: NextCursor }).meta({ id: 'BacktestTrades' });
+export type BacktestTrades = z.infer<typeof BacktestTradesSchema>;
+
+/** A point of the equity curve: marked to market at a candle. */
+export const EquityPointSchema = z
+  .object({
+    time: Timestamp,
+    equity: z.number(),
+    drawdown: z.number().meta({ description: 'Below the highest equity so far, in the account currency (≥ 0)' }),
+    drawdown_percent: z.number().meta({ description: 'The same as a percentage of that high' }),
+  })
+  .meta({ id: 'EquityPoint' });
+export type EquityPoint = z.infer<typeof EquityPointSchema>;
+
+/** GET /backtests/{id}/equity: at most 5,000 points (each bucket keeps its lowest equity) plus the first and last. */
+export const BacktestEquitySchema = z.object({ points: z.array(EquityPointSchema) }).meta({ id: 'BacktestEquity' });
+export type BacktestEquity = z.infer<typeof BacktestEquitySchema>;
+
+// ── Sweeps ───────────────────────────────────────────────────────────────────────────────────
+
+export const MAX_SWEEP_SETTINGS = 256;
+
+/** Metrics a sweep can rank by: higher is better, except max_drawdown_percent (lower); a null ranks last. */
+export const RANK_METRICS = [
+  'net_profit',
+  'sharpe',
+  'sortino',
+  'profit_factor',
+  'expectancy',
+  'average_r',
+  'win_rate',
+  'cagr',
+  'max_drawdown_percent',
+] as const;
+export const RankMetricSchema = z.enum(RANK_METRICS);
+export type RankMetric = z.infer<typeof RankMetricSchema>;
+
+/** Values to try per rule (the cartesian product of the lists, at most 256 settings). */
+export const SweepGridSchema = z
+  .strictObject(eachRule((name) => z.array(ruleValueSchema(name)).min(1).max(MAX_SWEEP_SETTINGS).optional()))
+  .meta({ id: 'SweepGrid' });
+export type SweepGrid = z.infer<typeof SweepGridSchema>;
+
+const RuleRange = (name: RuleName) =>
+  z.strictObject({
+    min: ruleValueSchema(name),
+    max: ruleValueSchema(name),
+    step: z.number().gt(0).optional().meta({ description: 'Values drawn on min + k × step only' }),
+  });
+
+/** A seeded random sample of settings within ranges. */
+export const SweepRandomSchema = z
+  .strictObject({
+    samples: z.number().int().min(1).max(MAX_SWEEP_SETTINGS),
+    ranges: z.strictObject(eachRule((name) => RuleRange(name).optional())),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(1)
+      .meta({ description: 'The same seed draws the same settings' }),
+  })
+  .meta({ id: 'SweepRandom' });
+export type SweepRandom = z.infer<typeof SweepRandomSchema>;
+
+/** Split [from, to) into consecutive windows, each an in-sample part followed by its out-of-sample part. */
+export const WalkForwardSchema = z
+  .strictObject({
+    windows: z.number().int().min(1).max(20),
+    in_sample_fraction: z.number().min(0.5).max(0.9).meta({ description: 'Share of each window chosen on; the rest is out-of-sample' }),
+  })
+  .meta({ id: 'WalkForward' });
+export type WalkForward = z.infer<typeof WalkForwardSchema>;
+
+/** POST /sweeps body: one of grid or random. */
+export const SweepRequestSchema = z
+  .strictObject({
+    base: BacktestRequestSchema.meta({ description: 'The backtest each setting varies (its rules are the base the sweep overrides)' }),
+    grid: SweepGridSchema.optional(),
+    random: SweepRandomSchema.optional(),
+    rank_by: RankMetricSchema,
+    walk_forward: WalkForwardSchema.optional(),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .superRefine((sweep, ctx) => {
+    if ((sweep.grid === undefined) === (sweep.random === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['grid'], message: 'give one of grid or random' });
+      return;
+    }
+    if (sweep.grid !== undefined) {
+      const lists = Object.values(sweep.grid).filter((values) => values !== undefined);
+      const count = lists.reduce((product, values) => product * values.length, 1);
+      if (lists.length === 0) ctx.addIssue({ code: 'custom', path: ['grid'], message: 'name at least one rule to vary' });
+      else if (count > MAX_SWEEP_SETTINGS) ctx.addIssue({ code: 'custom', path: ['grid'], message: `${count} settings: at most ${MAX_SWEEP_SETTINGS}` });
+    }
+    if (sweep.random !== undefined) {
+      const ranges = Object.entries(sweep.random.ranges);
+      if (ranges.every(([, range]) => range === undefined))
+        ctx.addIssue({ code: 'custom', path: ['random', 'ranges'], message: 'name at least one rule to vary' });
+      for (const [name, range] of ranges) {
+        if (range !== undefined && range.min > range.max)
+          ctx.addIssue({ code: 'custom', path: ['random', 'ranges', name, 'max'], message: 'must not be below min' });
+      }
+    }
+  })
+  .meta({ id: 'SweepRequest' });
+export type SweepRequest = z.infer<typeof SweepRequestSchema>;
+
+/** One setting of a sweep over the whole range, ranked. */
+export const SweepResultSchema = z
+  .object({
+    rank: z.number().int().nullable().meta({ description: '1 is best; null until its backtest is done' }),
+    rules: LabRulesSchema,
+    backtest_id: z.string(),
+    status: LabJobStatusSchema,
+    metric: z.number().nullable().meta({ description: 'Its rank_by metric; null until done, or when the metric has no value' }),
+  })
+  .meta({ id: 'SweepResult' });
+export type SweepResult = z.infer<typeof SweepResultSchema>;
+
+const Range = z.object({ from: Timestamp, to: Timestamp });
+
+/** One walk-forward window: the settings chosen on its in-sample part and how they did after. */
+export const WalkForwardWindowSchema = z
+  .object({
+    index: z.number().int(),
+    in_sample: Range,
+    out_of_sample: Range,
+    chosen: z
+      .object({
+        rules: LabRulesSchema,
+        in_sample_metric: z.number().nullable(),
+        out_of_sample_metric: z.number().nullable(),
+        backtest_id: z.string().nullable().meta({ description: 'The out-of-sample backtest of the chosen settings' }),
+      })
+      .nullable()
+      .meta({ description: 'null until every setting of the window has run in-sample' }),
+  })
+  .meta({ id: 'WalkForwardWindow' });
+export type WalkForwardWindow = z.infer<typeof WalkForwardWindowSchema>;
+
+export const WalkForwardResultSchema = z
+  .object({
+    windows: z.array(WalkForwardWindowSchema),
+    out_of_sample_total: z
+      .object({
+        net_profit: z.number(),
+        trade_count: z.number().int(),
+        metric_mean: z.number().nullable().meta({ description: 'Mean of the windows’ out-of-sample metrics that have a value' }),
+      })
+      .nullable()
+      .meta({ description: 'The chosen settings over every out-of-sample part; null until done' }),
+  })
+  .meta({ id: 'WalkForwardResult' });
+export type WalkForwardResult = z.infer<typeof WalkForwardResultSchema>;
+
+/** GET /sweeps/{id}. */
+export const SweepSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    status: LabJobStatusSchema,
+    progress: z.number().min(0).max(1),
+    ...JobTimes,
+    error: LabJobErrorSchema.nullable(),
+    settings: z.object({
+      base: BacktestSettingsSchema,
+      grid: SweepGridSchema.nullable(),
+      random: SweepRandomSchema.nullable(),
+      rank_by: RankMetricSchema,
+      walk_forward: WalkForwardSchema.nullable(),
+    }),
+    settings_count: z.number().int().meta({ description: 'Settings tried (the grid’s product or the samples)' }),
+    results: z.array(SweepResultSchema).meta({ description: 'Every setting over the whole range, best first by rank_by' }),
+    walk_forward: WalkForwardResultSchema.nullable(),
+  })
+  .meta({ id: 'Sweep' });
+export type Sweep = z.infer<typeof SweepSchema>;
+
+/** One sweep in GET /sweeps: without its results. */
+export const SweepSummarySchema = SweepSchema.omit({ results: true, walk_forward: true })
+  .extend({ best: SweepResultSchema.nullable().meta({ description: 'The top result so far' }) })
+  .meta({ id: 'SweepSummary' });
+export type SweepSummary = z.infer<typeof SweepSummarySchema>;
+
+/** GET /sweeps query. */
+export const SweepListQuerySchema = z.strictObject({ limit: pageLimit(200, 50), cursor: Cursor });
+export type SweepListQuery = z.output<typeof SweepListQuerySchema>;
+
+/** GET /sweeps: newest first. */
+export const SweepListSchema = z.object({ sweeps: z.array(SweepSummarySchema), next_cursor: NextCursor }).meta({ id: 'SweepList' });
+export type SweepList = z.infer<typeof SweepListSchema>;
