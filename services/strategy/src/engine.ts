@@ -8,10 +8,11 @@ import { errors } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
 import type { PaperAccount } from './paper-account.js';
-import { PairTracker, trackerSettings, type TrackerSettings } from './pair-tracker.js';
+import { PairTracker, trackerSettingsOf, type TrackerSettings } from './pair-tracker.js';
+import { rulesOf, type StrategyRules } from './rules.js';
 import type { SignalDispatcher } from './signal-dispatch.js';
 import { signalIdFor } from './signal-id.js';
-import { decide } from './signal-rule.js';
+import { decide, ruleSettingsOf } from './signal-rule.js';
 import type { StrategyStore } from './store.js';
 import { symbolOf } from './symbols.js';
 
@@ -66,6 +67,8 @@ export class StrategyEngine {
   private readonly tasks = new Set<Promise<void>>();
   private nextRunId = 1;
   private readonly timeframeMs: number;
+  /** The rule's settings, from the config: the same type a backtest runs with. */
+  private readonly rules: StrategyRules;
   private readonly trackerSettings: TrackerSettings;
   private readonly signals;
   private readonly candles;
@@ -73,7 +76,8 @@ export class StrategyEngine {
   constructor(private readonly o: EngineOptions) {
     const c = o.config;
     this.timeframeMs = TIMEFRAME_SECONDS[c.TIMEFRAME] * 1000;
-    this.trackerSettings = trackerSettings(c);
+    this.rules = rulesOf(c);
+    this.trackerSettings = trackerSettingsOf(this.rules, c.TIMEFRAME, c.CHART_CANDLES);
     this.signals = o.metrics.counter('strategy_signals_total', 'Signals generated, by instrument and type.');
     this.candles = o.metrics.counter('strategy_candles_total', 'Closed candles fed to the indicators, by instrument.');
     o.metrics.gauge('strategy_running', '1 while the strategy runs.', () => (this.run ? 1 : 0));
@@ -362,12 +366,7 @@ export class StrategyEngine {
     const snapshot = pair.latest;
     if (!snapshot) return;
     const { config, clock, store } = this.o;
-    const decision = decide(snapshot, {
-      minConfluence: config.MIN_CONFLUENCE,
-      riskReward: config.RISK_REWARD,
-      minStopAtr: config.MIN_STOP_ATR,
-      digits: pair.digits,
-    });
+    const decision = decide(snapshot, ruleSettingsOf(this.rules, pair.digits));
     if (!decision) return;
     const signalId = signalIdFor(pair.instrument, config.TIMEFRAME, snapshot.candle.time);
     // Already produced for this candle (a restart inside it): never a second signal, order or message.

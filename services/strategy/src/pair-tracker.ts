@@ -1,30 +1,47 @@
-import { FairValueGaps, isValidCandle, StochRsi, Supertrend, VolumeProfile, type Candle } from '@fxdesk/indicators';
+import {
+  FairValueGaps,
+  isValidCandle,
+  StochRsi,
+  Supertrend,
+  VolumeProfile,
+  type Candle,
+  type FvgValue,
+  type StochRsiValue,
+  type SupertrendValue,
+  type VolumeProfileValue,
+} from '@fxdesk/indicators';
 import { RingBuffer } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, type Timeframe } from '@fxdesk/schemas';
 import type { StrategyConfig } from './config.js';
 import type { SourceQuote } from './market-source.js';
+import { rulesOf, type StrategyRules } from './rules.js';
 import type { IndicatorSnapshot } from './signal-rule.js';
 
 export interface TrackerSettings {
   timeframe: Timeframe;
   supertrend: { atrPeriod: number; multiplier: number };
   volumeProfileWindow: number;
-  /** Closed candles kept for GET /pairs/{instrument}/candles. */
+  /** Closed candles kept for GET /pairs/{instrument}/candles; 0 keeps none (the lab's backtests). */
   chartSize: number;
+}
+
+/** The tracker settings of a set of rules. */
+export function trackerSettingsOf(rules: StrategyRules, timeframe: Timeframe, chartSize: number): TrackerSettings {
+  return {
+    timeframe,
+    supertrend: { atrPeriod: rules.supertrendAtrPeriod, multiplier: rules.supertrendMultiplier },
+    volumeProfileWindow: rules.volumeProfileWindow,
+    chartSize,
+  };
 }
 
 /** The tracker settings of the strategy's config, on its TIMEFRAME unless another is given. */
 export function trackerSettings(
-  config: Pick<StrategyConfig, 'TIMEFRAME' | 'SUPERTREND_ATR_PERIOD' | 'SUPERTREND_MULTIPLIER' | 'VOLUME_PROFILE_WINDOW' | 'CHART_CANDLES'>,
+  config: Pick<StrategyConfig, 'TIMEFRAME' | 'CHART_CANDLES'> & Parameters<typeof rulesOf>[0],
   timeframe: Timeframe = config.TIMEFRAME,
   chartSize: number = config.CHART_CANDLES,
 ): TrackerSettings {
-  return {
-    timeframe,
-    supertrend: { atrPeriod: config.SUPERTREND_ATR_PERIOD, multiplier: config.SUPERTREND_MULTIPLIER },
-    volumeProfileWindow: config.VOLUME_PROFILE_WINDOW,
-    chartSize,
-  };
+  return trackerSettingsOf(rulesOf(config), timeframe, chartSize);
 }
 
 export interface IngestResult {
@@ -49,7 +66,9 @@ export class PairTracker {
   private readonly stochRsi = new StochRsi();
   private readonly fvg = new FairValueGaps();
   private readonly volumeProfile: VolumeProfile;
-  private readonly chart: RingBuffer<ChartCandle>;
+  /** Null with chartSize 0: no chart history is built at all. */
+  private readonly chart: RingBuffer<ChartCandle> | null;
+  private readonly candleMs: number;
   private lastCandle: Candle | null = null;
   private snapshot: IndicatorSnapshot | null = null;
   private quoteMid: number | null = null;
@@ -62,7 +81,8 @@ export class PairTracker {
     this.settings = settings;
     this.supertrend = new Supertrend(settings.supertrend);
     this.volumeProfile = new VolumeProfile({ window: settings.volumeProfileWindow });
-    this.chart = new RingBuffer(settings.chartSize);
+    this.chart = settings.chartSize > 0 ? new RingBuffer(settings.chartSize) : null;
+    this.candleMs = TIMEFRAME_SECONDS[settings.timeframe] * 1000;
   }
 
   /** Open time (epoch s) of the newest candle processed, or null before the first. */
@@ -89,19 +109,35 @@ export class PairTracker {
     this.lastDataAt = receivedAtMs;
   }
 
+  /** Feeds closed candles (oldest first) through {@link push}, skipping those already seen. */
   ingest(candles: readonly Candle[]): IngestResult {
     const added: Candle[] = [];
     let rejected = 0;
     for (const candle of candles) {
       if (this.lastCandle && candle.time <= this.lastCandle.time) continue;
-      if (!isValidCandle(candle)) {
-        rejected++;
-        continue;
-      }
-      this.update(candle);
-      added.push(candle);
+      if (this.push(candle)) added.push(candle);
+      else rejected++;
     }
     return { added, rejected };
+  }
+
+  /**
+   * Feeds one closed candle to the four indicators (the one path of the live engine and the lab);
+   * false, and nothing changes, for a candle not newer than the last or malformed (high < low, a
+   * price that is not finite, negative volume). `latest` then holds the indicators after it.
+   */
+  push(candle: Candle): boolean {
+    if ((this.lastCandle !== null && candle.time <= this.lastCandle.time) || !isValidCandle(candle)) return false;
+    const supertrend = this.supertrend.update(candle);
+    const stochrsi = this.stochRsi.update(candle);
+    const fvg = this.fvg.update(candle);
+    const volumeProfile = this.volumeProfile.update(candle);
+    this.lastCandle = candle;
+    const endMs = candle.time * 1000 + this.candleMs;
+    if (this.lastDataAt === null || endMs > this.lastDataAt) this.lastDataAt = endMs;
+    this.snapshot = supertrend && stochrsi && fvg && volumeProfile ? { candle, supertrend, stochrsi, fvg, volumeProfile } : null;
+    if (this.chart) this.chart.push(this.chartCandle(candle, supertrend, stochrsi, fvg, volumeProfile));
+    return true;
   }
 
   status(isRunning: boolean, nowMs: number, staleAfterMs: number): PairStatus {
@@ -128,20 +164,18 @@ export class PairTracker {
   }
 
   chartCandles(limit: number): ChartCandle[] {
-    return this.chart.last(limit);
+    return this.chart?.last(limit) ?? [];
   }
 
-  private update(candle: Candle): void {
-    const supertrend = this.supertrend.update(candle);
-    const stochrsi = this.stochRsi.update(candle);
-    const fvg = this.fvg.update(candle);
-    const volumeProfile = this.volumeProfile.update(candle);
-    this.lastCandle = candle;
-    const endMs = (candle.time + this.candleSeconds) * 1000;
-    this.lastDataAt = Math.max(this.lastDataAt ?? endMs, endMs);
-    this.snapshot = supertrend && stochrsi && fvg && volumeProfile ? { candle, supertrend, stochrsi, fvg, volumeProfile } : null;
+  private chartCandle(
+    candle: Candle,
+    supertrend: SupertrendValue | null,
+    stochrsi: StochRsiValue | null,
+    fvg: FvgValue | null,
+    volumeProfile: VolumeProfileValue | null,
+  ): ChartCandle {
     const round = (v: number) => Number(v.toFixed(this.digits + 1));
-    this.chart.push({
+    return {
       time: new Date(candle.time * 1000).toISOString(),
       open: candle.open,
       high: candle.high,
@@ -152,6 +186,6 @@ export class PairTracker {
       stochrsi: stochrsi && { k: Number(stochrsi.k.toFixed(2)), d: Number(stochrsi.d.toFixed(2)), signal: stochrsi.signal },
       fvg: fvg && { type: fvg.type, zone: fvg.zone ? [fvg.zone[0], fvg.zone[1]] : null },
       volume_profile: volumeProfile && { poc: round(volumeProfile.poc), vah: round(volumeProfile.vah), val: round(volumeProfile.val) },
-    });
+    };
   }
 }

@@ -1,6 +1,7 @@
 import type { Candle, FvgValue, StochRsiValue, SupertrendValue, VolumeProfileValue } from '@fxdesk/indicators';
 import { decimalFromNumber } from '@fxdesk/primitives';
 import type { SignalIndicators, SignalType } from '@fxdesk/schemas';
+import type { StrategyRules } from './rules.js';
 
 /** The four indicators' values after one closed candle (all warmed up). */
 export interface IndicatorSnapshot {
@@ -11,15 +12,15 @@ export interface IndicatorSnapshot {
   volumeProfile: VolumeProfileValue;
 }
 
-export interface RuleSettings {
-  /** Aligned indicators a signal needs, 1..4. */
-  minConfluence: number;
-  /** Take profit distance as a multiple of the risk (entry to stop). */
-  riskReward: number;
-  /** Smallest stop distance, in ATRs of the Supertrend's ATR. */
-  minStopAtr: number;
+/** What the rule reads of the rules (MIN_CONFLUENCE, RISK_REWARD, MIN_STOP_ATR), for one instrument. */
+export interface RuleSettings extends Pick<StrategyRules, 'minConfluence' | 'riskReward' | 'minStopAtr'> {
   /** Decimal places of the instrument's prices. */
   digits: number;
+}
+
+/** The rule settings of a set of rules for an instrument priced with `digits` decimals. */
+export function ruleSettingsOf(rules: StrategyRules, digits: number): RuleSettings {
+  return { minConfluence: rules.minConfluence, riskReward: rules.riskReward, minStopAtr: rules.minStopAtr, digits };
 }
 
 export type Trigger = 'supertrend_flip' | 'stochrsi_cross';
@@ -92,6 +93,8 @@ export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopA
 
 /** The signal this candle gives, or null: a trigger and at least `minConfluence` aligned indicators. */
 export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDecision | null {
+  // Most candles have no trigger: answer those without building the evaluation (a backtest asks on every candle).
+  if (!s.supertrend.flipped && s.stochrsi.signal !== (s.supertrend.direction === 1 ? 'bullish_cross' : 'bearish_cross')) return null;
   const evaluation = evaluate(s);
   if (evaluation.trigger === null || evaluation.confluence < settings.minConfluence) return null;
   const { digits } = settings;

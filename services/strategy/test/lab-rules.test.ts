@@ -1,0 +1,38 @@
+import { loadConfig } from '@fxdesk/core';
+import { describe, expect, it } from 'vitest';
+import { StrategyConfigSchema } from '../src/config.js';
+import { RULE_BOUNDS, RULE_NAMES, ruleBoundIssues, rulesOf, withOverrides } from '../src/rules.js';
+
+const config = (env: Record<string, string> = {}) => loadConfig(StrategyConfigSchema, { LOG_LEVEL: 'silent', ...env });
+
+describe('the strategy rules', () => {
+  it('are the config’s rule settings', () => {
+    expect(rulesOf(config({ SUPERTREND_ATR_PERIOD: '7', RISK_REWARD: '1.5' }))).toEqual({
+      supertrendAtrPeriod: 7,
+      supertrendMultiplier: 3,
+      volumeProfileWindow: 100,
+      minConfluence: 3,
+      riskReward: 1.5,
+      minStopAtr: 0.5,
+    });
+  });
+
+  it('bound the config with RULE_BOUNDS: each minimum and maximum is accepted, one step beyond is refused', () => {
+    for (const name of RULE_NAMES) {
+      const { min, max, isInteger, env } = RULE_BOUNDS[name];
+      const step = isInteger ? 1 : 0.01;
+      const window = name === 'volumeProfileWindow' ? { WARMUP_CANDLES: '1000' } : {};
+      expect(rulesOf(config({ ...window, [env]: String(min) }))[name]).toBe(min);
+      expect(rulesOf(config({ ...window, [env]: String(max) }))[name]).toBe(max);
+      expect(() => config({ ...window, [env]: String(max + step) })).toThrow(env);
+      if (min - step >= 0) expect(() => config({ ...window, [env]: String(min - step) })).toThrow(env);
+    }
+  });
+
+  it('take overrides in the API’s names and report what is out of bounds by those names', () => {
+    const rules = withOverrides(rulesOf(config()), { supertrend_multiplier: 2.5, min_confluence: 5 });
+    expect(rules).toMatchObject({ supertrendMultiplier: 2.5, minConfluence: 5, supertrendAtrPeriod: 10 });
+    expect(ruleBoundIssues(rules)).toEqual([{ name: 'min_confluence', message: 'must be an integer from 1 to 4, got 5' }]);
+    expect(ruleBoundIssues({ ...rules, minConfluence: 2, supertrendAtrPeriod: 2.5 }).map((i) => i.name)).toEqual(['supertrend_atr_period']);
+  });
+});
