@@ -12,31 +12,41 @@ const Timestamp = IsoTimestampSchema;
 // ── Rule settings ────────────────────────────────────────────────────────────────────────────
 
 /** The rule's settings a backtest may override, by their API names (the config's SUPERTREND_ATR_PERIOD…). */
-export const RULE_NAMES = ['supertrend_atr_period', 'supertrend_multiplier', 'volume_profile_window', 'min_confluence', 'risk_reward', 'min_stop_atr'] as const;
-export type RuleName = (typeof RULE_NAMES)[number];
+export const LAB_RULE_NAMES = [
+  'supertrend_atr_period',
+  'supertrend_multiplier',
+  'volume_profile_window',
+  'min_confluence',
+  'risk_reward',
+  'min_stop_atr',
+] as const;
+export type LabRuleName = (typeof LAB_RULE_NAMES)[number];
 
-/** Each rule setting's bounds: the strategy config's own (SUPERTREND_ATR_PERIOD 1 to 500, …). */
+/**
+ * Each rule setting's bounds, the strategy config's own (SUPERTREND_ATR_PERIOD 1 to 500, …):
+ * the contract states them for clients; the service checks they equal its RULE_BOUNDS (rules.ts).
+ */
 export const LAB_RULE_BOUNDS = {
-  supertrend_atr_period: { min: 1, max: 500, integer: true, setting: 'SUPERTREND_ATR_PERIOD' },
-  supertrend_multiplier: { min: 0.1, max: 20, integer: false, setting: 'SUPERTREND_MULTIPLIER' },
-  volume_profile_window: { min: 2, max: 1000, integer: true, setting: 'VOLUME_PROFILE_WINDOW' },
-  min_confluence: { min: 1, max: 4, integer: true, setting: 'MIN_CONFLUENCE' },
-  risk_reward: { min: 0.1, max: 20, integer: false, setting: 'RISK_REWARD' },
-  min_stop_atr: { min: 0, max: 20, integer: false, setting: 'MIN_STOP_ATR' },
-} as const satisfies Record<RuleName, { min: number; max: number; integer: boolean; setting: string }>;
+  supertrend_atr_period: { min: 1, max: 500, isInteger: true, env: 'SUPERTREND_ATR_PERIOD' },
+  supertrend_multiplier: { min: 0.1, max: 20, isInteger: false, env: 'SUPERTREND_MULTIPLIER' },
+  volume_profile_window: { min: 2, max: 1000, isInteger: true, env: 'VOLUME_PROFILE_WINDOW' },
+  min_confluence: { min: 1, max: 4, isInteger: true, env: 'MIN_CONFLUENCE' },
+  risk_reward: { min: 0.1, max: 20, isInteger: false, env: 'RISK_REWARD' },
+  min_stop_atr: { min: 0, max: 20, isInteger: false, env: 'MIN_STOP_ATR' },
+} as const satisfies Record<LabRuleName, { min: number; max: number; isInteger: boolean; env: string }>;
 
 /** One rule setting's value within its bounds. */
-export function ruleValueSchema(name: RuleName) {
-  const { min, max, integer, setting } = LAB_RULE_BOUNDS[name];
-  const number = integer ? z.number().int() : z.number();
+export function ruleValueSchema(name: LabRuleName) {
+  const { min, max, isInteger, env } = LAB_RULE_BOUNDS[name];
+  const number = isInteger ? z.number().int() : z.number();
   return number
     .min(min)
     .max(max)
-    .meta({ description: `${setting}'s range: ${min} to ${max}${integer ? ', an integer' : ''}` });
+    .meta({ description: `${env}'s range: ${min} to ${max}${isInteger ? ', an integer' : ''}` });
 }
 
-function eachRule<T extends z.ZodType>(make: (name: RuleName) => T): { [K in RuleName]: T } {
-  return Object.fromEntries(RULE_NAMES.map((name) => [name, make(name)])) as { [K in RuleName]: T };
+function eachRule<T extends z.ZodType>(make: (name: LabRuleName) => T): { [K in LabRuleName]: T } {
+  return Object.fromEntries(LAB_RULE_NAMES.map((name) => [name, make(name)])) as { [K in LabRuleName]: T };
 }
 
 /** The rule's complete settings a backtest ran with (the live ones, then the overrides). */
@@ -175,15 +185,18 @@ export const LabMetricsSchema = z
   .object({
     net_profit: z.number(),
     trade_count: z.number().int(),
-    win_rate: z.number().nullable().meta({ description: 'Winning trades / trades, 0..1; null without trades' }),
+    win_rate: z.number().meta({ description: 'Winning trades (P/L > 0) / trades, 0..1; 0 without trades' }),
     profit_factor: z.number().nullable().meta({ description: 'Gross profit / gross loss; null without a losing trade' }),
-    expectancy: z.number().nullable().meta({ description: 'Mean P/L per trade; null without trades' }),
-    average_r: z.number().nullable().meta({ description: 'Mean R multiple; null without trades' }),
-    max_drawdown: z.number(),
-    max_drawdown_percent: z.number(),
-    sharpe: z.number().nullable().meta({ description: 'Annualised (√252) from daily returns, risk-free 0; null with fewer than 2 days' }),
-    sortino: z.number().nullable().meta({ description: 'As sharpe, over the downside deviation; null with fewer than 2 days' }),
-    cagr: z.number().nullable(),
+    expectancy: z.number().meta({ description: 'Mean P/L per trade; 0 without trades' }),
+    average_r: z.number().meta({ description: 'Mean R multiple; 0 without trades' }),
+    max_drawdown: z.number().meta({ description: 'Largest fall of the equity from a running peak, in the account currency' }),
+    max_drawdown_percent: z.number().meta({ description: 'The same as a percentage of that peak, 0..100' }),
+    sharpe: z
+      .number()
+      .nullable()
+      .meta({ description: 'Annualised (× √252) mean / sample stdev of daily returns, risk-free 0; null with fewer than 2 days or no variation' }),
+    sortino: z.number().nullable().meta({ description: 'Annualised mean / downside deviation of daily returns; null with fewer than 2 days or no losing day' }),
+    cagr: z.number().nullable().meta({ description: '(final / initial)^(1 / years of the window) − 1' }),
     exposure: z.number().meta({ description: "Fraction of the window's candle time with a position open, 0..1" }),
     longest_losing_streak: z.number().int(),
     gross_profit: z.number(),
@@ -212,9 +225,12 @@ export const BacktestSchema = z
     ...JobTimes,
     error: LabJobErrorSchema.nullable(),
     settings: BacktestSettingsSchema,
-    candles: z.number().int().nullable().meta({ description: 'Candles run through the strategy (warm-up included); null until done' }),
+    candles: z.number().int().nullable().meta({ description: 'Candles of the window processed, all pairs together; null until done' }),
     signals: z.number().int().meta({ description: 'Signals the rule gave in the window' }),
-    skipped_signals: z.number().int().meta({ description: 'Signals not traded: a position already open on the pair, or a volume below 0.01 lots' }),
+    skipped_signals: z
+      .number()
+      .int()
+      .meta({ description: 'Signals not traded: a position already open on the pair, a volume below 0.01 lots, a stop on the wrong side of the fill' }),
     metrics: BacktestMetricsSchema.nullable().meta({ description: 'null until done' }),
     sweep_id: z.string().nullable().meta({ description: 'The sweep it belongs to' }),
   })
@@ -311,7 +327,7 @@ export type BacktestEquity = z.infer<typeof BacktestEquitySchema>;
 
 export const MAX_SWEEP_SETTINGS = 256;
 
-/** Metrics a sweep can rank by: higher is better, except max_drawdown_percent (lower); a null ranks last. */
+/** Metrics a sweep can rank by: higher is better, except the drawdowns (lower); a null ranks last, ties keep the settings' order. */
 export const RANK_METRICS = [
   'net_profit',
   'sharpe',
@@ -321,6 +337,7 @@ export const RANK_METRICS = [
   'average_r',
   'win_rate',
   'cagr',
+  'max_drawdown',
   'max_drawdown_percent',
 ] as const;
 export const RankMetricSchema = z.enum(RANK_METRICS);
@@ -332,7 +349,7 @@ export const SweepGridSchema = z
   .meta({ id: 'SweepGrid' });
 export type SweepGrid = z.infer<typeof SweepGridSchema>;
 
-const RuleRange = (name: RuleName) =>
+const RuleRange = (name: LabRuleName) =>
   z.strictObject({
     min: ruleValueSchema(name),
     max: ruleValueSchema(name),
@@ -436,9 +453,12 @@ export const WalkForwardResultSchema = z
     windows: z.array(WalkForwardWindowSchema),
     out_of_sample_total: z
       .object({
-        net_profit: z.number(),
+        metric: z.number().nullable().meta({
+          description:
+            'The rank_by metric over the out-of-sample parts: the sum for net_profit, the worst window for drawdowns, the mean of the windows for ratios',
+        }),
+        net_profit: z.number().meta({ description: 'Sum of the out-of-sample net profits' }),
         trade_count: z.number().int(),
-        metric_mean: z.number().nullable().meta({ description: 'Mean of the windows’ out-of-sample metrics that have a value' }),
       })
       .nullable()
       .meta({ description: 'The chosen settings over every out-of-sample part; null until done' }),
