@@ -5,7 +5,10 @@
  * The workspace packages are bundled in; every npm package stays external and loads from
  * node_modules as installed, so the native SQLite driver and packages that read their own files
  * (redoc, @fastify/swagger-ui) work unchanged. Nothing is listed by hand: the services are the
- * workspaces that have a src/server.ts, and whatever they import is followed from there.
+ * workspaces that have a src/server.ts, and whatever they import is followed from there. A
+ * service's worker threads, `src/<folder>/worker.ts`, are bundled beside it as
+ * `dist/<folder>-worker.js`, where the bundled server finds them (`new URL('./<folder>-worker.js',
+ * import.meta.url)`).
  */
 import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
@@ -19,10 +22,12 @@ export interface ServiceEntry {
   entry: string;
   /** dist/server.js, absolute: what `node` runs in production. */
   outfile: string;
+  /** Worker thread entries: src/<folder>/worker.ts → dist/<folder>-worker.js, absolute. */
+  workers: Array<{ entry: string; outfile: string }>;
 }
 
 export interface BuiltService extends ServiceEntry {
-  /** The bundle's external imports: npm packages (with any subpath) and node builtins. */
+  /** The external imports of its bundles (server and workers): npm packages (with any subpath) and node builtins. */
   imports: string[];
 }
 
@@ -52,11 +57,25 @@ function workspaceDirs(root: string): string[] {
   });
 }
 
-/** Every workspace with a src/server.ts, and where its bundle goes. */
+/** A service's src/<folder>/worker.ts files and their bundles, dist/<folder>-worker.js. */
+function workerEntries(dir: string): ServiceEntry['workers'] {
+  return fs
+    .readdirSync(path.join(dir, 'src'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, 'src', d.name, 'worker.ts')))
+    .map((d) => ({ entry: path.join(dir, 'src', d.name, 'worker.ts'), outfile: path.join(dir, 'dist', `${d.name}-worker.js`) }))
+    .sort((a, b) => a.entry.localeCompare(b.entry));
+}
+
+/** Every workspace with a src/server.ts, and where its bundles go. */
 export function serviceEntries(root: string): ServiceEntry[] {
   return workspaceDirs(root)
     .filter((dir) => fs.existsSync(path.join(dir, 'src', 'server.ts')))
-    .map((dir) => ({ name: path.basename(dir), entry: path.join(dir, 'src', 'server.ts'), outfile: path.join(dir, 'dist', 'server.js') }))
+    .map((dir) => ({
+      name: path.basename(dir),
+      entry: path.join(dir, 'src', 'server.ts'),
+      outfile: path.join(dir, 'dist', 'server.js'),
+      workers: workerEntries(dir),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -123,7 +142,7 @@ export async function buildServices(root: string, names: string[] = []): Promise
 
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: services.map((s) => ({ in: s.entry, out: path.relative(root, s.outfile).replace(/\.js$/, '') })),
+    entryPoints: services.flatMap((s) => [s, ...s.workers]).map((s) => ({ in: s.entry, out: path.relative(root, s.outfile).replace(/\.js$/, '') })),
     outdir: root,
     bundle: true,
     platform: 'node',
@@ -148,8 +167,11 @@ export async function buildServices(root: string, names: string[] = []): Promise
   }
 
   return services.map((service) => {
-    const output = result.metafile.outputs[path.relative(root, service.outfile)];
-    if (!output) throw new Error(`esbuild wrote no ${service.outfile}`);
-    return { ...service, imports: [...new Set(output.imports.map((i) => i.path))].sort() };
+    const imports = [service, ...service.workers].flatMap(({ outfile }) => {
+      const output = result.metafile.outputs[path.relative(root, outfile)];
+      if (!output) throw new Error(`esbuild wrote no ${outfile}`);
+      return output.imports.map((i) => i.path);
+    });
+    return { ...service, imports: [...new Set(imports)].sort() };
   });
 }

@@ -40,7 +40,14 @@ describe('serviceEntries', () => {
   it('takes every workspace with a src/server.ts as a service, bundled to its dist/server.js', () => {
     const root = monorepo({ 'services/other/package.json': manifest({ name: '@demo/other' }) });
     expect(serviceEntries(root)).toEqual([
-      { name: 'svc', entry: path.join(root, 'services/svc/src/server.ts'), outfile: path.join(root, 'services/svc/dist/server.js') },
+      { name: 'svc', entry: path.join(root, 'services/svc/src/server.ts'), outfile: path.join(root, 'services/svc/dist/server.js'), workers: [] },
+    ]);
+  });
+
+  it("takes a service's src/<folder>/worker.ts as a worker thread, bundled beside the server as dist/<folder>-worker.js", () => {
+    const root = monorepo({ 'services/svc/src/lab/worker.ts': '', 'services/svc/src/lab/other.ts': '', 'services/svc/src/worker.ts': '' });
+    expect(serviceEntries(root)[0]?.workers).toEqual([
+      { entry: path.join(root, 'services/svc/src/lab/worker.ts'), outfile: path.join(root, 'services/svc/dist/lab-worker.js') },
     ]);
   });
 });
@@ -51,6 +58,18 @@ describe('buildServices', () => {
     const [built] = await buildServices(root);
     expect(built?.imports).toEqual([]);
     expect(runBuilt(root)).toBe('hello from lib');
+  });
+
+  it('bundles a worker thread that the bundled server starts from beside itself', async () => {
+    const root = monorepo({
+      'services/svc/src/lab/worker.ts':
+        "import { parentPort } from 'node:worker_threads';\nimport { greeting } from '@demo/lib';\nparentPort?.postMessage(`${greeting} in a worker`);\n",
+      'services/svc/src/server.ts':
+        "import { Worker } from 'node:worker_threads';\nconst worker = new Worker(new URL('./lab-worker.js', import.meta.url));\nworker.once('message', (m) => { console.log(m); void worker.terminate(); });\n",
+    });
+    const [built] = await buildServices(root);
+    expect(built?.imports).toEqual(['node:worker_threads']);
+    expect(runBuilt(root)).toBe('hello from lib in a worker');
   });
 
   it('writes a source map beside the bundle, without the sources', async () => {
