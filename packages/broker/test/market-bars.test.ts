@@ -149,3 +149,51 @@ describe('bars', () => {
     expect(() => market.bars('EURUSD', 'M1', -1)).toThrow(RangeError);
   });
 });
+
+describe('barsBetween', () => {
+  it.each(['M1', 'M5', 'M15', 'H1', 'H4'] as Timeframe[])('answers the same %s bars as bars() over the same closed periods', (timeframe) => {
+    const { market } = makeMarket();
+    const closed = market.bars('EURUSD', timeframe, 60, WEDNESDAY_NOON).filter((b) => b.closed);
+    const from = closed[0]!.time * 1000;
+    const to = closed.at(-1)!.time * 1000 + TIMEFRAME_SECONDS[timeframe] * 1000;
+    expect(makeMarket().market.barsBetween('EURUSD', timeframe, from, to)).toEqual(closed);
+  });
+
+  it('takes the bars opening at or after from and before to, from the first whole period on', () => {
+    const { market } = makeMarket();
+    const from = WEDNESDAY_NOON - 60 * MINUTE;
+    const times = market.barsBetween('EURUSD', 'M5', from - 1, from + 30 * MINUTE).map((b) => b.time * 1000);
+    expect(times[0]).toBe(from);
+    expect(times.at(-1)).toBe(from + 25 * MINUTE);
+    expect(market.barsBetween('EURUSD', 'M5', from + 1, from + 30 * MINUTE)[0]!.time * 1000).toBe(from + 5 * MINUTE);
+    expect(market.barsBetween('EURUSD', 'M5', from, from)).toEqual([]);
+  });
+
+  it('keeps the oldest `limit` bars', () => {
+    const { market } = makeMarket();
+    const all = market.barsBetween('GBPUSD', 'M15', WEDNESDAY_NOON - 10 * HOUR, WEDNESDAY_NOON);
+    expect(market.barsBetween('GBPUSD', 'M15', WEDNESDAY_NOON - 10 * HOUR, WEDNESDAY_NOON, 7)).toEqual(all.slice(0, 7));
+    expect(() => market.barsBetween('GBPUSD', 'M15', 0, 1, -1)).toThrow(RangeError);
+  });
+
+  it('answers the same bars whatever the clock, the cache and the order of the questions', () => {
+    const range = [FRIDAY_CLOSE - 6 * HOUR, SUNDAY_OPEN + 6 * HOUR] as const;
+    const early = makeMarket({ at: Date.UTC(2020, 0, 1) }).market;
+    const late = makeMarket({ at: Date.UTC(2031, 5, 1), barCacheSize: 2 }).market;
+    late.barsBetween('USDJPY', 'M30', range[0] + HOUR, range[1]);
+    expect(late.barsBetween('USDJPY', 'M30', ...range)).toEqual(early.barsBetween('USDJPY', 'M30', ...range));
+  });
+
+  it('has no bar over the weekend and goes on at the Sunday open', () => {
+    const { market } = makeMarket();
+    const times = market.barsBetween('EURUSD', 'H1', FRIDAY_CLOSE - 2 * HOUR, SUNDAY_OPEN + 2 * HOUR).map((b) => b.time * 1000);
+    expect(times).toEqual([FRIDAY_CLOSE - 2 * HOUR, FRIDAY_CLOSE - HOUR, SUNDAY_OPEN, SUNDAY_OPEN + HOUR]);
+  });
+
+  it('leaves the cache of recent bars as it was', () => {
+    const { market } = makeMarket({ barCacheSize: 4 });
+    const recent = market.bars('EURUSD', 'M5', 2);
+    market.barsBetween('EURUSD', 'M5', WEDNESDAY_NOON - 20 * HOUR, WEDNESDAY_NOON - 10 * HOUR);
+    expect(market.bars('EURUSD', 'M5', 2)[0]).toBe(recent[0]);
+  });
+});

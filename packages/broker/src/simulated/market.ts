@@ -183,6 +183,36 @@ export class SimulatedMarket {
   }
 
   /**
+   * The bars of `timeframe` that open at or after `fromMs` and before `toMs`, oldest first, at
+   * most `limit` of them (the oldest). Every bar is built as closed: ask only for periods that
+   * have ended (the feed cuts `toMs` at the clock). A function of the seed, the settings and the
+   * range alone: any process, at any time, answers the same bars. Periods without ticks
+   * (weekends) have no bar. Bars are read from the cache but not added to it, so a long history
+   * does not push out the recent bars live charts ask for.
+   */
+  barsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit = MAX_BAR_COUNT): Bar[] {
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_BAR_COUNT) {
+      throw new RangeError(`limit must be an integer from 0 to ${MAX_BAR_COUNT}`);
+    }
+    if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new RangeError('fromMs and toMs must be finite epoch milliseconds');
+    const model = this.model(symbol);
+    const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
+    const bars: Bar[] = [];
+    let start = Math.ceil(fromMs / sizeMs) * sizeMs;
+    while (start < toMs && bars.length < limit) {
+      if (this.marketHours && !isWeeklyOpen(start) && nextWeeklyOpen(start) >= start + sizeMs) {
+        // The whole period is closed: go on from the period that holds the next open.
+        start = Math.floor(nextWeeklyOpen(start) / sizeMs) * sizeMs;
+        continue;
+      }
+      const bar = this.closedBar(model, timeframe, start, false);
+      if (bar) bars.push(bar);
+      start += sizeMs;
+    }
+    return bars;
+  }
+
+  /**
    * Converts one unit of `from` into `to` at the mid of the latest ticks (directly, inverted,
    * or through USD). Undefined when the market has no path between the two.
    */
@@ -355,23 +385,15 @@ export class SimulatedMarket {
     return accumulator.toBar(startMs / 1000, false);
   }
 
-  /** A bar whose period has ended, from its ticks (cached, with "no bar" cached too). */
-  private closedBar(model: SymbolModel, timeframe: Timeframe, startMs: number): Bar | null {
+  /** A bar whose period has ended, from its ticks (cached unless told not to, with "no bar" cached too). */
+  private closedBar(model: SymbolModel, timeframe: Timeframe, startMs: number, isCached = true): Bar | null {
     const cache = this.barCache(model.spec.symbol, timeframe);
     const key = startMs / MINUTE_MS;
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const endMs = startMs + TIMEFRAME_SECONDS[timeframe] * 1000;
-    let bar: Bar | null;
-    if (timeframe === 'M1') {
-      const accumulator = new BarAccumulator(model.spec.digits);
-      this.accumulateTicks(model, accumulator, startMs, endMs, Number.POSITIVE_INFINITY);
-      bar = accumulator.toBar(startMs / 1000, true);
-    } else {
-      bar = scanClosedBar(model, startMs, endMs);
-    }
+    const bar = scanClosedBar(model, startMs, startMs + TIMEFRAME_SECONDS[timeframe] * 1000);
     const entry = bar ? Object.freeze(bar) : NO_BAR;
-    cache.set(key, entry);
+    if (isCached) cache.set(key, entry);
     return entry;
   }
 

@@ -166,6 +166,14 @@ export interface MinuteFrame {
   tickCount: number;
 }
 
+/** The bids, in points, of one minute's ticks (SymbolModel.scanMinute). */
+export interface MinuteBids {
+  first: number;
+  last: number;
+  low: number;
+  high: number;
+}
+
 /** Bounds, in points, of the bid of any tick in a period. */
 export interface BidBounds {
   low: number;
@@ -276,9 +284,36 @@ export class SymbolModel {
   evaluateSlot(slot: number): boolean {
     if (!this.isActive(slot)) return false;
     this.ensurePrice();
-    const jitter = this.jitterAmplitude * signedUnit(hashIndex(this.jitterKey, slot));
-    const delta = this.logOffsetAt(slot * this.tickIntervalMs) + jitter;
-    this.bidPoints = Math.round(this.anchorPoints * expSmall(delta) - this.frame.spread / 2);
+    this.bidPoints = this.bidAt(slot);
+    return true;
+  }
+
+  /**
+   * The bids, in points, of every tick of the loaded minute into `out` (first, last, lowest,
+   * highest), as evaluateSlot prices them one by one; false when the minute has no tick.
+   */
+  scanMinute(out: MinuteBids): boolean {
+    const { firstSlot, endSlot, tickCount } = this.frame;
+    if (tickCount === 0) return false;
+    if (this.tickingMinute !== this.frame.minute) this.markTicking();
+    this.ensurePrice();
+    const ticking = this.ticking;
+    let first = Number.NaN;
+    let last = 0;
+    let low = Number.POSITIVE_INFINITY;
+    let high = Number.NEGATIVE_INFINITY;
+    for (let slot = firstSlot; slot < endSlot; slot++) {
+      if (ticking[slot - firstSlot] !== 1) continue;
+      const bid = this.bidAt(slot);
+      if (first !== first) first = bid;
+      last = bid;
+      if (bid < low) low = bid;
+      if (bid > high) high = bid;
+    }
+    out.first = first;
+    out.last = last;
+    out.low = low;
+    out.high = high;
     return true;
   }
 
@@ -317,6 +352,13 @@ export class SymbolModel {
       low: Math.exp(low - slack) - this.maxSpreadPoints / 2 - 1,
       high: Math.exp(high + slack) + 1,
     };
+  }
+
+  /** The bid, in points, of a tick in `slot` of the loaded minute (its price loaded). */
+  private bidAt(slot: number): number {
+    const jitter = this.jitterAmplitude * signedUnit(hashIndex(this.jitterKey, slot));
+    const delta = this.logOffsetAt(slot * this.tickIntervalMs) + jitter;
+    return Math.round(this.anchorPoints * expSmall(delta) - this.frame.spread / 2);
   }
 
   /** log(mid) at `t` minus log(mid) at the start of the loaded minute, without jitter. */
