@@ -19,12 +19,13 @@ describe('gridSettings', () => {
 
   it('accepts a grid of exactly the maximum and refuses one setting more', () => {
     const values = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-    expect(gridSettings({ a: values(16), b: values(16) })).toHaveLength(MAX_SWEEP_SETTINGS);
-    expect(() => gridSettings({ a: values(257) })).toThrow('the grid has 257 settings, more than 256');
+    expect(gridSettings({ supertrend_atr_period: values(16), volume_profile_window: values(16) })).toHaveLength(MAX_SWEEP_SETTINGS);
+    expect(() => gridSettings({ supertrend_atr_period: values(257) })).toThrow('the grid has 257 settings, more than 256');
   });
 
   it('refuses an empty grid, a rule without values and a value listed twice', () => {
     expect(() => gridSettings({})).toThrow('at least one rule');
+    expect(() => gridSettings({ min_confluence: undefined })).toThrow('at least one rule');
     expect(() => gridSettings({ min_confluence: [] })).toThrow('grid rule min_confluence has no values');
     expect(() => gridSettings({ min_confluence: [2, 2] })).toThrow('grid rule min_confluence lists a value twice');
   });
@@ -35,7 +36,6 @@ describe('randomSettings', () => {
     samples: 20,
     seed: 42,
     ranges: { supertrend_multiplier: { min: 1.5, max: 4 }, supertrend_atr_period: { min: 5, max: 30 } },
-    integerRules: new Set(['supertrend_atr_period']),
   };
 
   it('gives the same settings for the same seed and others for another seed', () => {
@@ -43,7 +43,7 @@ describe('randomSettings', () => {
     expect(randomSettings({ ...spec, seed: 43 })).not.toEqual(randomSettings(spec));
   });
 
-  it('draws each value inside its range, whole numbers for integer rules', () => {
+  it('draws each value inside its range, whole numbers for the rules that take them', () => {
     const settings = randomSettings(spec);
     expect(settings).toHaveLength(20);
     for (const s of settings) {

@@ -2,19 +2,22 @@
  * Sweeps, pure: which rule settings a sweep runs (a grid or a seeded random sample), how a
  * walk-forward splits its range, and how results rank. Running the backtests is the caller's.
  */
+import { MAX_SWEEP_SETTINGS } from '@fxdesk/schemas';
+import { RULE_BOUNDS, RULE_NAMES, type RuleOverrides } from '../rules.js';
 
-/** Rule settings by their API (snake_case) names, e.g. `{ supertrend_multiplier: 2.5 }`. */
-export type RuleValues = Record<string, number>;
+export { MAX_SWEEP_SETTINGS };
 
-/** A sweep runs at most this many settings. */
-export const MAX_SWEEP_SETTINGS = 256;
+type RuleApiName = keyof RuleOverrides;
+
+/** The rules that take whole numbers, by API name. */
+const INTEGER_RULES: ReadonlySet<string> = new Set(RULE_NAMES.filter((name) => RULE_BOUNDS[name].isInteger).map((name) => RULE_BOUNDS[name].api));
 
 /**
  * Every combination of the grid's values (the cartesian product), in a fixed order: the first
  * rule varies slowest, the last fastest, each in the order its values are listed.
  */
-export function gridSettings(grid: Record<string, readonly number[]>): RuleValues[] {
-  const rules = Object.entries(grid);
+export function gridSettings(grid: Partial<Record<RuleApiName, readonly number[]>>): RuleOverrides[] {
+  const rules = Object.entries(grid).filter((entry): entry is [string, readonly number[]] => entry[1] !== undefined);
   if (rules.length === 0) throw new RangeError('a grid needs at least one rule');
   let count = 1;
   for (const [rule, values] of rules) {
@@ -23,7 +26,7 @@ export function gridSettings(grid: Record<string, readonly number[]>): RuleValue
     count *= values.length;
   }
   if (count > MAX_SWEEP_SETTINGS) throw new RangeError(`the grid has ${count} settings, more than ${MAX_SWEEP_SETTINGS}`);
-  let settings: RuleValues[] = [{}];
+  let settings: RuleOverrides[] = [{}];
   for (const [rule, values] of rules) settings = settings.flatMap((s) => values.map((value) => ({ ...s, [rule]: value })));
   return settings;
 }
@@ -37,10 +40,8 @@ export interface RuleRange {
 
 export interface RandomSpec {
   samples: number;
-  ranges: Record<string, RuleRange>;
+  ranges: Partial<Record<RuleApiName, RuleRange>>;
   seed: number;
-  /** Rules that take whole numbers only: drawn as integers when their range has no step. */
-  integerRules?: ReadonlySet<string>;
 }
 
 /** Decimal places a sampled value keeps when its range has no step. */
@@ -51,12 +52,13 @@ const DRAWS_PER_SAMPLE = 50;
 
 /**
  * `samples` distinct settings drawn uniformly from the ranges by a PRNG seeded with `seed`: the
- * same spec always gives the same settings. When the ranges hold fewer distinct settings than
+ * same spec always gives the same settings. Rules that take whole numbers (RULE_BOUNDS) are
+ * drawn as whole numbers when their range has no step. When the ranges hold fewer distinct settings than
  * asked (steps, whole numbers), it returns those it found.
  */
-export function randomSettings(spec: RandomSpec): RuleValues[] {
-  const { samples, seed, integerRules = new Set<string>() } = spec;
-  const ranges = Object.entries(spec.ranges);
+export function randomSettings(spec: RandomSpec): RuleOverrides[] {
+  const { samples, seed } = spec;
+  const ranges = Object.entries(spec.ranges).filter((entry): entry is [string, RuleRange] => entry[1] !== undefined);
   if (ranges.length === 0) throw new RangeError('a random sample needs at least one rule range');
   if (!Number.isInteger(samples) || samples < 1 || samples > MAX_SWEEP_SETTINGS) {
     throw new RangeError(`samples must be a whole number from 1 to ${MAX_SWEEP_SETTINGS}, got ${samples}`);
@@ -69,7 +71,7 @@ export function randomSettings(spec: RandomSpec): RuleValues[] {
       const steps = Math.floor((range.max - range.min) / range.step + 1e-9);
       return roundTo(range.min + Math.floor(random() * (steps + 1)) * range.step, decimalsOf(range.step, range.min));
     }
-    if (integerRules.has(rule)) {
+    if (INTEGER_RULES.has(rule)) {
       const low = Math.ceil(range.min);
       return low + Math.floor(random() * (Math.floor(range.max) - low + 1));
     }
@@ -77,9 +79,9 @@ export function randomSettings(spec: RandomSpec): RuleValues[] {
   };
 
   const seen = new Set<string>();
-  const settings: RuleValues[] = [];
+  const settings: RuleOverrides[] = [];
   for (let i = 0; i < samples * DRAWS_PER_SAMPLE && settings.length < samples; i++) {
-    const setting: RuleValues = {};
+    const setting: Record<string, number> = {};
     for (const [rule, range] of ranges) setting[rule] = draw(rule, range);
     const key = JSON.stringify(setting);
     if (seen.has(key)) continue;
