@@ -21,7 +21,7 @@ describe('the strategy rules', () => {
     for (const name of RULE_NAMES) {
       const { min, max, isInteger, env } = RULE_BOUNDS[name];
       const step = isInteger ? 1 : 0.01;
-      const window = name === 'volumeProfileWindow' ? { WARMUP_CANDLES: '1000' } : {};
+      const window: Record<string, string> = name === 'volumeProfileWindow' ? { WARMUP_CANDLES: '1000' } : {};
       expect(rulesOf(config({ ...window, [env]: String(min) }))[name]).toBe(min);
       expect(rulesOf(config({ ...window, [env]: String(max) }))[name]).toBe(max);
       expect(() => config({ ...window, [env]: String(max + step) })).toThrow(env);
