@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { commonSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/core';
@@ -101,6 +102,14 @@ export const StrategyConfigSchema = z
     CONSOLE_DIST_DIR: z.string().min(1).default(CONSOLE_BUILD),
     EVENTS_REPLAY: envInt(1000, { min: 10, max: 100_000 }),
     EVENTS_MAX_CLIENTS: envInt(100, { min: 1, max: 10_000 }),
+
+    // The strategy lab (/backtests, /sweeps).
+    /** Worker threads that run backtests, off the event loop; default the machine's cores. */
+    LAB_WORKERS: envInt(os.availableParallelism(), { min: 1, max: 64 }),
+    /** Backtests and sweeps waiting for their turn; one more is refused (503 LAB_QUEUE_FULL). */
+    LAB_MAX_QUEUE: envInt(20, { min: 1, max: 1000 }),
+    /** Candles one job may hold in memory (all its pairs, warm-up included); a longer request is refused (422). */
+    LAB_MAX_CANDLES: envInt(2_000_000, { min: 10_000, max: 50_000_000 }),
   })
   .superRefine((c, ctx) => {
     // Fewer history candles than the volume profile's window would leave every pair warming up
