@@ -61,6 +61,10 @@ export class RateFeed implements QuoteFeed {
     return this.inner.trendbars(symbol, timeframe, count);
   }
 
+  trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
+    return this.inner.trendbarsBetween(symbol, timeframe, fromMs, toMs, limit);
+  }
+
   isMarketOpen(symbol: string, epochMs: number): boolean {
     return this.inner.isMarketOpen(symbol, epochMs);
   }

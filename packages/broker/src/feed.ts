@@ -44,6 +44,13 @@ export interface QuoteFeed {
    * seconds). The forming bar, if any, comes last with `closed: false`.
    */
   trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]>;
+  /**
+   * History by date: the closed bars of `timeframe` that open at or after `fromMs` and before
+   * `toMs` (epoch milliseconds), oldest first, at most `limit` of them (the oldest). The bar
+   * still forming at the call is never among them. A range longer than the venue serves in one
+   * request is read in as many requests as its limits need, paced within its rate limits.
+   */
+  trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]>;
   /** Whether the venue's schedule has the symbol trading at `epochMs` (weekends closed for FX). */
   isMarketOpen(symbol: string, epochMs: number): boolean;
 }

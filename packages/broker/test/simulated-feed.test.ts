@@ -101,4 +101,25 @@ describe('SimulatedFeed', () => {
     await feed.close();
     market.stop();
   });
+
+  it('answers the same trendbars of a past range whatever the time it is asked, cut where the forming bar starts', async () => {
+    const from = Date.UTC(2026, 0, 5);
+    const to = Date.UTC(2026, 0, 6, 12, 7);
+    const early = await connectedFeed({ at: Date.UTC(2026, 0, 6, 12, 3, 30) });
+    const late = await connectedFeed({ at: Date.UTC(2027, 6, 1) });
+    const cut = await early.feed.trendbarsBetween('EURUSD', 'M5', from, to, 10_000);
+    expect(cut.at(-1)!.time * 1000).toBe(Date.UTC(2026, 0, 6, 11, 55));
+    const whole = await late.feed.trendbarsBetween('EURUSD', 'M5', from, to, 10_000);
+    expect(whole.at(-1)!.time * 1000).toBe(Date.UTC(2026, 0, 6, 12, 5));
+    expect(whole.slice(0, cut.length)).toEqual(cut);
+    expect(whole).toEqual(late.market.barsBetween('EURUSD', 'M5', from, to));
+  });
+
+  it('refuses trendbars by range of an unknown symbol, with a bad limit, or while disconnected', async () => {
+    const { feed } = await connectedFeed();
+    await expect(feed.trendbarsBetween('NOSUCH', 'M5', 0, 1, 1)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(feed.trendbarsBetween('EURUSD', 'M5', 0, 1, 100_001)).rejects.toMatchObject({ kind: 'rejected' });
+    feed.simulateDisconnect();
+    await expect(feed.trendbarsBetween('EURUSD', 'M5', 0, 1, 1)).rejects.toMatchObject({ kind: 'disconnected' });
+  });
 });

@@ -27,6 +27,7 @@ export class FakeFeed extends FeedEvents implements QuoteFeed {
   subscribed = new Set<string>();
   bars: Bar[] = [];
   lastTrendbarRequest: { symbol: string; timeframe: Timeframe; count: number } | undefined;
+  rangeRequests: { symbol: string; timeframe: Timeframe; fromMs: number; toMs: number; limit: number }[] = [];
 
   constructor(protected readonly clock: Clock) {
     super();
@@ -64,6 +65,12 @@ export class FakeFeed extends FeedEvents implements QuoteFeed {
   async trendbars(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]> {
     this.lastTrendbarRequest = { symbol, timeframe, count };
     return this.bars.slice(-count);
+  }
+
+  /** The closed bars of `bars` opening in [fromMs, toMs), the oldest `limit`. */
+  async trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
+    this.rangeRequests.push({ symbol, timeframe, fromMs, toMs, limit });
+    return this.bars.filter((bar) => bar.closed && bar.time * 1000 >= fromMs && bar.time * 1000 < toMs).slice(0, limit);
   }
 
   isMarketOpen(symbol: string): boolean {

@@ -5,7 +5,7 @@ import { FeedEvents } from '../feed-events.js';
 import type { FeedSymbol, QuoteFeed } from '../feed.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
 import { OpenApiConnection } from './connection.js';
-import { lookbackMs, trendbarPeriod } from './periods.js';
+import { lookbackMs, MAX_TIMESTAMP_MS, trendbarPeriod, type TrendbarPeriod } from './periods.js';
 import { decodePrice, decodeTrendbar } from './prices.js';
 import { RatePacer } from './rate-pacer.js';
 import { isScheduledOpen, scheduleOf, type TradingSchedule } from './schedule.js';
@@ -219,6 +219,34 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     return sorted.slice(Math.max(0, sorted.length - count));
   }
 
+  /**
+   * Closed bars opening in [fromMs, toMs), oldest first, at most `limit`. The range is read
+   * forward in spans of the period's widest request; within a span, a response cut short
+   * (`hasMore`: the venue answers the newest bars "back from toTimestamp") is continued back from
+   * its oldest bar. Every request goes through the historical-data pacer.
+   */
+  async trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
+    const connection = this.session();
+    const entry = this.catalog?.get(symbol);
+    if (!entry) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
+    if (!Number.isInteger(limit) || limit < 0) throw new BrokerError('rejected', `limit must be a non-negative integer, got ${limit}`);
+    if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new BrokerError('rejected', 'fromMs and toMs must be finite epoch milliseconds');
+    const period = trendbarPeriod(timeframe);
+    const nowMs = this.clock.now();
+    // A bar that opened after now does not exist yet, and one still forming is left out below.
+    const endMs = Math.min(toMs, nowMs, MAX_TIMESTAMP_MS);
+    const bars: Bar[] = [];
+    for (let spanFrom = Math.max(0, fromMs); spanFrom < endMs && bars.length < limit;) {
+      const spanTo = Math.min(endMs, spanFrom + period.maxSpanMs);
+      for (const bar of await this.readSpan(connection, entry.symbol, period, spanFrom, spanTo, nowMs)) {
+        if (bars.length === limit) break;
+        if (bar.closed) bars.push(bar);
+      }
+      spanFrom = spanTo;
+    }
+    return bars;
+  }
+
   isMarketOpen(symbol: string, epochMs: number): boolean {
     const entry = this.catalog?.get(symbol);
     return entry !== undefined && isScheduledOpen(entry.schedule, epochMs);
@@ -338,6 +366,42 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
         PayloadType.SUBSCRIBE_SPOTS_RES,
       );
     }
+  }
+
+  /** Every bar opening in [fromMs, toMs), a span no wider than the period's widest request, oldest first. */
+  private async readSpan(
+    connection: OpenApiConnection,
+    symbol: FeedSymbol,
+    period: TrendbarPeriod,
+    fromMs: number,
+    toMs: number,
+    nowMs: number,
+  ): Promise<Bar[]> {
+    const bars = new Map<number, Bar>();
+    let upToMs = toMs;
+    while (upToMs >= fromMs) {
+      const response = parsePayload(
+        GetTrendbarsResSchema,
+        await this.call(
+          connection,
+          PayloadType.GET_TRENDBARS_REQ,
+          this.forAccount({ fromTimestamp: fromMs, toTimestamp: upToMs, period: period.code, symbolId: symbol.symbolId }),
+          PayloadType.GET_TRENDBARS_RES,
+          this.historical,
+        ),
+        PayloadType.GET_TRENDBARS_RES,
+      );
+      for (const wire of response.trendbar) {
+        const bar = decodeTrendbar(wire, symbol.digits, period.seconds, nowMs);
+        if (bar.time * 1000 >= fromMs && bar.time * 1000 < toMs) bars.set(bar.time, bar);
+      }
+      if (response.hasMore !== true || response.trendbar.length === 0) break;
+      // The venue kept the newest bars: the older ones of the span come with the next request.
+      const oldestMs = Math.min(...response.trendbar.map((b) => b.utcTimestampInMinutes * 60_000));
+      if (oldestMs <= fromMs || oldestMs > upToMs) break;
+      upToMs = oldestMs - 1;
+    }
+    return [...bars.values()].sort((a, b) => a.time - b.time);
   }
 
   /** A request paced within its rate limit. */

@@ -17,6 +17,12 @@ export interface TrendbarPeriod {
   maxSpanMs: number;
 }
 
+/**
+ * The latest `toTimestamp` a ProtoOAGetTrendbarsReq takes: "Smaller or equal to 2147483646000
+ * (19th Jan 2038)" (OpenApiMessages.proto); `fromTimestamp` must be at least 0.
+ */
+export const MAX_TIMESTAMP_MS = 2_147_483_646_000;
+
 const SHORT_SPAN_MS = 302_400_000;
 const MEDIUM_SPAN_MS = 21_168_000_000;
 const LONG_SPAN_MS = 31_622_400_000;

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
+import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import { BrokerError } from '../errors.js';
 import { FeedEvents } from '../feed-events.js';
 import type { FeedSymbol, QuoteFeed } from '../feed.js';
@@ -78,6 +79,19 @@ export class SimulatedFeed extends FeedEvents implements QuoteFeed {
     if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
     if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
     return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
+  }
+
+  /** The market's bars by range (barsBetween), cut where the bar forming now starts. */
+  async trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
+    this.ensureConnected();
+    if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_BAR_COUNT) {
+      throw new BrokerError('rejected', `limit must be an integer from 0 to ${MAX_BAR_COUNT}, got ${limit}`);
+    }
+    if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new BrokerError('rejected', 'fromMs and toMs must be finite epoch milliseconds');
+    const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
+    const formingStartMs = Math.floor(this.clock.now() / sizeMs) * sizeMs;
+    return this.market.barsBetween(symbol, timeframe, fromMs, Math.min(toMs, formingStartMs), limit);
   }
 
   isMarketOpen(symbol: string, epochMs: number): boolean {

@@ -18,7 +18,7 @@ export interface QuoteFeedHarness {
   /** Cuts the link to the venue, then lets it come back (the feed reconnects by itself). */
   dropConnection(): Promise<void>;
   restoreConnection(): Promise<void>;
-  /** An instant the symbol's market is closed (a Saturday), and one it is open. */
+  /** An instant the symbol's market is closed (a Saturday), and one it is open: the clock's start. */
   closedAt: number;
   openAt: number;
   teardown(): Promise<void>;
@@ -115,6 +115,20 @@ export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHa
         if (i < bars.length - 1) expect(bar.closed).toBe(true);
         expect(bar.low).toBeLessThanOrEqual(bar.high);
       }
+    });
+
+    it('returns the closed trendbars of a range, oldest first, never the one forming, the oldest when limited', async () => {
+      const [from, to] = [h.openAt - 6 * 3_600_000 + 1, h.openAt + 3_600_000];
+      const bars = await h.feed.trendbarsBetween(h.symbol, 'M5', from, to, 1000);
+      expect(bars.length).toBeGreaterThan(0);
+      for (const [i, bar] of bars.entries()) {
+        expect(bar.time % 300).toBe(0);
+        expect(bar.time * 1000).toBeGreaterThanOrEqual(from);
+        expect(bar.time * 1000 + 300_000).toBeLessThanOrEqual(h.openAt);
+        expect(bar.closed).toBe(true);
+        if (i > 0) expect(bar.time).toBeGreaterThan(bars[i - 1]!.time);
+      }
+      expect(await h.feed.trendbarsBetween(h.symbol, 'M5', from, to, 3)).toEqual(bars.slice(0, 3));
     });
 
     it('knows the market is closed on the weekend and open midweek', () => {

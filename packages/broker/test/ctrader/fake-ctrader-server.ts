@@ -18,8 +18,10 @@ import { messageText } from '../../src/ctrader/wire.js';
  *   `spotIntervalMs` on the clock while the symbol's schedule is open, with prices in
  *   1/100000 and a side left out when it has not changed since the last event;
  * - trendbars (2137 → 2138) as low + deltas with `utcTimestampInMinutes`, newest `count` of
- *   [from, to] (INCORRECT_BOUNDARIES past the period's widest span), bars only where the market
- *   was open; at most 5 historical requests per second (REQUEST_FREQUENCY_EXCEEDED beyond);
+ *   [from, to] (INCORRECT_BOUNDARIES past the period's widest span, before 0 or after
+ *   2147483646000), at most `trendbarChunkSize` of them (the newest, with `hasMore`), bars only
+ *   where the market was open; at most 5 historical requests per second
+ *   (REQUEST_FREQUENCY_EXCEEDED beyond);
  * - each heartbeat (51) answered with one; the version request (2104 → 2105);
  * - subscriptions belong to a connection: a new connection starts with none.
  * Faults on demand: go down (drop every connection and refuse new ones with HTTP 503), come
@@ -51,6 +53,12 @@ export interface FakeCTraderOptions {
   int64AsStrings?: boolean;
   /** Send the spot event that follows a subscription (default true). */
   technicalSpotEvent?: boolean;
+  /**
+   * Most trendbars in one response: beyond it the newest ones are sent with `hasMore: true`
+   * ("the number of records by filter is larger than chunkSize"; the venue does not publish
+   * its chunk size). Default: no limit.
+   */
+  trendbarChunkSize?: number;
 }
 
 interface Session {
@@ -73,6 +81,8 @@ const MAX_SPAN_MS: Record<string, number> = {
   H4: 31_622_400_000,
   D1: 31_622_400_000,
 };
+/** "Smaller or equal to 2147483646000 (19th Jan 2038)" (ProtoOAGetTrendbarsReq.toTimestamp). */
+const MAX_TO_TIMESTAMP_MS = 2_147_483_646_000;
 const INT64_FIELDS = new Set(['ctidTraderAccountId', 'symbolId', 'bid', 'ask', 'timestamp', 'low', 'deltaOpen', 'deltaClose', 'deltaHigh', 'volume']);
 
 export class FakeCTraderServer {
@@ -81,6 +91,8 @@ export class FakeCTraderServer {
   readonly handshakes: number[] = [];
   /** Errors the server answered, by code. */
   readonly errorsSent: string[] = [];
+  /** Each trendbars answer: the request's bounds, how many bars it held, whether it was cut short. */
+  readonly trendbarResponses: { from: number; to: number; bars: number; hasMore: boolean }[] = [];
   clientId: string = FAKE_CREDENTIALS.clientId;
   clientSecret: string = FAKE_CREDENTIALS.clientSecret;
   accessToken: string = FAKE_CREDENTIALS.accessToken;
@@ -90,6 +102,7 @@ export class FakeCTraderServer {
   private readonly symbols: FakeSymbol[];
   private readonly int64AsStrings: boolean;
   private readonly technicalSpotEvent: boolean;
+  private readonly trendbarChunkSize: number;
   private readonly sessions = new Set<Session>();
   private readonly ignored = new Set<number>();
   private readonly historicalTimes: number[] = [];
@@ -105,6 +118,7 @@ export class FakeCTraderServer {
     this.symbols = options.symbols ?? FAKE_SYMBOLS;
     this.int64AsStrings = options.int64AsStrings ?? false;
     this.technicalSpotEvent = options.technicalSpotEvent ?? true;
+    this.trendbarChunkSize = options.trendbarChunkSize ?? Number.POSITIVE_INFINITY;
     this.spotTimer = this.clock.setInterval(() => this.streamSpots(), options.spotIntervalMs ?? 1000).unref();
   }
 
@@ -274,15 +288,24 @@ export class FakeCTraderServer {
     if (!period || !(period in PERIOD_MINUTES)) return fail('INVALID_REQUEST', `unknown period ${String(payload.period)}`);
     const from = Number(payload.fromTimestamp);
     const to = Number(payload.toTimestamp);
-    if (!(from >= 0) || !(to >= from) || to - from > (MAX_SPAN_MS[period] as number)) return fail('INCORRECT_BOUNDARIES', 'Incorrect boundaries');
+    if (!(from >= 0) || !(to >= from) || to > MAX_TO_TIMESTAMP_MS || to - from > (MAX_SPAN_MS[period] as number)) {
+      return fail('INCORRECT_BOUNDARIES', 'Incorrect boundaries');
+    }
+    // count: "Limit number of trend bars in response back from toTimestamp".
     const count = payload.count === undefined ? Infinity : Number(payload.count);
     const stepMs = (PERIOD_MINUTES[period] as number) * 60_000;
     const bars: Record<string, unknown>[] = [];
+    let hasMore = false;
     for (let open = Math.floor(to / stepMs) * stepMs; open >= from && bars.length < count; open -= stepMs) {
       if (open > now || open < (symbol.historyStartMs ?? 0) || !isOpen(symbol, open)) continue;
+      if (bars.length === this.trendbarChunkSize) {
+        hasMore = true;
+        break;
+      }
       bars.unshift(trendbar(symbol, open / 60_000, period));
     }
-    answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore: false });
+    this.trendbarResponses.push({ from, to, bars: bars.length, hasMore });
+    answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore });
   }
 
   private streamSpots(): void {

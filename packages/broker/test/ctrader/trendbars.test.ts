@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { CTraderFeed } from '../../src/ctrader/feed.js';
 import { decodeTrendbar } from '../../src/ctrader/prices.js';
+import { isWeeklyOpen } from '../../src/simulated/market-hours.js';
+import type { Bar } from '../../src/types.js';
 import { TrendbarSchema } from '../../src/ctrader/wire.js';
 import { WEDNESDAY_NOON } from '../fixtures.js';
 import { settle } from './drive.js';
 import { trendbar } from './fake-ctrader-server.js';
 import { FAKE_SYMBOLS } from './fake-symbols.js';
-import { startRig } from './setup.js';
+import { startRig, type FeedRig } from './setup.js';
 
 const EURUSD = FAKE_SYMBOLS[0]!;
 
@@ -71,5 +74,114 @@ describe('cTrader trendbars', () => {
     await feed.connect();
     await expect(feed.trendbars('NOSUCH', 'M1', 5)).rejects.toMatchObject({ kind: 'not_found' });
     await expect(feed.trendbars('EURUSD', 'M1', -1)).rejects.toMatchObject({ kind: 'rejected' });
+  });
+});
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const PERIOD_MINUTES = { M1: 1, M5: 5, H1: 60 } as const;
+
+/** Awaits a feed call, moving the shared clock on only while the call waits for the pacer. */
+async function paced<T>(rig: FeedRig, call: Promise<T>): Promise<T> {
+  let isSettled = false;
+  void call.finally(() => (isSettled = true)).catch(() => undefined);
+  let seen = -1;
+  while (!isSettled) {
+    await settle(rig.feed);
+    const sent = rig.fake.messages(2137).length;
+    if (sent === seen && !isSettled) rig.clock.advance(100);
+    seen = sent;
+  }
+  return call;
+}
+
+/** The closed bars the fake keeps for EURUSD opening in [from, to), decoded as the feed decodes them. */
+function fakeBars(period: keyof typeof PERIOD_MINUTES, from: number, to: number, now: number): Bar[] {
+  const step = PERIOD_MINUTES[period] * MINUTE;
+  const bars: Bar[] = [];
+  for (let open = Math.ceil(from / step) * step; open < to && open + step <= now; open += step) {
+    if (isWeeklyOpen(open)) bars.push(decodeTrendbar(TrendbarSchema.parse(trendbar(EURUSD, open / MINUTE, period)), 5, step / 1000, now));
+  }
+  return bars;
+}
+
+function between(feed: CTraderFeed, period: keyof typeof PERIOD_MINUTES, from: number, to: number, limit = 100_000) {
+  return feed.trendbarsBetween('EURUSD', period, from, to, limit);
+}
+
+describe('cTrader trendbars by range', () => {
+  it('reads the range forward span by span within the widest span and five requests a second, oldest first', async () => {
+    const rig = await startRig();
+    await rig.feed.connect();
+    const start = rig.clock.now();
+    const from = start - 20 * DAY + 7 * MINUTE;
+    const bars = await paced(rig, between(rig.feed, 'M5', from, start - DAY));
+    expect(bars).toEqual(fakeBars('M5', from, start - DAY, start));
+    const requests = rig.fake.messages(2137).map((m) => m.payload as { fromTimestamp: number; toTimestamp: number; count?: number });
+    // 19 days of M5 in spans of 3.5 days: six requests, each starting where the last one ended.
+    expect(requests).toHaveLength(6);
+    expect(requests[0]!.fromTimestamp).toBe(from);
+    for (const [i, r] of requests.entries()) {
+      expect(r.toTimestamp - r.fromTimestamp).toBeLessThanOrEqual(302_400_000);
+      if (i > 0) expect(r.fromTimestamp).toBe(requests[i - 1]!.toTimestamp);
+      expect(r.count).toBeUndefined();
+    }
+    expect(requests.at(-1)!.toTimestamp).toBe(start - DAY);
+    expect(rig.fake.messages(2137).map((m) => m.at - start)).toEqual([0, 0, 0, 0, 0, 1000]);
+    expect(rig.fake.errorsSent).toEqual([]);
+  });
+
+  it('continues a span the server cut short back from its oldest bar, and gets what one uncut read gets', async () => {
+    const whole = await startRig();
+    const cut = await startRig({ fake: { trendbarChunkSize: 100 } });
+    await whole.feed.connect();
+    await cut.feed.connect();
+    const now = whole.clock.now();
+    const range = [now - 2 * DAY, now - 1] as const;
+    const expected = await paced(whole, between(whole.feed, 'M1', ...range));
+    expect(await paced(cut, between(cut.feed, 'M1', ...range))).toEqual(expected);
+    expect(expected).toEqual(fakeBars('M1', ...range, now));
+    expect(expected).toHaveLength(2 * 1440);
+    expect(cut.fake.trendbarResponses.filter((r) => r.hasMore).length).toBeGreaterThan(20);
+    expect(cut.fake.errorsSent).toEqual([]);
+  });
+
+  it('leaves out the bar still forming and asks nothing of a range that starts after now', async () => {
+    const rig = await startRig({ at: WEDNESDAY_NOON + 30 * MINUTE + 5_000 });
+    await rig.feed.connect();
+    const now = rig.clock.now();
+    const bars = await paced(rig, between(rig.feed, 'H1', now - 5 * 3_600_000, now + DAY));
+    expect(bars.map((b) => b.time * 1000)).toEqual([-4, -3, -2, -1].map((h) => WEDNESDAY_NOON + h * 3_600_000));
+    expect(bars.every((b) => b.closed)).toBe(true);
+    const sent = rig.fake.messages(2137).length;
+    expect(await between(rig.feed, 'H1', now + 1, now + DAY)).toEqual([]);
+    expect(rig.fake.messages(2137)).toHaveLength(sent);
+  });
+
+  it('keeps the oldest `limit` bars and asks for no span after them', async () => {
+    const rig = await startRig();
+    await rig.feed.connect();
+    const now = rig.clock.now();
+    const from = now - 10 * DAY;
+    const bars = await paced(rig, between(rig.feed, 'M5', from, now, 50));
+    expect(bars).toEqual(fakeBars('M5', from, now, now).slice(0, 50));
+    expect(rig.fake.messages(2137)).toHaveLength(1);
+  });
+
+  it('has no bar over the weekend', async () => {
+    const rig = await startRig();
+    await rig.feed.connect();
+    const now = rig.clock.now();
+    const bars = await paced(rig, between(rig.feed, 'H1', now - 7 * DAY, now));
+    expect(bars.some((b) => !isWeeklyOpen(b.time * 1000))).toBe(false);
+    // Wednesday noon back to Friday 22:00 (58 hours), then Sunday 22:00 to Wednesday noon (62).
+    expect(bars).toHaveLength(120);
+  });
+
+  it('refuses an unknown symbol and a negative limit', async () => {
+    const { feed } = await startRig();
+    await feed.connect();
+    await expect(feed.trendbarsBetween('NOSUCH', 'M1', 0, 1, 5)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(feed.trendbarsBetween('EURUSD', 'M1', 0, 1, -1)).rejects.toMatchObject({ kind: 'rejected' });
   });
 });
