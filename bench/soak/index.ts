@@ -21,7 +21,9 @@
  * bench's own /metrics scrapes; a stream counts once it ends, so the soak's own open ones do
  * not); 5xx; 4xx split into the answers to the deliberately bad input and the rest; RSS at the
  * start of the load, at minute 2 (a fifth of a shorter run) and at the end, with the growth from
- * minute 2 to the end; the event-loop delay p99 (fxdesk_process_event_loop_delay_seconds, a
+ * minute 2 to the end, and the same of the live heap (fxdesk_process_heap_live_bytes, the V8 heap
+ * right after the latest full collection: RSS swings by tens of MB with the collector's phase, so
+ * a single RSS sample can read high without anything retained); the event-loop delay p99 (fxdesk_process_event_loop_delay_seconds, a
  * 30–60 s window, read every 10 s from the load's second minute on: the median and the worst
  * window) and its maximum; CPU time over the load (100% = one core). Then what the load itself
  * saw, the streams, the browser and the stack's WARN/ERROR log lines, and a verdict: no errors
@@ -92,7 +94,7 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
   const loadCpuBefore = process.cpuUsage();
   const load = await startLoad(stack, has);
 
-  const rssMark = new Map<ServiceName, number>();
+  const marks = new Map<ServiceName, Scrape>();
   const loopSamples = new Map<ServiceName, Scrape['loopDelay'][]>(stack.services.map((s) => [s.name, []]));
   let loadAverageMax = 0;
   let nextMinute = 60_000;
@@ -103,7 +105,7 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
     loadAverageMax = Math.max(loadAverageMax, os.loadavg()[0] as number);
     for (const [name, scrape] of sample) {
       if (at >= loopFromMs) loopSamples.get(name)?.push(scrape.loopDelay);
-      if (at >= markMs && !rssMark.has(name)) rssMark.set(name, scrape.rssBytes);
+      if (at >= markMs && !marks.has(name)) marks.set(name, scrape);
     }
     if (at >= nextMinute) {
       nextMinute += 60_000;
@@ -118,8 +120,10 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
     before: before.get(name) as Scrape,
     after: after.get(name) as Scrape,
     rssStart: (before.get(name) as Scrape).rssBytes,
-    rssMark: rssMark.get(name) ?? (after.get(name) as Scrape).rssBytes,
+    rssMark: (marks.get(name) ?? (after.get(name) as Scrape)).rssBytes,
     rssEnd: (after.get(name) as Scrape).rssBytes,
+    liveHeapMark: (marks.get(name) ?? (after.get(name) as Scrape)).liveHeapBytes,
+    liveHeapEnd: (after.get(name) as Scrape).liveHeapBytes,
     loopSamples: loopSamples.get(name) ?? [],
     cpuSeconds: cpuSeconds(pids.get(name)) - (cpuBefore.get(name) as number),
     tally: load.tallies.get(name),

@@ -13,6 +13,9 @@ export interface ServiceFigures {
   rssStart: number;
   rssMark: number;
   rssEnd: number;
+  /** The live heap (after the latest full collection) at the mark and at the end. */
+  liveHeapMark: number;
+  liveHeapEnd: number;
   /** fxdesk_process_event_loop_delay_seconds read at each sample once its window holds only the load. */
   loopSamples: Scrape['loopDelay'][];
   /** CPU time over the load, in seconds (NaN where /proc cannot tell). */
@@ -29,6 +32,7 @@ export interface ServiceRow {
   badInput4xx: number;
   other4xx: number;
   growthPercent: number;
+  liveHeapGrowthPercent: number;
   /** `route status` → count, for the answers that are neither 2xx/3xx nor deliberate. */
   errorsByRoute: Map<string, number>;
 }
@@ -45,11 +49,13 @@ export function rowOf(f: ServiceFigures): ServiceRow {
     badInput4xx,
     other4xx: delta.status4xx - badInput4xx,
     growthPercent: ((f.rssEnd - f.rssMark) / f.rssMark) * 100,
+    liveHeapGrowthPercent: ((f.liveHeapEnd - f.liveHeapMark) / f.liveHeapMark) * 100,
     errorsByRoute,
   };
 }
 
 const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
+const percent = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(1)}%` : '-');
 const ms = (seconds: number | undefined) => (seconds === undefined || Number.isNaN(seconds) ? '-' : (seconds * 1000).toFixed(1));
 
 function median(values: number[]): number | undefined {
@@ -69,6 +75,9 @@ export function table(figures: ServiceFigures[], loadSeconds: number, markLabel:
     `RSS ${markLabel}`,
     'RSS end',
     'growth',
+    `heap ${markLabel}`,
+    'heap end',
+    'growth',
     'p99 med',
     'p99 worst',
     'max',
@@ -86,7 +95,10 @@ export function table(figures: ServiceFigures[], loadSeconds: number, markLabel:
       `${mb(f.rssStart)} MB`,
       `${mb(f.rssMark)} MB`,
       `${mb(f.rssEnd)} MB`,
-      `${row.growthPercent >= 0 ? '+' : ''}${row.growthPercent.toFixed(1)}%`,
+      percent(row.growthPercent),
+      `${mb(f.liveHeapMark)} MB`,
+      `${mb(f.liveHeapEnd)} MB`,
+      percent(row.liveHeapGrowthPercent),
       `${ms(median(p99s))} ms`,
       `${ms(p99s.length > 0 ? Math.max(...p99s) : undefined)} ms`,
       `${ms(f.loopSamples.length > 0 ? Math.max(...f.loopSamples.map((s) => s.maxSeconds)) : undefined)} ms`,
@@ -153,7 +165,9 @@ export function printVerdict(figures: ServiceFigures[], seen: Observations): boo
     problems.length === 0 ? 'errors: none but the deliberate bad input' : `errors besides the deliberate bad input:\n  ${problems.join('\n  ')}`,
     grown.length === 0
       ? `RSS growth from ${seen.markLabel} to the end: under ${GROWTH_TARGET_PERCENT}% for every service`
-      : `RSS growth from ${seen.markLabel} to the end of ${GROWTH_TARGET_PERCENT}% or more: ${grown.map((r) => `${r.name} ${r.growthPercent.toFixed(1)}%`).join(', ')}`,
+      : `RSS growth from ${seen.markLabel} to the end of ${GROWTH_TARGET_PERCENT}% or more: ${grown
+          .map((r) => `${r.name} ${r.growthPercent.toFixed(1)}% (its live heap ${percent(r.liveHeapGrowthPercent)})`)
+          .join(', ')}`,
   );
   process.stdout.write(`${out.join('\n')}\n`);
   return problems.length > 0;

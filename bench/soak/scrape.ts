@@ -3,6 +3,8 @@ export interface Scrape {
   /** fxdesk_http_requests_total by `METHOD route status`, the bench's own /metrics scrapes left out. */
   requests: Map<string, number>;
   rssBytes: number;
+  /** fxdesk_process_heap_live_bytes: the V8 heap right after the latest full collection. */
+  liveHeapBytes: number;
   /** fxdesk_process_event_loop_delay_seconds: over the last 30 to 60 s. */
   loopDelay: { p50Seconds: number; p99Seconds: number; maxSeconds: number };
 }
@@ -18,7 +20,7 @@ function labelsOf(text: string | undefined): Record<string, string> {
 }
 
 export function parseMetrics(text: string): Scrape {
-  const scrape: Scrape = { requests: new Map(), rssBytes: NaN, loopDelay: { p50Seconds: NaN, p99Seconds: NaN, maxSeconds: NaN } };
+  const scrape: Scrape = { requests: new Map(), rssBytes: NaN, liveHeapBytes: NaN, loopDelay: { p50Seconds: NaN, p99Seconds: NaN, maxSeconds: NaN } };
   for (const line of text.split('\n')) {
     const match = SAMPLE.exec(line);
     if (!match) continue;
@@ -29,6 +31,8 @@ export function parseMetrics(text: string): Scrape {
       scrape.requests.set(`${labels.method} ${labels.route} ${labels.status}`, value);
     } else if (name === 'fxdesk_process_resident_memory_bytes') {
       scrape.rssBytes = value;
+    } else if (name === 'fxdesk_process_heap_live_bytes') {
+      scrape.liveHeapBytes = value;
     } else if (name === 'fxdesk_process_event_loop_delay_seconds') {
       if (labels.quantile === '0.5') scrape.loopDelay.p50Seconds = value;
       if (labels.quantile === '0.99') scrape.loopDelay.p99Seconds = value;

@@ -11,6 +11,7 @@ import { requireApiKey, type ApiKeyOptions } from './auth.js';
 import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { AppError, type ErrorCodeCase } from './errors.js';
 import { processEventLoopDelay } from './event-loop-delay.js';
+import { processLiveHeapBytes } from './heap-live.js';
 import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { documentKitAnswers, withReachableSchemas } from './openapi.js';
@@ -171,6 +172,12 @@ function installRequestMetrics(app: App, metrics: MetricsRegistry): void {
   const started = process.hrtime.bigint();
   metrics.gauge('process_resident_memory_bytes', 'Resident set size of the process.', () => process.memoryUsage.rss());
   metrics.gauge('process_heap_used_bytes', 'V8 heap in use.', () => process.memoryUsage().heapUsed);
+  processLiveHeapBytes();
+  metrics.gauge(
+    'process_heap_live_bytes',
+    'V8 heap in use right after the latest full collection (0 before the first): climbs with a leak, unlike RSS and heap_used, which swing with the collector.',
+    processLiveHeapBytes,
+  );
   metrics.gauge('process_uptime_seconds', 'Seconds since the process started.', () => Number(process.hrtime.bigint() - started) / 1e9);
   const loopDelay = processEventLoopDelay();
   metrics.gauge(
