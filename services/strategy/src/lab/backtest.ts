@@ -1,0 +1,508 @@
+/**
+ * The strategy lab's runner: a backtest of the live strategy's own per-pair code (PairTracker's
+ * one-candle path and the same `decide`) over closed candles, with the fill model of fills.ts and
+ * the metrics of metrics.ts. Synchronous, pure and deterministic: the same input, the same result.
+ * README "The strategy lab" says how it trades.
+ */
+import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
+import { contractSize } from '../paper-account.js';
+import { decide, ruleSettingsOf, type RuleSettings } from '../signal-rule.js';
+import { areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots, type PairPricing } from './fills.js';
+import { EquityCurve, metricsOf } from './metrics.js';
+import type {
+  BacktestInput,
+  BacktestJob,
+  BacktestMetrics,
+  BacktestPair,
+  BacktestResult,
+  ConversionRates,
+  EquityPoint,
+  ExitReason,
+  LabCandle,
+  Trade,
+} from './types.js';
+
+export type * from './types.js';
+
+/** Equity points a result keeps at most (plus the first and the last). */
+export const MAX_EQUITY_POINTS = 5000;
+/** Candles between two looks at isCancelled and the progress. */
+const CHECK_EVERY = 4096;
+
+/** Thrown by runBacktest when its isCancelled answered true. */
+export class BacktestCancelledError extends Error {
+  constructor() {
+    super('the backtest was cancelled');
+    this.name = 'BacktestCancelledError';
+  }
+}
+
+/** How a pair's P/L (in its quote currency) becomes the account currency. */
+const enum Conversion {
+  /** The quote is the account currency (EUR_USD for USD). */
+  None,
+  /** The base is the account currency (USD_JPY for USD): divide by the pair's own price. */
+  OwnPrice,
+  /** A cross (EUR_GBP for USD): the quote's rate through `rates`. */
+  Rates,
+}
+
+/** One pair's state in a run; mutated in place, so a candle allocates nothing here. */
+class PairRun {
+  readonly tracker: PairTracker;
+  readonly settings: RuleSettings;
+  readonly pricing: PairPricing;
+  readonly unitsPerLot: number;
+  readonly quote: string;
+  readonly conversion: Conversion;
+  /** The window's candles are candles[windowStart, windowEnd). */
+  readonly windowStart: number;
+  readonly windowEnd: number;
+  readonly curve: EquityCurve;
+  /** Closed trades, in the order they closed. */
+  readonly trades: Trade[] = [];
+  realized = 0;
+  unrealized = 0;
+  hasPending = false;
+  pendingSide: 1 | -1 = 1;
+  pendingStop = 0;
+  pendingTarget = 0;
+  pendingSignalTime = 0;
+  isOpen = false;
+  side: 1 | -1 = 1;
+  entry = 0;
+  stop = 0;
+  target = 0;
+  lots = 0;
+  units = 0;
+  entryTime = 0;
+  signalTime = 0;
+  /** The open trade's place in the entry order. */
+  slot = 0;
+  /** The last candle of the window taken. */
+  lastCandle: LabCandle | null = null;
+
+  constructor(
+    readonly pair: BacktestPair,
+    input: BacktestInput,
+  ) {
+    const { rules, fills, accountCurrency, fromSec, toSec } = input;
+    this.tracker = new PairTracker(pair.instrument, pair.symbol, pair.digits, trackerSettingsOf(rules, input.timeframe, 0));
+    this.settings = ruleSettingsOf(rules, pair.digits);
+    this.pricing = pricingOf(pair.digits, fills);
+    this.unitsPerLot = contractSize(pair.instrument);
+    const [base, quote] = pair.instrument.split('_') as [string, string];
+    this.quote = quote;
+    this.conversion = quote === accountCurrency ? Conversion.None : base === accountCurrency ? Conversion.OwnPrice : Conversion.Rates;
+    this.windowStart = firstAtOrAfter(pair.candles, fromSec);
+    this.windowEnd = firstAtOrAfter(pair.candles, toSec);
+    this.curve = new EquityCurve(input.initialBalance);
+  }
+}
+
+/** Index of the first candle with time ≥ timeSec (candles oldest first). */
+function firstAtOrAfter(candles: readonly LabCandle[], timeSec: number): number {
+  let lo = 0;
+  let hi = candles.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (candles[mid]!.time < timeSec) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A mark of the equity curve, kept as numbers until it becomes a point. */
+class Mark {
+  isSet = false;
+  timeSec = 0;
+  equity = 0;
+  drawdown = 0;
+  drawdownPercent = 0;
+
+  set(timeSec: number, equity: number, curve: EquityCurve): void {
+    this.isSet = true;
+    this.timeSec = timeSec;
+    this.equity = equity;
+    this.drawdown = curve.drawdown;
+    this.drawdownPercent = curve.drawdownPercent;
+  }
+}
+
+const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
+const money = (v: number) => Math.round(v * 100) / 100;
+
+class Run {
+  private readonly pairs: PairRun[];
+  private readonly candleSeconds: number;
+  private balance: number;
+  private unrealized = 0;
+  private signals = 0;
+  private skipped = 0;
+  private candles = 0;
+  private readonly curve: EquityCurve;
+  private readonly points: EquityPoint[] = [];
+  private bucketSize = 1;
+  private bucket = -1;
+  /** The lowest mark of the current bucket, the latest mark, and the time of the last point kept. */
+  private readonly low = new Mark();
+  private readonly last = new Mark();
+  private keptTimeSec = Number.NaN;
+  /** Every trade, in entry order: its slot is taken at the entry, filled at the exit. */
+  private readonly entries: Trade[] = [];
+  /** Every trade, in the order they closed (for the losing streak). */
+  private readonly exits: Trade[] = [];
+
+  constructor(private readonly input: BacktestInput) {
+    this.pairs = input.pairs.map((pair) => new PairRun(pair, input));
+    this.candleSeconds = TIMEFRAME_SECONDS[input.timeframe];
+    this.balance = input.initialBalance;
+    this.curve = new EquityCurve(input.initialBalance);
+  }
+
+  execute(): BacktestResult {
+    const { input, pairs } = this;
+    // The warm-up: candles before the window feed the indicators, nothing else.
+    for (const p of pairs) {
+      const candles = p.pair.candles;
+      for (let i = 0; i < p.windowStart; i++) p.tracker.push(candles[i]!);
+    }
+    const { order, times } = mergeOrder(pairs);
+    this.bucketSize = Math.max(1, Math.ceil(times / MAX_EQUITY_POINTS));
+    const cursors = pairs.map((p) => p.windowStart);
+    const total = order.length;
+    let time = Number.NaN;
+    let isExposed = false;
+    let reported = 0;
+    for (let n = 0; n < total; n++) {
+      if ((n & (CHECK_EVERY - 1)) === 0 && n > 0) reported = this.check(n / total, reported);
+      const index = order[n]!;
+      const p = pairs[index]!;
+      const i = cursors[index]!++;
+      const candle = p.pair.candles[i]!;
+      if (candle.time !== time) {
+        if (!Number.isNaN(time)) this.markEquity(time, isExposed);
+        time = candle.time;
+        isExposed = false;
+      }
+      if (this.step(p, candle, i === p.windowEnd - 1)) isExposed = true;
+    }
+    // A pair whose last candles were malformed (skipped) still has its position: it ends at its last good one.
+    for (const p of pairs) if (p.isOpen && p.lastCandle) this.close(p, p.lastCandle, markPrice(p.side, p.lastCandle, p.pricing), 'end_of_data');
+    if (!Number.isNaN(time)) this.markEquity(time, isExposed);
+    this.finishEquity();
+    if (reported < 100) input.onProgress?.(1);
+    return this.result();
+  }
+
+  /** Cancellation and progress (whole percents, so at most 100 calls); the last percent reported. */
+  private check(fraction: number, reported: number): number {
+    if (this.input.isCancelled?.()) throw new BacktestCancelledError();
+    const percent = Math.floor(fraction * 100);
+    if (percent > reported) {
+      this.input.onProgress?.(percent / 100);
+      return percent;
+    }
+    return reported;
+  }
+
+  /**
+   * One candle of the window, in the order its prices came: the indicators take it (the live
+   * engine's path); a pending signal enters at its open; the open position meets its stop or
+   * target within it; the rule decides at its close; the position is marked at the close, and
+   * closed there when this is the pair's last candle. Whether a position was open during it.
+   */
+  private step(p: PairRun, candle: LabCandle, isLast: boolean): boolean {
+    if (!p.tracker.push(candle)) return false;
+    this.candles++;
+    p.lastCandle = candle;
+    if (p.hasPending) {
+      p.hasPending = false;
+      this.enter(p, candle);
+    }
+    const wasOpen = p.isOpen;
+    if (p.isOpen) {
+      const exit = exitWithin(p.side, p.stop, p.target, candle, p.pricing);
+      if (exit !== null) this.close(p, candle, exit.price, exit.reason);
+    }
+    const snapshot = p.tracker.latest;
+    if (snapshot !== null) {
+      const decision = decide(snapshot, p.settings);
+      if (decision !== null) {
+        this.signals++;
+        if (p.isOpen) {
+          this.skipped++;
+        } else {
+          p.hasPending = true;
+          p.pendingSide = decision.type === 'LONG' ? 1 : -1;
+          p.pendingStop = decision.stopLoss;
+          p.pendingTarget = decision.takeProfit;
+          p.pendingSignalTime = candle.time;
+        }
+      }
+    }
+    if (p.isOpen) {
+      const unrealized = p.side * (markPrice(p.side, candle, p.pricing) - p.entry) * p.units * this.toAccount(p, candle, candle.time);
+      this.unrealized += unrealized - p.unrealized;
+      p.unrealized = unrealized;
+      if (isLast) this.close(p, candle, markPrice(p.side, candle, p.pricing), 'end_of_data');
+    }
+    p.curve.mark(candle.time, this.input.initialBalance + p.realized + p.unrealized, wasOpen || p.isOpen);
+    return wasOpen || p.isOpen;
+  }
+
+  /** Opens the pending signal's position at the candle's open, unless the broker would refuse it or its volume rounds to 0. */
+  private enter(p: PairRun, candle: LabCandle): void {
+    const side = p.pendingSide;
+    const stop = p.pendingStop;
+    const target = p.pendingTarget;
+    if (!areStopsValid(side, stop, target, candle, p.pricing)) {
+      this.skipped++;
+      return;
+    }
+    const entry = entryPrice(side, candle, p.pricing);
+    // The rate known at the open: the pair's own open, or the conversion pair's last close before it.
+    const rate = p.conversion === Conversion.OwnPrice ? 1 / candle.open : this.toAccount(p, candle, candle.time - 1);
+    const riskPerLot = Math.abs(entry - stop) * p.unitsPerLot * rate;
+    const lots = volumeLots(this.input.fills.volume, this.balance + this.unrealized, riskPerLot);
+    if (lots === 0) {
+      this.skipped++;
+      return;
+    }
+    p.isOpen = true;
+    p.side = side;
+    p.entry = entry;
+    p.stop = stop;
+    p.target = target;
+    p.lots = lots;
+    p.units = lots * p.unitsPerLot;
+    p.entryTime = candle.time;
+    p.signalTime = p.pendingSignalTime;
+    p.unrealized = 0;
+    // Its place in the entry order, filled when it closes (every position closes by the end).
+    p.slot = this.entries.length++;
+  }
+
+  private close(p: PairRun, candle: LabCandle, exitPrice: number, reason: ExitReason): void {
+    const rate = this.toAccount(p, candle, candle.time);
+    const commission = money(this.input.fills.commission_per_lot * p.lots);
+    const pnl = money(p.side * (exitPrice - p.entry) * p.units * rate - commission);
+    const risk = Math.abs(p.entry - p.stop) * p.units * rate;
+    const digits = p.pair.digits + 1;
+    const trade: Trade = {
+      instrument: p.pair.instrument,
+      side: p.side === 1 ? 'LONG' : 'SHORT',
+      signal_time: iso(p.signalTime),
+      entry_time: iso(p.entryTime),
+      entry_price: Number(p.entry.toFixed(digits)),
+      exit_time: iso(candle.time),
+      exit_price: Number(exitPrice.toFixed(digits)),
+      exit_reason: reason,
+      volume_lots: p.lots,
+      pnl,
+      r_multiple: risk > 0 ? Math.round((pnl / risk) * 10_000) / 10_000 : 0,
+      duration_seconds: candle.time + this.candleSeconds - p.entryTime,
+      commission,
+    };
+    p.trades.push(trade);
+    this.entries[p.slot] = trade;
+    this.exits.push(trade);
+    this.balance += pnl;
+    p.realized += pnl;
+    this.unrealized -= p.unrealized;
+    p.unrealized = 0;
+    p.isOpen = false;
+  }
+
+  /** Units of the account currency per unit of the pair's quote currency, at the candle (its close) or at `timeSec` through the rates. */
+  private toAccount(p: PairRun, candle: LabCandle, timeSec: number): number {
+    if (p.conversion === Conversion.None) return 1;
+    if (p.conversion === Conversion.OwnPrice) return 1 / candle.close;
+    const rate = this.input.rates.rate(p.quote, this.input.accountCurrency, timeSec);
+    if (rate === undefined || !(rate > 0)) {
+      throw new Error(
+        `no ${p.quote}→${this.input.accountCurrency} rate at ${iso(timeSec)} for ${p.pair.instrument}: give the candles of ${conversionInstruments([p.pair.instrument], this.input.accountCurrency).join(', ')}`,
+      );
+    }
+    return rate;
+  }
+
+  /**
+   * The equity after every candle of `timeSec`. Kept: the first mark, the lowest of each bucket of
+   * `bucketSize` marks (so no drawdown hides between points) and, at the end, the last.
+   */
+  private markEquity(timeSec: number, isExposed: boolean): void {
+    const equity = this.balance + this.unrealized;
+    const curve = this.curve;
+    const index = curve.marks;
+    curve.mark(timeSec, equity, isExposed);
+    this.last.set(timeSec, equity, curve);
+    const bucket = Math.floor(index / this.bucketSize);
+    if (bucket !== this.bucket) {
+      this.flushBucket();
+      this.bucket = bucket;
+    }
+    if (index === 0) this.keep(this.last);
+    else if (!this.low.isSet || equity < this.low.equity) this.low.set(timeSec, equity, curve);
+  }
+
+  private flushBucket(): void {
+    if (this.low.isSet) this.keep(this.low);
+    this.low.isSet = false;
+  }
+
+  private keep(mark: Mark): void {
+    this.points.push({
+      time: iso(mark.timeSec),
+      equity: money(mark.equity),
+      drawdown: money(mark.drawdown),
+      drawdown_percent: Math.round(mark.drawdownPercent * 10_000) / 10_000,
+    });
+    this.keptTimeSec = mark.timeSec;
+  }
+
+  private finishEquity(): void {
+    this.flushBucket();
+    if (this.last.isSet && this.last.timeSec !== this.keptTimeSec) this.keep(this.last);
+  }
+
+  private result(): BacktestResult {
+    const { input, pairs } = this;
+    for (const p of pairs) if (p.hasPending) this.skipped++;
+    const windowSeconds = input.toSec - input.fromSec;
+    const perPair: BacktestMetrics['per_pair'] = {};
+    for (const p of pairs) perPair[p.pair.instrument] = metricsOf(p.trades, p.curve, input.initialBalance + p.realized, windowSeconds);
+    return {
+      trades: this.entries,
+      equity: this.points,
+      metrics: { overall: metricsOf(this.exits, this.curve, this.balance, windowSeconds), per_pair: perPair },
+      signals: this.signals,
+      skipped_signals: this.skipped,
+      candles: this.candles,
+    };
+  }
+}
+
+/**
+ * The order the window's candles of all pairs are processed in, as pair indices: by time, pairs
+ * with the same time in their input order; and how many distinct times there are.
+ */
+function mergeOrder(pairs: readonly PairRun[]): { order: Int32Array; times: number } {
+  const cursors = pairs.map((p) => p.windowStart);
+  let total = 0;
+  for (const p of pairs) total += p.windowEnd - p.windowStart;
+  const order = new Int32Array(total);
+  let times = 0;
+  let previous = Number.NaN;
+  for (let n = 0; n < total; n++) {
+    let best = -1;
+    let bestTime = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < pairs.length; k++) {
+      const p = pairs[k]!;
+      const i = cursors[k]!;
+      if (i < p.windowEnd && p.pair.candles[i]!.time < bestTime) {
+        best = k;
+        bestTime = p.pair.candles[i]!.time;
+      }
+    }
+    order[n] = best;
+    cursors[best]!++;
+    if (bestTime !== previous) times++;
+    previous = bestTime;
+  }
+  return { order, times };
+}
+
+/**
+ * Backtests the live strategy over the pairs' candles (README "The strategy lab"): the candles
+ * before fromSec warm the indicators up; each candle of [fromSec, toSec) of every pair, merged in
+ * time order (one account), goes through the live engine's path and is traded by the fill model.
+ * Throws BacktestCancelledError when isCancelled answers true.
+ */
+export function runBacktest(input: BacktestInput): BacktestResult {
+  return new Run(input).execute();
+}
+
+/** A backtest from its plain form (a worker thread's): the rates come from the candles it holds. */
+export function runBacktestJob(job: BacktestJob, hooks: Pick<BacktestInput, 'onProgress' | 'isCancelled'> = {}): BacktestResult {
+  const { conversion, ...input } = job;
+  return runBacktest({ ...input, ...hooks, rates: ratesFromCandles([...job.pairs, ...conversion], job.accountCurrency) });
+}
+
+/**
+ * Conversion rates from candles: one unit of `from` in `to` at `timeSec` is the close of the
+ * latest candle opened at or before it of FROM_TO (or 1 / that of TO_FROM), else through USD or
+ * the account currency.
+ * Queries moving forward in time cost O(1) each.
+ */
+export function ratesFromCandles(pairs: readonly BacktestPair[], accountCurrency: string): ConversionRates {
+  const series = new Map<string, Series>();
+  for (const pair of pairs) series.set(pair.instrument, new Series(pair.candles));
+  const hubs = [...new Set(['USD', accountCurrency])];
+  const known = (from: string, to: string, timeSec: number): number | undefined => {
+    if (from === to) return 1;
+    const direct = series.get(`${from}_${to}`)?.closeAt(timeSec);
+    if (direct !== undefined) return direct;
+    const inverse = series.get(`${to}_${from}`)?.closeAt(timeSec);
+    return inverse === undefined ? undefined : 1 / inverse;
+  };
+  const rate = (from: string, to: string, timeSec: number): number | undefined => {
+    const direct = known(from, to, timeSec);
+    if (direct !== undefined) return direct;
+    for (const hub of hubs) {
+      if (hub === from || hub === to) continue;
+      const first = known(from, hub, timeSec);
+      const second = first === undefined ? undefined : known(hub, to, timeSec);
+      if (first !== undefined && second !== undefined) return first * second;
+    }
+    return undefined;
+  };
+  return { rate };
+}
+
+class Series {
+  private cursor = 0;
+
+  constructor(private readonly candles: readonly LabCandle[]) {}
+
+  /** The close of the latest candle with time ≤ timeSec, or undefined before the first. */
+  closeAt(timeSec: number): number | undefined {
+    const candles = this.candles;
+    const n = candles.length;
+    if (n === 0 || candles[0]!.time > timeSec) return undefined;
+    let i = this.cursor;
+    if (candles[i]!.time > timeSec) {
+      i = firstAtOrAfter(candles, timeSec + 1) - 1;
+    } else {
+      // Forward a few candles at most, else search.
+      let steps = 0;
+      while (i + 1 < n && candles[i + 1]!.time <= timeSec && steps++ < 8) i++;
+      if (i + 1 < n && candles[i + 1]!.time <= timeSec) i = firstAtOrAfter(candles, timeSec + 1) - 1;
+    }
+    this.cursor = i;
+    return candles[i]!.close;
+  }
+}
+
+/** Currencies in the order the market quotes them: the earlier one is the base (EUR_USD, USD_JPY, XAU_USD). */
+const BASE_PRIORITY = ['XAU', 'XAG', 'EUR', 'GBP', 'AUD', 'NZD', 'USD', 'CAD', 'CHF', 'JPY'];
+
+/**
+ * The instruments, besides `instruments`, whose candles the conversion of their P/L into
+ * `accountCurrency` needs: for a cross, its quote currency against the account currency, named
+ * as the market quotes it (EUR_GBP → GBP_USD, AUD_JPY → USD_JPY for USD).
+ */
+export function conversionInstruments(instruments: readonly string[], accountCurrency: string): string[] {
+  const needed = new Set<string>();
+  for (const instrument of instruments) {
+    const [base, quote] = instrument.split('_') as [string, string];
+    if (quote === accountCurrency || base === accountCurrency) continue;
+    const rank = (c: string) => {
+      const i = BASE_PRIORITY.indexOf(c);
+      return i < 0 ? BASE_PRIORITY.length : i;
+    };
+    needed.add(rank(quote) <= rank(accountCurrency) ? `${quote}_${accountCurrency}` : `${accountCurrency}_${quote}`);
+  }
+  return [...needed].filter((name) => !instruments.includes(name));
+}
