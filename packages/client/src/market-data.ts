@@ -14,6 +14,13 @@ import { openEventStream, type EventStream, type EventStreamOptions } from './ss
 
 export type { CatalogEntry } from '@fxdesk/schemas';
 
+/** A page of candles by date range (MarketDataClient.candlePage). */
+export interface CandlePage {
+  candles: IntervalCandle[];
+  /** Where the next page starts: pass it as `from` with the same `to`; null when none is left now. */
+  nextFrom: string | null;
+}
+
 /** Data of the stream's `status` event: the service's connection to its broker. */
 export type StreamStatus = StatusEvent;
 
@@ -59,6 +66,16 @@ export class MarketDataClient {
   /** Closed candles, oldest first; `ts` is the END of each candle's interval. */
   async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
     return (await this.http.send(marketDataCalls.candles, { query: { symbol, timeframe, count } })).data.candles;
+  }
+
+  /**
+   * One page of history by date: the closed candles whose interval starts in [from, to) (RFC
+   * 3339), oldest first, at most `count` (default: the service's MAX_CANDLES), and the `from`
+   * of the next page, or null when the range holds no more closed candles now.
+   */
+  async candlePage(symbol: string, timeframe: Timeframe, from: string, to: string, count?: number): Promise<CandlePage> {
+    const { data } = await this.http.send(marketDataCalls.candles, { query: { symbol, timeframe, from, to, count } });
+    return { candles: data.candles, nextFrom: data.next_from ?? null };
   }
 
   /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorEnvelopeSchema } from './error.js';
-import { BrokerSymbolSchema, IsoTimestampSchema, TIMEFRAMES, TimeframeSchema } from './primitives.js';
+import { BrokerSymbolSchema, IsoTimestampSchema, Rfc3339Schema, TIMEFRAMES, TimeframeSchema } from './primitives.js';
 
 /**
  * The market-data service's contract (spec 002 C): the request and response schemas of its
@@ -67,7 +67,15 @@ export const CatalogSchema = z.object({ symbols: z.array(CatalogEntrySchema) }).
 /** GET /v1/market-data/tick's query. */
 export const TickQuerySchema = z.object({ symbol: BrokerSymbolSchema });
 
-/** GET /v1/market-data/candles's query; `count` is capped by the MAX_CANDLES setting. */
+/** Candles a GET /v1/market-data/candles without a range answers when `count` is not given. */
+export const DEFAULT_CANDLE_COUNT = 100;
+
+/**
+ * GET /v1/market-data/candles's query; `count` is capped by the MAX_CANDLES setting. Without
+ * `from`, the newest closed candles; with it, the closed candles whose interval starts in
+ * [from, to), oldest first, a page at a time (`next_from`). The service answers 422
+ * `invalid_range` for `from` not before `to`, and for `to` without `from`.
+ */
 export function candlesQuerySchema(maxCandles: number) {
   return z.object({
     symbol: BrokerSymbolSchema,
@@ -77,8 +85,20 @@ export function candlesQuerySchema(maxCandles: number) {
       .int()
       .min(1)
       .max(maxCandles)
-      .default(100)
-      .meta({ description: `Closed candles to return, newest last; default 100, at most MAX_CANDLES (${maxCandles})` }),
+      .optional()
+      .meta({
+        description:
+          `Closed candles to return, at most MAX_CANDLES (${maxCandles}). Without a range: the newest, ` +
+          `default ${DEFAULT_CANDLE_COUNT}. With one: the page size, default MAX_CANDLES`,
+      }),
+    from: Rfc3339Schema.optional().meta({
+      description: 'The candles whose interval starts at or after this instant (`ts` minus the timeframe), oldest first',
+      example: '2026-01-05T00:00:00Z',
+    }),
+    to: Rfc3339Schema.optional().meta({
+      description: 'With `from`: and starts before this instant (exclusive); default now. A candle still forming is never returned',
+      example: '2026-01-10T00:00:00Z',
+    }),
   });
 }
 
@@ -88,6 +108,10 @@ export const IntervalCandlesSchema = z
     symbol: z.string(),
     timeframe: TimeframeSchema,
     candles: z.array(IntervalCandleSchema),
+    next_from: IsoTimestampSchema.nullable().optional().meta({
+      description:
+        'Only with `from`: where the next page starts (pass it as `from`, with the same `to`), or null when the range holds no more closed candles now',
+    }),
   })
   .meta({ id: 'IntervalCandles' });
 
@@ -120,7 +144,11 @@ export const marketDataResponses = {
     404: ErrorEnvelopeSchema.describe('An unknown symbol (`symbol_not_found`), or none of its quotes yet (`no_quote_yet`)'),
     503: ErrorEnvelopeSchema.describe('The symbol catalog is not loaded yet (`broker_unavailable`)'),
   },
-  candles: { 200: IntervalCandlesSchema, ...BROKER_READ_ERRORS },
+  candles: {
+    200: IntervalCandlesSchema,
+    ...BROKER_READ_ERRORS,
+    422: ErrorEnvelopeSchema.describe('A malformed query (`validation_error`), or `from` not before `to`, or `to` without `from` (`invalid_range`)'),
+  },
   symbols: {
     200: CatalogSchema,
     503: ErrorEnvelopeSchema.describe('The catalog is not loaded yet: the broker session has not connected (`broker_unavailable`)'),

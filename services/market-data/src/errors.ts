@@ -5,6 +5,7 @@ import { isBrokerError } from '@fxdesk/broker';
 export const errors = defineErrors({
   symbol_not_found: 404,
   no_quote_yet: 404,
+  invalid_range: 422,
   too_many_clients: 503,
   broker_unavailable: 503,
   broker_timeout: 504,

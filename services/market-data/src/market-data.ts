@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { CheckResult } from '@fxdesk/core';
 import type { FeedSymbol, Quote, QuoteFeed } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
-import type { CatalogEntry, IntervalCandle, Tick, Timeframe } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, type CatalogEntry, type IntervalCandle, type Tick, type Timeframe } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { toIntervalCandles } from './candles.js';
 import type { MarketDataConfig } from './config.js';
@@ -12,6 +12,12 @@ import { ConnectionMonitor } from './status.js';
 import type { StreamClient } from './stream-client.js';
 import { StreamHub } from './stream-hub.js';
 import { toTick } from './ticks.js';
+
+/** A page of candles by range: the candles, and the `from` of the next page (null: none now). */
+export interface CandlePage {
+  candles: IntervalCandle[];
+  nextFrom: string | null;
+}
 
 export interface MarketDataOptions {
   config: MarketDataConfig;
@@ -130,6 +136,37 @@ export class MarketData {
       sourceInstrument: entry.name,
       digits: entry.digits,
     });
+  }
+
+  /**
+   * The closed candles whose interval starts in [fromMs, toMs) (toMs: now when undefined),
+   * oldest first, at most `limit`, read from the feed's history by date; `nextFrom` is where the
+   * next page starts (the start of the first closed candle left out), or null when none is left
+   * now. 422 `invalid_range` when fromMs is not before toMs.
+   */
+  async candlesBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number | undefined, limit: number): Promise<CandlePage> {
+    if (toMs !== undefined && fromMs >= toMs) throw errors.create('invalid_range', '`from` must be before `to`');
+    toMs ??= this.clock.now();
+    const entry = this.symbol(symbol);
+    if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
+    let bars;
+    try {
+      // One more than asked: whether another page follows, and where it starts.
+      bars = await this.feed.trendbarsBetween(symbol, timeframe, fromMs, toMs, limit + 1);
+    } catch (err) {
+      throw brokerFailure(err);
+    }
+    const closed = toIntervalCandles(bars, {
+      timeframe,
+      count: bars.length,
+      nowMs: this.clock.now(),
+      provider: this.feed.name,
+      sourceInstrument: entry.name,
+      digits: entry.digits,
+    });
+    const next = closed[limit];
+    const nextFrom = next ? new Date(Date.parse(next.ts) - TIMEFRAME_SECONDS[timeframe] * 1000).toISOString() : null;
+    return { candles: closed.slice(0, limit), nextFrom };
   }
 
   /**

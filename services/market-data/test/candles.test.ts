@@ -114,6 +114,126 @@ describe('GET /v1/market-data/candles parameters', () => {
   });
 });
 
+describe('GET /v1/market-data/candles with from and to', () => {
+  // Wednesday 2026-01-14 15:42 UTC; the week before holds a weekend.
+  const now = Date.UTC(2026, 0, 14, 15, 42, 10);
+  const HOUR = 3_600_000;
+  type Page = { candles: IntervalCandle[]; next_from?: string | null };
+
+  async function page(s: Service, query: string): Promise<Page> {
+    const res = await s.app.inject({ method: 'GET', url: `/v1/market-data/candles?symbol=EURUSD&${query}`, headers: auth });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Page>();
+  }
+
+  /** Every page from `from` on, following next_from. */
+  async function allPages(s: Service, timeframe: Timeframe, from: string, to: string, count: number): Promise<{ candles: IntervalCandle[]; pages: number }> {
+    const candles: IntervalCandle[] = [];
+    let pages = 0;
+    for (let next: string | null | undefined = from; next; pages++) {
+      const got = await page(s, `timeframe=${timeframe}&from=${next}&to=${to}&count=${count}`);
+      candles.push(...got.candles);
+      next = got.next_from;
+    }
+    return { candles, pages };
+  }
+
+  it('answers the closed candles whose interval starts in [from, to), oldest first, as the market builds them', async () => {
+    service = await buildSimulatedService({ start: now, tickIntervalMs: 5000 });
+    const from = Date.UTC(2026, 0, 13, 9, 2);
+    const to = Date.UTC(2026, 0, 13, 15, 0);
+    const got = await page(service, `timeframe=M5&from=${iso(from)}&to=${iso(to)}`);
+    const bars = service.market.barsBetween('EURUSD', 'M5', from, to);
+    expect(got.next_from).toBeNull();
+    expect(got.candles[0]!.ts).toBe('2026-01-13T09:10:00.000Z');
+    expect(got.candles.at(-1)!.ts).toBe('2026-01-13T15:00:00.000Z');
+    expect(got.candles).toEqual(
+      bars.map((bar) => expect.objectContaining({ ts: iso(bar.time * 1000 + 300_000), open: bar.open, high: bar.high, low: bar.low, close: bar.close })),
+    );
+  });
+
+  it('pages at count, and the pages followed through next_from are one big answer without a gap or a repeat', async () => {
+    service = await buildSimulatedService({ start: now, tickIntervalMs: 5000 });
+    const [from, to] = [iso(Date.UTC(2026, 0, 8)), iso(Date.UTC(2026, 0, 14))];
+    const whole = await page(service, `timeframe=M15&from=${from}&to=${to}`);
+    expect(whole.next_from).toBeNull();
+    const paged = await allPages(service, 'M15', from, to, 37);
+    expect(paged.candles).toEqual(whole.candles);
+    expect(paged.pages).toBe(Math.ceil(whole.candles.length / 37));
+  });
+
+  it('starts the next page where the first candle left out starts: past a weekend, at the Sunday open', async () => {
+    service = await buildSimulatedService({ start: now, tickIntervalMs: 5000 });
+    const fridayLastHour = Date.UTC(2026, 0, 9, 21);
+    const got = await page(service, `timeframe=H1&from=${iso(fridayLastHour)}&to=${iso(now)}&count=1`);
+    expect(got.candles.map((c) => c.ts)).toEqual(['2026-01-09T22:00:00.000Z']);
+    expect(got.next_from).toBe('2026-01-11T22:00:00.000Z');
+  });
+
+  it('never answers the candle still forming, and ends a range reaching past now with next_from null', async () => {
+    service = await buildSimulatedService({ start: now, tickIntervalMs: 5000 });
+    const got = await page(service, `timeframe=H1&from=${iso(now - 3 * HOUR)}&to=${iso(now + 24 * HOUR)}`);
+    expect(got.candles.map((c) => c.ts)).toEqual(['2026-01-14T14:00:00.000Z', '2026-01-14T15:00:00.000Z']);
+    expect(got.next_from).toBeNull();
+  });
+
+  it('answers the same candles for a past range whatever the time it is asked', async () => {
+    const early = await buildSimulatedService({ start: now, tickIntervalMs: 5000 });
+    service = await buildSimulatedService({ start: now + 400 * 24 * HOUR, tickIntervalMs: 5000 });
+    const query = `timeframe=M30&from=${iso(now - 30 * HOUR)}&to=${iso(now - 2 * HOUR)}`;
+    expect(await page(service, query)).toEqual(await page(early, query));
+    await early.app.close();
+  });
+
+  it('asks the feed for one bar more than the page, from and to in epoch milliseconds', async () => {
+    const s = await buildTestService({ config: { MAX_CANDLES: '500' } });
+    await page(s as unknown as Service, 'timeframe=H4&from=2026-01-01T00:00:00%2B01:00&to=2026-01-05T00:00:00Z');
+    await page(s as unknown as Service, 'from=2026-01-01T00:00:00Z&to=2026-01-05T00:00:00Z&count=20');
+    expect(s.feed.rangeRequests).toEqual([
+      { symbol: 'EURUSD', timeframe: 'H4', fromMs: Date.UTC(2025, 11, 31, 23), toMs: Date.UTC(2026, 0, 5), limit: 501 },
+      { symbol: 'EURUSD', timeframe: 'M1', fromMs: Date.UTC(2026, 0, 1), toMs: Date.UTC(2026, 0, 5), limit: 21 },
+    ]);
+    await s.app.close();
+  });
+
+  it('reads from `from` until now when `to` is left out', async () => {
+    const s = await buildTestService({ start: '2026-01-05T12:00:00Z' });
+    await page(s as unknown as Service, 'from=2026-01-05T00:00:00Z');
+    expect(s.feed.rangeRequests.map((r) => [r.fromMs, r.toMs])).toEqual([[Date.UTC(2026, 0, 5), Date.UTC(2026, 0, 5, 12)]]);
+    await s.app.close();
+  });
+
+  it('refuses from at or after to, and to without from, with 422 invalid_range', async () => {
+    const s = await buildTestService();
+    for (const query of [
+      'from=2026-01-05T00:00:00Z&to=2026-01-05T00:00:00Z',
+      'from=2026-01-06T00:00:00Z&to=2026-01-06T01:00:00%2B02:00',
+      'to=2026-01-05T00:00:00Z',
+    ]) {
+      const res = await s.app.inject({ method: 'GET', url: `/v1/market-data/candles?symbol=EURUSD&${query}`, headers: auth });
+      expect(res.statusCode, query).toBe(422);
+      expect(res.json(), query).toMatchObject({ error: true, code: 'invalid_range' });
+    }
+    expect(s.feed.rangeRequests).toEqual([]);
+    await s.app.close();
+  });
+
+  it('refuses a date without a zone or not a date, and a count above MAX_CANDLES, with 422 validation_error', async () => {
+    const s = await buildTestService({ config: { MAX_CANDLES: '500' } });
+    for (const query of [
+      'from=2026-01-05T00:00:00&to=2026-01-06T00:00:00Z',
+      'from=yesterday&to=2026-01-06T00:00:00Z',
+      'from=2026-01-05T00:00:00Z&to=2026-01-06T00:00:00Z&count=501',
+    ]) {
+      const res = await s.app.inject({ method: 'GET', url: `/v1/market-data/candles?symbol=EURUSD&${query}`, headers: auth });
+      expect(res.statusCode, query).toBe(422);
+      expect(res.json(), query).toMatchObject({ error: true, code: 'validation_error' });
+    }
+    expect(s.feed.rangeRequests).toEqual([]);
+    await s.app.close();
+  });
+});
+
 describe('toIntervalCandles', () => {
   const ctx = { timeframe: 'M1' as const, count: 10, provider: 'p', sourceInstrument: 'EURUSD', digits: 5 };
   const bar = (time: number, closed: boolean, spread: number | null = 12) => ({ time, open: 1, high: 2, low: 0.5, close: 1.5, tickVolume: 7, spread, closed });

@@ -1,5 +1,6 @@
 import type { App } from '@fxdesk/core';
-import { candlesQuerySchema, marketDataResponses, TickQuerySchema } from '@fxdesk/schemas';
+import { candlesQuerySchema, DEFAULT_CANDLE_COUNT, marketDataResponses, TickQuerySchema } from '@fxdesk/schemas';
+import { errors } from '../errors.js';
 import type { MarketData } from '../market-data.js';
 
 /** GET /v1/market-data/tick and GET /v1/market-data/candles. */
@@ -25,14 +26,23 @@ export function registerQuoteRoutes(app: App, market: MarketData): void {
       schema: {
         tags: ['market data'],
         summary: 'Closed candles of a symbol, oldest first; `ts` is the end of each UTC interval',
-        description: 'The bar still forming is never returned.',
+        description:
+          'The bar still forming is never returned. Without `from`: the newest `count` closed candles. With `from` ' +
+          '(and `to`, default now; RFC 3339): the closed candles whose interval starts in [from, to), oldest first, at ' +
+          'most `count` (default MAX_CANDLES); `next_from` is where the next page starts: ask again with it as `from` ' +
+          'and the same `to` until it is null. 422 `invalid_range` for `from` not before `to`, or `to` without `from`.',
         querystring: candlesQuerySchema(market.maxCandles),
         response: marketDataResponses.candles,
       },
     },
     async (request) => {
-      const { symbol, timeframe, count } = request.query;
-      return { symbol, timeframe, candles: await market.candles(symbol, timeframe, count) };
+      const { symbol, timeframe, count, from, to } = request.query;
+      if (from === undefined) {
+        if (to !== undefined) throw errors.create('invalid_range', '`to` bounds a range: give `from` with it');
+        return { symbol, timeframe, candles: await market.candles(symbol, timeframe, count ?? DEFAULT_CANDLE_COUNT) };
+      }
+      const page = await market.candlesBetween(symbol, timeframe, Date.parse(from), to === undefined ? undefined : Date.parse(to), count ?? market.maxCandles);
+      return { symbol, timeframe, candles: page.candles, next_from: page.nextFrom };
     },
   );
 }
