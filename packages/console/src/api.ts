@@ -1,9 +1,15 @@
 import type {
   AccountSummaryRead,
+  Backtest,
+  BacktestEquity,
+  BacktestList,
+  BacktestRequest,
+  BacktestTrades,
   ConsoleServices,
   ConsoleSession,
   DeliveryList,
   DeliveryStatus,
+  LabJobCreated,
   PairCandles,
   PairRecord,
   RestartResponse,
@@ -15,16 +21,26 @@ import type {
   StartResponse,
   StopResponse,
   StrategyStatus,
+  Sweep,
+  SweepList,
+  SweepRequest,
   Timeframe,
 } from '@fxdesk/schemas';
 
-/** A refused or failed call: the error envelope's code and message, or `NETWORK` when nothing answered. */
+/** One thing a refused request got wrong (the envelope's `details`): `body.rules.min_confluence`, why. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** A refused or failed call: the error envelope's code, message and details, or `NETWORK` when nothing answered. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly retryAfterSeconds: number | null = null,
+    readonly details: ErrorDetail[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -48,9 +64,11 @@ async function errorOf(res: Response): Promise<ApiError> {
   const retryAfter = Number(res.headers.get('retry-after'));
   const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
   try {
-    const body = (await res.json()) as { code?: unknown; message?: unknown };
-    if (typeof body.code === 'string')
-      return new ApiError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText, retryAfterSeconds);
+    const body = (await res.json()) as { code?: unknown; message?: unknown; details?: unknown };
+    if (typeof body.code === 'string') {
+      const details = Array.isArray(body.details) ? (body.details as ErrorDetail[]) : [];
+      return new ApiError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText, retryAfterSeconds, details);
+    }
   } catch {
     // not the error envelope (a proxy's page, say): described by its status below
   }
@@ -59,17 +77,17 @@ async function errorOf(res: Response): Promise<ApiError> {
 
 /**
  * The strategy service, the console's only peer (same origin: the session cookie goes along by
- * itself). Every POST carries the session's CSRF token; a console route answering 401 means the
- * session ended, which `onUnauthorized` hears.
+ * itself). Every POST and DELETE carries the session's CSRF token; a console route answering 401
+ * means the session ended, which `onUnauthorized` hears.
  */
 export class Api {
   csrfToken: string | null = null;
   onUnauthorized: () => void = () => {};
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
+    if (method !== 'GET' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let res: Response;
     try {
       res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
@@ -81,6 +99,7 @@ export class Api {
       if (res.status === 401 && path.startsWith('/console/') && path !== '/console/login') this.onUnauthorized();
       throw error;
     }
+    if (res.status === 204) return undefined as T;
     return (await res.json()) as T;
   }
 
@@ -90,6 +109,10 @@ export class Api {
 
   post<T>(path: string, body?: unknown): Promise<T> {
     return this.request<T>('POST', path, body);
+  }
+
+  delete(path: string): Promise<void> {
+    return this.request<void>('DELETE', path);
   }
 
   // The session.
@@ -116,6 +139,20 @@ export class Api {
   start = (body: StartRequest) => this.post<StartResponse>('/console/start', body);
   stop = () => this.post<StopResponse>('/console/stop');
   restart = () => this.post<RestartResponse>('/console/restart');
+
+  // The strategy lab (spec 000's style and limits, not under /console).
+  startBacktest = (body: BacktestRequest) => this.post<LabJobCreated>('/backtests', body);
+  backtests = (query: { limit?: number; cursor?: string | null; sweep_id?: string }) => this.get<BacktestList>('/backtests', query);
+  backtest = (id: string) => this.get<Backtest>(`/backtests/${encodeURIComponent(id)}`);
+  backtestTrades = (id: string, query: { instrument?: string; limit?: number; cursor?: string | null }) =>
+    this.get<BacktestTrades>(`/backtests/${encodeURIComponent(id)}/trades`, query);
+  backtestEquity = (id: string) => this.get<BacktestEquity>(`/backtests/${encodeURIComponent(id)}/equity`);
+  /** Cancels a queued or running backtest, or deletes a finished one. */
+  deleteBacktest = (id: string) => this.delete(`/backtests/${encodeURIComponent(id)}`);
+  startSweep = (body: SweepRequest) => this.post<LabJobCreated>('/sweeps', body);
+  sweeps = (query: { limit?: number; cursor?: string | null }) => this.get<SweepList>('/sweeps', query);
+  sweep = (id: string) => this.get<Sweep>(`/sweeps/${encodeURIComponent(id)}`);
+  deleteSweep = (id: string) => this.delete(`/sweeps/${encodeURIComponent(id)}`);
 }
 
 /** A one-line explanation of a failed call for the page. */

@@ -1,4 +1,16 @@
-import type { ChartCandle, ConsoleServices, DownstreamState, PairRecord, ServiceHealth, StrategySignal, StrategyStatus } from '@fxdesk/schemas';
+import type {
+  ChartCandle,
+  ConsoleServices,
+  DownstreamState,
+  EquityPoint,
+  LabRules,
+  LabTrade,
+  PairRecord,
+  ServiceHealth,
+  StrategySignal,
+  StrategyStatus,
+  SweepResult,
+} from '@fxdesk/schemas';
 
 /** Records as the strategy service sends them, typed by the contract; each test overrides what it is about. */
 
@@ -97,4 +109,51 @@ export function health(overrides: Partial<ServiceHealth> = {}): ServiceHealth {
 
 export function services(overrides: Partial<ConsoleServices> = {}): ConsoleServices {
   return { market_data: health(), execution: health(), account: health(), notification: health(), ...overrides };
+}
+
+/** The strategy's default rule settings, as a backtest's settings carry them. */
+export const LIVE_RULES: LabRules = {
+  supertrend_atr_period: 10,
+  supertrend_multiplier: 3,
+  volume_profile_window: 100,
+  min_confluence: 3,
+  risk_reward: 2,
+  min_stop_atr: 0.5,
+};
+
+/** A trade of a backtest: a LONG that reached its target. */
+export function trade(overrides: Partial<LabTrade> = {}): LabTrade {
+  return {
+    instrument: 'EUR_USD',
+    side: 'LONG',
+    signal_time: '2026-01-07T12:00:00.000Z',
+    entry_time: '2026-01-07T12:05:00.000Z',
+    entry_price: 1.1,
+    exit_time: '2026-01-07T12:25:00.000Z',
+    exit_price: 1.104,
+    exit_reason: 'target',
+    volume_lots: 0.1,
+    pnl: 40,
+    r_multiple: 2,
+    duration_seconds: 1200,
+    commission: 0,
+    ...overrides,
+  };
+}
+
+/** One setting of a sweep, done, with its rank-by metric. */
+export function sweepResult(rules: Partial<LabRules>, metric: number | null, overrides: Partial<SweepResult> = {}): SweepResult {
+  const all = { ...LIVE_RULES, ...rules };
+  return {
+    rank: null,
+    rules: all,
+    backtest_id: `bt-${Object.values(all).join('-')}`,
+    status: 'done',
+    metric,
+    ...overrides,
+  };
+}
+
+export function equityPoint(time: string, equity: number, drawdownPercent = 0): EquityPoint {
+  return { time, equity, drawdown: 0, drawdown_percent: drawdownPercent };
 }
