@@ -12,10 +12,13 @@ import {
   stochRsiLines,
   supertrendLine,
   toTime,
+  tradeLines,
+  tradeMarkers,
+  tradesOnChart,
   volumeBars,
   withClosedCandle,
 } from '../src/chart/chart-data.js';
-import { candle, signal } from './fixtures.js';
+import { candle, signal, trade } from './fixtures.js';
 
 const minute = (m: number) => `2026-01-07T12:${String(m).padStart(2, '0')}:00.000Z`;
 const t = (m: number) => toTime(minute(m));
@@ -151,5 +154,34 @@ describe('live candles', () => {
 
   it('leaves a price inside the newest closed candle to that candle', () => {
     expect(formingBar([candle(minute(5))], null, 1.2, Date.parse('2026-01-07T12:06:00Z'), 'M5')).toBeNull();
+  });
+});
+
+describe('a backtest’s trades on the chart', () => {
+  const candles = [0, 5, 10, 15, 20, 25].map((m) => candle(minute(m)));
+
+  it('draws the trades whose entry and exit are both bars of the chart', () => {
+    const inside = trade({ entry_time: minute(5), exit_time: minute(20) });
+    const before = trade({ entry_time: '2026-01-07T11:50:00.000Z', exit_time: minute(10) });
+    const after = trade({ entry_time: minute(20), exit_time: minute(35) });
+    expect(tradesOnChart([before, inside, after], candles)).toEqual([inside]);
+  });
+
+  it('marks the entry with an arrow at its price (up under a LONG, down over a SHORT) and the exit with a dot coloured by the result', () => {
+    const long = trade({ entry_time: minute(5), exit_time: minute(20), exit_price: 1.104, pnl: 40 });
+    const short = trade({ side: 'SHORT', entry_time: minute(10), entry_price: 1.102, exit_time: minute(15), exit_price: 1.103, exit_reason: 'stop', pnl: -10 });
+    const [longEntry, longExit, shortEntry, shortExit] = tradeMarkers([long, short], null);
+    expect(longEntry).toMatchObject({ time: t(5), position: 'atPriceBottom', price: 1.1, shape: 'arrowUp', color: COLORS.entry });
+    expect(longExit).toMatchObject({ time: t(20), position: 'atPriceMiddle', price: 1.104, shape: 'circle', color: COLORS.win });
+    expect(shortEntry).toMatchObject({ time: t(10), position: 'atPriceTop', price: 1.102, shape: 'arrowDown' });
+    expect(shortExit).toMatchObject({ time: t(15), price: 1.103, color: COLORS.loss });
+    expect(longEntry?.text).toBeUndefined();
+  });
+
+  it('labels the picked trade’s markers with its side and how it left, and draws its line bolder', () => {
+    const picked = trade({ entry_time: minute(5), exit_time: minute(20), exit_reason: 'end_of_data' });
+    const [entry, exit] = tradeMarkers([picked], minute(5));
+    expect([entry?.text, exit?.text, entry?.size]).toEqual(['LONG', 'end of data', 2]);
+    expect(tradeLines([picked], minute(5))).toEqual([{ key: minute(5), from: t(5), entry: 1.1, to: t(20), exit: 1.104, isWin: true, selected: true }]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ChartCandle, StrategySignal, Timeframe } from '@fxdesk/schemas';
+import type { ChartCandle, LabTrade, StrategySignal, Timeframe } from '@fxdesk/schemas';
 import type { CandlestickData, HistogramData, LineData, SeriesMarker, Time, UTCTimestamp } from 'lightweight-charts';
 import { candleOpen, TIMEFRAME_SECONDS } from '../market-time.js';
 
@@ -21,6 +21,8 @@ export const COLORS = {
   target: '#26a69a',
   k: '#4f9cf9',
   d: '#f6a343',
+  win: '#26a69a',
+  loss: '#ef5350',
 } as const;
 
 export function toTime(iso: string): UTCTimestamp {
@@ -186,6 +188,74 @@ export function signalLevels(
       selected: s.signal_id === selectedId,
     };
   });
+}
+
+/** A backtest's trade as the chart draws it: from its entry to its exit. */
+export type ChartTrade = Pick<LabTrade, 'side' | 'entry_time' | 'entry_price' | 'exit_time' | 'exit_price' | 'exit_reason' | 'pnl'>;
+
+/** A trade's name on the chart (a pair holds one position at a time, so its entry time names it). */
+export function tradeKey(trade: Pick<LabTrade, 'entry_time'>): string {
+  return trade.entry_time;
+}
+
+/** Trades whose entry and exit are both bars of the chart. */
+export function tradesOnChart<T extends ChartTrade>(trades: readonly T[], candles: readonly ChartCandle[]): T[] {
+  const times = new Set(candles.map((c) => toTime(c.time)));
+  return trades.filter((t) => times.has(toTime(t.entry_time)) && times.has(toTime(t.exit_time)));
+}
+
+/**
+ * Two markers per trade, at their prices: the entry as an arrow (up for a LONG, under the price;
+ * down for a SHORT, over it), the exit as a dot green for a gain and red for a loss; the picked
+ * trade's are labelled.
+ */
+export function tradeMarkers(trades: readonly ChartTrade[], selectedKey: string | null): SeriesMarker<Time>[] {
+  return trades.flatMap((t) => {
+    const long = t.side === 'LONG';
+    const picked = tradeKey(t) === selectedKey;
+    const entry: SeriesMarker<Time> = {
+      time: toTime(t.entry_time),
+      position: long ? 'atPriceBottom' : 'atPriceTop',
+      price: t.entry_price,
+      shape: long ? 'arrowUp' : 'arrowDown',
+      color: COLORS.entry,
+      size: picked ? 2 : 1,
+      ...(picked ? { text: t.side } : {}),
+    };
+    const exit: SeriesMarker<Time> = {
+      time: toTime(t.exit_time),
+      position: 'atPriceMiddle',
+      price: t.exit_price,
+      shape: 'circle',
+      color: t.pnl > 0 ? COLORS.win : COLORS.loss,
+      size: picked ? 2 : 1,
+      ...(picked ? { text: t.exit_reason.replace(/_/g, ' ') } : {}),
+    };
+    return [entry, exit];
+  });
+}
+
+/** A trade's line from its entry to its exit. */
+export interface TradeLine {
+  key: string;
+  from: UTCTimestamp;
+  entry: number;
+  to: UTCTimestamp;
+  exit: number;
+  isWin: boolean;
+  selected: boolean;
+}
+
+export function tradeLines(trades: readonly ChartTrade[], selectedKey: string | null): TradeLine[] {
+  return trades.map((t) => ({
+    key: tradeKey(t),
+    from: toTime(t.entry_time),
+    entry: t.entry_price,
+    to: toTime(t.exit_time),
+    exit: t.exit_price,
+    isWin: t.pnl > 0,
+    selected: tradeKey(t) === selectedKey,
+  }));
 }
 
 /**

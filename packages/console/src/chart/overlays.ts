@@ -9,7 +9,7 @@ import type {
   SeriesType,
   Time,
 } from 'lightweight-charts';
-import { COLORS, type SignalLevels, type Zone } from './chart-data.js';
+import { COLORS, type SignalLevels, type TradeLine, type Zone } from './chart-data.js';
 
 type Target = Parameters<IPrimitivePaneRenderer['draw']>[0];
 type Attached = SeriesAttachedParameter<Time, SeriesType>;
@@ -40,14 +40,19 @@ class View implements IPrimitivePaneView {
 
 /**
  * What lightweight-charts has no series for, drawn on the candle series' pane: fair value gaps as
- * shaded zones behind the candles, and each signal's entry, stop and target as segments from its
- * bar (the picked signal's bolder).
+ * shaded zones behind the candles, each signal's entry, stop and target as segments from its bar
+ * (the picked signal's bolder), and each backtest trade as a line from its entry to its exit.
  */
 export class ChartOverlays implements ISeriesPrimitive<Time> {
   private param: Attached | null = null;
   private zones: Zone[] = [];
   private levels: SignalLevels[] = [];
-  private readonly views: readonly IPrimitivePaneView[] = [new View('bottom', (t) => this.drawZones(t)), new View('normal', (t) => this.drawLevels(t))];
+  private trades: TradeLine[] = [];
+  private readonly views: readonly IPrimitivePaneView[] = [
+    new View('bottom', (t) => this.drawZones(t)),
+    new View('normal', (t) => this.drawLevels(t)),
+    new View('normal', (t) => this.drawTrades(t)),
+  ];
 
   attached(param: Attached): void {
     this.param = param;
@@ -69,9 +74,10 @@ export class ChartOverlays implements ISeriesPrimitive<Time> {
     return { priceRange: { minValue: Math.min(...prices), maxValue: Math.max(...prices) } };
   }
 
-  set(zones: Zone[], levels: SignalLevels[]): void {
+  set(zones: Zone[], levels: SignalLevels[], trades: TradeLine[]): void {
     this.zones = zones;
     this.levels = levels;
+    this.trades = trades;
     this.param?.requestUpdate();
   }
 
@@ -118,6 +124,30 @@ export class ChartOverlays implements ISeriesPrimitive<Time> {
           context.lineTo(x[1], Math.round(y) + 0.5);
           context.stroke();
         }
+      }
+      context.setLineDash([]);
+    });
+  }
+
+  private drawTrades(target: Target): void {
+    const attached = this.param;
+    const series = this.series();
+    if (!attached || !series) return;
+    const timeScale = attached.chart.timeScale();
+    target.useMediaCoordinateSpace(({ context }) => {
+      for (const trade of this.trades) {
+        const x1 = timeScale.timeToCoordinate(trade.from);
+        const x2 = timeScale.timeToCoordinate(trade.to);
+        const y1 = series.priceToCoordinate(trade.entry);
+        const y2 = series.priceToCoordinate(trade.exit);
+        if (x1 === null || x2 === null || y1 === null || y2 === null) continue;
+        context.lineWidth = trade.selected ? 2 : 1;
+        context.setLineDash(trade.selected ? [] : [5, 3]);
+        context.strokeStyle = trade.isWin ? COLORS.win : COLORS.loss;
+        context.beginPath();
+        context.moveTo(x1, y1);
+        context.lineTo(x2, y2);
+        context.stroke();
       }
       context.setLineDash([]);
     });

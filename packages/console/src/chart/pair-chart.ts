@@ -26,17 +26,25 @@ import {
   signalsOnChart,
   stochRsiLines,
   supertrendLine,
+  toTime,
+  tradeLines,
+  tradeMarkers,
+  tradesOnChart,
   volumeBars,
+  type ChartTrade,
 } from './chart-data.js';
 import { ChartOverlays } from './overlays.js';
 
-/** What the chart shows: a pair's closed candles on one timeframe, and its signals. */
+/** What the chart shows: a pair's closed candles on one timeframe, its signals, and a backtest's trades of it. */
 export interface ChartInput {
   instrument: string;
   timeframe: Timeframe;
   candles: ChartCandle[];
   signals: StrategySignal[];
   selectedId: string | null;
+  trades?: ChartTrade[];
+  /** The picked trade (tradeKey), drawn bolder and labelled. */
+  selectedTrade?: string | null;
 }
 
 const STOCH_PANE_HEIGHT = 110;
@@ -44,8 +52,9 @@ const STOCH_PANE_HEIGHT = 110;
 /**
  * The pair chart, drawn by lightweight-charts: candles with volume, the Supertrend (coloured by
  * direction), fair value gaps, the volume profile's POC/VAH/VAL, signal markers with their
- * levels, and the Stochastic RSI in a pane below. `show` draws everything from the data;
- * `tick` stretches the bar forming after the newest closed candle.
+ * levels, a backtest's trades (entry and exit markers joined by a line), and the Stochastic RSI
+ * in a pane below. `show` draws everything from the data; `tick` stretches the bar forming after
+ * the newest closed candle; `reveal` scrolls to a span of time.
  */
 export class PairChart {
   private readonly chart: IChartApi;
@@ -124,8 +133,15 @@ export class PairChart {
 
     const onChart = signalsOnChart(input.signals, input.candles, input.timeframe);
     const picked = pickedSignal(onChart, input.selectedId);
-    this.markers.setMarkers(signalMarkers(onChart, input.timeframe, picked?.signal_id ?? null));
-    this.overlays.set(fvgZones(input.candles), signalLevels(onChart, input.candles, input.timeframe, picked?.signal_id ?? null));
+    const trades = tradesOnChart(input.trades ?? [], input.candles);
+    const selectedTrade = input.selectedTrade ?? null;
+    const markers = [...signalMarkers(onChart, input.timeframe, picked?.signal_id ?? null), ...tradeMarkers(trades, selectedTrade)];
+    this.markers.setMarkers(markers.sort((a, b) => (a.time as number) - (b.time as number)));
+    this.overlays.set(
+      fvgZones(input.candles),
+      signalLevels(onChart, input.candles, input.timeframe, picked?.signal_id ?? null),
+      tradeLines(trades, selectedTrade),
+    );
     this.drawPriceLines(input, picked);
 
     if (key !== this.shownKey && bars.length > 0) {
@@ -141,6 +157,15 @@ export class PairChart {
     if (!bar) return;
     this.forming = bar;
     this.candles.update(bar);
+  }
+
+  /** Scrolls and zooms to show from `fromIso` to `toIso`, with `marginBars` on each side. */
+  reveal(fromIso: string, toIso: string, marginBars = 30): void {
+    const bars = this.input ? candleBars(this.input.candles) : [];
+    const first = bars.findIndex((b) => (b.time as number) >= toTime(fromIso));
+    const last = bars.findIndex((b) => (b.time as number) >= toTime(toIso));
+    if (first < 0 || last < 0) return;
+    this.chart.timeScale().setVisibleLogicalRange({ from: first - marginBars, to: last + marginBars });
   }
 
   dispose(): void {
