@@ -1,0 +1,115 @@
+import type { Bar, SimulatedMarket } from '@fxdesk/broker';
+import type { MarketDataClient } from '@fxdesk/client';
+import { TIMEFRAME_SECONDS, type IntervalCandle, type Timeframe } from '@fxdesk/schemas';
+import type { LabCandle } from './types.js';
+
+/** Where a backtest's candles come from: the simulated market, or the market-data service's history by date. */
+export interface LabHistory {
+  /**
+   * Closed candles with fromSec ≤ time < toSec (time = the bar's OPEN, epoch seconds), oldest
+   * first, read a page at a time under the venue's per-request limit. `onProgress` hears the
+   * fraction of the range read, from 0 to 1.
+   */
+  candles(symbol: string, timeframe: Timeframe, fromSec: number, toSec: number, onProgress?: (fraction: number) => void): Promise<LabCandle[]>;
+  /** Every symbol with a history, and the decimal places of its prices. */
+  catalog(): Promise<Array<{ symbol: string; digits: number }>>;
+}
+
+/** Bars the simulated market builds between two turns of the event loop (about a tenth of a second). */
+const SIMULATED_PAGE_BARS = 10_000;
+
+/**
+ * The in-process simulated market's history: a function of SIM_SEED (and the market's settings)
+ * and the range, whatever the clock, except that a bar still forming now is left out. Built a
+ * page at a time, yielding to the event loop between pages.
+ */
+export class SimulatedLabHistory implements LabHistory {
+  constructor(private readonly market: SimulatedMarket) {}
+
+  async catalog(): Promise<Array<{ symbol: string; digits: number }>> {
+    return this.market.symbols().map((s) => ({ symbol: s.symbol, digits: s.digits }));
+  }
+
+  async candles(symbol: string, timeframe: Timeframe, fromSec: number, toSec: number, onProgress?: (fraction: number) => void): Promise<LabCandle[]> {
+    const spec = this.market.spec(symbol);
+    if (!spec) throw new RangeError(`the simulated market does not list ${JSON.stringify(symbol)}`);
+    const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
+    const fromMs = fromSec * 1000;
+    const endMs = Math.min(toSec * 1000, Math.floor(this.market.clock.now() / sizeMs) * sizeMs);
+    const candles: LabCandle[] = [];
+    for (let pageFromMs = fromMs; pageFromMs < endMs;) {
+      const bars = this.market.barsBetween(symbol, timeframe, pageFromMs, endMs, SIMULATED_PAGE_BARS);
+      for (const bar of bars) candles.push(labCandleOfBar(bar, spec.digits));
+      if (bars.length < SIMULATED_PAGE_BARS) break;
+      pageFromMs = bars.at(-1)!.time * 1000 + sizeMs;
+      onProgress?.(progress(fromMs, pageFromMs, endMs));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    onProgress?.(1);
+    return candles;
+  }
+}
+
+/**
+ * The market-data service's history by date (GET /v1/market-data/candles with from and to),
+ * page after page through `next_from`, each page at most the service's MAX_CANDLES (or
+ * `pageSize`). The service reads its feed's history: the simulated market for its SIM_SEED, or
+ * the real venue's documented history calls, paced within their limits.
+ */
+export class MarketDataLabHistory implements LabHistory {
+  constructor(
+    private readonly client: MarketDataClient,
+    private readonly options: { pageSize?: number } = {},
+  ) {}
+
+  async catalog(): Promise<Array<{ symbol: string; digits: number }>> {
+    return (await this.client.symbols()).map((e) => ({ symbol: e.symbol, digits: e.digits }));
+  }
+
+  async candles(symbol: string, timeframe: Timeframe, fromSec: number, toSec: number, onProgress?: (fraction: number) => void): Promise<LabCandle[]> {
+    const lengthSec = TIMEFRAME_SECONDS[timeframe];
+    const to = new Date(toSec * 1000).toISOString();
+    const candles: LabCandle[] = [];
+    // The service refuses an empty range (422); an empty range has no candle.
+    if (fromSec >= toSec) return candles;
+    for (let from: string | null = new Date(fromSec * 1000).toISOString(); from !== null;) {
+      const page = await this.client.candlePage(symbol, timeframe, from, to, this.options.pageSize);
+      for (const candle of page.candles) candles.push(labCandleOfInterval(candle, lengthSec));
+      from = page.nextFrom;
+      if (from !== null) onProgress?.(progress(fromSec * 1000, Date.parse(from), toSec * 1000));
+    }
+    onProgress?.(1);
+    return candles;
+  }
+}
+
+/** A simulated bar as a lab candle: the spread from points to price units, as the market-data service writes it. */
+function labCandleOfBar(bar: Bar, digits: number): LabCandle {
+  return {
+    time: bar.time,
+    open: bar.open,
+    high: bar.high,
+    low: bar.low,
+    close: bar.close,
+    volume: bar.tickVolume,
+    // Whole points over a power of ten: the double nearest the decimal price, as JSON would carry it.
+    spread: bar.spread === null ? null : bar.spread / 10 ** digits,
+  };
+}
+
+/** A spec 002 candle (`ts` = the END of its interval) as a lab candle (`time` = its open). */
+function labCandleOfInterval(candle: IntervalCandle, lengthSec: number): LabCandle {
+  return {
+    time: Math.round(Date.parse(candle.ts) / 1000) - lengthSec,
+    open: candle.open,
+    high: candle.high,
+    low: candle.low,
+    close: candle.close,
+    volume: candle.volume,
+    spread: candle.spread,
+  };
+}
+
+function progress(fromMs: number, reachedMs: number, endMs: number): number {
+  return Math.min(1, Math.max(0, (reachedMs - fromMs) / (endMs - fromMs)));
+}
