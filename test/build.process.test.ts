@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServices, serviceEntries, type BuiltService } from '../scripts/build-services.js';
 import { answers, freePort, root, runNode, until } from '@fxdesk/core/testing';
+import { toColumns, type RunRequest, type WorkerReply } from '../services/strategy/src/lab/pool.js';
 
 // What production runs: `npm run build`, then plain `node services/<name>/dist/server.js` from
 // the repository root, no tsx and no esbuild loaded.
@@ -51,6 +53,40 @@ describe('the compiled services', () => {
     const res = await fetch(`${base('strategy')}/redoc/redoc.standalone.js`);
     expect(res.status).toBe(200);
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it("the strategy's lab worker, dist/lab-worker.js beside dist/server.js, runs a backtest under plain node", async () => {
+    const strategy = services.find((s) => s.name === 'strategy');
+    expect(strategy?.workers.map((w) => path.relative(root, w.outfile))).toEqual(['services/strategy/dist/lab-worker.js']);
+    const candles = Array.from({ length: 400 }, (_, i) => {
+      const close = 1.1 + 0.002 * Math.sin(i / 15);
+      return { time: 1_767_571_200 + i * 300, open: close - 0.0001, high: close + 0.0003, low: close - 0.0004, close, volume: 100, spread: null };
+    });
+    const request: RunRequest = {
+      job: {
+        timeframe: 'M5',
+        pairs: [{ instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: toColumns(candles, 1) }],
+        conversion: [],
+        rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5 },
+        fills: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } },
+        initialBalance: 100_000,
+        accountCurrency: 'USD',
+        fromSec: candles[300]!.time,
+        toSec: candles[399]!.time + 300,
+      },
+      cancelFlag: new SharedArrayBuffer(4),
+    };
+    const worker = new Worker(path.join(root, 'services/strategy/dist/lab-worker.js'), { workerData: {} });
+    try {
+      const reply = await new Promise<WorkerReply>((resolve, reject) => {
+        worker.on('message', (m: WorkerReply) => m.type !== 'progress' && resolve(m));
+        worker.once('error', reject);
+        worker.postMessage(request);
+      });
+      expect(reply).toMatchObject({ type: 'done', result: { candles: 100 } });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('the strategy serves the Swagger UI assets from its npm package', async () => {
