@@ -1,4 +1,6 @@
+import type { SimulatedMarket } from '@fxdesk/broker';
 import { syntheticCandles } from '@fxdesk/indicators';
+import type { Timeframe } from '@fxdesk/schemas';
 import {
   ratesFromCandles,
   runBacktest,
@@ -72,4 +74,21 @@ export function backtest(pairs: BacktestPair[], fromSec: number, overrides: Part
     rates: ratesFromCandles(pairs, 'USD'),
     ...overrides,
   });
+}
+
+/** The simulated market's closed bars of [fromMs, toMs) as lab candles (the bar's spread in points → price). */
+export function simulatedCandles(market: SimulatedMarket, instrument: string, timeframe: Timeframe, fromMs: number, toMs: number): BacktestPair {
+  const symbol = instrument.replace('_', '');
+  const digits = market.spec(symbol)!.digits;
+  const point = 10 ** -digits;
+  const candles = market.barsBetween(symbol, timeframe, fromMs, toMs).map((b) => ({
+    time: b.time,
+    open: b.open,
+    high: b.high,
+    low: b.low,
+    close: b.close,
+    volume: b.tickVolume,
+    spread: b.spread === null ? null : b.spread * point,
+  }));
+  return { instrument, symbol, digits, candles };
 }

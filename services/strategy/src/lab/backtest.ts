@@ -231,6 +231,7 @@ class Run {
       const decision = decide(snapshot, p.settings);
       if (decision !== null) {
         this.signals++;
+        this.input.onSignal?.(p.pair.instrument, candle.time, decision);
         if (p.isOpen) {
           this.skipped++;
         } else {

@@ -6,6 +6,7 @@
 import type { Candle } from '@fxdesk/indicators';
 import type { Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
+import type { SignalDecision } from '../signal-rule.js';
 
 export type { StrategyRules } from '../rules.js';
 
@@ -153,10 +154,12 @@ export interface BacktestInput {
   onProgress?: (fraction: number) => void;
   /** Checked every few thousand candles; true stops the run with BacktestCancelledError. */
   isCancelled?: () => boolean;
+  /** Told each signal the rule gives in the window, traded or not, with the open time of its candle. */
+  onSignal?: (instrument: string, candleTimeSec: number, decision: SignalDecision) => void;
 }
 
 /** A backtest in a form that crosses a thread boundary: no functions. */
-export interface BacktestJob extends Omit<BacktestInput, 'rates' | 'onProgress' | 'isCancelled'> {
+export interface BacktestJob extends Omit<BacktestInput, 'rates' | 'onProgress' | 'isCancelled' | 'onSignal'> {
   /** Candles of the pairs the conversion needs that are not traded (e.g. GBP_USD for EUR_GBP). */
   conversion: BacktestPair[];
 }

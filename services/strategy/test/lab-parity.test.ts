@@ -1,0 +1,90 @@
+import { SimulatedMarket } from '@fxdesk/broker';
+import type { Candle } from '@fxdesk/indicators';
+import { ManualClock } from '@fxdesk/primitives';
+import type { StrategySignal } from '@fxdesk/schemas';
+import { describe, expect, it } from 'vitest';
+import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
+import type { MarketSource } from '../src/market-source.js';
+import { rulesOf } from '../src/rules.js';
+import { FILLS, simulatedCandles } from './lab-fixtures.js';
+import { harness, testConfig } from './helpers.js';
+
+const MINUTE = 60_000;
+const WARMUP = 300;
+const CLOSES = 1500;
+const INSTRUMENTS = ['EUR_USD', 'USD_JPY', 'GBP_USD'];
+/** Monday 2026-01-05 00:00 UTC: the recording starts here, the live run WARMUP minutes later. */
+const RECORDED_FROM = Date.UTC(2026, 0, 5);
+
+/**
+ * A market that serves a recorded candle sequence as it would have closed: at the clock's time,
+ * the candles that had closed by then. No quotes.
+ */
+function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: ManualClock): MarketSource {
+  const bySymbol = new Map(pairs.map((p) => [p.symbol, p.candles]));
+  return {
+    name: 'simulated',
+    catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
+    closedCandles: async (symbol, _timeframe, count) => {
+      const closed = (bySymbol.get(symbol) ?? []).filter((c) => (c.time + 60) * 1000 <= clock.now());
+      return closed.slice(-count).map(({ spread: _spread, ...candle }): Candle => candle);
+    },
+    subscribe: () => ({ close: () => {} }),
+    rate: (from, to) => market.rate(from, to, clock.now()),
+    close: async () => {},
+  };
+}
+
+const key = (instrument: string, type: string, candleTime: string, entry: number, stop: number, target: number, confluence: number) =>
+  `${instrument} ${type} ${candleTime} entry ${entry} stop ${stop} target ${target} confluence ${confluence}`;
+
+describe('one decision path', () => {
+  it('a live engine over a recorded candle sequence and a backtest over the same candles give the same signals', async () => {
+    // M1, MIN_CONFLUENCE 1, three pairs; 300 candles of warm-up, then 1 500 closes one at a time.
+    const market = new SimulatedMarket({ seed: 'parity', tickIntervalMs: 1000, marketHours: false, clock: new ManualClock(0) });
+    const pairs = INSTRUMENTS.map((i) => simulatedCandles(market, i, 'M1', RECORDED_FROM, RECORDED_FROM + (WARMUP + CLOSES) * MINUTE));
+    const startMs = RECORDED_FROM + WARMUP * MINUTE;
+    const clock = new ManualClock(startMs);
+    const env = { TIMEFRAME: 'M1', MIN_CONFLUENCE: '1', WARMUP_CANDLES: String(WARMUP), INSTRUMENTS: INSTRUMENTS.join(','), SIM_MARKET_HOURS: 'false' };
+    const h = await harness({ clock, env, deps: { source: recordedSource(market, pairs, clock) } });
+    const live: string[] = [];
+    try {
+      await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
+      await h.settle();
+      for (let i = 0; i < CLOSES; i++) await h.advance(MINUTE);
+      const stored: StrategySignal[] = [];
+      for (let before: number | undefined; ;) {
+        const page = h.store.page({ limit: 500, before });
+        stored.push(...page.signals);
+        if (page.nextBefore === null) break;
+        before = page.nextBefore;
+      }
+      for (const s of stored) live.push(key(s.instrument, s.type, s.candle_time, s.entry_price, s.stop_loss, s.take_profit, s.confluence_score));
+    } finally {
+      await h.close();
+    }
+
+    // The backtest: the same candles; the live engine's first decision is on the candle that
+    // closed at its start (the warm-up's last), so the window starts there.
+    const lab: string[] = [];
+    runBacktest({
+      timeframe: 'M1',
+      pairs,
+      rules: rulesOf(testConfig(env)),
+      fills: FILLS,
+      initialBalance: 100_000,
+      accountCurrency: 'USD',
+      fromSec: pairs[0]!.candles[WARMUP - 1]!.time,
+      toSec: startMs / 1000 + CLOSES * 60,
+      rates: ratesFromCandles(pairs, 'USD'),
+      onSignal: (instrument, timeSec, d) =>
+        lab.push(key(instrument, d.type, new Date(timeSec * 1000).toISOString(), d.entry, d.stopLoss, d.takeProfit, d.confluence)),
+    });
+
+    live.sort();
+    lab.sort();
+    expect(lab).toEqual(live);
+    // Several signals on every pair.
+    for (const instrument of INSTRUMENTS) expect(live.filter((s) => s.startsWith(instrument)).length).toBeGreaterThan(5);
+  }, 60_000);
+});
