@@ -99,4 +99,29 @@ describe('the market-data service on BROKER=ctrader', () => {
     expect(candles.map((c) => c.ts)).toEqual(['2026-01-07T11:58:00.000Z', '2026-01-07T11:59:00.000Z', '2026-01-07T12:00:00.000Z']);
     expect(candles[0]).toMatchObject({ provider: 'ctrader', source_instrument: 'EURUSD', spread: null, spread_source: null });
   });
+
+  it('answers candles by date page by page from trendbars requests the venue accepts', async () => {
+    const times: string[] = [];
+    let next: string | null = '2026-01-01T00:00:00Z';
+    while (next !== null) {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/v1/market-data/candles?symbol=EURUSD&timeframe=M5&from=${next}&to=2026-01-07T00:00:00Z&count=600`,
+        headers: auth,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json<{ candles: { ts: string; spread: number | null }[]; next_from: string | null }>();
+      expect(page.candles.every((c) => c.spread === null)).toBe(true);
+      times.push(...page.candles.map((c) => c.ts));
+      next = page.next_from;
+    }
+    // Thursday, Friday to 22:00, Sunday from 22:00, Monday and Tuesday: 288 + 264 + 24 + 288 + 288.
+    expect(times).toHaveLength(1152);
+    expect(new Set(times).size).toBe(times.length);
+    expect(times[0]).toBe('2026-01-01T00:05:00.000Z');
+    expect(times.at(-1)).toBe('2026-01-07T00:00:00.000Z');
+    const requests = fake.messages(2137).map((m) => m.payload as { fromTimestamp: number; toTimestamp: number });
+    expect(requests.every((r) => r.toTimestamp - r.fromTimestamp <= 302_400_000)).toBe(true);
+    expect(fake.errorsSent).toEqual([]);
+  });
 });
