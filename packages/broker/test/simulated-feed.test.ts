@@ -115,10 +115,19 @@ describe('SimulatedFeed', () => {
     expect(whole).toEqual(late.market.barsBetween('EURUSD', 'M5', from, to));
   });
 
+  it('answers more trendbars by range than the market builds in one call, without a gap', async () => {
+    const { feed, market } = await connectedFeed();
+    const [from, to] = [Date.UTC(2025, 8, 1), Date.UTC(2026, 0, 3)];
+    const bars = await feed.trendbarsBetween('EURUSD', 'M1', from, to, 100_001);
+    expect(bars).toHaveLength(100_001);
+    const rest = market.barsBetween('EURUSD', 'M1', bars.at(-2)!.time * 1000, to, 2);
+    expect(bars.slice(-2)).toEqual(rest);
+  });
+
   it('refuses trendbars by range of an unknown symbol, with a bad limit, or while disconnected', async () => {
     const { feed } = await connectedFeed();
     await expect(feed.trendbarsBetween('NOSUCH', 'M5', 0, 1, 1)).rejects.toMatchObject({ kind: 'not_found' });
-    await expect(feed.trendbarsBetween('EURUSD', 'M5', 0, 1, 100_001)).rejects.toMatchObject({ kind: 'rejected' });
+    await expect(feed.trendbarsBetween('EURUSD', 'M5', 0, 1, -1)).rejects.toMatchObject({ kind: 'rejected' });
     feed.simulateDisconnect();
     await expect(feed.trendbarsBetween('EURUSD', 'M5', 0, 1, 1)).rejects.toMatchObject({ kind: 'disconnected' });
   });

@@ -81,17 +81,23 @@ export class SimulatedFeed extends FeedEvents implements QuoteFeed {
     return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
   }
 
-  /** The market's bars by range (barsBetween), cut where the bar forming now starts. */
+  /** The market's bars by range (barsBetween, MAX_BAR_COUNT at a time), cut where the bar forming now starts. */
   async trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
     this.ensureConnected();
     if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_BAR_COUNT) {
-      throw new BrokerError('rejected', `limit must be an integer from 0 to ${MAX_BAR_COUNT}, got ${limit}`);
-    }
+    if (!Number.isInteger(limit) || limit < 0) throw new BrokerError('rejected', `limit must be a non-negative integer, got ${limit}`);
     if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new BrokerError('rejected', 'fromMs and toMs must be finite epoch milliseconds');
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
-    const formingStartMs = Math.floor(this.clock.now() / sizeMs) * sizeMs;
-    return this.market.barsBetween(symbol, timeframe, fromMs, Math.min(toMs, formingStartMs), limit);
+    const endMs = Math.min(toMs, Math.floor(this.clock.now() / sizeMs) * sizeMs);
+    const bars: Bar[] = [];
+    for (let pageFromMs = fromMs; bars.length < limit;) {
+      const wanted = Math.min(MAX_BAR_COUNT, limit - bars.length);
+      const page = this.market.barsBetween(symbol, timeframe, pageFromMs, endMs, wanted);
+      bars.push(...page);
+      if (page.length < wanted) break;
+      pageFromMs = page.at(-1)!.time * 1000 + sizeMs;
+    }
+    return bars;
   }
 
   isMarketOpen(symbol: string, epochMs: number): boolean {
