@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 
-/** The routes the console reads from the strategy service: spec 000's, the console's own and the event stream. */
-const STRATEGY_ROUTES = ['/status', '/pairs', '/signals', '/start', '/stop', '/restart', '/console', '/events'];
+/** The routes the console reads from the strategy service: spec 000's, the console's own, the event stream and the lab's. */
+const STRATEGY_ROUTES = ['/status', '/pairs', '/signals', '/start', '/stop', '/restart', '/console', '/events', '/backtests', '/sweeps'];
 
 /**
  * `npm run build -w @fxdesk/console` writes dist/, which the strategy service serves at /ui/.

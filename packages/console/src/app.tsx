@@ -3,9 +3,12 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api, describeError } from './api.js';
 import { Banners } from './components/banners.js';
 import { ActivityPage } from './pages/activity.js';
+import { BacktestPage } from './pages/backtest.js';
 import { DeskPage } from './pages/desk.js';
+import { LabPage } from './pages/lab.js';
 import { LoginPage } from './pages/login.js';
 import { PairPage } from './pages/pair.js';
+import { SweepPage } from './pages/sweep.js';
 import { Link, useRoute } from './router.js';
 import { routeHref, type Route } from './routes.js';
 import { DeskContext, useDesk, useDeskConnection } from './use-desk.js';
@@ -90,6 +93,9 @@ function Header({ route, loginRequired, onLogout }: { route: Route; loginRequire
         <Link href={routeHref({ page: 'activity', tab: 'signals' })} aria-current={route.page === 'activity' ? 'page' : undefined}>
           Activity
         </Link>
+        <Link href={routeHref({ page: 'lab' })} aria-current={route.page === 'lab' || route.page === 'backtest' || route.page === 'sweep' ? 'page' : undefined}>
+          Lab
+        </Link>
       </nav>
       <span class={`live ${live ? 'on' : 'off'}`} role="status" aria-label={live ? 'Live updates on' : 'Live updates interrupted'}>
         <span class="dot" aria-hidden="true" />
@@ -112,6 +118,12 @@ function Page({ route }: { route: Route }) {
       return <PairPage instrument={route.instrument} timeframe={route.timeframe} signalId={route.signalId} />;
     case 'activity':
       return <ActivityPage tab={route.tab} />;
+    case 'lab':
+      return <LabPage />;
+    case 'backtest':
+      return <BacktestPage id={route.id} instrument={route.instrument} />;
+    case 'sweep':
+      return <SweepPage id={route.id} x={route.x} y={route.y} />;
     case 'not_found':
       return (
         <div class="panel">

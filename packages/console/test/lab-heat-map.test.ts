@@ -64,9 +64,15 @@ describe('ranking and colour', () => {
     expect(isBetter(sweepResult({}, null), a, 'net_profit')).toBe(false);
   });
 
-  it('diverges a profit at zero: losses towards 0, gains towards 1, each side by its own extreme', () => {
+  it('diverges a profit at zero: losses in reds (0–0.45), gains in greens (0.55–1), each side from its worst to its best', () => {
     const tone = toneScale([-200, -50, 0, 100], 'net_profit');
-    expect([tone(-200), tone(-50), tone(0), tone(50), tone(100)]).toEqual([0, 0.375, 0.5, 0.75, 1]);
+    expect([tone(-200), tone(-100), tone(0), tone(50), tone(100)]).toEqual([0, 0.225, 0.5, 0.775, 1]);
+  });
+
+  it('still tells apart settings that all lose, all in reds', () => {
+    const tone = toneScale([-300, -200, -100], 'net_profit');
+    expect([tone(-300), tone(-200), tone(-100)]).toEqual([0, 0.225, 0.45]);
+    expect(toneScale([-5], 'net_profit')(-5)).toBe(0.25);
   });
 
   it('spreads a drawdown linearly, the smallest best', () => {

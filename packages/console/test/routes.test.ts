@@ -15,6 +15,16 @@ describe('routes', () => {
     expect(parseRoute('/ui/activity', '?tab=nope')).toEqual({ page: 'activity', tab: 'signals' });
   });
 
+  it('reads the lab, a backtest with the pair it charts and a sweep with its heat map’s axes', () => {
+    expect(parseRoute('/ui/lab', '')).toEqual({ page: 'lab' });
+    expect(parseRoute('/ui/lab/backtests/42', '?pair=usd_jpy')).toEqual({ page: 'backtest', id: '42', instrument: 'USD_JPY' });
+    expect(parseRoute('/ui/lab/backtests/42', '?pair=nope')).toEqual({ page: 'backtest', id: '42', instrument: null });
+    expect(parseRoute('/ui/lab/sweeps/7', '?x=min_confluence&y=risk_reward')).toEqual({ page: 'sweep', id: '7', x: 'min_confluence', y: 'risk_reward' });
+    expect(parseRoute('/ui/lab/sweeps/7', '?x=colour')).toEqual({ page: 'sweep', id: '7', x: null, y: null });
+    expect(parseRoute('/ui/lab/runs/7', '').page).toBe('not_found');
+    expect(parseRoute('/ui/lab/backtests/', '').page).toBe('not_found');
+  });
+
   it('answers not found for any other path', () => {
     expect(parseRoute('/ui/pair/not-a-pair', '').page).toBe('not_found');
     expect(parseRoute('/ui/settings', '').page).toBe('not_found');
@@ -27,6 +37,11 @@ describe('routes', () => {
       { page: 'pair', instrument: 'USD_JPY', timeframe: null, signalId: null },
       { page: 'activity', tab: 'signals' },
       { page: 'activity', tab: 'deliveries' },
+      { page: 'lab' },
+      { page: 'backtest', id: '12', instrument: 'EUR_USD' },
+      { page: 'backtest', id: '12', instrument: null },
+      { page: 'sweep', id: '3', x: 'supertrend_atr_period', y: 'min_confluence' },
+      { page: 'sweep', id: '3', x: null, y: null },
     ];
     for (const route of routes) {
       if (route.page === 'not_found') continue;

@@ -4,7 +4,7 @@ import { Link } from '../router.js';
 import { signalHref } from '../routes.js';
 import { useNow } from '../use-desk.js';
 
-const GOOD = new Set(['filled', 'partially_filled', 'placed', 'paper', 'sent', 'delivered', 'read']);
+const GOOD = new Set(['filled', 'partially_filled', 'placed', 'paper', 'sent', 'delivered', 'read', 'done']);
 const BAD = new Set(['rejected', 'unknown', 'failed']);
 
 /** A status word coloured by what it means for the trader: done, pending, or needs a look. */

@@ -45,8 +45,9 @@ export interface HeatMap {
 
 /**
  * Maps values to tones. Metrics with a point where bad turns good (a profit of 0, a profit
- * factor of 1) diverge from it: below it shades towards 0, above it towards 1, each side scaled
- * by its own extreme. The others spread linearly from the worst (0) to the best (1).
+ * factor of 1) diverge from it: values below it spread over 0–0.45 (reds), values above it over
+ * 0.55–1 (greens), each side from its worst to its best value, so settings that all lose still
+ * read apart. The others spread linearly from the worst (0) to the best (1).
  */
 export function toneScale(values: readonly number[], metric: RankMetric): (value: number) => number {
   if (values.length === 0) return () => 0.5;
@@ -54,9 +55,13 @@ export function toneScale(values: readonly number[], metric: RankMetric): (value
   const max = Math.max(...values);
   const pivot = metricPivot(metric);
   if (pivot !== null) {
-    const above = Math.max(max - pivot, 0);
-    const below = Math.max(pivot - min, 0);
-    return (v) => (v >= pivot ? 0.5 + (above === 0 ? 0 : (0.5 * (v - pivot)) / above) : 0.5 - (below === 0 ? 0 : (0.5 * (pivot - v)) / below));
+    const top = Math.min(max, pivot);
+    const bottom = Math.max(min, pivot);
+    return (v) => {
+      if (v === pivot) return 0.5;
+      if (v < pivot) return top === min ? 0.25 : (0.45 * (v - min)) / (top - min);
+      return max === bottom ? 0.75 : 0.55 + (0.45 * (v - bottom)) / (max - bottom);
+    };
   }
   if (max === min) return () => 0.5;
   return (v) => (isLowerBetter(metric) ? (max - v) / (max - min) : (v - min) / (max - min));

@@ -1,0 +1,299 @@
+import type { RankMetric, Timeframe } from '@fxdesk/schemas';
+import { useMemo, useState } from 'preact/hooks';
+import { ApiError, describeError } from '../api.js';
+import { pairLabel } from '../format.js';
+import { metricLabel, RANK_METRICS } from '../lab/metrics.js';
+import {
+  backtestRequest,
+  defaultBacktestForm,
+  defaultSweepForm,
+  gridOf,
+  MAX_INSTRUMENTS,
+  MAX_SETTINGS,
+  sweepRequest,
+  type BacktestForm,
+  type Problem,
+  type SweepForm,
+  type VolumeMode,
+} from '../lab/requests.js';
+import { LAB_RULES } from '../lab/rules.js';
+import { TIMEFRAMES } from '../market-time.js';
+import { navigate } from '../router.js';
+import { backtestHref, sweepHref } from '../routes.js';
+import { useDesk } from '../use-desk.js';
+
+type Kind = 'backtest' | 'sweep';
+
+/** What the service refused, field by field (422 details), else its message. */
+function refusal(err: unknown): Problem[] {
+  if (err instanceof ApiError && err.details.length > 0)
+    return err.details.map((d) => ({ field: d.path, message: `${d.path.replace(/^body\./, '')}: ${d.message}` }));
+  return [{ field: '', message: describeError(err) }];
+}
+
+/** Starts a backtest or a sweep from the monitored pairs; opens its page once the service took it. */
+export function LabForm({ instruments, timeframe }: { instruments: string[]; timeframe: Timeframe }) {
+  const { api } = useDesk();
+  const [kind, setKind] = useState<Kind>('backtest');
+  const [form, setForm] = useState<BacktestForm>(() => defaultBacktestForm(instruments, timeframe, Date.now()));
+  const [sweep, setSweep] = useState<SweepForm>(defaultSweepForm);
+  const [problems, setProblems] = useState<Problem[]>([]);
+  const [busy, setBusy] = useState(false);
+  const grid = useMemo(() => gridOf(sweep), [sweep]);
+
+  const edit = (patch: Partial<BacktestForm>) => setForm((f) => ({ ...f, ...patch }));
+  const editSweep = (patch: Partial<SweepForm>) => setSweep((s) => ({ ...s, ...patch }));
+  const text = (value: string | undefined) => value ?? '';
+  const hasProblem = (field: string) => problems.some((p) => p.field === field || p.field.endsWith(`.${field}`));
+  const pairs = [...new Set([...instruments, ...form.instruments])];
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const now = Date.now();
+    let start: () => Promise<string>;
+    if (kind === 'backtest') {
+      const built = backtestRequest(form, now);
+      if (!built.ok) return setProblems(built.problems);
+      start = async () => backtestHref((await api.startBacktest(built.body)).id);
+    } else {
+      const built = sweepRequest(form, sweep, now);
+      if (!built.ok) return setProblems(built.problems);
+      start = async () => sweepHref((await api.startSweep(built.body)).id);
+    }
+    setProblems([]);
+    setBusy(true);
+    try {
+      navigate(await start());
+    } catch (err) {
+      setProblems(refusal(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="panel lab-form" onSubmit={(e) => void submit(e)} aria-labelledby="new-run-title" noValidate>
+      <h2 id="new-run-title">New run</h2>
+      <div role="radiogroup" aria-label="Run" class="timeframes">
+        {(['backtest', 'sweep'] as const).map((k) => (
+          <label key={k} class={k === kind ? 'checked' : ''}>
+            <input type="radio" name="kind" value={k} checked={k === kind} onChange={() => setKind(k)} />
+            {k === 'backtest' ? 'Backtest' : 'Sweep'}
+          </label>
+        ))}
+      </div>
+
+      <fieldset class="pairs-pick" aria-invalid={hasProblem('instruments')}>
+        <legend>
+          Pairs <span class="muted">(1 to {MAX_INSTRUMENTS})</span>
+        </legend>
+        {pairs.length === 0 && <p class="empty">No monitored pair: start the strategy on some first.</p>}
+        {pairs.map((i) => (
+          <label key={i} class="check">
+            <input
+              type="checkbox"
+              name="instruments"
+              value={i}
+              checked={form.instruments.includes(i)}
+              onChange={(e) => edit({ instruments: e.currentTarget.checked ? [...form.instruments, i] : form.instruments.filter((x) => x !== i) })}
+            />
+            {pairLabel(i)}
+          </label>
+        ))}
+      </fieldset>
+
+      <div class="fields">
+        <label>
+          Timeframe
+          <select name="timeframe" value={form.timeframe} onChange={(e) => edit({ timeframe: e.currentTarget.value as Timeframe })}>
+            {TIMEFRAMES.map((tf) => (
+              <option key={tf} value={tf}>
+                {tf}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" name="from" value={form.from} aria-invalid={hasProblem('from')} onInput={(e) => edit({ from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To <span class="muted">(exclusive)</span>
+          <input type="date" name="to" value={form.to} aria-invalid={hasProblem('to')} onInput={(e) => edit({ to: e.currentTarget.value })} />
+        </label>
+        <label>
+          Name <span class="muted">(optional)</span>
+          <input type="text" name="name" maxLength={100} value={form.name} onInput={(e) => edit({ name: e.currentTarget.value })} />
+        </label>
+      </div>
+
+      <fieldset class="rules">
+        <legend>Rules: empty keeps the strategy's own{kind === 'sweep' ? '; values to try like 8, 10, 12 or 8..14 by 2' : ''}</legend>
+        {LAB_RULES.map((rule) => (
+          <div class="rule" key={rule.key}>
+            <label>
+              {rule.label}{' '}
+              <span class="muted">
+                ({rule.min}–{rule.max})
+              </span>
+              <input
+                type="number"
+                name={`rules.${rule.key}`}
+                min={rule.min}
+                max={rule.max}
+                step={rule.isInteger ? 1 : 'any'}
+                inputMode={rule.isInteger ? 'numeric' : 'decimal'}
+                placeholder="live"
+                value={text(form.rules[rule.key])}
+                aria-invalid={hasProblem(`rules.${rule.key}`)}
+                onInput={(e) => edit({ rules: { ...form.rules, [rule.key]: e.currentTarget.value } })}
+              />
+            </label>
+            {kind === 'sweep' && (
+              <label>
+                Try <span class="visually-hidden">{rule.label}</span>
+                <input
+                  type="text"
+                  name={`grid.${rule.key}`}
+                  placeholder="—"
+                  value={text(sweep.grid[rule.key])}
+                  aria-invalid={hasProblem(`grid.${rule.key}`)}
+                  onInput={(e) => editSweep({ grid: { ...sweep.grid, [rule.key]: e.currentTarget.value } })}
+                />
+              </label>
+            )}
+          </div>
+        ))}
+      </fieldset>
+
+      {kind === 'sweep' && (
+        <fieldset class="fields">
+          <legend>
+            Sweep: {grid.count} {grid.count === 1 ? 'setting' : 'settings'} <span class="muted">(at most {MAX_SETTINGS})</span>
+          </legend>
+          <label>
+            Rank by
+            <select name="rank_by" value={sweep.rankBy} onChange={(e) => editSweep({ rankBy: e.currentTarget.value as RankMetric })}>
+              {RANK_METRICS.map((m) => (
+                <option key={m} value={m}>
+                  {metricLabel(m)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="check">
+            <input type="checkbox" name="walk_forward" checked={sweep.walkForward} onChange={(e) => editSweep({ walkForward: e.currentTarget.checked })} />
+            Walk-forward
+          </label>
+          {sweep.walkForward && (
+            <>
+              <label>
+                Windows <span class="muted">(1–20)</span>
+                <input
+                  type="number"
+                  name="windows"
+                  min={1}
+                  max={20}
+                  step={1}
+                  value={sweep.windows}
+                  onInput={(e) => editSweep({ windows: e.currentTarget.value })}
+                />
+              </label>
+              <label>
+                In-sample % <span class="muted">(50–90)</span>
+                <input
+                  type="number"
+                  name="in_sample_percent"
+                  min={50}
+                  max={90}
+                  step={1}
+                  value={sweep.inSamplePercent}
+                  onInput={(e) => editSweep({ inSamplePercent: e.currentTarget.value })}
+                />
+              </label>
+            </>
+          )}
+        </fieldset>
+      )}
+
+      <details class="fills">
+        <summary>Balance and fills</summary>
+        <div class="fields">
+          <label>
+            Initial balance
+            <input
+              type="number"
+              name="initial_balance"
+              min={0}
+              step="any"
+              placeholder="PAPER_BALANCE"
+              value={form.initialBalance}
+              onInput={(e) => edit({ initialBalance: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Spread (points)
+            <input
+              type="number"
+              name="spread_points"
+              min={0}
+              step="any"
+              placeholder="the candles' own"
+              value={form.spreadPoints}
+              onInput={(e) => edit({ spreadPoints: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Slippage (points)
+            <input
+              type="number"
+              name="slippage_points"
+              min={0}
+              step="any"
+              placeholder="0"
+              value={form.slippagePoints}
+              onInput={(e) => edit({ slippagePoints: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Commission a lot
+            <input
+              type="number"
+              name="commission_per_lot"
+              min={0}
+              step="any"
+              placeholder="0"
+              value={form.commissionPerLot}
+              onInput={(e) => edit({ commissionPerLot: e.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Size
+            <select name="volume_mode" value={form.volumeMode} onChange={(e) => edit({ volumeMode: e.currentTarget.value as VolumeMode })}>
+              <option value="default">TRADE_VOLUME lots</option>
+              <option value="lots">fixed lots</option>
+              <option value="risk_percent">% of equity at risk</option>
+            </select>
+          </label>
+          {form.volumeMode !== 'default' && (
+            <label>
+              {form.volumeMode === 'lots' ? 'Lots' : 'Risk %'}
+              <input type="number" name="volume" min={0} step="any" value={form.volume} onInput={(e) => edit({ volume: e.currentTarget.value })} />
+            </label>
+          )}
+        </div>
+      </details>
+
+      {problems.length > 0 && (
+        <ul class="problems error" role="alert" aria-label="What to fix">
+          {problems.map((p, i) => (
+            <li key={i}>{p.message}</li>
+          ))}
+        </ul>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Starting…' : kind === 'backtest' ? 'Start backtest' : 'Start sweep'}
+      </button>
+    </form>
+  );
+}
