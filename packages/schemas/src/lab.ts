@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InstrumentNameSchema, IsoTimestampSchema, Rfc3339Schema, TimeframeSchema } from './primitives.js';
+import { InstrumentNameSchema, IsoTimestampSchema, TimeframeSchema } from './primitives.js';
 
 /**
  * The strategy lab's API (issue 13): backtests and parameter sweeps on the strategy service,
@@ -109,15 +109,27 @@ export type FillModel = z.infer<typeof FillModelSchema>;
 
 // ── Backtests ────────────────────────────────────────────────────────────────────────────────
 
+const DAY_OR_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
+
+/** Whether the text names a real day and time (no February 30th, no 25:00). */
+function isRealTime(text: string): boolean {
+  const [, year, month, day, hour = '0', minute = '0', second = '0'] = DAY_OR_DATE_TIME.exec(text) ?? [];
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return (
+    date.getUTCFullYear() === Number(year) &&
+    date.getUTCMonth() === Number(month) - 1 &&
+    date.getUTCDate() === Number(day) &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59
+  );
+}
+
 /** A day (`2026-01-01`, midnight UTC) or an RFC 3339 date-time with its zone. */
 export const LabTimeSchema = z
-  .union([
-    z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time' })
-      .refine((day) => !Number.isNaN(Date.parse(day)) && new Date(Date.parse(day)).toISOString().startsWith(day), { message: 'not a real date' }),
-    Rfc3339Schema,
-  ])
+  .string()
+  .regex(DAY_OR_DATE_TIME, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone', abort: true })
+  .refine(isRealTime, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone' })
   .meta({ description: 'A date (midnight UTC) or an RFC 3339 date-time with its zone', example: '2026-01-01' });
 
 export const MAX_BACKTEST_INSTRUMENTS = 20;
@@ -414,6 +426,8 @@ export const SweepRequestSchema = z
   })
   .meta({ id: 'SweepRequest' });
 export type SweepRequest = z.infer<typeof SweepRequestSchema>;
+/** A sweep request as a client writes it (defaults left out). */
+export type SweepRequestInput = z.input<typeof SweepRequestSchema>;
 
 /** One setting of a sweep over the whole range, ranked. */
 export const SweepResultSchema = z

@@ -8,12 +8,14 @@ import { ConsoleSessions } from './console-sessions.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
+import { LabJobs } from './lab/jobs.js';
 import { clientLimit, specRateLimit } from './rate-limits.js';
 import { registerConsoleReadRoutes } from './routes/console-reads.js';
 import { registerSessionRoutes } from './routes/console-session.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRecordRoutes } from './routes/health.js';
+import { registerLabRoutes } from './routes/lab.js';
 import { registerPairRoutes } from './routes/pairs.js';
 import { registerRedocRoutes } from './routes/redoc.js';
 import { registerSignalRoutes } from './routes/signals.js';
@@ -27,6 +29,8 @@ export interface StrategyService {
   engine: StrategyEngine;
   /** The console's live events (GET /events). */
   events: EventHub;
+  /** The strategy lab's jobs; tests wait for them (`whenIdle`). */
+  lab: LabJobs;
 }
 
 const TITLE = 'fxdesk strategy control service';
@@ -39,7 +43,8 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     title: TITLE,
     description:
       'Runs the strategy on FX pairs (Supertrend, Stochastic RSI, fair value gaps, volume profile), reports signals and starts, stops and restarts it (spec 000). ' +
-      'GET endpoints share a limit of RATE_LIMIT_GET_PER_MINUTE and POST endpoints one of RATE_LIMIT_POST_PER_MINUTE per client IP. The same reference rendered by Redoc: /redoc. ' +
+      'GET endpoints share a limit of RATE_LIMIT_GET_PER_MINUTE and POST (and DELETE) endpoints one of RATE_LIMIT_POST_PER_MINUTE per client IP. The same reference rendered by Redoc: /redoc. ' +
+      "The strategy lab (/backtests, /sweeps) backtests the live strategy's own code on history, under the same limits. " +
       'The console (/ui) reads /console/* and /events: with CONSOLE_PASSWORD they need a login (POST /console/login), without it they answer loopback clients only.',
     version: pkg.version,
     errorCodeCase: 'upper',
@@ -47,6 +52,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
       { name: 'strategy', description: 'Status, start, stop, restart' },
       { name: 'pairs', description: 'Monitored pairs and their indicators' },
       { name: 'signals', description: 'Signals, latest and history' },
+      { name: 'lab', description: "The strategy lab: backtests and parameter sweeps of the live strategy's code (not spec 000, under its limits)" },
       { name: 'console', description: "The console's session, live events and reads of the other services (not spec 000)" },
       { name: 'health', description: 'Health record, liveness and readiness' },
     ],
@@ -57,9 +63,11 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   const strategy = new StrategyControl({ config, deps, logger: app.log as Logger, metrics: app.metrics, version: pkg.version });
   const reads = new ConsoleReads({ config, account: deps.account, execution: deps.execution, notification: deps.notification });
   const sessions = new ConsoleSessions({ password: config.CONSOLE_PASSWORD, clock: deps.clock, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000 });
+  const lab = new LabJobs({ config, lab: deps.lab, clock: deps.clock, logger: app.log as Logger });
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 
-  // Spec 000's endpoints: GETs on one counter per client, POSTs on another (the probes, /metrics and the API pages are outside).
+  // Spec 000's endpoints, and the lab's under the same limits: GETs on one counter per client,
+  // POSTs and DELETEs on another (the probes, /metrics and the API pages are outside).
   await app.register(async (api) => {
     api.addHook('onRequest', specRateLimit(api, config));
     registerHealthRecordRoutes(api, strategy);
@@ -67,6 +75,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerPairRoutes(api, strategy);
     registerSignalRoutes(api, strategy);
     await registerControlRoutes(api, strategy);
+    registerLabRoutes(api, lab);
   });
   registerRedocRoutes(app, TITLE);
 
@@ -92,8 +101,8 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   // account service: none is left to fail once the clients close.
   app.addHook('preClose', async () => {
     strategy.events.close();
-    await Promise.all([strategy.events.whenIdle(), strategy.engine.close()]);
+    await Promise.all([strategy.events.whenIdle(), strategy.engine.close(), lab.close()]);
   });
   app.addHook('onClose', async () => strategy.dispatcher.close());
-  return { app, engine: strategy.engine, events: strategy.events };
+  return { app, engine: strategy.engine, events: strategy.events, lab };
 }

@@ -4,6 +4,10 @@ import { databasePath } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
+import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
+import type { LabDeps } from './lab/jobs.js';
+import { LabPool } from './lab/pool.js';
+import { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
@@ -21,6 +25,8 @@ export interface StrategyDeps {
   notification?: NotificationClient;
   /** Set with ACCOUNT_URL: status.account. */
   account?: AccountClient;
+  /** The strategy lab: its results (lab.db), the history it backtests on (the same market as `source`), its worker threads. */
+  lab: LabDeps;
   /** Closes what was opened for the app (after the app has closed). */
   close: () => Promise<void>;
 }
@@ -32,11 +38,16 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     url === undefined ? undefined : make({ baseUrl: url, apiKey, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
   const store = new StrategyStore(databasePath(config.DATA_DIR, 'strategy'));
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
-  const source: MarketSource = marketData
-    ? new MarketDataSource(marketData, clock)
-    : new SimulatedSource(
-        new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock }),
-      );
+  const market = marketData
+    ? undefined
+    : new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
+  const source: MarketSource = marketData ? new MarketDataSource(marketData, clock) : new SimulatedSource(market as SimulatedMarket);
+  const pool = new LabPool({ workers: config.LAB_WORKERS });
+  const lab: LabDeps = {
+    store: new LabStore(databasePath(config.DATA_DIR, 'lab')),
+    history: marketData ? new MarketDataLabHistory(marketData) : new SimulatedLabHistory(market as SimulatedMarket),
+    runner: pool,
+  };
   const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const notification = client(config.NOTIFICATION_URL, config.NOTIFICATION_API_KEY, (o) => new NotificationClient(o));
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));
@@ -48,9 +59,11 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     execution,
     notification,
     account,
+    lab,
     close: async () => {
-      await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close()]);
+      await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), pool.close()]);
       store.close();
+      lab.store.close();
     },
   };
 }

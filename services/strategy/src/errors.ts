@@ -2,7 +2,7 @@ import { ServiceError } from '@fxdesk/client';
 import { defineErrors, type AppError } from '@fxdesk/core';
 
 /**
- * The strategy service's own codes (spec 000 "Errors", then the console's), written lower_snake here and sent
+ * The strategy service's own codes (spec 000 "Errors", then the console's and the lab's), written lower_snake here and sent
  * UPPER_SNAKE (the app sets errorCodeCase 'upper'). The kit adds VALIDATION_ERROR,
  * INVALID_JSON, NOT_FOUND, RATE_LIMITED and INTERNAL_ERROR.
  */
@@ -17,6 +17,11 @@ export const errors = defineErrors({
   downstream_unavailable: 503,
   downstream_timeout: 504,
   too_many_clients: 503,
+  // The strategy lab.
+  backtest_not_found: 404,
+  sweep_not_found: 404,
+  backtest_in_sweep: 409,
+  lab_queue_full: 503,
 });
 
 /**

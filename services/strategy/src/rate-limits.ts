@@ -35,11 +35,12 @@ export function clientLimit(app: App, { group, max, what }: { group: string; max
  * Spec 000 "Limits": GET endpoints 60 and POST endpoints 10 requests per minute, counted per
  * client IP, each group on one counter. @fastify/rate-limit's route `groupId` cannot do this (it
  * gives each route its own store: fastify-rate-limit#463), so each group is one `clientLimit`.
- * The returned onRequest hook is for a scope holding only spec 000 endpoints: a POST counts on
- * the POST counter, any other request (GET, HEAD) on the GET one.
+ * The returned onRequest hook is for a scope holding only spec 000 endpoints (and the lab's,
+ * under the same limits): a POST or a DELETE counts on the POST counter, any other request (GET,
+ * HEAD) on the GET one.
  */
 export function specRateLimit(app: App, config: Pick<StrategyConfig, 'RATE_LIMIT_GET_PER_MINUTE' | 'RATE_LIMIT_POST_PER_MINUTE'>): OnRequestHook {
   const get = clientLimit(app, { group: 'GET', max: config.RATE_LIMIT_GET_PER_MINUTE, what: 'GET requests' });
   const post = clientLimit(app, { group: 'POST', max: config.RATE_LIMIT_POST_PER_MINUTE, what: 'POST requests' });
-  return (request, reply) => (request.method === 'POST' ? post : get)(request, reply);
+  return (request, reply) => (request.method === 'POST' || request.method === 'DELETE' ? post : get)(request, reply);
 }

@@ -11,6 +11,10 @@ import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
 import type { StrategyDeps } from '../src/deps.js';
 import type { StrategyEngine } from '../src/engine.js';
 import type { EventHub } from '../src/event-hub.js';
+import { SimulatedLabHistory } from '../src/lab/candles.js';
+import type { LabJobs, LabRunner } from '../src/lab/jobs.js';
+import { LabPool } from '../src/lab/pool.js';
+import { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { StrategyStore } from '../src/store.js';
@@ -34,6 +38,7 @@ export interface Harness {
   app: App;
   engine: StrategyEngine;
   events: EventHub;
+  lab: LabJobs;
   clock: ManualClock;
   config: StrategyConfig;
   store: StrategyStore;
@@ -50,6 +55,10 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** A database file (to test restarts); in memory by default. */
   dbFile?: string;
+  /** The lab's database file (to test restarts); in memory by default. */
+  labDbFile?: string;
+  /** Runs the lab's backtests: a pool of one worker thread by default. */
+  labRunner?: LabRunner;
   deps?: Partial<Omit<StrategyDeps, 'close'>>;
 }
 
@@ -59,16 +68,19 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const config = testConfig(options.env);
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const store = new StrategyStore(options.dbFile ?? ':memory:');
-  const parts = { clock, store, source: new SimulatedSource(market), ...options.deps };
+  const runner = options.labRunner ?? new LabPool({ workers: 1 });
+  const lab = { store: new LabStore(options.labDbFile ?? ':memory:'), history: new SimulatedLabHistory(market), runner };
+  const parts = { clock, store, source: new SimulatedSource(market), lab, ...options.deps };
   const deps: StrategyDeps = {
     ...parts,
     // The downstream clients a test passes are the test's to close.
     close: async () => {
-      await parts.source.close();
+      await Promise.all([parts.source.close(), runner instanceof LabPool ? runner.close() : undefined]);
       store.close();
+      lab.store.close();
     },
   };
-  const { app, engine, events } = await buildApp({ config, deps });
+  const { app, engine, events, lab: labJobs } = await buildApp({ config, deps });
   await app.ready();
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
@@ -81,6 +93,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     app,
     engine,
     events,
+    lab: labJobs,
     clock,
     config,
     store,

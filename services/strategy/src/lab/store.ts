@@ -296,6 +296,11 @@ export class LabStore {
     return this.db.prepare('DELETE FROM sweeps WHERE id = ?').run(id).changes === 1;
   }
 
+  /** Runs `work` in one transaction. */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
   /** Throws when the database cannot be read. */
   ping(): void {
     this.db.prepare('SELECT 1').get();

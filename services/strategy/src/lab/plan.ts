@@ -1,0 +1,213 @@
+import { AppError, type ErrorDetail } from '@fxdesk/core';
+import {
+  TIMEFRAME_SECONDS,
+  type BacktestRequest,
+  type BacktestSettings,
+  type FillModel,
+  type LabRules,
+  type SweepRequest,
+  type Timeframe,
+} from '@fxdesk/schemas';
+import type { StrategyConfig } from '../config.js';
+import { RULE_BOUNDS, RULE_NAMES, rulesOf, withOverrides, type StrategyRules } from '../rules.js';
+import { symbolOf } from '../symbols.js';
+import { conversionInstruments } from './backtest.js';
+import { gridSettings, randomSettings, walkForwardWindows, type WalkForwardWindow } from './sweep.js';
+
+/** The currency of every backtest's account: the paper account's. */
+export const ACCOUNT_CURRENCY = 'USD';
+
+/** The longest range a backtest may cover. */
+const MAX_YEARS = 5;
+
+/** FX trades five days a week: the share of calendar time that has candles, to estimate a range's candles. */
+const TRADING_SHARE = 5 / 7;
+
+export type PlanConfig = Pick<
+  StrategyConfig,
+  | 'TIMEFRAME'
+  | 'WARMUP_CANDLES'
+  | 'PAPER_BALANCE'
+  | 'TRADE_VOLUME'
+  | 'SYMBOL_MAP'
+  | 'LAB_MAX_CANDLES'
+  | 'SUPERTREND_ATR_PERIOD'
+  | 'SUPERTREND_MULTIPLIER'
+  | 'VOLUME_PROFILE_WINDOW'
+  | 'MIN_CONFLUENCE'
+  | 'RISK_REWARD'
+  | 'MIN_STOP_ATR'
+>;
+
+/** A pair a job loads: traded, or needed to convert a traded pair's P/L. */
+export interface PlannedPair {
+  instrument: string;
+  symbol: string;
+  digits: number;
+}
+
+/** A backtest request resolved against the config and the market: everything a run needs but the candles. */
+export interface BacktestPlan {
+  settings: BacktestSettings;
+  timeframe: Timeframe;
+  fromSec: number;
+  toSec: number;
+  rules: StrategyRules;
+  pairs: PlannedPair[];
+  conversion: PlannedPair[];
+  warmup: number;
+}
+
+export interface SweepPlan {
+  base: BacktestPlan;
+  /** Each setting's complete rules, in the sweep's order. */
+  settings: StrategyRules[];
+  windows: WalkForwardWindow[];
+}
+
+/** What the market lists: symbol → digits. */
+export type Catalog = ReadonlyMap<string, number>;
+
+/** Collects the 422 details of a request, then throws them together. */
+class Issues {
+  readonly details: ErrorDetail[] = [];
+
+  add(path: string, message: string): void {
+    this.details.push({ path, message });
+  }
+
+  throwIfAny(): void {
+    if (this.details.length === 0) return;
+    const first = this.details[0] as ErrorDetail;
+    const more = this.details.length > 1 ? ` (and ${this.details.length - 1} more)` : '';
+    throw new AppError('validation_error', `${first.path}: ${first.message}${more}`, { details: this.details });
+  }
+}
+
+/**
+ * Resolves a backtest request (the body of POST /backtests, or a sweep's base at `path`): the
+ * range (from < to ≤ now, at most five years), the instruments (each listed by the market, and
+ * the pairs their P/L converts through), the rules (the live ones, then the overrides), the
+ * defaults of the config, and the candles it will load against LAB_MAX_CANDLES. Any problem is
+ * a 422 VALIDATION_ERROR with a detail per problem. `minWarmup`: candles a sweep's largest
+ * volume-profile window needs.
+ */
+export function planBacktest(
+  request: BacktestRequest,
+  context: { config: PlanConfig; catalog: Catalog; nowMs: number; path?: string; minWarmup?: number },
+): BacktestPlan {
+  const { config, catalog, nowMs } = context;
+  const at = (field: string) => `${context.path ?? 'body'}.${field}`;
+  const issues = new Issues();
+
+  const fromMs = Date.parse(request.from);
+  const toMs = Date.parse(request.to);
+  if (toMs <= fromMs) issues.add(at('to'), `must be after from (${request.from})`);
+  if (toMs > nowMs) issues.add(at('to'), `must not be in the future (now is ${new Date(nowMs).toISOString()})`);
+  const limit = new Date(fromMs);
+  limit.setUTCFullYear(limit.getUTCFullYear() + MAX_YEARS);
+  if (toMs > limit.getTime()) issues.add(at('to'), `at most ${MAX_YEARS} years after from (${limit.toISOString()})`);
+
+  const pairs: PlannedPair[] = [];
+  request.instruments.forEach((instrument, i) => {
+    if (request.instruments.indexOf(instrument) !== i) return issues.add(at(`instruments.${i}`), `${instrument} is listed twice`);
+    const pair = listed(instrument, config, catalog);
+    if (!pair) return issues.add(at(`instruments.${i}`), `${instrument} (symbol ${symbolOf(instrument, config.SYMBOL_MAP)}) is not listed by the market`);
+    pairs.push(pair);
+  });
+  const conversion: PlannedPair[] = [];
+  const traded = pairs.map((p) => p.instrument);
+  for (const instrument of conversionInstruments(traded, ACCOUNT_CURRENCY)) {
+    const pair = listed(instrument, config, catalog);
+    const user = request.instruments.findIndex((name) => traded.includes(name) && conversionInstruments([name], ACCOUNT_CURRENCY).includes(instrument));
+    if (!pair) issues.add(at(`instruments.${user}`), `its P/L cannot be converted to ${ACCOUNT_CURRENCY}: ${instrument} is not listed by the market`);
+    else conversion.push(pair);
+  }
+
+  const rules = withOverrides(rulesOf(config), request.rules);
+  const timeframe = request.timeframe ?? config.TIMEFRAME;
+  const warmup = Math.max(config.WARMUP_CANDLES, rules.volumeProfileWindow, context.minWarmup ?? 0);
+  const fromSec = Math.floor(fromMs / 1000);
+  const toSec = Math.floor(toMs / 1000);
+  const perPair = Math.ceil(((toSec - fromSec) / TIMEFRAME_SECONDS[timeframe]) * TRADING_SHARE) + warmup;
+  const candles = perPair * (request.instruments.length + conversion.length);
+  if (toSec > fromSec && candles > config.LAB_MAX_CANDLES) {
+    issues.add(
+      at('to'),
+      `the range holds about ${candles} candles of ${timeframe} for ${request.instruments.length + conversion.length} pairs (warm-up included), more than LAB_MAX_CANDLES (${config.LAB_MAX_CANDLES}): shorten it or take a longer timeframe`,
+    );
+  }
+  issues.throwIfAny();
+
+  const fillModel: FillModel = {
+    spread_points: request.fill_model?.spread_points ?? null,
+    slippage_points: request.fill_model?.slippage_points ?? 0,
+    commission_per_lot: request.fill_model?.commission_per_lot ?? 0,
+    volume: request.fill_model?.volume ?? { lots: Number(config.TRADE_VOLUME) },
+  };
+  return {
+    settings: {
+      instruments: [...request.instruments],
+      timeframe,
+      from: new Date(fromSec * 1000).toISOString(),
+      to: new Date(toSec * 1000).toISOString(),
+      rules: apiRules(rules),
+      initial_balance: request.initial_balance ?? config.PAPER_BALANCE,
+      fill_model: fillModel,
+      account_currency: ACCOUNT_CURRENCY,
+      warmup_candles: warmup,
+    },
+    timeframe,
+    fromSec,
+    toSec,
+    rules,
+    pairs,
+    conversion,
+    warmup,
+  };
+}
+
+/**
+ * Resolves a sweep request: its base as a backtest (at `body.base`), every setting it tries (the
+ * grid's product or the seeded sample, each over the base's rules) and its walk-forward windows.
+ * The warm-up covers the largest volume-profile window among the settings, so every member
+ * reads the same candles.
+ */
+export function planSweep(request: SweepRequest, context: { config: PlanConfig; catalog: Catalog; nowMs: number }): SweepPlan {
+  const varied = refuseRangeError(request.grid ? 'body.grid' : 'body.random', () =>
+    request.grid ? gridSettings(request.grid) : randomSettings({ samples: 1, seed: 1, ranges: {}, ...request.random }),
+  );
+  const baseRules = withOverrides(rulesOf(context.config), request.base.rules);
+  const settings = varied.map((values) => withOverrides(baseRules, values));
+  const minWarmup = Math.max(...settings.map((rules) => rules.volumeProfileWindow));
+  const base = planBacktest(request.base, { ...context, path: 'body.base', minWarmup });
+  const walkForward = request.walk_forward;
+  const windows = walkForward
+    ? refuseRangeError('body.walk_forward', () => walkForwardWindows(base, { windows: walkForward.windows, inSampleFraction: walkForward.in_sample_fraction }))
+    : [];
+  return { base, settings, windows };
+}
+
+/** What `make` returns; its RangeError (a sweep that cannot be made) as a 422 at `path`. */
+function refuseRangeError<T>(path: string, make: () => T): T {
+  try {
+    return make();
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const issues = new Issues();
+    issues.add(path, err.message);
+    issues.throwIfAny();
+    throw err;
+  }
+}
+
+/** The rules by their API names. */
+export function apiRules(rules: StrategyRules): LabRules {
+  return Object.fromEntries(RULE_NAMES.map((name) => [RULE_BOUNDS[name].api, rules[name]])) as LabRules;
+}
+
+function listed(instrument: string, config: PlanConfig, catalog: Catalog): PlannedPair | undefined {
+  const symbol = symbolOf(instrument, config.SYMBOL_MAP);
+  const digits = catalog.get(symbol);
+  return digits === undefined ? undefined : { instrument, symbol, digits };
+}
