@@ -18,7 +18,7 @@ export interface ClientOptions {
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface CallOptions<S extends z.ZodType> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Query;
   /** Sent as JSON. */
@@ -36,7 +36,7 @@ export interface CallOptions<S extends z.ZodType> {
  * very one the service serializes it with (a test holds each client's table against the document).
  */
 export interface ServiceCall<S extends z.ZodType = z.ZodType> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   status: number;
   schema: S;
@@ -137,6 +137,8 @@ export class HttpClient {
     }
     const accepted = options.statuses ?? [200, 201];
     if (!accepted.includes(status)) throw this.httpError(status, responseHeaders, text);
+    // 204 has no body to check: a call that accepts it types its answer as possibly undefined.
+    if (status === 204) return { status, headers: responseHeaders, data: undefined as z.output<S> };
     let json: unknown;
     try {
       json = text.length === 0 ? undefined : JSON.parse(text);

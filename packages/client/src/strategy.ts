@@ -1,4 +1,9 @@
 import {
+  BacktestEquitySchema,
+  BacktestListSchema,
+  BacktestSchema,
+  BacktestTradesSchema,
+  LabJobCreatedSchema,
   LatestSignalResponseSchema,
   PairCandlesSchema,
   PairsResponseSchema,
@@ -8,7 +13,13 @@ import {
   StopResponseSchema,
   StrategyHealthSchema,
   StrategyStatusSchema,
+  SweepListSchema,
+  SweepSchema,
+  type Backtest,
+  type BacktestRequest,
   type StartRequest,
+  type Sweep,
+  type SweepRequestInput,
 } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { HttpClient, type CallParts, type ClientOptions, type ServiceCall } from './http.js';
@@ -28,12 +39,25 @@ export const strategyCalls = {
   start: { method: 'POST', path: '/start', status: 200, schema: StartResponseSchema },
   stop: { method: 'POST', path: '/stop', status: 200, schema: StopResponseSchema },
   restart: { method: 'POST', path: '/restart', status: 200, schema: RestartResponseSchema },
+  // The strategy lab.
+  submitBacktest: { method: 'POST', path: '/backtests', status: 202, schema: LabJobCreatedSchema },
+  backtests: { method: 'GET', path: '/backtests', status: 200, schema: BacktestListSchema },
+  backtest: { method: 'GET', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
+  backtestTrades: { method: 'GET', path: '/backtests/{id}/trades', status: 200, schema: BacktestTradesSchema },
+  backtestEquity: { method: 'GET', path: '/backtests/{id}/equity', status: 200, schema: BacktestEquitySchema },
+  deleteBacktest: { method: 'DELETE', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
+  submitSweep: { method: 'POST', path: '/sweeps', status: 202, schema: LabJobCreatedSchema },
+  sweeps: { method: 'GET', path: '/sweeps', status: 200, schema: SweepListSchema },
+  sweep: { method: 'GET', path: '/sweeps/{id}', status: 200, schema: SweepSchema },
+  deleteSweep: { method: 'DELETE', path: '/sweeps/{id}', status: 200, schema: SweepSchema },
 } as const satisfies Record<string, ServiceCall>;
 
 /**
- * Client of the strategy control service (spec 000; no authentication). Errors throw
- * ServiceError with the spec's codes: `STRATEGY_ALREADY_RUNNING`, `STRATEGY_NOT_RUNNING`,
- * `INSTRUMENT_NOT_FOUND`, `VALIDATION_ERROR`, `RATE_LIMITED` (with `retryAfterSeconds`).
+ * Client of the strategy control service (spec 000, and the strategy lab; no authentication).
+ * Errors throw ServiceError with the spec's codes: `STRATEGY_ALREADY_RUNNING`,
+ * `STRATEGY_NOT_RUNNING`, `INSTRUMENT_NOT_FOUND`, `VALIDATION_ERROR`, `RATE_LIMITED` (with
+ * `retryAfterSeconds`), and the lab's `BACKTEST_NOT_FOUND`, `SWEEP_NOT_FOUND`,
+ * `BACKTEST_IN_SWEEP`, `LAB_QUEUE_FULL`.
  */
 export class StrategyClient {
   private readonly http: HttpClient;
@@ -79,6 +103,52 @@ export class StrategyClient {
 
   async restart() {
     return this.call(strategyCalls.restart);
+  }
+
+  /** Queues a backtest; follow it with backtest(id). */
+  async submitBacktest(request: BacktestRequest) {
+    return this.call(strategyCalls.submitBacktest, { body: request });
+  }
+
+  /** Backtests newest first (those started alone, or one sweep's); pass `next_cursor` back as `cursor`. */
+  async backtests(query: { limit?: number; cursor?: string; sweep_id?: string } = {}) {
+    return this.call(strategyCalls.backtests, { query });
+  }
+
+  async backtest(id: string) {
+    return this.call(strategyCalls.backtest, { params: { id } });
+  }
+
+  /** A backtest's trades in entry order, a page at a time. */
+  async backtestTrades(id: string, query: { limit?: number; cursor?: string; instrument?: string } = {}) {
+    return this.call(strategyCalls.backtestTrades, { params: { id }, query });
+  }
+
+  async backtestEquity(id: string) {
+    return (await this.call(strategyCalls.backtestEquity, { params: { id } })).points;
+  }
+
+  /** Cancels a queued or running backtest (its record, now cancelled) or deletes one that has ended (undefined). */
+  async deleteBacktest(id: string): Promise<Backtest | undefined> {
+    return this.call(strategyCalls.deleteBacktest, { params: { id }, alsoStatuses: [204] });
+  }
+
+  /** Queues a sweep; follow it with sweep(id). */
+  async submitSweep(request: SweepRequestInput) {
+    return this.call(strategyCalls.submitSweep, { body: request });
+  }
+
+  async sweeps(query: { limit?: number; cursor?: string } = {}) {
+    return this.call(strategyCalls.sweeps, { query });
+  }
+
+  async sweep(id: string) {
+    return this.call(strategyCalls.sweep, { params: { id } });
+  }
+
+  /** Cancels a queued or running sweep (its record, now cancelled) or deletes one that has ended with its backtests (undefined). */
+  async deleteSweep(id: string): Promise<Sweep | undefined> {
+    return this.call(strategyCalls.deleteSweep, { params: { id }, alsoStatuses: [204] });
   }
 
   close(): Promise<void> {

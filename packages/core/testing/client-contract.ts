@@ -4,7 +4,7 @@ import type { App } from '../src/service.js';
 
 /** One call a client makes: the operation as the OpenAPI document names it, and the schema the client checks its answer with. */
 export interface ClientCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The path as in the document, e.g. `/v1/signals/{signal_id}`. */
   path: string;
   /** The success status whose body the client reads. */
