@@ -12,7 +12,7 @@ import { PairTracker, trackerSettingsOf, type TrackerSettings } from './pair-tra
 import { rulesOf, type StrategyRules } from './rules.js';
 import type { SignalDispatcher } from './signal-dispatch.js';
 import { signalIdFor } from './signal-id.js';
-import { decide, ruleSettingsOf } from './signal-rule.js';
+import { decide, ruleSettingsOf, signalIndicators } from './signal-rule.js';
 import type { StrategyStore } from './store.js';
 import { symbolOf } from './symbols.js';
 
@@ -379,7 +379,7 @@ export class StrategyEngine {
       stop_loss: decision.stopLoss,
       take_profit: decision.takeProfit,
       risk_reward: decision.riskReward,
-      indicators: decision.indicators,
+      indicators: signalIndicators(snapshot, pair.digits),
       confluence_score: decision.confluence,
       signal_id: signalId,
       instrument: pair.instrument,

@@ -71,6 +71,8 @@ export class PairTracker {
   private readonly candleMs: number;
   private lastCandle: Candle | null = null;
   private snapshot: IndicatorSnapshot | null = null;
+  /** The one snapshot object, updated in place by each candle (a backtest pushes millions). */
+  private reusable: IndicatorSnapshot | null = null;
   private quoteMid: number | null = null;
   private lastDataAt: number | null = null;
 
@@ -90,7 +92,7 @@ export class PairTracker {
     return this.lastCandle?.time ?? null;
   }
 
-  /** The indicators after the newest candle, once all four are warmed up. */
+  /** The indicators after the newest candle, once all four are warmed up: one object, updated by each push (read it before the next). */
   get latest(): IndicatorSnapshot | null {
     return this.snapshot;
   }
@@ -135,7 +137,21 @@ export class PairTracker {
     this.lastCandle = candle;
     const endMs = candle.time * 1000 + this.candleMs;
     if (this.lastDataAt === null || endMs > this.lastDataAt) this.lastDataAt = endMs;
-    this.snapshot = supertrend && stochrsi && fvg && volumeProfile ? { candle, supertrend, stochrsi, fvg, volumeProfile } : null;
+    if (supertrend && stochrsi && fvg && volumeProfile) {
+      const s = this.reusable;
+      if (s === null) {
+        this.reusable = { candle, supertrend, stochrsi, fvg, volumeProfile };
+      } else {
+        s.candle = candle;
+        s.supertrend = supertrend;
+        s.stochrsi = stochrsi;
+        s.fvg = fvg;
+        s.volumeProfile = volumeProfile;
+      }
+      this.snapshot = this.reusable;
+    } else {
+      this.snapshot = null;
+    }
     if (this.chart) this.chart.push(this.chartCandle(candle, supertrend, stochrsi, fvg, volumeProfile));
     return true;
   }

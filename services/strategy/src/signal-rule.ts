@@ -39,12 +39,30 @@ export interface SignalDecision extends Evaluation {
   stopLoss: number;
   takeProfit: number;
   riskReward: number;
-  indicators: SignalIndicators;
 }
 
-/** A computed price written as the broker would: `digits` places, half away from zero. */
+const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/**
+ * A computed price written as the broker would: `digits` places, half away from zero, as
+ * decimalFromNumber rounds it. Away from a tie the integer arithmetic gives the same number
+ * (n / 10^digits is the double nearest the decimal, as parsing it is) without building strings; a
+ * value within a millionth of a unit of a tie takes the exact decimal path.
+ */
 export function roundPrice(value: number, digits: number): number {
-  return Number(decimalFromNumber(value, digits));
+  const fast = roundAwayFromTie(value, digits);
+  return fast !== undefined ? fast : Number(decimalFromNumber(value, digits));
+}
+
+/** `value` to `digits` places when it is not within a millionth of a unit of a tie, where every rounding rule agrees. */
+function roundAwayFromTie(value: number, digits: number): number | undefined {
+  const scale = POWERS_OF_TEN[digits];
+  if (scale === undefined) return undefined;
+  const scaled = Math.abs(value) * scale;
+  const whole = Math.floor(scaled);
+  if (!(scaled < 1e9) || Math.abs(scaled - whole - 0.5) <= 1e-6) return undefined;
+  const units = scaled - whole > 0.5 ? whole + 1 : whole;
+  return units === 0 ? 0 : (value < 0 ? -units : units) / scale;
 }
 
 /**
@@ -61,16 +79,32 @@ export function roundPrice(value: number, digits: number): number {
  */
 export function evaluate(s: IndicatorSnapshot): Evaluation {
   const long = s.supertrend.direction === 1;
-  const type: SignalType = long ? 'LONG' : 'SHORT';
+  const stochrsi = isStochRsiAligned(s, long);
+  const fvg = isFvgAligned(s, long);
+  const volumeProfile = isVolumeProfileAligned(s, long);
+  return {
+    type: long ? 'LONG' : 'SHORT',
+    trigger: triggerOf(s, long),
+    aligned: { supertrend: true, stochrsi, fvg, volume_profile: volumeProfile },
+    confluence: 1 + Number(stochrsi) + Number(fvg) + Number(volumeProfile),
+  };
+}
+
+function triggerOf(s: IndicatorSnapshot, long: boolean): Trigger | null {
+  return s.supertrend.flipped ? 'supertrend_flip' : s.stochrsi.signal === (long ? 'bullish_cross' : 'bearish_cross') ? 'stochrsi_cross' : null;
+}
+
+function isStochRsiAligned(s: IndicatorSnapshot, long: boolean): boolean {
   const { k, d, signal } = s.stochrsi;
-  const cross = long ? 'bullish_cross' : 'bearish_cross';
-  const stochrsi = signal === cross || (long ? k > d && signal !== 'overbought' : k < d && signal !== 'oversold');
-  const fvg = s.fvg.type === (long ? 'bullish' : 'bearish');
-  const close = s.candle.close;
-  const volumeProfile = long ? close > s.volumeProfile.poc : close < s.volumeProfile.poc;
-  const trigger: Trigger | null = s.supertrend.flipped ? 'supertrend_flip' : signal === cross ? 'stochrsi_cross' : null;
-  const confluence = 1 + Number(stochrsi) + Number(fvg) + Number(volumeProfile);
-  return { type, trigger, aligned: { supertrend: true, stochrsi, fvg, volume_profile: volumeProfile }, confluence };
+  return long ? signal === 'bullish_cross' || (k > d && signal !== 'overbought') : signal === 'bearish_cross' || (k < d && signal !== 'oversold');
+}
+
+function isFvgAligned(s: IndicatorSnapshot, long: boolean): boolean {
+  return s.fvg.type === (long ? 'bullish' : 'bearish');
+}
+
+function isVolumeProfileAligned(s: IndicatorSnapshot, long: boolean): boolean {
+  return long ? s.candle.close > s.volumeProfile.poc : s.candle.close < s.volumeProfile.poc;
 }
 
 /**
@@ -93,10 +127,13 @@ export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopA
 
 /** The signal this candle gives, or null: a trigger and at least `minConfluence` aligned indicators. */
 export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDecision | null {
-  // Most candles have no trigger: answer those without building the evaluation (a backtest asks on every candle).
-  if (!s.supertrend.flipped && s.stochrsi.signal !== (s.supertrend.direction === 1 ? 'bullish_cross' : 'bearish_cross')) return null;
+  // Most candles have no trigger or too little confluence: answer those without building the
+  // evaluation (a backtest asks on every candle).
+  const long = s.supertrend.direction === 1;
+  if (triggerOf(s, long) === null) return null;
+  if (1 + Number(isStochRsiAligned(s, long)) + Number(isFvgAligned(s, long)) + Number(isVolumeProfileAligned(s, long)) < settings.minConfluence) return null;
   const evaluation = evaluate(s);
-  if (evaluation.trigger === null || evaluation.confluence < settings.minConfluence) return null;
+  if (evaluation.trigger === null) return null;
   const { digits } = settings;
   const direction = evaluation.type === 'LONG' ? 1 : -1;
   const entry = roundPrice(s.candle.close, digits);
@@ -106,8 +143,18 @@ export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDeci
   if (!(risk > 0)) return null;
   const takeProfit = roundPrice(entry + direction * settings.riskReward * risk, digits);
   if (!(takeProfit > 0)) return null;
-  const riskReward = Number((Math.abs(takeProfit - entry) / risk).toFixed(2));
-  return { ...evaluation, trigger: evaluation.trigger, entry, stopLoss, takeProfit, riskReward, indicators: signalIndicators(s, digits) };
+  const ratio = Math.abs(takeProfit - entry) / risk;
+  const riskReward = roundAwayFromTie(ratio, 2) ?? Number(ratio.toFixed(2));
+  return {
+    type: evaluation.type,
+    trigger: evaluation.trigger,
+    aligned: evaluation.aligned,
+    confluence: evaluation.confluence,
+    entry,
+    stopLoss,
+    takeProfit,
+    riskReward,
+  };
 }
 
 /** The spec's indicator objects of a signal, prices at the instrument's digits. */

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { PairTracker, trackerSettingsOf } from '../src/pair-tracker.js';
 import { decide, ruleSettingsOf } from '../src/signal-rule.js';
-import { BacktestCancelledError, conversionInstruments, ratesFromCandles, type ConversionRates, type LabCandle } from '../src/lab/backtest.js';
+import {
+  BacktestCancelledError,
+  MAX_EQUITY_POINTS,
+  conversionInstruments,
+  ratesFromCandles,
+  type ConversionRates,
+  type LabCandle,
+} from '../src/lab/backtest.js';
 import { FILLS, FRIDAY_LAST, M5, RULES, SUNDAY_OPEN, WEDNESDAY, backtest, candle, history, pairOf } from './lab-fixtures.js';
 
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
@@ -233,6 +240,24 @@ describe('a backtest run', () => {
     expect(seen.at(-1)).toBe(1);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect(() => backtest(long, WEDNESDAY + 300 * M5, { isCancelled: () => true })).toThrow(BacktestCancelledError);
+  });
+
+  it('keeps at most 5 000 equity points and the first and last, in time order', () => {
+    const base = history(WEDNESDAY);
+    const long = [
+      pairOf(
+        'EUR_USD',
+        Array.from({ length: 20_000 }, (_, i) => ({ ...base[i % 207]!, time: WEDNESDAY + i * M5 })),
+      ),
+    ];
+    const { equity } = backtest(long, WEDNESDAY + 300 * M5);
+    expect(equity.length).toBeGreaterThan(4000);
+    expect(equity.length).toBeLessThanOrEqual(MAX_EQUITY_POINTS + 2);
+    expect(equity[0]!.time).toBe(iso(WEDNESDAY + 300 * M5));
+    expect(equity.at(-1)!.time).toBe(iso(WEDNESDAY + 19_999 * M5));
+    const times = equity.map((p) => Date.parse(p.time));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(new Set(times).size).toBe(times.length);
   });
 });
 

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { decimalFromNumber } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
-import { decide, evaluate, stopLevel, type IndicatorSnapshot, type RuleSettings } from '../src/signal-rule.js';
+import { decide, evaluate, roundPrice, signalIndicators, stopLevel, type IndicatorSnapshot, type RuleSettings } from '../src/signal-rule.js';
 
 /**
  * A LONG setup on EUR/USD-like prices: close 1.10050 above the Supertrend line 1.09800 (ATR
@@ -181,11 +183,48 @@ describe('stop loss, take profit and risk_reward', () => {
   });
 
   it('reports the indicator objects of spec 000 with the trend and signal strings', () => {
-    expect(decide(longSetup(), settings)?.indicators).toEqual({
+    expect(signalIndicators(longSetup(), 5)).toEqual({
       supertrend: { direction: 1, trend: 'bullish' },
       stochrsi: { k: 30, signal: 'bullish_cross' },
       fvg: { type: 'bullish', zone: [1.099, 1.0995] },
       volume_profile: { poc: 1.1, vah: 1.1008, val: 1.0992 },
     });
+  });
+});
+
+describe('roundPrice', () => {
+  const exact = (value: number, digits: number) => Number(decimalFromNumber(value, digits));
+
+  it('rounds as decimalFromNumber does, ties half away from zero included', () => {
+    for (const [value, digits] of [
+      [1.000005, 5],
+      [-1.000005, 5],
+      [1.0000049999, 5],
+      [150.1235, 3],
+      [0.5, 0],
+      [-0.4, 0],
+      [1.08206, 5],
+      [2650.125, 2],
+      [1e-9, 5],
+    ] as const) {
+      expect(Object.is(roundPrice(value, digits), exact(value, digits))).toBe(true);
+    }
+  });
+
+  it('agrees with decimalFromNumber on any price', () => {
+    fc.assert(
+      fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 8 }), (value, digits) => {
+        expect(Object.is(roundPrice(value, digits), exact(value, digits))).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
+    // Prices that sit on a tie of the next digit.
+    fc.assert(
+      fc.property(fc.integer({ min: -10_000_000, max: 10_000_000 }), fc.integer({ min: 1, max: 6 }), (n, digits) => {
+        const value = (n + 0.5) / 10 ** digits;
+        expect(Object.is(roundPrice(value, digits), exact(value, digits))).toBe(true);
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

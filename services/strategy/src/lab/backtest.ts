@@ -130,6 +130,10 @@ class Mark {
   }
 }
 
+function pointOf(timeSec: number, equity: number, drawdown: number, drawdownPercent: number): EquityPoint {
+  return { time: iso(timeSec), equity: money(equity), drawdown: money(drawdown), drawdown_percent: Math.round(drawdownPercent * 10_000) / 10_000 };
+}
+
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
 const money = (v: number) => Math.round(v * 100) / 100;
 
@@ -144,11 +148,10 @@ class Run {
   private readonly curve: EquityCurve;
   private readonly points: EquityPoint[] = [];
   private bucketSize = 1;
-  private bucket = -1;
-  /** The lowest mark of the current bucket, the latest mark, and the time of the last point kept. */
+  /** Marks the current bucket still takes (the first mark is kept apart). */
+  private bucketLeft = 0;
+  /** The lowest mark of the current bucket. */
   private readonly low = new Mark();
-  private readonly last = new Mark();
-  private keptTimeSec = Number.NaN;
   /** Every trade, in entry order: its slot is taken at the entry, filled at the exit. */
   private readonly entries: Trade[] = [];
   /** Every trade, in the order they closed (for the losing streak). */
@@ -336,36 +339,34 @@ class Run {
   private markEquity(timeSec: number, isExposed: boolean): void {
     const equity = this.balance + this.unrealized;
     const curve = this.curve;
-    const index = curve.marks;
+    const isFirst = curve.marks === 0;
     curve.mark(timeSec, equity, isExposed);
-    this.last.set(timeSec, equity, curve);
-    const bucket = Math.floor(index / this.bucketSize);
-    if (bucket !== this.bucket) {
-      this.flushBucket();
-      this.bucket = bucket;
+    if (isFirst) {
+      this.keep(timeSec, equity);
+      return;
     }
-    if (index === 0) this.keep(this.last);
-    else if (!this.low.isSet || equity < this.low.equity) this.low.set(timeSec, equity, curve);
+    if (--this.bucketLeft < 0) {
+      this.flushBucket();
+      this.bucketLeft = this.bucketSize - 1;
+    }
+    if (!this.low.isSet || equity < this.low.equity) this.low.set(timeSec, equity, curve);
   }
 
   private flushBucket(): void {
-    if (this.low.isSet) this.keep(this.low);
-    this.low.isSet = false;
+    const low = this.low;
+    if (low.isSet) this.points.push(pointOf(low.timeSec, low.equity, low.drawdown, low.drawdownPercent));
+    low.isSet = false;
   }
 
-  private keep(mark: Mark): void {
-    this.points.push({
-      time: iso(mark.timeSec),
-      equity: money(mark.equity),
-      drawdown: money(mark.drawdown),
-      drawdown_percent: Math.round(mark.drawdownPercent * 10_000) / 10_000,
-    });
-    this.keptTimeSec = mark.timeSec;
+  private keep(timeSec: number, equity: number): void {
+    this.points.push(pointOf(timeSec, equity, this.curve.drawdown, this.curve.drawdownPercent));
   }
 
   private finishEquity(): void {
+    const keptSec = this.low.isSet ? this.low.timeSec : Number.NaN;
     this.flushBucket();
-    if (this.last.isSet && this.last.timeSec !== this.keptTimeSec) this.keep(this.last);
+    const { curve } = this;
+    if (curve.marks > 1 && curve.timeSec !== keptSec) this.keep(curve.timeSec, curve.equity);
   }
 
   private result(): BacktestResult {

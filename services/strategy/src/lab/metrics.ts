@@ -26,24 +26,35 @@ export class EquityCurve {
   exposedMarks = 0;
   /** The equity at the last mark of each UTC day, oldest first (the current day's once finished). */
   readonly dayCloses: number[] = [];
-  private day = Number.NaN;
-  private equity: number;
+  /** The latest mark. */
+  equity: number;
+  timeSec = Number.NaN;
+  /** Start of the UTC day after the latest mark's (epoch s). */
+  private nextDaySec = Number.NEGATIVE_INFINITY;
 
   constructor(readonly initial: number) {
     this.peak = initial;
     this.equity = initial;
   }
 
+  /** Marks are in time order. O(1); an unchanged equity within the same day costs two comparisons. */
   mark(timeSec: number, equity: number, isExposed: boolean): void {
-    const day = Math.floor(timeSec / SECONDS_PER_DAY);
-    if (day !== this.day) {
-      if (this.marks > 0) this.dayCloses.push(this.equity);
-      this.day = day;
-    }
-    this.equity = equity;
     this.marks++;
     if (isExposed) this.exposedMarks++;
-    if (equity > this.peak) this.peak = equity;
+    this.timeSec = timeSec;
+    if (timeSec >= this.nextDaySec) {
+      if (this.marks > 1) this.dayCloses.push(this.equity);
+      this.nextDaySec = (Math.floor(timeSec / SECONDS_PER_DAY) + 1) * SECONDS_PER_DAY;
+    } else if (equity === this.equity) {
+      return; // the drawdowns stand as they are
+    }
+    this.equity = equity;
+    if (equity >= this.peak) {
+      this.peak = equity;
+      this.drawdown = 0;
+      this.drawdownPercent = 0;
+      return;
+    }
     const drawdown = this.peak - equity;
     const percent = this.peak > 0 ? (drawdown / this.peak) * 100 : 0;
     this.drawdown = drawdown;
