@@ -1,0 +1,157 @@
+/**
+ * Backtest throughput: candles per second of the strategy lab's runner (lab/backtest.ts: the four
+ * indicators through PairTracker.push, the signal rule, the fill model and the metrics) over one
+ * year of M5 on EUR_USD, GBP_USD, USD_JPY and AUD_USD from the simulated market (seed 'bench'),
+ * beside the four indicators alone over the same candles (the ceiling: what the runner can never
+ * beat), in the same run, on one thread.
+ *
+ *   npm run bench -- backtest [runs]        (default 7)
+ *
+ * Loading the candles is timed apart and not counted. Each row runs a JIT warm-up pass, then
+ * `runs` timed passes interleaved with the other row; the best pass gives the figures and the
+ * ratio (a busy machine only slows passes down), the median is printed beside it.
+ * Not a test: nothing here fails on a slow machine.
+ */
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { SimulatedMarket } from '@fxdesk/broker';
+import { FairValueGaps, StochRsi, Supertrend, VolumeProfile } from '@fxdesk/indicators';
+import { ManualClock } from '@fxdesk/primitives';
+import { ratesFromCandles, runBacktest, type BacktestInput, type BacktestPair } from '../../services/strategy/src/lab/backtest.js';
+
+const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
+const FROM = Date.UTC(2025, 0, 1);
+const TO = Date.UTC(2026, 0, 1);
+const WARMUP_CANDLES = 300;
+const TARGET_RATE = 1_000_000;
+const TARGET_RATIO = 0.5;
+
+export interface BacktestBench {
+  candles: number;
+  loadSeconds: number;
+  backtest: Rate;
+  ceiling: Rate;
+  ratio: number;
+  trades: number;
+}
+
+interface Rate {
+  best: number;
+  median: number;
+}
+
+/** A year of M5 on the four pairs, with WARMUP_CANDLES before the year. */
+export function loadCandles(): BacktestPair[] {
+  const market = new SimulatedMarket({ seed: 'bench', tickIntervalMs: 1000, marketHours: true, clock: new ManualClock(TO) });
+  return INSTRUMENTS.map((instrument) => {
+    const symbol = instrument.replace('_', '');
+    const digits = market.spec(symbol)!.digits;
+    const point = 10 ** -digits;
+    const warmup = market.bars(symbol, 'M5', WARMUP_CANDLES, FROM).filter((b) => b.closed);
+    const bars = [...warmup, ...market.barsBetween(symbol, 'M5', FROM, TO)];
+    const candles = bars.map((b) => ({
+      time: b.time,
+      open: b.open,
+      high: b.high,
+      low: b.low,
+      close: b.close,
+      volume: b.tickVolume,
+      spread: b.spread === null ? null : b.spread * point,
+    }));
+    return { instrument, symbol, digits, candles };
+  });
+}
+
+function backtestInput(pairs: BacktestPair[]): BacktestInput {
+  return {
+    timeframe: 'M5',
+    pairs,
+    rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5 },
+    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { risk_percent: 1 } },
+    initialBalance: 100_000,
+    accountCurrency: 'USD',
+    fromSec: FROM / 1000,
+    toSec: TO / 1000,
+    rates: ratesFromCandles(pairs, 'USD'),
+  };
+}
+
+let sink = 0;
+
+/** The four indicators alone over every pair's candles, as PairTracker runs them (its defaults). */
+function indicatorsAlone(pairs: BacktestPair[]): number {
+  let acc = 0;
+  for (const pair of pairs) {
+    const st = new Supertrend({ atrPeriod: 10, multiplier: 3 });
+    const srsi = new StochRsi();
+    const fvg = new FairValueGaps();
+    const vp = new VolumeProfile({ window: 100 });
+    const candles = pair.candles;
+    for (let i = 0; i < candles.length; i++) {
+      const c = candles[i]!;
+      const a = st.update(c);
+      const b = srsi.update(c);
+      const f = fvg.update(c);
+      const v = vp.update(c);
+      if (a !== null) acc += a.value;
+      if (b !== null) acc += b.k;
+      if (f !== null) acc += f.openCount;
+      if (v !== null) acc += v.poc;
+    }
+  }
+  return acc;
+}
+
+function rateOf(samples: number[]): Rate {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { best: sorted[sorted.length - 1]!, median: sorted[Math.floor(sorted.length / 2)]! };
+}
+
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+/** Loads, measures and prints; answers the figures (for a bench that composes this one). */
+export async function main(options: { runs?: number; print?: (line: string) => void } = {}): Promise<BacktestBench> {
+  const runs = options.runs ?? 7;
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const t0 = performance.now();
+  const pairs = loadCandles();
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const candles = pairs.reduce((n, p) => n + p.candles.length, 0);
+  print(
+    `Loaded ${fmt(candles)} M5 candles (${INSTRUMENTS.join(', ')}; 2025 plus ${WARMUP_CANDLES} of warm-up each) from the simulated market (seed 'bench') in ${loadSeconds.toFixed(2)} s (not counted below).`,
+  );
+  print(
+    `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${runs} interleaved timed passes after a warm-up pass.\n`,
+  );
+
+  const input = backtestInput(pairs);
+  let trades = runBacktest(input).trades.length;
+  sink += indicatorsAlone(pairs);
+  const full: number[] = [];
+  const alone: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    let t = performance.now();
+    const result = runBacktest(backtestInput(pairs));
+    full.push(candles / ((performance.now() - t) / 1000));
+    trades = result.trades.length;
+    t = performance.now();
+    sink += indicatorsAlone(pairs);
+    alone.push(candles / ((performance.now() - t) / 1000));
+  }
+  const backtest = rateOf(full);
+  const ceiling = rateOf(alone);
+  const ratio = backtest.best / ceiling.best;
+  print(`full backtest (indicators, rule, fills, metrics): ${fmt(backtest.best)} candles/s (median ${fmt(backtest.median)}); ${fmt(trades)} trades`);
+  print(`four indicators alone (the ceiling):              ${fmt(ceiling.best)} candles/s (median ${fmt(ceiling.median)})`);
+  print(`ratio backtest / ceiling:                         ${(ratio * 100).toFixed(1)} %`);
+  print('');
+  print(
+    `target ≥ ${fmt(TARGET_RATE)} candles/s: ${backtest.best >= TARGET_RATE ? 'met' : 'NOT met'}; target ≥ ${TARGET_RATIO * 100} % of the ceiling: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
+  );
+  print(`(checksum ${sink.toExponential(6)})`);
+  return { candles, loadSeconds, backtest, ceiling, ratio, trades };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await main({ runs: process.argv[2] ? Number(process.argv[2]) : undefined });
