@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { StrategyClient } from '@fxdesk/client';
-import type { BacktestSettings } from '@fxdesk/schemas';
+import { LAB_RULE_BOUNDS, type BacktestSettings } from '@fxdesk/schemas';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runBacktestJob } from '../src/lab/backtest.js';
 import type { LabRunner } from '../src/lab/jobs.js';
 import { LabPool } from '../src/lab/pool.js';
 import { LabStore } from '../src/lab/store.js';
+import { RULE_BOUNDS, RULE_NAMES } from '../src/rules.js';
 import type { BacktestJob } from '../src/lab/types.js';
 import { harness, tempDir, type Harness, type HarnessOptions } from './helpers.js';
 import { instantRunner, ManualRunner, resultOf } from './lab-jobs.fixture.js';
@@ -176,6 +177,16 @@ describe('a backtest through the API', () => {
     const limited = await app.inject({ method: 'DELETE', url: `/backtests/${id}` });
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+});
+
+describe('the contract', () => {
+  it("states the rules' bounds as the config has them (RULE_BOUNDS)", () => {
+    for (const name of RULE_NAMES) {
+      const { min, max, isInteger, env, api } = RULE_BOUNDS[name];
+      expect(LAB_RULE_BOUNDS[api]).toEqual({ min, max, isInteger, env });
+    }
+    expect(Object.keys(LAB_RULE_BOUNDS)).toHaveLength(RULE_NAMES.length);
   });
 });
 
