@@ -335,6 +335,12 @@ describe('sweeps', () => {
     expect(sweep.status).toBe('done');
     // 2 settings over the range, 2 × 2 in-sample runs, 1 out-of-sample run per window.
     expect(jobs).toHaveLength(2 + 4 + 2);
+    // Each reads its range as a backtest of that range alone would: WARMUP_CANDLES before it, none after.
+    for (const job of jobs) {
+      const candles = job.pairs[0]?.candles ?? [];
+      expect(candles.filter((c) => c.time < job.fromSec)).toHaveLength(150);
+      expect(candles.every((c) => c.time < job.toSec)).toBe(true);
+    }
     const windows = sweep.walk_forward.windows;
     expect(windows.map((w: { in_sample: unknown; out_of_sample: unknown }) => [w.in_sample, w.out_of_sample])).toEqual([
       [
