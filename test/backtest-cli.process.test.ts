@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BacktestSchema } from '@fxdesk/schemas';
-import { root, run } from '@fxdesk/core/testing';
+import { BacktestSchema, type Backtest } from '@fxdesk/schemas';
+import { answers, freePort, root, run, until } from '@fxdesk/core/testing';
 
 // `npm run backtest` as a user runs it: a real process on the simulated market of SIM_SEED,
 // stdout and stderr read as they come out.
@@ -64,6 +66,41 @@ describe('npm run backtest', { timeout: 60_000 }, () => {
     const metrics = (stdout: string) => BacktestSchema.parse(JSON.parse(stdout)).metrics;
     expect(metrics(again.stdout)).toEqual(metrics(first.stdout));
     expect(metrics(other.stdout)).not.toEqual(metrics(first.stdout));
+  });
+
+  it('gives the metrics the strategy service’s API gives for the same request', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-backtest-cli-'));
+    const port = await freePort();
+    const service = run('services/strategy/src/server.ts', {
+      ...ENV,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_GET_PER_MINUTE: '1000',
+    });
+    try {
+      const cli = backtest(['--instruments', 'EUR_USD,USD_JPY', ...TWO_WEEKS, '--rules', 'min_confluence=2', '--json']);
+      const base = `http://127.0.0.1:${port}`;
+      await until(() => answers(`${base}/health/live`), 30_000);
+      const request = { instruments: ['EUR_USD', 'USD_JPY'], from: '2026-03-02', to: '2026-03-16', rules: { min_confluence: 2 } };
+      const created = await fetch(`${base}/backtests`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+      expect(created.status).toBe(202);
+      const { id } = (await created.json()) as { id: string };
+      let api: Backtest | undefined;
+      await until(async () => {
+        api = BacktestSchema.parse(await (await fetch(`${base}/backtests/${id}`)).json());
+        return api.status === 'done';
+      }, 30_000);
+      const fromCli = BacktestSchema.parse(JSON.parse((await cli).stdout));
+      expect(api?.metrics?.overall.trade_count).toBeGreaterThan(0);
+      expect(fromCli.metrics).toEqual(api?.metrics);
+      expect(fromCli.settings).toEqual(api?.settings);
+      expect([fromCli.candles, fromCli.signals, fromCli.skipped_signals]).toEqual([api?.candles, api?.signals, api?.skipped_signals]);
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.done;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('draws one progress bar in place on a terminal', () => {
