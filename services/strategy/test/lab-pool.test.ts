@@ -79,12 +79,13 @@ describe('LabPool', { timeout: 30_000 }, () => {
     expect(progress).toEqual([0.25, 1]);
   });
 
-  it('sends a candle array to a worker once: later jobs on the same candles reuse it', async () => {
+  it('decodes a candle array once in a worker: the next job on the same candles reuses it, and only the last job’s are kept', async () => {
     const target = pool();
     const candles = [candle(0, 1, 0.0001)];
     expect((await target.run(job('ECHO', candles))).signals).toBe(0);
     expect((await target.run(job('ECHO', candles))).signals).toBe(1);
     expect((await target.run(job('ECHO', [candle(0, 1, 0.0001)]))).signals).toBe(0);
+    expect((await target.run(job('ECHO', candles))).signals).toBe(0);
   });
 
   it('runs as many jobs at once as it has workers and queues the rest in order', async () => {
