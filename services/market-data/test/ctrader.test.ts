@@ -104,13 +104,13 @@ describe('the market-data service on BROKER=ctrader', () => {
     const times: string[] = [];
     let next: string | null = '2026-01-01T00:00:00Z';
     while (next !== null) {
-      const res = await app.inject({
+      const res: { statusCode: number; body: string; json: <T>() => T } = await app.inject({
         method: 'GET',
         url: `/v1/market-data/candles?symbol=EURUSD&timeframe=M5&from=${next}&to=2026-01-07T00:00:00Z&count=600`,
         headers: auth,
       });
       expect(res.statusCode, res.body).toBe(200);
-      const page = res.json<{ candles: { ts: string; spread: number | null }[]; next_from: string | null }>();
+      const page: { candles: { ts: string; spread: number | null }[]; next_from: string | null } = res.json();
       expect(page.candles.every((c) => c.spread === null)).toBe(true);
       times.push(...page.candles.map((c) => c.ts));
       next = page.next_from;
