@@ -1,3 +1,4 @@
+import { LAB_RULE_BOUNDS, type LabRuleName } from '@fxdesk/schemas';
 import type { StrategyConfig } from './config.js';
 
 /**
@@ -32,15 +33,23 @@ export interface RuleBound {
   api: 'supertrend_atr_period' | 'supertrend_multiplier' | 'volume_profile_window' | 'min_confluence' | 'risk_reward' | 'min_stop_atr';
 }
 
-/** The bounds of every rule setting: the config's and the lab's, from this one table. */
-export const RULE_BOUNDS: Readonly<Record<RuleName, RuleBound>> = {
-  supertrendAtrPeriod: { min: 1, max: 500, isInteger: true, env: 'SUPERTREND_ATR_PERIOD', api: 'supertrend_atr_period' },
-  supertrendMultiplier: { min: 0.1, max: 20, isInteger: false, env: 'SUPERTREND_MULTIPLIER', api: 'supertrend_multiplier' },
-  volumeProfileWindow: { min: 2, max: 1000, isInteger: true, env: 'VOLUME_PROFILE_WINDOW', api: 'volume_profile_window' },
-  minConfluence: { min: 1, max: 4, isInteger: true, env: 'MIN_CONFLUENCE', api: 'min_confluence' },
-  riskReward: { min: 0.1, max: 20, isInteger: false, env: 'RISK_REWARD', api: 'risk_reward' },
-  minStopAtr: { min: 0, max: 20, isInteger: false, env: 'MIN_STOP_ATR', api: 'min_stop_atr' },
+/** Each rule's name in the lab's API. */
+const API_NAMES: Readonly<Record<RuleName, LabRuleName>> = {
+  supertrendAtrPeriod: 'supertrend_atr_period',
+  supertrendMultiplier: 'supertrend_multiplier',
+  volumeProfileWindow: 'volume_profile_window',
+  minConfluence: 'min_confluence',
+  riskReward: 'risk_reward',
+  minStopAtr: 'min_stop_atr',
 };
+
+/**
+ * The bounds of every rule setting, the config's and the lab's: the lab contract's table
+ * (LAB_RULE_BOUNDS in @fxdesk/schemas, which the console reads too) under the engine's names.
+ */
+export const RULE_BOUNDS: Readonly<Record<RuleName, RuleBound>> = Object.fromEntries(
+  Object.entries(API_NAMES).map(([name, api]) => [name, { ...LAB_RULE_BOUNDS[api], api }]),
+) as Record<RuleName, RuleBound>;
 
 export const RULE_NAMES = Object.keys(RULE_BOUNDS) as RuleName[];
 

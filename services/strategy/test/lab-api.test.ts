@@ -2,6 +2,7 @@ import path from 'node:path';
 import { StrategyClient } from '@fxdesk/client';
 import { LAB_RULE_BOUNDS, type BacktestSettings } from '@fxdesk/schemas';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { StrategyConfigSchema } from '../src/config.js';
 import { runBacktestJob } from '../src/lab/backtest.js';
 import type { LabRunner } from '../src/lab/jobs.js';
 import { LabPool } from '../src/lab/pool.js';
@@ -181,12 +182,19 @@ describe('a backtest through the API', () => {
 });
 
 describe('the contract', () => {
-  it("states the rules' bounds as the config has them (RULE_BOUNDS)", () => {
+  it("holds the config to the contract's bounds: each rule's setting is refused one step past them", () => {
+    expect(Object.keys(LAB_RULE_BOUNDS)).toHaveLength(RULE_NAMES.length);
     for (const name of RULE_NAMES) {
       const { min, max, isInteger, env, api } = RULE_BOUNDS[name];
-      expect(LAB_RULE_BOUNDS[api]).toEqual({ min, max, isInteger, env });
+      expect(LAB_RULE_BOUNDS[api]).toMatchObject({ min, max, isInteger, env });
+      const step = isInteger ? 1 : 0.01;
+      // WARMUP_CANDLES at its largest: it must cover the volume profile's window.
+      const parse = (value: number) => StrategyConfigSchema.safeParse({ WARMUP_CANDLES: '1000', [env]: String(value) }).success;
+      expect(parse(max), `${env}=${max}`).toBe(true);
+      expect(parse(min), `${env}=${min}`).toBe(true);
+      expect(parse(max + step), `${env}=${max + step}`).toBe(false);
+      expect(parse(min - step), `${env}=${min - step}`).toBe(false);
     }
-    expect(Object.keys(LAB_RULE_BOUNDS)).toHaveLength(RULE_NAMES.length);
   });
 });
 
