@@ -20,7 +20,9 @@ export class EquityChart {
       autoSize: true,
       layout: { background: { color: '#11151c' }, textColor: '#c5cbd6', fontSize: 11, panes: { separatorColor: '#2a3140' } },
       grid: { vertLines: { color: '#1b212b' }, horzLines: { color: '#1b212b' } },
-      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#2a3140' },
+      // Up to 5,000 points fit in the width (bars thinner than the default half pixel), and stay in
+      // view when the chart takes its size after the fit or the window resizes.
+      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#2a3140', minBarSpacing: 0.05, lockVisibleTimeRangeOnResize: true },
       rightPriceScale: { borderColor: '#2a3140' },
       localization: { dateFormat: 'yyyy-MM-dd' },
     });

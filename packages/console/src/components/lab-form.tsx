@@ -1,5 +1,5 @@
 import type { RankMetric, Timeframe } from '@fxdesk/schemas';
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../api.js';
 import { pairLabel } from '../format.js';
 import { metricLabel, RANK_METRICS } from '../lab/metrics.js';
@@ -40,6 +40,11 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
   const [problems, setProblems] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
   const grid = useMemo(() => gridOf(sweep), [sweep]);
+  // Until a pair is ticked or unticked, the form takes every monitored pair as the desk learns them.
+  const pairsTouched = useRef(false);
+  useEffect(() => {
+    if (!pairsTouched.current) setForm((f) => ({ ...f, instruments: instruments.slice(0, MAX_INSTRUMENTS) }));
+  }, [instruments.join(',')]);
 
   const edit = (patch: Partial<BacktestForm>) => setForm((f) => ({ ...f, ...patch }));
   const editSweep = (patch: Partial<SweepForm>) => setSweep((s) => ({ ...s, ...patch }));
@@ -95,7 +100,10 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
               name="instruments"
               value={i}
               checked={form.instruments.includes(i)}
-              onChange={(e) => edit({ instruments: e.currentTarget.checked ? [...form.instruments, i] : form.instruments.filter((x) => x !== i) })}
+              onChange={(e) => {
+                pairsTouched.current = true;
+                edit({ instruments: e.currentTarget.checked ? [...form.instruments, i] : form.instruments.filter((x) => x !== i) });
+              }}
             />
             {pairLabel(i)}
           </label>

@@ -85,7 +85,7 @@ export function LabPage() {
         whether the best settings hold up on the candles after those they were chosen on.
       </p>
       {state.status ? (
-        <LabForm key={instruments.length === 0 ? 'no pairs' : 'pairs'} instruments={instruments} timeframe={state.status.timeframe} />
+        <LabForm instruments={instruments} timeframe={state.status.timeframe} />
       ) : (
         <p class="loading" role="status">
           Reading the desk…
