@@ -15,8 +15,12 @@ export interface LabHistory {
   catalog(): Promise<Array<{ symbol: string; digits: number }>>;
 }
 
-/** Bars the simulated market builds between two turns of the event loop (about a tenth of a second). */
-const SIMULATED_PAGE_BARS = 10_000;
+/**
+ * Bars the simulated market builds between two turns of the event loop: about 10 ms of work, so
+ * a year's loading never holds the live engine, the console's streams or the API for longer
+ * (the market-data service's pages are its MAX_CANDLES, 1,000 by default, for the same reason).
+ */
+const SIMULATED_PAGE_BARS = 1_000;
 
 /**
  * The in-process simulated market's history: a function of SIM_SEED (and the market's settings)
