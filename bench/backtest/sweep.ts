@@ -8,7 +8,10 @@
  * Candle loading (the simulated market, once) is excluded and reported apart. Each sweep's wall
  * time counts from the first job posted to the last result: thread start-up and each thread's
  * first decoding of the shared candles included, as a sweep in the service pays them. Target:
- * a speed-up of at least 1.7× on 2 cores. Not a test: nothing here fails on a slow machine.
+ * a speed-up of at least 1.7× on 2 cores. Beside each time, the cores the process kept busy
+ * (its CPU time over the wall time): on a machine other work shares, the speed-up is bounded by
+ * what was free, and the CPU time of one worker over that of all says what idle cores would give.
+ * Not a test: nothing here fails on a slow machine.
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -53,6 +56,11 @@ export interface SweepFigures {
   oneWorkerCores: number;
   allWorkersCores: number;
   speedUp: number;
+  /**
+   * CPU time of the sweep on one worker over that on all: 1 when the threads add no work. On a
+   * machine other work keeps busy, this (× workers) is the speed-up the cores would give idle.
+   */
+  efficiency: number;
   /** Whether every setting gave the same result on one worker and on all. */
   isSame: boolean;
 }
@@ -161,6 +169,7 @@ export async function benchSweep(
     oneWorkerCores: bestOne.cores,
     allWorkersCores: bestAll.cores,
     speedUp: bestOne.ms / bestAll.ms,
+    efficiency: (bestOne.ms * bestOne.cores) / (bestAll.ms * bestAll.cores),
     isSame,
   };
 }
@@ -175,6 +184,7 @@ export function sweepReport(f: SweepFigures): string {
     `  one worker:      ${seconds(f.oneWorkerMs).padStart(9)}  ${perSetting(f.oneWorkerMs)}  ${f.oneWorkerCores.toFixed(2)} cores busy`,
     `  ${`${f.workers} workers:`.padEnd(16)} ${seconds(f.allWorkersMs).padStart(9)}  ${perSetting(f.allWorkersMs)}  ${f.allWorkersCores.toFixed(2)} cores busy`,
     `  speed-up:        ${f.speedUp.toFixed(2)}× on ${f.workers} cores (target ≥ ${SPEED_UP_TARGET}× on 2 cores)${f.isSame ? '' : '  RESULTS DIFFER'}`,
+    `  CPU time, one worker / all: ${(f.efficiency * 100).toFixed(0)}% (${(f.efficiency * f.workers).toFixed(2)}× on ${f.workers} idle cores)`,
   ].join('\n');
 }
 
