@@ -89,6 +89,24 @@ describe('the compiled services', () => {
     }
   });
 
+  it('the compiled strategy runs a backtest on its lab worker, found beside dist/server.js', async () => {
+    const body = { instruments: ['EUR_USD'], timeframe: 'M15', from: '2026-03-02', to: '2026-03-09' };
+    const created = await fetch(`${base('strategy')}/backtests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(created.status).toBe(202);
+    const { id } = (await created.json()) as { id: string };
+    let record: { status: string; error: unknown; candles: number | null } | undefined;
+    await until(async () => {
+      record = (await (await fetch(`${base('strategy')}/backtests/${id}`)).json()) as typeof record;
+      return record?.status !== 'queued' && record?.status !== 'running';
+    }, 30_000);
+    expect(record).toMatchObject({ status: 'done', error: null });
+    expect(record?.candles).toBeGreaterThan(0);
+  }, 40_000);
+
   it('the strategy serves the Swagger UI assets from its npm package', async () => {
     expect((await fetch(`${base('strategy')}/docs/static/index.html`)).status).toBe(200);
   });
