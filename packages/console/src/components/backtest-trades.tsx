@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, type Api } from '../api.js';
 import { tradeKey, tradesOnChart } from '../chart/chart-data.js';
 import { PairChart } from '../chart/pair-chart.js';
+import { useChart } from '../chart/use-chart.js';
 import { formatDateTime, pairLabel } from '../format.js';
 import { navigate } from '../router.js';
 import { routeHref } from '../routes.js';
@@ -67,25 +68,12 @@ export function BacktestTrades({ api, backtest, instrument }: { api: Api; backte
   const trades = useRead(() => allTrades(api, id, instrument), [api, id, instrument]);
   const candles = useRead(() => chartCandles(api, instrument, settings.timeframe), [api, instrument, settings.timeframe]);
   const [selected, setSelected] = useState<string | null>(null);
-  const container = useRef<HTMLDivElement>(null);
-  const chart = useRef<PairChart | null>(null);
   const opened = useRef<string | null>(null);
 
   const drawn = useMemo(() => (trades.state === 'ok' && candles.state === 'ok' ? tradesOnChart(trades.value, candles.value) : []), [trades, candles]);
   const onChart = useMemo(() => new Set(drawn.map(tradeKey)), [drawn]);
   const ready = candles.state === 'ok' && candles.value.length > 0;
-
-  useEffect(() => {
-    if (!ready || !container.current || chart.current) return;
-    chart.current = new PairChart(container.current);
-  }, [ready]);
-  useEffect(
-    () => () => {
-      chart.current?.dispose();
-      chart.current = null;
-    },
-    [],
-  );
+  const { container, chart } = useChart((element) => new PairChart(element), ready);
   useEffect(() => {
     if (candles.state !== 'ok' || !chart.current) return;
     chart.current.show({

@@ -1,7 +1,8 @@
 import type { Backtest, EquityPoint } from '@fxdesk/schemas';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { describeError, type Api } from '../api.js';
 import { EquityChart } from '../chart/equity-chart.js';
+import { useChart } from '../chart/use-chart.js';
 import { equitySummary } from '../chart/equity-data.js';
 import { formatMoney } from '../format.js';
 
@@ -10,8 +11,6 @@ type Points = { state: 'loading' } | { state: 'ok'; points: EquityPoint[] } | { 
 /** A finished backtest's equity and drawdown curves. */
 export function EquityPanel({ api, backtest }: { api: Api; backtest: Backtest }) {
   const [points, setPoints] = useState<Points>({ state: 'loading' });
-  const container = useRef<HTMLDivElement>(null);
-  const chart = useRef<EquityChart | null>(null);
   const { initial_balance: initial, account_currency: currency } = backtest.settings;
 
   useEffect(() => {
@@ -27,18 +26,10 @@ export function EquityPanel({ api, backtest }: { api: Api; backtest: Backtest })
   }, [api, backtest.id]);
 
   const ready = points.state === 'ok' && points.points.length > 0;
+  const { container, chart } = useChart((element) => new EquityChart(element), ready);
   useEffect(() => {
-    if (!ready || !container.current) return;
-    chart.current ??= new EquityChart(container.current);
-    if (points.state === 'ok') chart.current.show(points.points, initial);
+    if (points.state === 'ok') chart.current?.show(points.points, initial);
   }, [ready, points, initial]);
-  useEffect(
-    () => () => {
-      chart.current?.dispose();
-      chart.current = null;
-    },
-    [],
-  );
 
   const summary = points.state === 'ok' ? equitySummary(points.points) : null;
   return (

@@ -3,6 +3,9 @@ import { useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { formatDateTime, formatDuration } from '../format.js';
 import { isActive } from '../lab/jobs.js';
+import type { JobRead } from '../lab/use-job.js';
+import { Link, navigate } from '../router.js';
+import { routeHref } from '../routes.js';
 import { StatusBadge } from './signal-table.js';
 
 interface Job {
@@ -21,11 +24,13 @@ interface JobStatusProps {
   /** The latest read failed: what is shown is the read before. */
   readError: string | null;
   /** DELETE: cancels while queued or running, deletes once ended. */
-  onDelete: () => Promise<void>;
+  remove: () => Promise<void>;
+  /** Reads the job again (after a cancel; a deleted one leaves for the lab). */
+  refresh: () => void;
 }
 
 /** A job's state: progress while it moves (with Cancel), how it ended (the error of a failed one), and Delete once ended. */
-export function JobStatus({ job, what, readError, onDelete }: JobStatusProps) {
+export function JobStatus({ job, what, readError, remove, refresh }: JobStatusProps) {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -36,8 +41,10 @@ export function JobStatus({ job, what, readError, onDelete }: JobStatusProps) {
     setBusy(true);
     setFailure(null);
     try {
-      await onDelete();
+      await remove();
       setConfirming(false);
+      if (active) refresh();
+      else navigate(routeHref({ page: 'lab' }));
     } catch (err) {
       setFailure(describeError(err));
     } finally {
@@ -93,6 +100,25 @@ export function JobStatus({ job, what, readError, onDelete }: JobStatusProps) {
         </p>
       )}
     </section>
+  );
+}
+
+/** A job's page before its first answer: reading it, or why it cannot be shown (gone, or the read failed). */
+export function JobUnread({ what, read }: { what: string; read: Exclude<JobRead<unknown>, { state: 'ok' }> }) {
+  if (read.state === 'loading')
+    return (
+      <p class="loading" role="status">
+        Reading the {what}…
+      </p>
+    );
+  return (
+    <div class="panel">
+      <h1>{what === 'sweep' ? 'Sweep' : 'Backtest'}</h1>
+      <p class={read.missing ? 'empty' : 'error'} role="alert">
+        {read.missing ? `No such ${what}: it may have been deleted. ` : `The ${what} cannot be read: ${read.message}. `}
+        <Link href={routeHref({ page: 'lab' })}>Back to the lab</Link>
+      </p>
+    </div>
   );
 }
 

@@ -1,12 +1,13 @@
 import type { DeliveryEvent, DeliveryRecord, DeliveryStatus, OrderEvent, SignalRecord, SignalState, StrategySignal } from '@fxdesk/schemas';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ListState, MoreButton } from '../components/list-state.js';
 import { NoSignal } from '../components/no-signal.js';
 import { SignalTable, StatusBadge } from '../components/signal-table.js';
 import { formatPrice, formatWhen, humanize, pairLabel } from '../format.js';
 import { Link, navigate } from '../router.js';
 import { ACTIVITY_TABS, routeHref, signalHref, type ActivityTab } from '../routes.js';
 import { useDesk, useNow, type EventListener } from '../use-desk.js';
-import { usePaged, type Paged } from '../use-paged.js';
+import { usePaged } from '../use-paged.js';
 
 const PAGE = 25;
 /** A burst of order or delivery events reads the list once. */
@@ -15,38 +16,6 @@ const REFRESH_AFTER_MS = 400;
 const TAB_LABEL: Record<ActivityTab, string> = { signals: 'Signals', orders: 'Orders', deliveries: 'Deliveries' };
 const ORDER_STATES: SignalState[] = ['filled', 'partially_filled', 'placed', 'rejected', 'unknown', 'processing'];
 const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'sent', 'delivered', 'read', 'failed'];
-
-/** What the list's controls read of a paged list, whatever its items. */
-type ListControls = Pick<Paged<unknown>, 'items' | 'hasMore' | 'loading' | 'error' | 'notConfigured' | 'loadMore' | 'refresh'>;
-
-function MoreButton({ list, what }: { list: ListControls; what: string }) {
-  if (!list.hasMore) return null;
-  return (
-    <button type="button" class="secondary more" onClick={list.loadMore} disabled={list.loading}>
-      {list.loading ? 'Reading…' : `Older ${what}`}
-    </button>
-  );
-}
-
-function ListState({ list, what }: { list: ListControls; what: string }) {
-  if (list.notConfigured) return <p class="empty">No {what}: the strategy has no URL for that service.</p>;
-  if (list.error)
-    return (
-      <p class="error" role="alert">
-        The {what} cannot be read: {list.error}.{' '}
-        <button type="button" class="secondary" onClick={list.refresh}>
-          Retry
-        </button>
-      </p>
-    );
-  if (list.loading && list.items.length === 0)
-    return (
-      <p class="loading" role="status">
-        Reading the {what}…
-      </p>
-    );
-  return null;
-}
 
 /** A text field of an order's request as submitted (the record keeps the submission as it came). */
 function requestField(order: SignalRecord, name: string): string {

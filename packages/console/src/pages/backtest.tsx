@@ -1,11 +1,11 @@
 import { BacktestTrades } from '../components/backtest-trades.js';
 import { EquityPanel } from '../components/equity-panel.js';
-import { JobStatus } from '../components/job-status.js';
+import { JobStatus, JobUnread } from '../components/job-status.js';
 import { MetricsTable } from '../components/metrics-table.js';
 import { RunSettings } from '../components/run-settings.js';
 import { formatMoney } from '../format.js';
 import { useJob } from '../lab/use-job.js';
-import { Link, navigate } from '../router.js';
+import { Link } from '../router.js';
 import { routeHref, sweepHref } from '../routes.js';
 import { useDesk } from '../use-desk.js';
 
@@ -15,32 +15,12 @@ export function BacktestPage({ id, instrument }: { id: string; instrument: strin
   const { job, refresh } = useJob(() => api.backtest(id), id);
   const lab = routeHref({ page: 'lab' });
 
-  if (job.state === 'loading')
-    return (
-      <p class="loading" role="status">
-        Reading the backtest…
-      </p>
-    );
-  if (job.state === 'error')
-    return (
-      <div class="panel">
-        <h1>Backtest</h1>
-        <p class={job.missing ? 'empty' : 'error'} role="alert">
-          {job.missing ? 'No such backtest: it may have been deleted. ' : `The backtest cannot be read: ${job.message}. `}
-          <Link href={lab}>Back to the lab</Link>
-        </p>
-      </div>
-    );
+  if (job.state !== 'ok') return <JobUnread what="backtest" read={job} />;
 
   const backtest = job.job;
   const { settings, metrics } = backtest;
   const pair = instrument && settings.instruments.includes(instrument) ? instrument : (settings.instruments[0] as string);
-  const remove = async () => {
-    const ending = backtest.status === 'queued' || backtest.status === 'running';
-    await api.deleteBacktest(id);
-    if (ending) refresh();
-    else navigate(lab);
-  };
+
   return (
     <div class="lab-run">
       <header>
@@ -56,7 +36,7 @@ export function BacktestPage({ id, instrument }: { id: string; instrument: strin
         </p>
         <h1>{backtest.name ?? 'Backtest'}</h1>
       </header>
-      <JobStatus job={backtest} what="backtest" readError={job.error} onDelete={remove} />
+      <JobStatus job={backtest} what="backtest" readError={job.error} remove={() => api.deleteBacktest(id)} refresh={refresh} />
       <section class="panel" aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
         <RunSettings settings={settings} />

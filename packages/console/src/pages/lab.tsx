@@ -1,6 +1,7 @@
 import type { BacktestSummary, SweepSummary } from '@fxdesk/schemas';
 import { useEffect } from 'preact/hooks';
 import { LabForm } from '../components/lab-form.js';
+import { ListState, MoreButton } from '../components/list-state.js';
 import { StatusBadge } from '../components/signal-table.js';
 import { formatMoney, formatWhen, pairLabel } from '../format.js';
 import { isActive, jobState } from '../lab/jobs.js';
@@ -26,31 +27,6 @@ function useRefreshWhileActive(list: Pick<Paged<{ status: BacktestSummary['statu
     const timer = setInterval(list.refresh, LIST_REFRESH_MS);
     return () => clearInterval(timer);
   }, [moving]);
-}
-
-function ListFooter({ list, what }: { list: Pick<Paged<unknown>, 'items' | 'hasMore' | 'loading' | 'error' | 'loadMore' | 'refresh'>; what: string }) {
-  return (
-    <>
-      {list.error && (
-        <p class="error" role="alert">
-          The {what} cannot be read: {list.error}.{' '}
-          <button type="button" class="secondary" onClick={list.refresh}>
-            Retry
-          </button>
-        </p>
-      )}
-      {list.loading && list.items.length === 0 && (
-        <p class="loading" role="status">
-          Reading the {what}…
-        </p>
-      )}
-      {list.hasMore && (
-        <button type="button" class="secondary more" onClick={list.loadMore} disabled={list.loading}>
-          {list.loading ? 'Reading…' : `Older ${what}`}
-        </button>
-      )}
-    </>
-  );
 }
 
 /** The lab: a new backtest or sweep, and the runs so far (newest first, cursor-paged). */
@@ -94,6 +70,7 @@ export function LabPage() {
 
       <section class="panel" aria-labelledby="backtests-title">
         <h2 id="backtests-title">Backtests</h2>
+        <ListState list={backtests} what="backtests" />
         {backtests.items.length === 0 && !backtests.loading && !backtests.error && <p class="empty">No backtest yet: start one above.</p>}
         {backtests.items.length > 0 && (
           <table class="grid cards runs" aria-label="Backtests">
@@ -133,11 +110,12 @@ export function LabPage() {
             </tbody>
           </table>
         )}
-        <ListFooter list={backtests} what="backtests" />
+        <MoreButton list={backtests} what="backtests" />
       </section>
 
       <section class="panel" aria-labelledby="sweeps-title">
         <h2 id="sweeps-title">Sweeps</h2>
+        <ListState list={sweeps} what="sweeps" />
         {sweeps.items.length === 0 && !sweeps.loading && !sweeps.error && <p class="empty">No sweep yet.</p>}
         {sweeps.items.length > 0 && (
           <table class="grid cards runs" aria-label="Sweeps">
@@ -176,7 +154,7 @@ export function LabPage() {
             </tbody>
           </table>
         )}
-        <ListFooter list={sweeps} what="sweeps" />
+        <MoreButton list={sweeps} what="sweeps" />
       </section>
     </div>
   );

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../api.js';
 import { chartSummary, toTime, withClosedCandle } from '../chart/chart-data.js';
 import { PairChart } from '../chart/pair-chart.js';
+import { useChart } from '../chart/use-chart.js';
 import { ChartLegend } from '../components/chart-legend.js';
 import { NoSignal } from '../components/no-signal.js';
 import { Trend } from '../components/pairs-grid.js';
@@ -43,8 +44,8 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
   const [reloads, setReloads] = useState(0);
   const latest = useRef(candles);
   latest.current = candles;
-  const container = useRef<HTMLDivElement>(null);
-  const chart = useRef<PairChart | null>(null);
+  const ready = candles.state === 'ok' && candles.candles.length > 0;
+  const { container, chart } = useChart((element) => new PairChart(element), ready);
 
   // The candles of the pair on the timeframe: read at open, on a switch, and when a bar of another timeframe than the strategy's has closed.
   useEffect(() => {
@@ -115,18 +116,6 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
     [listen, instrument],
   );
 
-  const ready = candles.state === 'ok' && candles.candles.length > 0;
-  useEffect(() => {
-    if (!ready || !container.current || chart.current) return;
-    chart.current = new PairChart(container.current);
-  }, [ready]);
-  useEffect(
-    () => () => {
-      chart.current?.dispose();
-      chart.current = null;
-    },
-    [],
-  );
   useEffect(() => {
     if (candles.state === 'ok' && chart.current)
       chart.current.show({ instrument, timeframe: candles.timeframe, candles: candles.candles, signals, selectedId: signalId });

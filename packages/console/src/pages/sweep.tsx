@@ -1,6 +1,6 @@
 import type { Sweep } from '@fxdesk/schemas';
 import { RankTable, SweepRanking } from '../components/heat-map.js';
-import { JobStatus } from '../components/job-status.js';
+import { JobStatus, JobUnread } from '../components/job-status.js';
 import { RunSettings } from '../components/run-settings.js';
 import { WalkForwardTable } from '../components/walk-forward.js';
 import { varyingRules } from '../lab/heat-map.js';
@@ -45,22 +45,7 @@ export function SweepPage({ id, x, y }: { id: string; x: RuleKey | null; y: Rule
   const { job, refresh } = useJob(() => api.sweep(id), id);
   const lab = routeHref({ page: 'lab' });
 
-  if (job.state === 'loading')
-    return (
-      <p class="loading" role="status">
-        Reading the sweep…
-      </p>
-    );
-  if (job.state === 'error')
-    return (
-      <div class="panel">
-        <h1>Sweep</h1>
-        <p class={job.missing ? 'empty' : 'error'} role="alert">
-          {job.missing ? 'No such sweep: it may have been deleted. ' : `The sweep cannot be read: ${job.message}. `}
-          <Link href={lab}>Back to the lab</Link>
-        </p>
-      </div>
-    );
+  if (job.state !== 'ok') return <JobUnread what="sweep" read={job} />;
 
   const sweep = job.job;
   const { settings, results } = sweep;
@@ -68,12 +53,7 @@ export function SweepPage({ id, x, y }: { id: string; x: RuleKey | null; y: Rule
   const currency = settings.base.account_currency;
   const best = results.find((r) => r.rank === 1);
   const varying = varyingRules(results);
-  const remove = async () => {
-    const ending = sweep.status === 'queued' || sweep.status === 'running';
-    await api.deleteSweep(id);
-    if (ending) refresh();
-    else navigate(lab);
-  };
+
   return (
     <div class="lab-run">
       <header>
@@ -82,7 +62,7 @@ export function SweepPage({ id, x, y }: { id: string; x: RuleKey | null; y: Rule
         </p>
         <h1>{sweep.name ?? 'Sweep'}</h1>
       </header>
-      <JobStatus job={sweep} what="sweep" readError={job.error} onDelete={remove} />
+      <JobStatus job={sweep} what="sweep" readError={job.error} remove={() => api.deleteSweep(id)} refresh={refresh} />
 
       <section class="panel" aria-labelledby="sweep-settings-title">
         <h2 id="sweep-settings-title">
