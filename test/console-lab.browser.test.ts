@@ -1,0 +1,320 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Backtest, BacktestMetrics, BacktestTrades, LabMetrics, Sweep } from '@fxdesk/schemas';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/core/testing';
+
+/**
+ * The console's Lab page in Chromium against the strategy service alone, on its own simulated
+ * market. A year of M5 on four pairs is started from the page and watched to the end; its
+ * metrics table must equal GET /backtests/{id}'s metrics and the CLI's (`npm run backtest --
+ * --json`, the same script) for the same request; its equity curve and its trades on the pair's
+ * chart are drawn. A small sweep's heat map opens one of its backtests. The strategy decides on
+ * M15, so the pair chart of the M5 backtest reads the market's history (CHART_CANDLES of it).
+ */
+
+const SEED = 'console-lab';
+const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
+/** The form lists the monitored pairs alphabetically, and the request names them in that order. */
+const PICKED = [...INSTRUMENTS].sort();
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-console-lab-'));
+const dist = path.join(work, 'dist');
+/** Where the screenshot goes; kept after the run, for the docs. */
+const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-console-lab-screenshots-'));
+/** The strategy's settings, which the CLI reads as the service does. */
+const settings = {
+  LOG_LEVEL: 'warn',
+  SIM_SEED: SEED,
+  TIMEFRAME: 'M15',
+  INSTRUMENTS: INSTRUMENTS.join(','),
+};
+
+const DAY_MS = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The year up to today (midnight UTC), as the form starts with it. */
+const to = day(Date.now());
+const from = (() => {
+  const d = new Date(`${to}T00:00:00Z`);
+  d.setUTCFullYear(d.getUTCFullYear() - 1);
+  return day(d.getTime());
+})();
+const RULES = { min_confluence: 2 };
+
+type Process = ReturnType<typeof run>;
+let strategy: Process;
+let port = 0;
+let browser: Browser;
+const base = () => `http://127.0.0.1:${port}`;
+const pageErrors: string[] = [];
+
+async function json<T>(res: Response): Promise<T> {
+  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** The page's metrics table as the values its cells carry, by column (overall, then each pair) and metric. */
+async function metricsOnPage(page: Page): Promise<Record<string, Record<string, number | null>>> {
+  return page.locator('table[aria-label="Metrics"] td[data-value]').evaluateAll((cells) => {
+    const table: Record<string, Record<string, number | null>> = {};
+    for (const cell of cells) {
+      const column = cell.getAttribute('data-column') as string;
+      const metric = (cell.closest('tr') as HTMLElement).getAttribute('data-metric') as string;
+      const value = cell.getAttribute('data-value') as string;
+      (table[column] ??= {})[metric] = value === 'null' ? null : Number(value);
+    }
+    return table;
+  });
+}
+
+function byColumn(metrics: BacktestMetrics): Record<string, LabMetrics> {
+  return { overall: metrics.overall, ...metrics.per_pair };
+}
+
+/** Pixels of the colour `hex` on the canvases of the chart under `selector`, in its first (price) pane or all. */
+async function paintedPixels(page: Page, selector: string, hex: string, pricePaneOnly: boolean): Promise<number> {
+  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return page.locator(selector).evaluate(
+    (chart, { rgb, pricePaneOnly }) => {
+      const panes = [...chart.querySelectorAll('tr')].filter((tr) => tr.querySelector('canvas') && tr.offsetHeight > 60);
+      const canvases = (pricePaneOnly ? panes.slice(0, 1) : panes).flatMap((tr) => [...tr.querySelectorAll('canvas')]);
+      let count = 0;
+      for (const canvas of canvases) {
+        const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height);
+        for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) count++;
+      }
+      return count;
+    },
+    { rgb, pricePaneOnly },
+  );
+}
+
+beforeAll(async () => {
+  const build = runNode(['node_modules/vite/bin/vite.js', 'build', 'packages/console', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], {});
+  const built = await build.done;
+  if (built.code !== 0) throw new Error(`the console did not build:\n${built.stderr}`);
+
+  port = await freePort();
+  strategy = run('services/strategy/src/server.ts', {
+    ...settings,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: path.join(work, 'strategy'),
+    CONSOLE_DIST_DIR: dist,
+    AUTO_START: 'true',
+    // The chart of an M5 backtest holds the pair's newest 5,000 M5 candles (17 trading days).
+    CHART_CANDLES: '5000',
+    // The page polls every second and the test reads beside it: spec 000's 60 GETs a minute are tested elsewhere.
+    RATE_LIMIT_GET_PER_MINUTE: '100000',
+    RATE_LIMIT_POST_PER_MINUTE: '1000',
+  });
+  try {
+    await until(() => answers(`${base()}/health/live`), 30_000);
+  } catch (err) {
+    process.stderr.write(strategy.out.stderr);
+    throw err;
+  }
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (strategy?.child.exitCode === null) strategy.child.kill('SIGTERM');
+  await strategy?.done;
+  fs.rmSync(work, { recursive: true, force: true });
+  process.stdout.write(`console lab screenshot: ${shots}\n`);
+});
+
+describe('the Lab page', () => {
+  let page: Page;
+  let backtestId = '';
+  let sweepId = '';
+
+  beforeAll(async () => {
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+  });
+
+  it('runs a year of M5 on four pairs from the page, and its metrics equal the API’s and the CLI’s for the same request', async () => {
+    await page.goto(`${base()}/ui/lab`);
+    const form = page.locator('form.lab-form');
+    await form.getByRole('button', { name: 'Start backtest' }).waitFor();
+    // The monitored pairs, all picked.
+    await until(async () => (await form.locator('input[name="instruments"]:checked').count()) === INSTRUMENTS.length, 20_000);
+    expect(await form.locator('input[name="instruments"]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual(PICKED);
+    await form.locator('select[name="timeframe"]').selectOption('M5');
+    await form.locator('input[name="from"]').fill(from);
+    await form.locator('input[name="to"]').fill(to);
+    await form.locator('input[name="rules.min_confluence"]').fill(String(RULES.min_confluence));
+    await form.getByRole('button', { name: 'Start backtest' }).click();
+
+    await page.waitForURL(/\/ui\/lab\/backtests\/[^/?]+$/, { timeout: 10_000 });
+    backtestId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    // The CLI runs the same request meanwhile, in its own process, on the same settings.
+    const cli = run('scripts/backtest.ts', { ...settings, DATA_DIR: path.join(work, 'cli') }, [
+      '--instruments',
+      PICKED.join(','),
+      '--timeframe',
+      'M5',
+      '--from',
+      from,
+      '--to',
+      to,
+      '--rules',
+      `min_confluence=${RULES.min_confluence}`,
+      '--json',
+    ]);
+
+    // Watched to the end: the page reads it every second while it moves.
+    await page.locator('progress').waitFor({ timeout: 10_000 });
+    await page.locator('[data-job-status="done"]').waitFor({ timeout: 100_000 });
+    await page.locator('table[aria-label="Metrics"]').waitFor();
+
+    const api = await json<Backtest>(await fetch(`${base()}/backtests/${backtestId}`));
+    expect(api.status).toBe('done');
+    expect(api.settings).toMatchObject({ instruments: PICKED, timeframe: 'M5', from: `${from}T00:00:00.000Z`, to: `${to}T00:00:00.000Z` });
+    expect(api.settings.rules.min_confluence).toBe(RULES.min_confluence);
+    const metrics = api.metrics as BacktestMetrics;
+    expect(metrics.overall.trade_count).toBeGreaterThan(0);
+    expect(await metricsOnPage(page)).toEqual(byColumn(metrics));
+
+    const ran = await cli.done;
+    if (ran.code !== 0) throw new Error(`the CLI failed (${ran.code}):\n${ran.stderr}`);
+    const fromCli = JSON.parse(ran.stdout) as Backtest;
+    expect(fromCli.metrics).toEqual(metrics);
+    expect({ candles: fromCli.candles, signals: fromCli.signals, skipped: fromCli.skipped_signals }).toEqual({
+      candles: api.candles,
+      signals: api.signals,
+      skipped: api.skipped_signals,
+    });
+  }, 150_000);
+
+  it('draws the equity curve and the pair’s trades on its chart, a trade picked out from its row', async () => {
+    const { points } = await json<{ points: unknown[] }>(await fetch(`${base()}/backtests/${backtestId}/equity`));
+    const caption = page.locator('#equity-caption');
+    await caption.waitFor({ timeout: 20_000 });
+    expect(Number(await caption.getAttribute('data-points'))).toBe(points.length);
+    // The curve is on the canvas: the year lost or won, its line is red or green.
+    await until(
+      async () => (await paintedPixels(page, '.chart.equity', '#ef5350', false)) + (await paintedPixels(page, '.chart.equity', '#26a69a', false)) > 200,
+      10_000,
+    );
+
+    // The first pair's trades: those of the chart's span are drawn (entry arrows in the entry blue on the price pane).
+    const trades = page.locator('#trades-chart-caption');
+    await trades.waitFor({ timeout: 30_000 });
+    const drawn = Number(await trades.getAttribute('data-trades-on-chart'));
+    expect(drawn).toBeGreaterThan(0);
+    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', true)) > 20, 10_000);
+
+    // The chart and the table are the first pair's; the table starts with its newest trade, the API's last.
+    const pair = PICKED[0] as string;
+    expect(await page.getByRole('radio', { name: 'AUD/USD' }).isChecked()).toBe(true);
+    let newest: BacktestTrades['trades'][number] | undefined;
+    for (let cursor: string | null = ''; cursor !== null;) {
+      const pageOf: BacktestTrades = await json<BacktestTrades>(
+        await fetch(`${base()}/backtests/${backtestId}/trades?instrument=${pair}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`),
+      );
+      newest = pageOf.trades.at(-1) ?? newest;
+      cursor = pageOf.next_cursor;
+    }
+    const first = page.locator('table[aria-label="Trades"] tbody tr').first();
+    expect(await first.getAttribute('data-entry-time')).toBe(newest?.entry_time);
+    await first.getByRole('button').click();
+    expect(await first.getAttribute('aria-current')).toBe('true');
+    // For the docs: from the metrics to the trades chart, the pointer off the charts.
+    await page.mouse.move(0, 0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const top = await page
+      .locator('#metrics-title')
+      .evaluate((title) => (title.closest('section') as HTMLElement).getBoundingClientRect().top + window.scrollY);
+    const bottom = await trades.evaluate((caption) => caption.getBoundingClientRect().bottom + window.scrollY);
+    await page.screenshot({ path: path.join(shots, 'console-lab.png'), fullPage: true, clip: { x: 0, y: top - 16, width: 1360, height: bottom - top + 32 } });
+  }, 60_000);
+
+  it('says a cancelled backtest was cancelled', async () => {
+    await page.goto(`${base()}/ui/lab`);
+    const form = page.locator('form.lab-form');
+    await until(async () => (await form.locator('input[name="instruments"]:checked').count()) === INSTRUMENTS.length, 20_000);
+    await form.locator('select[name="timeframe"]').selectOption('M1');
+    await form.locator('input[name="from"]').fill(from);
+    await form.locator('input[name="to"]').fill(to);
+    await form.getByRole('button', { name: 'Start backtest' }).click();
+    await page.waitForURL(/\/ui\/lab\/backtests\/[^/?]+$/, { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('[data-job-status="cancelled"]').waitFor({ timeout: 20_000 });
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    expect((await json<Backtest>(await fetch(`${base()}/backtests/${id}`))).status).toBe('cancelled');
+  }, 40_000);
+
+  it('runs a small sweep whose heat map opens each cell’s backtest, and shows its walk-forward windows', async () => {
+    await page.goto(`${base()}/ui/lab`);
+    const form = page.locator('form.lab-form');
+    await until(async () => (await form.locator('input[name="instruments"]:checked').count()) === INSTRUMENTS.length, 20_000);
+    await form.getByText('Sweep', { exact: true }).click();
+    for (const pair of PICKED.slice(2)) await form.locator(`input[name="instruments"][value="${pair}"]`).uncheck();
+    await form.locator('select[name="timeframe"]').selectOption('M5');
+    await form.locator('input[name="from"]').fill(day(Date.parse(`${to}T00:00:00Z`) - 42 * DAY_MS));
+    await form.locator('input[name="to"]').fill(to);
+    await form.locator('input[name="rules.min_confluence"]').fill('2');
+    await form.locator('input[name="grid.supertrend_atr_period"]').fill('8, 12');
+    await form.locator('input[name="grid.supertrend_multiplier"]').fill('2..3');
+    expect(
+      await form
+        .locator('legend')
+        .filter({ hasText: /^Sweep:/ })
+        .textContent(),
+    ).toContain('Sweep: 2 settings');
+    await form.locator('input[name="grid.supertrend_multiplier"]').fill('2..3 by 1');
+    expect(
+      await form
+        .locator('legend')
+        .filter({ hasText: /^Sweep:/ })
+        .textContent(),
+    ).toContain('Sweep: 4 settings');
+    await form.getByLabel('Walk-forward').check();
+    await form.locator('input[name="windows"]').fill('2');
+    await form.getByRole('button', { name: 'Start sweep' }).click();
+
+    await page.waitForURL(/\/ui\/lab\/sweeps\/[^/?]+$/, { timeout: 10_000 });
+    sweepId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    await page.locator('[data-job-status="done"]').waitFor({ timeout: 60_000 });
+    const sweep = await json<Sweep>(await fetch(`${base()}/sweeps/${sweepId}`));
+    expect(sweep.results).toHaveLength(4);
+
+    const map = page.locator('table.heat-map');
+    await map.waitFor();
+    expect([await map.getAttribute('data-x'), await map.getAttribute('data-y')]).toEqual(['supertrend_atr_period', 'supertrend_multiplier']);
+    const cells = map.locator('td a');
+    expect(await cells.count()).toBe(4);
+    // The cell of period 12 and multiplier 2 (bottom right: multipliers run down from the highest) opens that setting's backtest.
+    const wanted = sweep.results.find((r) => r.rules.supertrend_atr_period === 12 && r.rules.supertrend_multiplier === 2);
+    const cell = map.locator('tbody tr').nth(1).locator('td a').nth(1);
+    expect(await cell.getAttribute('href')).toBe(`/ui/lab/backtests/${wanted?.backtest_id}`);
+    await cell.click();
+    await page.waitForURL(`**/ui/lab/backtests/${wanted?.backtest_id}`);
+    await page.locator('table[aria-label="Metrics"]').waitFor({ timeout: 20_000 });
+    const opened = await json<Backtest>(await fetch(`${base()}/backtests/${wanted?.backtest_id}`));
+    expect(opened.sweep_id).toBe(sweepId);
+    expect((await metricsOnPage(page)).overall).toEqual(opened.metrics?.overall);
+
+    await page.goBack();
+    const windows = page.locator('table[aria-label="Walk-forward windows"] tbody tr');
+    await windows.first().waitFor();
+    expect(await windows.count()).toBe(2);
+  }, 90_000);
+
+  it('fits a phone’s 390 px: the lab, a backtest and a sweep scroll down, never across', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    phone.on('pageerror', (err) => pageErrors.push(err.message));
+    for (const url of [`${base()}/ui/lab`, `${base()}/ui/lab/backtests/${backtestId}`, `${base()}/ui/lab/sweeps/${sweepId}`]) {
+      await phone.goto(url);
+      await phone.locator('h1').first().waitFor();
+      await phone.waitForLoadState('networkidle');
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), url).toBeLessThanOrEqual(390);
+    }
+    await phone.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+});
