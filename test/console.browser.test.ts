@@ -157,7 +157,8 @@ describe('the console in a browser', () => {
   }, 60_000);
 
   it('draws the pair chart with the Supertrend, fair value gaps and POC lines from the warm-up', async () => {
-    await page.getByRole('link', { name: 'EUR/USD' }).click();
+    // The pair's row of the grid (a signal of the pair on the desk links to the chart too).
+    await page.locator('tr[data-instrument="EUR_USD"]').getByRole('link', { name: 'EUR/USD', exact: true }).click();
     expect(new URL(page.url()).pathname).toBe('/ui/pair/EUR_USD');
     const layer = (name: string) => page.locator(`ul[aria-label="Chart layers"] li[data-layer="${name}"]`);
     await layer('candles').waitFor({ timeout: 20_000 });
