@@ -5,7 +5,10 @@
  * beside the four indicators alone over the same candles (the ceiling: what the runner can never
  * beat), in the same run, on one thread.
  *
- *   npm run bench -- backtest [runs]        (default 7)
+ *   npm run bench -- backtest [runs] [sweep runs]        (default 7 and 2)
+ *
+ * Then the sweep's speed-up on worker threads (sweep.ts: 64 settings over the same year, one
+ * worker against all cores, the best of `sweep runs` alternated runs).
  *
  * Loading the candles is timed apart and not counted. Each row runs a JIT warm-up pass, then
  * `runs` timed passes interleaved with the other row; the best pass gives the figures and the
@@ -18,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { FairValueGaps, StochRsi, Supertrend, VolumeProfile } from '@fxdesk/indicators';
 import { ManualClock } from '@fxdesk/primitives';
+import { benchSweep, sweepReport } from './sweep.js';
 import { ratesFromCandles, runBacktest, type BacktestInput, type BacktestPair } from '../../services/strategy/src/lab/backtest.js';
 
 const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
@@ -153,5 +157,9 @@ export async function main(options: { runs?: number; print?: (line: string) => v
   return { candles, loadSeconds, backtest, ceiling, ratio, trades };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await main({ runs: process.argv[2] ? Number(process.argv[2]) : undefined });
+  process.stdout.write('\n');
+  const sweep = await benchSweep({ runs: process.argv[3] ? Number(process.argv[3]) : 2, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${sweepReport(sweep)}\n`);
+}
