@@ -45,6 +45,7 @@ export const strategyCalls = {
   backtest: { method: 'GET', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
   backtestTrades: { method: 'GET', path: '/backtests/{id}/trades', status: 200, schema: BacktestTradesSchema },
   backtestEquity: { method: 'GET', path: '/backtests/{id}/equity', status: 200, schema: BacktestEquitySchema },
+  backtestCandles: { method: 'GET', path: '/backtests/{id}/candles', status: 200, schema: PairCandlesSchema },
   deleteBacktest: { method: 'DELETE', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
   submitSweep: { method: 'POST', path: '/sweeps', status: 202, schema: LabJobCreatedSchema },
   sweeps: { method: 'GET', path: '/sweeps', status: 200, schema: SweepListSchema },
@@ -126,6 +127,11 @@ export class StrategyClient {
 
   async backtestEquity(id: string) {
     return (await this.call(strategyCalls.backtestEquity, { params: { id } })).points;
+  }
+
+  /** One pair's candles of a backtest in [from, to) with the indicators on the run's rules, oldest first (at most `limit`, the newest). */
+  async backtestCandles(id: string, query: { instrument: string; from?: string; to?: string; limit?: number }) {
+    return this.call(strategyCalls.backtestCandles, { params: { id }, query });
   }
 
   /** Cancels a queued or running backtest (its record, now cancelled) or deletes one that has ended (undefined). */

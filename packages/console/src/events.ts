@@ -1,7 +1,17 @@
 import type { StrategyEventName } from '@fxdesk/schemas';
 
 /** The /events names the console listens to (the contract's list; the compiler holds them to it). */
-export const EVENT_NAMES = ['status', 'pair', 'candle', 'signal', 'order', 'delivery', 'downstream', 'reset'] as const satisfies readonly StrategyEventName[];
+export const EVENT_NAMES = [
+  'status',
+  'pair',
+  'candle',
+  'signal',
+  'order',
+  'delivery',
+  'downstream',
+  'lab',
+  'reset',
+] as const satisfies readonly StrategyEventName[];
 
 export interface EventHandlers {
   /** One event's parsed data. */

@@ -54,6 +54,8 @@ function actionOf(name: StrategyEventName, data: unknown, at: number): DeskActio
       return { type: 'delivery', event: data as DeliveryEvent, at };
     case 'downstream':
       return { type: 'downstream', event: data as DownstreamEvent, at };
+    // The Lab's pages follow their jobs themselves (listen).
+    case 'lab':
     case 'reset':
       return null;
   }

@@ -112,7 +112,7 @@ export type FillModel = z.infer<typeof FillModelSchema>;
 const DAY_OR_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
 
 /** Whether the text names a real day and time (no February 30th, no 25:00). */
-function isRealTime(text: string): boolean {
+export function isRealTime(text: string): boolean {
   const [, year, month, day, hour = '0', minute = '0', second = '0'] = DAY_OR_DATE_TIME.exec(text) ?? [];
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
   return (
@@ -125,12 +125,15 @@ function isRealTime(text: string): boolean {
   );
 }
 
+export const LAB_TIME_MESSAGE = 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone';
+
+const LAB_TIME_META = { description: 'A date (midnight UTC) or an RFC 3339 date-time with its zone', example: '2026-01-01' };
+
+/** A day or a date-time by its form alone, for a query: OpenAPI states the form; the route checks the date is real ({@link isRealTime}). */
+const LabTimeFormSchema = z.string().regex(DAY_OR_DATE_TIME, { message: LAB_TIME_MESSAGE, abort: true }).meta(LAB_TIME_META);
+
 /** A day (`2026-01-01`, midnight UTC) or an RFC 3339 date-time with its zone. */
-export const LabTimeSchema = z
-  .string()
-  .regex(DAY_OR_DATE_TIME, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone', abort: true })
-  .refine(isRealTime, { message: 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone' })
-  .meta({ description: 'A date (midnight UTC) or an RFC 3339 date-time with its zone', example: '2026-01-01' });
+export const LabTimeSchema = LabTimeFormSchema.refine(isRealTime, { message: LAB_TIME_MESSAGE }).meta(LAB_TIME_META);
 
 export const MAX_BACKTEST_INSTRUMENTS = 20;
 
@@ -319,6 +322,29 @@ export type BacktestTradesQuery = z.output<typeof BacktestTradesQuerySchema>;
 /** GET /backtests/{id}/trades: in entry order. */
 export const BacktestTradesSchema = z.object({ trades: z.array(LabTradeSchema), next_cursor: NextCursor }).meta({ id: 'BacktestTrades' });
 export type BacktestTrades = z.infer<typeof BacktestTradesSchema>;
+
+/**
+ * GET /backtests/{id}/candles query: one pair's candles of the run in [from, to) (the run's
+ * window when absent), at most `limit` of them (at most CHART_CANDLES, `chartCandles`), the
+ * newest before `to` when the range holds more. The answer is a PairCandles (strategy.ts).
+ */
+export function backtestCandlesQuerySchema(chartCandles: number) {
+  return z.strictObject({
+    instrument: InstrumentNameSchema.meta({ description: "One of the backtest's instruments" }),
+    from: LabTimeFormSchema.optional().meta({
+      description: "Start of the range (inclusive): a date (midnight UTC) or an RFC 3339 date-time; default the run's from",
+    }),
+    to: LabTimeFormSchema.optional().meta({ description: "End of the range (exclusive), after from; default the run's to" }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(chartCandles)
+      .default(Math.min(500, chartCandles))
+      .meta({ description: `Most candles to answer, the newest before to; at most CHART_CANDLES (${chartCandles})` }),
+  });
+}
+export type BacktestCandlesQuery = z.output<ReturnType<typeof backtestCandlesQuerySchema>>;
 
 /** A point of the equity curve: marked to market at a candle. */
 export const EquityPointSchema = z

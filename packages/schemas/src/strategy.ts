@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorEnvelopeSchema } from './error.js';
+import { LabJobStatusSchema } from './lab.js';
 import { InstrumentNameSchema, IsoTimestampSchema, TimeframeSchema } from './primitives.js';
 
 /**
@@ -318,6 +319,21 @@ export const DownstreamEventSchema = z.object({ service: z.enum(DOWNSTREAM_SERVI
 export type DownstreamEvent = z.infer<typeof DownstreamEventSchema>;
 
 /**
+ * A `lab` event: a backtest or sweep of the strategy lab was queued, started, moved or ended.
+ * Every status change at once; progress while it runs at most once a second per job.
+ */
+export const LabEventSchema = z
+  .object({
+    kind: z.enum(['backtest', 'sweep']),
+    id: z.string().meta({ description: 'GET /backtests/{id} or /sweeps/{id} reads the whole record' }),
+    status: LabJobStatusSchema,
+    progress: z.number().min(0).max(1),
+    sweep_id: z.string().nullable().meta({ description: "A sweep's backtest: its sweep; null for a sweep or a backtest started alone" }),
+  })
+  .meta({ id: 'LabEvent' });
+export type LabEvent = z.infer<typeof LabEventSchema>;
+
+/**
  * GET /events, server-sent events, each with an `id:` (one more than the last) and JSON `data:`:
  * - `status` (StrategyStatus): on connect, on every start/stop/restart and signal, and every 5 s;
  * - `pair` (PairRecord): a pair's record changed (a quote, a candle), at most once a second per pair;
@@ -325,9 +341,10 @@ export type DownstreamEvent = z.infer<typeof DownstreamEventSchema>;
  * - `signal` (StrategySignal): a signal was generated;
  * - `order` (OrderEvent), `delivery` (DeliveryEvent): a signal's execution or announcement moved;
  * - `downstream` (DownstreamEvent): a downstream service started or stopped answering;
+ * - `lab` (LabEvent): a lab job's status changed, or (at most once a second) its progress;
  * - `reset` (`{}`): sent first when `Last-Event-ID` is older than the events kept: refetch.
  */
-export const STRATEGY_EVENTS = ['status', 'pair', 'candle', 'signal', 'order', 'delivery', 'downstream', 'reset'] as const;
+export const STRATEGY_EVENTS = ['status', 'pair', 'candle', 'signal', 'order', 'delivery', 'downstream', 'lab', 'reset'] as const;
 export type StrategyEventName = (typeof STRATEGY_EVENTS)[number];
 
 /** GET /console/session: whether this browser may use the console, and its CSRF token. */

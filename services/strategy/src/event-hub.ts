@@ -5,6 +5,7 @@ import type {
   CandleEvent,
   DeliveryEvent,
   DownstreamEvent,
+  LabEvent,
   OrderEvent,
   PairRecord,
   PairStatus,
@@ -37,6 +38,8 @@ export interface EventHubOptions {
 export const STATUS_EVERY_MS = 5000;
 /** At most one `pair` event per pair in this time: quotes arrive many times a second. */
 export const PAIR_EVERY_MS = 1000;
+/** At most one `lab` event per job in this time while only its progress moves. */
+export const LAB_EVERY_MS = 1000;
 /** A comment this often keeps proxies from closing a quiet stream (§9.2.7 advises about 15 s). */
 export const HEARTBEAT_MS = 15_000;
 /** A client whose socket takes nothing for this long is dropped. */
@@ -45,9 +48,10 @@ export const STUCK_MS = 30_000;
 export const RETRY_MS = 2000;
 
 /**
- * The console's live events (GET /events). The engine, the signal dispatcher, the paper account
- * and the downstream health tell it what changed; it frames each event once, with an id one more
- * than the last, keeps the newest `replay` of them in a ring, and hands each to every open stream.
+ * The console's live events (GET /events). The engine, the signal dispatcher, the paper account,
+ * the downstream health and the lab's jobs tell it what changed; it frames each event once, with
+ * an id one more than the last, keeps the newest `replay` of them in a ring, and hands each to
+ * every open stream.
  * Ids start at the hub's creation time in ms, so an id a client kept from before a restart is
  * older than anything kept and is answered with `reset` rather than misread.
  */
@@ -58,6 +62,8 @@ export class EventHub implements EventLog {
   private readonly pairThrottle = new Map<string, { lastAt: number; timer: TimerHandle | undefined }>();
   /** The status each pair's last `pair` event carried, to tell when one changes by time alone (stale). */
   private readonly pairStatuses = new Map<string, PairStatus>();
+  /** Per lab job (kind/id) while it has not ended: the status it was last told with, and its progress held back. */
+  private readonly labThrottle = new Map<string, LabThrottle>();
   private statusRun: Promise<void> | undefined;
   private isStatusWanted = false;
   private timers: TimerHandle[] = [];
@@ -159,6 +165,40 @@ export class EventHub implements EventLog {
     this.publish('downstream', event);
   }
 
+  /**
+   * A lab job changed: a new status is sent at once (a job that ended is forgotten); a change of
+   * progress alone at most once a second per job, the newest when its second is up.
+   */
+  labChanged(event: LabEvent): void {
+    if (this.isClosed) return;
+    const key = `${event.kind}/${event.id}`;
+    let throttle = this.labThrottle.get(key);
+    if (!throttle) {
+      throttle = { status: null, lastAt: -Infinity, held: null, timer: undefined };
+      this.labThrottle.set(key, throttle);
+    }
+    if (event.status !== throttle.status) {
+      if (throttle.timer) this.o.clock.clearTimer(throttle.timer);
+      throttle.timer = undefined;
+      this.sendLab(key, throttle, event);
+      return;
+    }
+    throttle.held = event;
+    if (throttle.timer) return;
+    const waitMs = throttle.lastAt + LAB_EVERY_MS - this.o.clock.now();
+    if (waitMs <= 0) {
+      this.sendLab(key, throttle, event);
+      return;
+    }
+    const state = throttle;
+    state.timer = this.o.clock
+      .setTimeout(() => {
+        state.timer = undefined;
+        if (state.held) this.sendLab(key, state, state.held);
+      }, waitMs)
+      .unref();
+  }
+
   /** Refuses a new stream when EVENTS_MAX_CLIENTS are open (before the response is turned into a stream). */
   admit(): void {
     if (this.isClosed) throw errors.create('too_many_clients', 'the service is shutting down');
@@ -206,8 +246,9 @@ export class EventHub implements EventLog {
   close(): void {
     this.isClosed = true;
     this.stopTimers();
-    for (const throttle of this.pairThrottle.values()) if (throttle.timer) this.o.clock.clearTimer(throttle.timer);
+    for (const throttle of [...this.pairThrottle.values(), ...this.labThrottle.values()]) if (throttle.timer) this.o.clock.clearTimer(throttle.timer);
     this.pairThrottle.clear();
+    this.labThrottle.clear();
     for (const stream of [...this.streams]) {
       stream.close();
       this.remove(stream);
@@ -230,6 +271,14 @@ export class EventHub implements EventLog {
     throttle.lastAt = this.o.clock.now();
     this.pairStatuses.set(instrument, record.status);
     this.publish('pair', record);
+  }
+
+  private sendLab(key: string, throttle: LabThrottle, event: LabEvent): void {
+    throttle.status = event.status;
+    throttle.lastAt = this.o.clock.now();
+    throttle.held = null;
+    if (!isActiveJob(event.status)) this.labThrottle.delete(key);
+    this.publish('lab', event);
   }
 
   /** The 5-second beat: a status, and a pair event for each pair whose status changed with time alone. */
@@ -275,4 +324,16 @@ export class EventHub implements EventLog {
     stream.markClosed();
     if (this.streams.size === 0) this.stopTimers();
   }
+}
+
+interface LabThrottle {
+  status: LabEvent['status'] | null;
+  lastAt: number;
+  /** The newest event not sent yet (its progress only moved). */
+  held: LabEvent | null;
+  timer: TimerHandle | undefined;
+}
+
+function isActiveJob(status: LabEvent['status']): boolean {
+  return status === 'queued' || status === 'running';
 }

@@ -3,9 +3,9 @@ import type { ServerResponse } from 'node:http';
 import { createLogger, MetricsRegistry } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { SseParser } from '@fxdesk/client';
-import type { PairRecord, StrategyStatus } from '@fxdesk/schemas';
+import type { LabEvent, PairRecord, StrategyStatus } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
-import { EventHub, HEARTBEAT_MS, PAIR_EVERY_MS, STATUS_EVERY_MS, STUCK_MS } from '../src/event-hub.js';
+import { EventHub, HEARTBEAT_MS, LAB_EVERY_MS, PAIR_EVERY_MS, STATUS_EVERY_MS, STUCK_MS } from '../src/event-hub.js';
 
 /** A response whose socket accepts writes only while `accepting` is true. */
 class FakeResponse extends EventEmitter {
@@ -144,6 +144,55 @@ describe('EventHub', () => {
       ['USD_JPY', 150],
       ['EUR_USD', 1.105],
     ]);
+  });
+
+  it("tells a lab job's every status at once and its progress at most once a second, the trailing event with the newest progress", () => {
+    const { hub, clock, open } = hubOf();
+    const { res } = open();
+    const job = (status: LabEvent['status'], progress: number, id = 'b1'): LabEvent => ({ kind: 'backtest', id, status, progress, sweep_id: null });
+    const labs = () => res.events.filter((e) => e.event === 'lab').map((e) => e.data as LabEvent);
+    hub.labChanged(job('queued', 0));
+    hub.labChanged(job('running', 0));
+    for (let i = 1; i <= 30; i++) {
+      hub.labChanged(job('running', i / 100));
+      clock.advance(10);
+    }
+    // Another job is throttled on its own.
+    hub.labChanged(job('running', 0.5, 'b2'));
+    expect(labs().map((e) => [e.id, e.status, e.progress])).toEqual([
+      ['b1', 'queued', 0],
+      ['b1', 'running', 0],
+      ['b2', 'running', 0.5],
+    ]);
+    clock.advance(LAB_EVERY_MS - 300 - 1);
+    expect(labs()).toHaveLength(3);
+    clock.advance(1);
+    expect(labs().at(-1)).toEqual(job('running', 0.3));
+
+    // A status change is told at once, whatever the progress waiting; the held progress is dropped.
+    hub.labChanged(job('running', 0.4));
+    hub.labChanged(job('done', 1));
+    expect(
+      labs()
+        .slice(4)
+        .map((e) => [e.status, e.progress]),
+    ).toEqual([['done', 1]]);
+    clock.advance(LAB_EVERY_MS * 3);
+    expect(labs()).toHaveLength(5);
+  });
+
+  it("holds a timer for a running job's progress only until the job ends", () => {
+    const { hub, clock, open } = hubOf();
+    const { res } = open();
+    const sweep = (status: LabEvent['status'], progress: number): LabEvent => ({ kind: 'sweep', id: 's1', status, progress, sweep_id: null });
+    const timers = clock.pendingTimers();
+    hub.labChanged(sweep('running', 0.1));
+    hub.labChanged(sweep('running', 0.2));
+    expect(clock.pendingTimers()).toBe(timers + 1);
+    hub.labChanged(sweep('cancelled', 0.2));
+    expect(clock.pendingTimers()).toBe(timers);
+    clock.advance(LAB_EVERY_MS * 2);
+    expect(res.events.filter((e) => e.event === 'lab').map((e) => (e.data as LabEvent).status)).toEqual(['running', 'cancelled']);
   });
 
   it('sends a status every 5 s and a heartbeat every 15 s while a client listens, and neither with none', async () => {

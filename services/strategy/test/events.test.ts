@@ -6,6 +6,7 @@ import {
   CandleEventSchema,
   DeliveryEventSchema,
   DownstreamEventSchema,
+  LabEventSchema,
   OrderEventSchema,
   PairRecordSchema,
   STRATEGY_EVENTS,
@@ -16,9 +17,11 @@ import {
 } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LAB_EVERY_MS } from '../src/event-hub.js';
 import { EventReader, type ReadEvent } from './event-reader.js';
 import { fakeService, type FakeService, type RecordedRequest } from './fake-service.js';
 import { harness, type Harness, type HarnessOptions } from './helpers.js';
+import { instantRunner, ManualRunner } from './lab-jobs.fixture.js';
 
 const SCHEMAS: Record<Exclude<StrategyEventName, 'reset'>, z.ZodType> = {
   status: StrategyStatusSchema,
@@ -28,6 +31,7 @@ const SCHEMAS: Record<Exclude<StrategyEventName, 'reset'>, z.ZodType> = {
   order: OrderEventSchema,
   delivery: DeliveryEventSchema,
   downstream: DownstreamEventSchema,
+  lab: LabEventSchema,
 };
 
 const filled = (request: RecordedRequest) => ({
@@ -161,7 +165,8 @@ describe('GET /events', () => {
       { service: 'notification', state: expect.objectContaining({ state: 'ok' }) },
     ]);
     const seen = new Set(reader.events.map((e) => e.event));
-    expect(STRATEGY_EVENTS.filter((name) => !seen.has(name))).toEqual(['reset']);
+    // The lab's events have their test below.
+    expect(STRATEGY_EVENTS.filter((name) => !seen.has(name))).toEqual(['lab', 'reset']);
   });
 
   it('tells a downstream service that stops answering, once', async () => {
@@ -217,6 +222,57 @@ describe('GET /events', () => {
     await late.until((r) => r.events.length >= 2);
     expect(late.events[0]).toEqual({ event: 'reset', id: lastId, data: {} });
     expect(late.events[1]).toMatchObject({ event: 'status', id: lastId + 1 });
+  });
+
+  it("tells a backtest's every status at once and its progress at most once a second", async () => {
+    const runner = new ManualRunner();
+    const { h, open } = await desk({ labRunner: runner });
+    const reader = await open();
+    const labs = () => reader.ofType('lab').map((e) => LabEventSchema.parse(e.data));
+    const submitted = await h.app.inject({ method: 'POST', url: '/backtests', payload: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' } });
+    const { id } = submitted.json<{ id: string }>();
+    const call = await runner.next();
+    // The loading's progress (its fifth) waits for the second after `running`; the run's moves, for the next.
+    await h.advance(LAB_EVERY_MS);
+    call.onProgress(0.5);
+    call.onProgress(0.75);
+    await h.advance(LAB_EVERY_MS);
+    call.finish();
+    await h.lab.whenIdle();
+    await reader.until(() => labs().at(-1)?.status === 'done');
+    expect(labs().map((e) => [e.kind, e.id, e.status, Number(e.progress.toFixed(6)), e.sweep_id])).toEqual([
+      ['backtest', id, 'queued', 0, null],
+      ['backtest', id, 'running', 0, null],
+      ['backtest', id, 'running', 0.2, null],
+      ['backtest', id, 'running', 0.8, null],
+      ['backtest', id, 'done', 1, null],
+    ]);
+  });
+
+  it("tells a sweep's states, and its backtests' from when they start", async () => {
+    const { h, open } = await desk({ labRunner: instantRunner });
+    const reader = await open();
+    const labs = () => reader.ofType('lab').map((e) => LabEventSchema.parse(e.data));
+    const payload = { base: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' }, grid: { min_confluence: [1, 2] }, rank_by: 'net_profit' };
+    const { id } = (await h.app.inject({ method: 'POST', url: '/sweeps', payload })).json<{ id: string }>();
+    await h.lab.whenIdle();
+    await reader.until(() => labs().some((e) => e.kind === 'sweep' && e.status === 'done'));
+    const members = (await h.app.inject({ url: `/sweeps/${id}` })).json<{ results: Array<{ backtest_id: string }> }>().results.map((r) => r.backtest_id);
+    // Each job's statuses in turn (progress alone may repeat one).
+    const statuses = (jobId: string) =>
+      labs()
+        .filter((e) => e.id === jobId)
+        .map((e) => e.status)
+        .filter((status, i, all) => status !== all[i - 1]);
+    expect(statuses(id)).toEqual(['queued', 'running', 'done']);
+    for (const member of members) {
+      expect(statuses(member)).toEqual(['running', 'done']);
+      expect(
+        labs()
+          .filter((e) => e.id === member)
+          .every((e) => e.kind === 'backtest' && e.sweep_id === id),
+      ).toBe(true);
+    }
   });
 
   it('ends its streams when the service closes, with no warning logged', async () => {

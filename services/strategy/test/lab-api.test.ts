@@ -417,6 +417,7 @@ describe('@fxdesk/client', () => {
       expect((await client.backtests()).backtests.map((b) => b.id)).toEqual([id]);
       expect((await client.backtestTrades(id, { instrument: 'EUR_USD' })).trades).toHaveLength(1);
       expect(await client.backtestEquity(id)).toHaveLength(2);
+      expect((await client.backtestCandles(id, { instrument: 'EUR_USD', to: '2025-12-01T01:00:00Z' })).candles).toHaveLength(12);
       expect(await client.deleteBacktest(id)).toBeUndefined();
       await expect(client.backtest(id)).rejects.toMatchObject({ status: 404, code: 'BACKTEST_NOT_FOUND' });
 

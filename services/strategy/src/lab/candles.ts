@@ -15,6 +15,30 @@ export interface LabHistory {
   catalog(): Promise<Array<{ symbol: string; digits: number }>>;
 }
 
+/** FX markets close for the weekend: a read for some candles starts this much earlier than they alone would take. */
+const WEEKEND_SLACK_SECONDS = 4 * 86_400;
+const CALENDAR_PER_TRADING = 7 / 5;
+
+/**
+ * How far back to read for `count` candles of `timeframe` before a time: their trading time
+ * stretched to the calendar's (five trading days a week) plus a long weekend.
+ */
+export function calendarSpanSec(count: number, timeframe: Timeframe): number {
+  return Math.ceil(count * TIMEFRAME_SECONDS[timeframe] * CALENDAR_PER_TRADING) + WEEKEND_SLACK_SECONDS;
+}
+
+/** The index of the first candle opened at or after timeSec (candles oldest first). */
+export function firstAtOrAfter(candles: readonly LabCandle[], timeSec: number): number {
+  let low = 0;
+  let high = candles.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((candles[mid] as LabCandle).time < timeSec) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /**
  * Bars the simulated market builds between two turns of the event loop: about 10 ms of work, so
  * a year's loading never holds the live engine, the console's streams or the API for longer

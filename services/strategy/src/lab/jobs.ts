@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@fxdesk/primitives';
 import type {
   Backtest,
+  BacktestCandlesQuery,
   BacktestEquity,
   BacktestList,
   BacktestListQuery,
@@ -9,9 +10,11 @@ import type {
   BacktestTrades,
   BacktestTradesQuery,
   LabJobCreated,
+  LabEvent,
   LabJobError,
   LabMetrics,
   LabRules,
+  PairCandles,
   RankMetric,
   Sweep,
   SweepList,
@@ -20,12 +23,12 @@ import type {
   SweepResult,
   WalkForwardResult,
 } from '@fxdesk/schemas';
-import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from '../config.js';
 import { downstreamFailure, errors } from '../errors.js';
 import type { StrategyRules } from '../rules.js';
-import type { LabHistory } from './candles.js';
+import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
+import { backtestCandles } from './chart.js';
 import { apiRules, planBacktest, planSweep, type BacktestPlan, type Catalog, type PlanConfig, type PlannedPair, type SweepPlan } from './plan.js';
 import type { LabStore, StoredSweep } from './store.js';
 import { outOfSampleTotal, rankOrder, type WalkForwardWindow } from './sweep.js';
@@ -43,7 +46,12 @@ export interface LabDeps {
   runner: LabRunner;
 }
 
-export type LabConfig = PlanConfig & Pick<StrategyConfig, 'LAB_WORKERS' | 'LAB_MAX_QUEUE'>;
+export type LabConfig = PlanConfig & Pick<StrategyConfig, 'LAB_WORKERS' | 'LAB_MAX_QUEUE' | 'CHART_CANDLES'>;
+
+/** Hears every job's changes (the console's event hub: `lab` events). */
+export interface LabListener {
+  labChanged(event: LabEvent): void;
+}
 
 /** The share of a job's progress that loading its candles counts for. */
 const LOAD_SHARE = 0.2;
@@ -53,10 +61,6 @@ const PROGRESS_STEP = 0.01;
 
 /** Seconds a client is told to wait when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 30;
-
-/** FX markets close for the weekend: the warm-up is read from this much earlier than the candles alone would take. */
-const WARMUP_SLACK_SECONDS = 4 * 86_400;
-const CALENDAR_PER_TRADING = 7 / 5;
 
 interface QueuedJob {
   kind: 'backtest' | 'sweep';
@@ -87,7 +91,7 @@ export class LabJobs {
   private readonly idleWaiters: Array<() => void> = [];
   private isClosed = false;
 
-  constructor(private readonly o: { config: LabConfig; lab: LabDeps; clock: Clock; logger: Logger }) {
+  constructor(private readonly o: { config: LabConfig; lab: LabDeps; clock: Clock; logger: Logger; listener?: LabListener }) {
     const interrupted = o.lab.store.interruptUnfinished(this.now());
     if (interrupted.backtests + interrupted.sweeps > 0) o.logger.warn(interrupted, 'lab jobs interrupted by the last stop marked failed');
   }
@@ -98,6 +102,7 @@ export class LabJobs {
     this.checkQueue();
     const id = randomUUID();
     this.o.lab.store.insertBacktest({ id, name: request.name ?? null, settings: plan.settings, createdAt: this.now() });
+    this.told('backtest', id);
     this.enqueue({ kind: 'backtest', id, abort: new AbortController(), run: (signal) => this.runBacktest(id, plan, signal) });
     return { id };
   }
@@ -130,6 +135,8 @@ export class LabJobs {
       });
       if (plan.windows.length > 0) store.setWalkForward(id, walkForwardOf(plan.windows, []));
     });
+    // Its backtests are told from when they start: 256 `queued` events at once would say nothing the sweep's does not.
+    this.told('sweep', id);
     this.enqueue({ kind: 'sweep', id, abort: new AbortController(), run: (signal) => this.runSweep(id, plan, memberIds, request.rank_by, signal) });
     return { id };
   }
@@ -149,6 +156,16 @@ export class LabJobs {
     this.backtest(id);
     const page = this.o.lab.store.trades(id, { limit: query.limit, after: cursorOf(query.cursor), instrument: query.instrument });
     return { trades: page.items, next_cursor: page.next === null ? null : String(page.next) };
+  }
+
+  /** Most candles {@link candles} answers (CHART_CANDLES). */
+  get chartCandles(): number {
+    return this.o.config.CHART_CANDLES;
+  }
+
+  /** One pair's candles of a backtest with the indicators on its rules, for a chart (lab/chart.ts). */
+  async candles(id: string, query: BacktestCandlesQuery): Promise<PairCandles> {
+    return backtestCandles(this.backtest(id), query, { history: this.o.lab.history, catalog: () => this.catalog(), symbolMap: this.o.config.SYMBOL_MAP });
   }
 
   equity(id: string): BacktestEquity {
@@ -261,27 +278,44 @@ export class LabJobs {
     if (queued >= 0) this.pending.splice(queued, 1);
     this.active.get(id)?.job.abort.abort(new Stopped('cancelled'));
     this.notifyIdle();
-    if (!store.sweep(id)) return store.cancelBacktest(id, at);
-    if (!store.cancelSweep(id, at)) return false;
-    for (const { backtest } of store.sweepBacktests(id)) store.cancelBacktest(backtest.id, at);
+    if (!store.sweep(id)) return this.told('backtest', id, store.cancelBacktest(id, at));
+    if (!this.told('sweep', id, store.cancelSweep(id, at))) return false;
+    for (const { backtest } of store.sweepBacktests(id)) this.endMember(backtest.id, () => store.cancelBacktest(backtest.id, at));
     return true;
+  }
+
+  /**
+   * Tells the listener a job's state as the store has it now, when `changed`; answers `changed`.
+   * `ifRunning`: only while it runs (progress written as it is cancelled is no news).
+   */
+  private told(kind: LabEvent['kind'], id: string, changed = true, ifRunning = false): boolean {
+    if (!changed || !this.o.listener) return changed;
+    const state = this.o.lab.store.jobState(kind, id);
+    if (state && (!ifRunning || state.status === 'running')) this.o.listener.labChanged({ kind, id, ...state });
+    return changed;
+  }
+
+  /** Ends a sweep's backtest (cancelled, failed), told when it had started: its queued state never was. */
+  private endMember(id: string, end: () => boolean): void {
+    const hasStarted = this.o.lab.store.jobState('backtest', id)?.status === 'running';
+    if (end() && hasStarted) this.told('backtest', id);
   }
 
   private async runBacktest(id: string, plan: BacktestPlan, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!store.startBacktest(id, this.now())) return;
-    const progress = progressWriter((fraction) => store.setBacktestProgress(id, fraction));
+    if (!this.told('backtest', id, store.startBacktest(id, this.now()))) return;
+    const progress = this.progressWriter('backtest', id);
     const startedMs = this.o.clock.now();
     try {
       const candles = await this.load(plan, (f) => progress(f * LOAD_SHARE), signal);
       const result = await this.run(jobOf(plan, candles, plan.rules), (f) => progress(LOAD_SHARE + f * (1 - LOAD_SHARE)), signal);
-      if (store.finishBacktest(id, result, this.now())) {
+      if (this.told('backtest', id, store.finishBacktest(id, result, this.now()))) {
         this.o.logger.info({ id, trades: result.trades.length, candles: result.candles, ms: this.o.clock.now() - startedMs }, 'backtest done');
       }
     } catch (err) {
       if (signal.aborted) return;
       const error = jobError(err);
-      store.failBacktest(id, error, this.now());
+      this.told('backtest', id, store.failBacktest(id, error, this.now()));
       this.o.logger.warn({ id, err }, `backtest failed: ${error.message}`);
     }
   }
@@ -294,12 +328,12 @@ export class LabJobs {
    */
   private async runSweep(id: string, plan: SweepPlan, memberIds: string[], rankBy: RankMetric, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!store.startSweep(id, this.now())) return;
+    if (!this.told('sweep', id, store.startSweep(id, this.now()))) return;
     const windows = plan.windows;
     const units = plan.settings.length * (1 + windows.length) + windows.length;
     const partial = new Map<string, number>();
     let finished = 0;
-    const write = progressWriter((fraction) => store.setSweepProgress(id, fraction));
+    const write = this.progressWriter('sweep', id);
     const report = () => write(LOAD_SHARE + ((1 - LOAD_SHARE) * (finished + [...partial.values()].reduce((a, b) => a + b, 0))) / units);
     const unit = async <T>(key: string, work: (onProgress: (f: number) => void) => Promise<T>): Promise<T> => {
       try {
@@ -347,13 +381,13 @@ export class LabJobs {
       });
       await runLimited(tasks, this.o.config.LAB_WORKERS, signal);
       if (windows.length > 0) store.setWalkForward(id, walkForwardOf(windows, chosen, rankBy));
-      store.finishSweep(id, this.now());
+      this.told('sweep', id, store.finishSweep(id, this.now()));
       this.o.logger.info({ id, settings: plan.settings.length, windows: windows.length }, 'sweep done');
     } catch (err) {
       if (signal.aborted) return;
       const error = jobError(err);
-      store.failSweep(id, error, this.now());
-      for (const memberId of memberIds) store.failBacktest(memberId, error, this.now());
+      this.told('sweep', id, store.failSweep(id, error, this.now()));
+      for (const memberId of memberIds) this.endMember(memberId, () => store.failBacktest(memberId, error, this.now()));
       this.o.logger.warn({ id, err }, `sweep failed: ${error.message}`);
     }
   }
@@ -361,8 +395,8 @@ export class LabJobs {
   /** One setting of a sweep over its whole range, stored as its backtest. */
   private async runMember(id: string, job: BacktestJob, onProgress: (f: number) => void, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!store.startBacktest(id, this.now())) return;
-    const progress = progressWriter((fraction) => store.setBacktestProgress(id, fraction));
+    if (!this.told('backtest', id, store.startBacktest(id, this.now()))) return;
+    const progress = this.progressWriter('backtest', id);
     try {
       const result = await this.run(
         job,
@@ -372,10 +406,10 @@ export class LabJobs {
         },
         signal,
       );
-      store.finishBacktest(id, result, this.now());
+      this.told('backtest', id, store.finishBacktest(id, result, this.now()));
     } catch (err) {
       if (signal.aborted) throw err;
-      store.failBacktest(id, jobError(err), this.now());
+      this.told('backtest', id, store.failBacktest(id, jobError(err), this.now()));
     }
   }
 
@@ -408,6 +442,16 @@ export class LabJobs {
     store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
   }
 
+  /** Writes a job's progress (by steps, {@link progressWriter}) and tells it while the job runs. */
+  private progressWriter(kind: LabEvent['kind'], id: string): (fraction: number) => void {
+    const { store } = this.o.lab;
+    return progressWriter((fraction) => {
+      if (kind === 'backtest') store.setBacktestProgress(id, fraction);
+      else store.setSweepProgress(id, fraction);
+      this.told(kind, id, true, true);
+    });
+  }
+
   /** A backtest on the runner; a cancelled signal rejects at once. */
   private run(job: BacktestJob, onProgress: (f: number) => void, signal: AbortSignal): Promise<BacktestResult> {
     signal.throwIfAborted();
@@ -422,7 +466,7 @@ export class LabJobs {
   private async load(plan: BacktestPlan, onProgress: (f: number) => void, signal: AbortSignal): Promise<LoadedCandles> {
     const all = [...plan.pairs, ...plan.conversion];
     const loaded: BacktestPair[] = [];
-    const spanSec = Math.ceil(plan.warmup * TIMEFRAME_SECONDS[plan.timeframe] * CALENDAR_PER_TRADING) + WARMUP_SLACK_SECONDS;
+    const spanSec = calendarSpanSec(plan.warmup, plan.timeframe);
     for (const [i, pair] of all.entries()) {
       const reading = this.o.lab.history.candles(pair.symbol, plan.timeframe, plan.fromSec - spanSec, plan.toSec, (f) => onProgress((i + f) / all.length));
       const candles = await untilAborted(reading, signal).catch((err: unknown) => {
@@ -562,18 +606,6 @@ function sliceCandles(candles: LoadedCandles, { fromSec, toSec }: { fromSec: num
     return { ...pair, candles: pair.candles.slice(start, firstAtOrAfter(pair.candles, toSec)) };
   };
   return { pairs: candles.pairs.map(slice), conversion: candles.conversion.map(slice) };
-}
-
-/** The index of the first candle opened at or after timeSec (candles oldest first). */
-function firstAtOrAfter(candles: readonly LabCandle[], timeSec: number): number {
-  let low = 0;
-  let high = candles.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((candles[mid] as LabCandle).time < timeSec) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

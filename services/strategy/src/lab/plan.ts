@@ -206,6 +206,11 @@ export function apiRules(rules: StrategyRules): LabRules {
   return Object.fromEntries(RULE_NAMES.map((name) => [RULE_BOUNDS[name].api, rules[name]])) as LabRules;
 }
 
+/** The rules from their API names (a backtest's settings.rules, complete). */
+export function strategyRules(rules: LabRules): StrategyRules {
+  return Object.fromEntries(RULE_NAMES.map((name) => [name, rules[RULE_BOUNDS[name].api]])) as unknown as StrategyRules;
+}
+
 function listed(instrument: string, config: PlanConfig, catalog: Catalog): PlannedPair | undefined {
   const symbol = symbolOf(instrument, config.SYMBOL_MAP);
   const digits = catalog.get(symbol);

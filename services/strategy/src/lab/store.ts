@@ -204,6 +204,15 @@ export class LabStore {
     return row && toBacktest(row);
   }
 
+  /** A job's state alone (what the `lab` event carries), without parsing its record. */
+  jobState(kind: 'backtest' | 'sweep', id: string): { status: LabJobStatus; progress: number; sweep_id: string | null } | undefined {
+    const query =
+      kind === 'backtest'
+        ? 'SELECT status, progress, sweep_id FROM backtests WHERE id = ?'
+        : 'SELECT status, progress, NULL AS sweep_id FROM sweeps WHERE id = ?';
+    return this.db.prepare(query).get(id) as { status: LabJobStatus; progress: number; sweep_id: string | null } | undefined;
+  }
+
   /** The sweep a backtest belongs to, when it does. */
   sweepOf(backtestId: string): string | null | undefined {
     const row = this.db.prepare('SELECT sweep_id FROM backtests WHERE id = ?').get(backtestId) as { sweep_id: string | null } | undefined;

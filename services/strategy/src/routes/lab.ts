@@ -1,5 +1,6 @@
 import type { App } from '@fxdesk/core';
 import {
+  backtestCandlesQuerySchema,
   BacktestEquitySchema,
   BacktestListQuerySchema,
   BacktestListSchema,
@@ -10,6 +11,7 @@ import {
   ErrorEnvelopeSchema,
   LabJobCreatedSchema,
   LabJobParamsSchema,
+  PairCandlesSchema,
   StrategyRateLimitedSchema,
   SweepListQuerySchema,
   SweepListSchema,
@@ -123,6 +125,34 @@ export function registerLabRoutes(app: App, lab: LabJobs): void {
       },
     },
     async (request) => lab.equity(request.params.id),
+  );
+
+  app.get(
+    '/backtests/:id/candles',
+    {
+      ...SCOPE_LIMITED,
+      schema: {
+        tags: ['lab'],
+        summary: "One pair's candles of a backtest, with each indicator after each candle on the run's rules (oldest first)",
+        description:
+          "The pair's candles the run decided on within [from, to) (default: the run's window), at most `limit`, the newest before `to` when the range holds more; " +
+          "each with the Supertrend, Stochastic RSI, fair value gap and volume profile after it, as a tracker on the run's rules computes them, " +
+          "warmed up on the run's warmup_candles before the first candle answered (a range from the run's from gives exactly the run's indicators). " +
+          "Read from the market's history at the request, as the run read it; for charting a backtest's trades.",
+        params: LabJobParamsSchema,
+        querystring: backtestCandlesQuerySchema(lab.chartCandles),
+        response: {
+          200: PairCandlesSchema,
+          404: ErrorEnvelopeSchema.meta({ description: "BACKTEST_NOT_FOUND, or INSTRUMENT_NOT_FOUND: not one of the backtest's instruments" }),
+          422: ErrorEnvelopeSchema.meta({ description: "VALIDATION_ERROR: a bad query, to not after from, a range outside the backtest's window" }),
+          429: StrategyRateLimitedSchema,
+          502: ErrorEnvelopeSchema.meta({ description: 'DOWNSTREAM_ERROR: the market-data service failed to answer the history' }),
+          503: ErrorEnvelopeSchema.meta({ description: 'DOWNSTREAM_UNAVAILABLE: the market-data service cannot be reached' }),
+          504: ErrorEnvelopeSchema.meta({ description: 'DOWNSTREAM_TIMEOUT: the market-data service did not answer in time' }),
+        },
+      },
+    },
+    async (request) => lab.candles(request.params.id, request.query),
   );
 
   app.delete(
