@@ -18,14 +18,15 @@ import {
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { Exposure } from './exposure.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
-import { IndexedHeap, type HeapEntry } from './indexed-heap.js';
+import { IndexedHeap } from './indexed-heap.js';
+import { ownedText, positionOf, recordOf, restingOrderOf, type Position, type RestingOrder } from './kept-objects.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
 import { HOUR_MS } from './market-hours.js';
 import { currencyModel, type SymbolSpec } from './symbols.js';
 import { TerminalChanges } from './terminal-changes.js';
 import { LIQUIDITY_LOTS, simulatedSymbolInfo } from './terminal-rules.js';
 import type { SavedPosition, SavedRestingOrder, SavedTerminalState, SimulatedTerminalStore } from './terminal-store.js';
-import { TriggerBook, type BookEntry, type StopKind } from './trigger-book.js';
+import { TriggerBook, type StopKind } from './trigger-book.js';
 
 const COMMENT_MAX_LENGTH = 31;
 /** Ticks applied to resting orders and stops in one go, at most (see processUpTo). */
@@ -85,18 +86,6 @@ export interface SimulatedAccountState {
   marginFree: number;
   /** Equity / margin × 100, 0 without positions. */
   marginLevel: number;
-}
-
-interface Position extends SavedPosition {
-  /** The volume in hundredths of a lot (the volume step), a whole number. */
-  hundredths: number;
-  /** Its SL and TP levels in the symbol's trigger book. */
-  stops: BookEntry<Position>[];
-}
-
-interface RestingOrder extends SavedRestingOrder {
-  trigger: BookEntry<RestingOrder> | undefined;
-  expiry: HeapEntry<RestingOrder> | undefined;
 }
 
 /** A symbol's share of the account: its trigger book and the running totals of its open positions. */
@@ -518,7 +507,7 @@ export class SimulatedTerminal implements TradingTerminal {
         volume: request.volume,
         price: pointsToPrice(plan.pricePoints, digits),
         magic: request.magic,
-        comment: request.comment.slice(0, COMMENT_MAX_LENGTH),
+        comment: ownedText(request.comment.slice(0, COMMENT_MAX_LENGTH)),
         time: now,
         position: null,
         state,
@@ -562,7 +551,7 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
-    const record = { ticket: this.issueTicket(), ...fields };
+    const record = recordOf(this.issueTicket(), fields);
     this.history.push(record);
     this.changes?.recordChanged(record);
     return record;
@@ -584,7 +573,7 @@ export class SimulatedTerminal implements TradingTerminal {
 
   /** Puts a resting order in its symbol's trigger book (and the expiry heap). */
   private addResting(saved: SavedRestingOrder): void {
-    const order: RestingOrder = { ...saved, trigger: undefined, expiry: undefined };
+    const order = restingOrderOf(saved);
     const { record } = order;
     const type = record.type as Exclude<OrderType, 'buy' | 'sell'>;
     order.trigger = this.bookOf(record.symbol).triggers.addOrder(order, type, order.pricePoints, order.seq);
@@ -643,14 +632,13 @@ export class SimulatedTerminal implements TradingTerminal {
   /** Adds an open position to its symbol's exposure and its SL and TP to the trigger book. */
   private addPosition(saved: SavedPosition): void {
     const book = this.bookOf(saved.symbol);
-    // Volumes passed the 0.01 step check (or are a liquidity cap in whole lots).
-    const position: Position = { ...saved, hundredths: Math.round(Number(saved.volume) * 100), stops: [] };
+    const position = positionOf(saved);
     const { side, seq, slPoints, tpPoints } = position;
     this.openPositions.set(position.ticket, position);
     book.exposure.add(side, position.hundredths, position.openPoints);
     book.positionCount++;
-    if (slPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'sl', slPoints, seq));
-    if (tpPoints !== null) position.stops.push(book.triggers.addStop(position, side, 'tp', tpPoints, seq));
+    if (slPoints !== null) position.slStop = book.triggers.addStop(position, side, 'sl', slPoints, seq);
+    if (tpPoints !== null) position.tpStop = book.triggers.addStop(position, side, 'tp', tpPoints, seq);
     this.changes?.positionOpened(position);
   }
 
@@ -661,7 +649,8 @@ export class SimulatedTerminal implements TradingTerminal {
     this.nextTicket = saved.nextTicket;
     this.nextSeq = saved.nextSeq;
     const byTicket = new Map<string, TerminalRecord>();
-    for (const record of saved.history) {
+    for (const row of saved.history) {
+      const record = recordOf(row.ticket, row);
       this.history.push(record);
       byTicket.set(record.ticket, record);
     }
@@ -751,7 +740,8 @@ export class SimulatedTerminal implements TradingTerminal {
     this.changes?.positionClosed(position.ticket);
     book.exposure.remove(position.side, position.hundredths, position.openPoints);
     book.positionCount--;
-    for (const stop of position.stops) book.triggers.remove(stop);
+    if (position.slStop) book.triggers.remove(position.slStop);
+    if (position.tpStop) book.triggers.remove(position.tpStop);
     const level = reason === 'sl' ? position.slPoints! : position.tpPoints!;
     this.addRecord({
       kind: 'deal',
