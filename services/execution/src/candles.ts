@@ -46,6 +46,7 @@ export class CandleReader {
         headers: { 'retry-after': '1' },
       });
     }
-    return { quote, timeframe, candles: bars.map((bar) => ({ ...candleOfBar(bar), spread: bar.spread })) };
+    // The spread is assigned: on Node 20, `{ ...candleOfBar(bar), spread }` gives every candle a hidden class of its own.
+    return { quote, timeframe, candles: bars.map((bar) => Object.assign(candleOfBar(bar), { spread: bar.spread })) };
   }
 }

@@ -339,7 +339,9 @@ export class SignalPipeline {
       status = errors.statusByCode[outcome.error.code as keyof typeof errors.statusByCode];
       body = JSON.stringify(envelope(outcome.error.code, outcome.error.message, { requestId, details: outcome.error.details, now: new Date(completedAt) }));
     }
-    const stored: SignalOutcome = { ...outcome, httpStatus: status, responseBody: body, completedAt };
+    // Field by field: on Node 20, `{ ...outcome, httpStatus, … }` gives every outcome a hidden class of its own.
+    const { state, tickets, result, error } = outcome;
+    const stored: SignalOutcome = { state, tickets, result, error, httpStatus: status, responseBody: body, completedAt };
     try {
       await this.deps.store.complete(signalId, stored);
     } catch (first) {

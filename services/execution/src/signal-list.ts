@@ -50,10 +50,12 @@ export function decodeCursor(cursor: string): ListPosition {
 }
 
 /** GET /v1/signals: the filters as the store reads them, one page, and the cursor of the next. */
-export async function listSignals(store: SignalStore, { limit, cursor, from, to, ...equal }: SignalListQuery): Promise<SignalList> {
+export async function listSignals(store: SignalStore, { limit, cursor, from, to, state, symbol, source }: SignalListQuery): Promise<SignalList> {
   const page = await store.list(
     {
-      ...equal,
+      state,
+      symbol,
+      source,
       receivedFrom: from === undefined ? undefined : receivedBound(from),
       receivedBefore: to === undefined ? undefined : receivedBound(to),
       after: cursor === undefined ? undefined : decodeCursor(cursor),

@@ -142,9 +142,9 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       if (changes.historyFrom !== undefined) statements.dropHistoryBefore.run(Number(changes.historyFrom));
       for (const position of changes.openedPositions) statements.openPosition.run({ ...position, ticket: Number(position.ticket) });
       for (const ticket of changes.closedPositions) statements.closePosition.run(Number(ticket));
-      for (const order of changes.restingOrders) {
-        const { record, ...fields } = order;
-        statements.rest.run({ ...fields, ticket: Number(record.ticket), recordJson: JSON.stringify(record) });
+      for (const { record, seq, pricePoints, slPoints, tpPoints, expiresAt } of changes.restingOrders) {
+        // Field by field: on Node 20, a spread followed by new keys gives every row a hidden class of its own.
+        statements.rest.run({ ticket: Number(record.ticket), recordJson: JSON.stringify(record), seq, pricePoints, slPoints, tpPoints, expiresAt });
       }
       for (const ticket of changes.unrestedOrders) statements.unrest.run(Number(ticket));
     });

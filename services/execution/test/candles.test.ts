@@ -1,6 +1,10 @@
+import { SimulatedMarket, SimulatedTerminal } from '@fxdesk/broker';
+import { hiddenClassCount } from '@fxdesk/broker/testing';
+import { ManualClock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, TIMEFRAMES } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
+import { CandleReader } from '../src/candles.js';
 import { ScriptedTerminal } from './fake-terminal.js';
 import { API_KEY, buildTestApp, expectEnvelope, NOW, settle, simulatedApp, type SimulatedHarness } from './helpers.js';
 
@@ -99,5 +103,22 @@ describe('GET /v1/market-data/candles', () => {
     } finally {
       await h.app.close();
     }
+  });
+});
+
+describe('CandleReader', () => {
+  it('gives the candles of a read one hidden class, not one each', async () => {
+    const clock = new ManualClock(NOW);
+    const terminal = new SimulatedTerminal({ market: new SimulatedMarket({ seed: 'execution-tests', tickIntervalMs: 1000, marketHours: true, clock }) });
+    await terminal.connect();
+    const reader = new CandleReader({
+      terminal,
+      allowedSymbols: ['EURUSD'],
+      maxLookback: 1000,
+      deadline: { clock, timeoutMs: 1000, setting: 'PRE_SEND_TIMEOUT_MS' },
+    });
+    const { candles } = await reader.read({ quote: 'EURUSD', timeframe: 'M1', count: 100 }, { warn: () => {} });
+    expect(candles).toHaveLength(100);
+    expect(hiddenClassCount(candles)).toBe(1);
   });
 });
