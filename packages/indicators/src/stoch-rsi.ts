@@ -133,27 +133,24 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     else raw = (100 * (rsi - min)) / range;
     this.prevRaw = raw;
 
-    // %K = SMA of raw (summed afresh from the ring: exact, and only kSmoothing additions).
+    // %K = SMA of raw, summed afresh from the ring (only kSmoothing additions, no running sum to
+    // drift), oldest first: the same additions in the same order whatever candle the run began on.
     const ks = this.kSmoothing;
     const rawBuf = this.rawBuf;
     rawBuf[this.rawPos] = raw;
     this.rawPos = this.rawPos + 1 === ks ? 0 : this.rawPos + 1;
     if (this.rawCount < ks) this.rawCount++;
     if (this.rawCount < ks) return null;
-    let sum = 0;
-    for (let i = 0; i < ks; i++) sum += rawBuf[i]!;
-    const k = sum * this.invK;
+    const k = sumOldestFirst(rawBuf, this.rawPos) * this.invK;
 
-    // %D = SMA of %K.
+    // %D = SMA of %K, the same way.
     const ds = this.dSmoothing;
     const kBuf = this.kBuf;
     kBuf[this.kPos] = k;
     this.kPos = this.kPos + 1 === ds ? 0 : this.kPos + 1;
     if (this.kCount < ds) this.kCount++;
     if (this.kCount < ds) return null;
-    sum = 0;
-    for (let i = 0; i < ds; i++) sum += kBuf[i]!;
-    const d = sum * this.invD;
+    const d = sumOldestFirst(kBuf, this.kPos) * this.invD;
 
     const prev = this.last;
     const signal = stochRsiSignal(prev, k, d, this.oversold, this.overbought);
@@ -182,4 +179,12 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.prevRaw = Number.NaN;
     this.last = null;
   }
+}
+
+/** The sum of a full ring whose oldest value is at `oldest`, added oldest first. */
+function sumOldestFirst(ring: Float64Array, oldest: number): number {
+  let sum = 0;
+  for (let i = oldest; i < ring.length; i++) sum += ring[i]!;
+  for (let i = 0; i < oldest; i++) sum += ring[i]!;
+  return sum;
 }

@@ -5,7 +5,7 @@ export interface VolumeProfileOptions {
   window?: number;
   /**
    * Target number of price rows across the window's high–low range (default 24). Ignored when
-   * `rowSize` is given. See {@link VolumeProfile} for how the grid follows the range.
+   * `rowSize` is given. See {@link VolumeProfile} for how the row size follows the range.
    */
   rowCount?: number;
   /**
@@ -14,8 +14,11 @@ export interface VolumeProfileOptions {
    */
   rowSize?: number;
   /**
-   * With `rowCount`: the grid is rebuilt when the rows the window occupies fall outside
-   * [rowCount / (1 + tolerance), rowCount × (1 + tolerance)] (default 0.25).
+   * With `rowCount`: how far the row count may drift from rowCount (default √2 − 1). The row size
+   * is range / rowCount rounded, on a log scale, to the nearest of a ladder whose steps are at
+   * most (1 + tolerance)² apart, so the range spans rowCount / (1 + tolerance) to rowCount ×
+   * (1 + tolerance) rows: with the default the row sizes are the powers of two. A smaller
+   * tolerance means a finer ladder, and more grid rebuilds.
    */
   rowCountTolerance?: number;
   /** Share of the window's volume in the value area, in percent (default 70). */
@@ -57,17 +60,29 @@ export interface VolumeProfileRow {
 
 // Snap tolerance, in rows, for prices that sit on a row boundary up to rounding.
 const EDGE_EPS = 1e-9;
-// Row indices stay within ±INDEX_LIMIT (int32-safe); beyond it the grid is re-anchored.
-const INDEX_LIMIT = 2 ** 29;
+// With `rowCount`, rows are never smaller than this share of the window's largest absolute price
+// (so row indices stay within ±2^20 and a flat window still has rows), nor than MIN_ROW_SIZE (so
+// a row size squared stays a normal number).
+const MIN_ROW_SHARE = 2 ** -20;
+const MIN_ROW_SIZE = 2 ** -500;
+// With `rowSize`, the grid's origin is a multiple of 2^24 rows (0 unless prices are huge in rows).
+const ANCHOR_ROWS = 2 ** 24;
+// The volume quantum follows the window's largest volume in steps of 2^8.
+const QUANTUM_LEVEL_BITS = 8;
 
 /**
  * Volume profile of a rolling window of the last `window` candles: each candle's volume spread
  * uniformly over its [low, high], the POC (ties to the row nearest the centre, then the lower)
  * and the CBOT value area. The definitions, the grid rules and the sources are in the package
- * README. Why it is fast: while the grid holds, a candle adds its amounts to the rows it covers
- * and its eviction subtracts exactly those amounts (kept per candle), so no rounding residue
- * builds up; the POC is kept incrementally; the grid is rebuilt only when the window's range
- * leaves a band around `rowCount` rows. Work per candle: O(rows the candle covers).
+ * README.
+ *
+ * The value is a function of the window's candles alone, whatever came before them: the grid
+ * (row size and origin) and the volume quantum are chosen from the window's extremes, and every
+ * amount is a whole number of quanta, so the rows' sums are exact in whatever order candles came
+ * and went. Why it is fast: while the grid and the quantum hold, a candle adds its amounts to the
+ * rows it covers and its eviction subtracts exactly those amounts (kept per candle); the POC is
+ * kept incrementally; the window's extremes come from block maxima. Work per candle: O(rows the
+ * candle covers), amortized; O(window) when the grid or the quantum changes.
  */
 export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   readonly window: number;
@@ -77,15 +92,19 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   readonly valueAreaPercent: number;
   readonly maxRows: number;
   readonly warmUp: number;
-  private readonly minSpan: number;
-  private readonly maxSpan: number;
+  // Row sizes with `rowCount` are k / ladderScale × a power of two (ladderScale ≤ k < 2 × ladderScale).
+  private readonly ladderScale: number;
+  // A candle's volume is at most 2^unitBits quanta, a window's at most 2^51: sums stay exact.
+  private readonly unitBits: number;
 
   // Ring of the window's candles (only what the profile needs).
   private readonly highs: Float64Array;
   private readonly lows: Float64Array;
   private readonly vols: Float64Array;
-  // Per ring slot: the candle's first and last grid rows and the amounts it put in its first row,
-  // each middle row and its last row, so that eviction subtracts exactly what was added.
+  // Per ring slot, in quanta: the candle's volume, and the amounts it put in its first row, each
+  // middle row and its last row (with its first and last grid rows), so that eviction subtracts
+  // exactly what was added.
+  private readonly slotUnits: Float64Array;
   private readonly slotA: Int32Array;
   private readonly slotB: Int32Array;
   private readonly slotFirst: Float64Array;
@@ -93,20 +112,44 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   private readonly slotLast: Float64Array;
   private head = 0; // index of the oldest candle
   private count = 0;
+  // The highest high, lowest low and largest volume of the window's candles with volume, by
+  // blocks of `window` candles (van Herk / Gil-Werman): the ring's slot is the candle's number
+  // modulo window, so the window is the tail of the last full block (its suffix extremes, made
+  // when it filled) and the head of the current one (its running extremes).
+  private readonly suffixHigh: Float64Array;
+  private readonly suffixLow: Float64Array;
+  private readonly suffixVolume: Float64Array;
+  private blockHigh = Number.NEGATIVE_INFINITY;
+  private blockLow = Number.POSITIVE_INFINITY;
+  private blockVolume = 0;
+  private windowHigh = Number.NEGATIVE_INFINITY;
+  private windowLow = Number.POSITIVE_INFINITY;
+  private windowMaxVolume = 0;
 
-  // The grid: row i covers [anchor + i × step, anchor + (i + 1) × step).
+  // The grid: row i covers [anchor + i × step, anchor + (i + 1) × step). Valid while the window
+  // has volume; checked against the extremes gridHigh, gridLow and gridVolume.
   private anchor = 0;
+  private anchorChunks = 0; // with rowSize: anchor = anchorChunks × rowSize × ANCHOR_ROWS
   private step = 0;
+  // With rowCount: step stays while stepDownLimit < x² ≤ stepUpLimit (see rowSizeFor).
+  private stepDownLimit = 0;
+  private stepUpLimit = 0;
   private invStep = 0;
   private gridValid = false;
-  private flat = false; // grid built from a zero-range window: its row height is a placeholder
+  private gridHigh = Number.NaN;
+  private gridLow = Number.NaN;
+  private gridVolume = Number.NaN;
   private rebuilds = 0;
-  // Sum of the window's candle volumes, kept incrementally (exact for integer volumes) and summed
-  // afresh at every grid build.
-  private windowVolume = 0;
-  private withVolume = 0; // candles of the window with volume > 0 (0 → the total is exactly 0)
+  // Volumes are counted in whole quanta: units = round(volume / quantum). quantum = 2^(level −
+  // unitBits) for the window's largest volume in (levelLow, levelHigh] = (2^(level −
+  // QUANTUM_LEVEL_BITS), 2^level], level a multiple of QUANTUM_LEVEL_BITS.
+  private quantum = 1;
+  private invQuantum = 1;
+  private levelLow = 0;
+  private levelHigh = 0;
+  private windowUnits = 0;
 
-  // Row storage: position p holds grid row base + p.
+  // Row storage, in quanta: position p holds grid row base + p.
   private base = 0;
   private vol: Float64Array;
   private cnt: Int32Array;
@@ -132,7 +175,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.window = options.window ?? 100;
     this.rowCount = options.rowCount ?? 24;
     this.fixedRowSize = options.rowSize ?? null;
-    this.rowCountTolerance = options.rowCountTolerance ?? 0.25;
+    this.rowCountTolerance = options.rowCountTolerance ?? Math.SQRT2 - 1;
     this.valueAreaPercent = options.valueAreaPercent ?? 70;
     this.maxRows = options.maxRows ?? 100_000;
     assertInteger('window', this.window, 1);
@@ -144,17 +187,23 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     assertNumber('valueAreaPercent', this.valueAreaPercent, 0, 100);
     assertInteger('maxRows', this.maxRows, 1);
     this.warmUp = this.window;
-    this.minSpan = Math.max(1, Math.floor(this.rowCount / (1 + this.rowCountTolerance)));
-    this.maxSpan = Math.ceil(this.rowCount * (1 + this.rowCountTolerance));
+    const t = this.rowCountTolerance;
+    // Ladder steps at most (1 + t)² apart, so that the nearest is within a factor 1 + t.
+    this.ladderScale = 2 ** Math.min(20, Math.max(0, Math.ceil(-Math.log2((1 + t) * (1 + t) - 1))));
+    this.unitBits = 51 - Math.ceil(Math.log2(this.window));
     this.highs = new Float64Array(this.window);
     this.lows = new Float64Array(this.window);
     this.vols = new Float64Array(this.window);
+    this.slotUnits = new Float64Array(this.window);
     this.slotA = new Int32Array(this.window);
     this.slotB = new Int32Array(this.window);
     this.slotFirst = new Float64Array(this.window);
     this.slotMid = new Float64Array(this.window);
     this.slotLast = new Float64Array(this.window);
-    const cap = nextPow2(Math.max(16, this.fixedRowSize === null ? 2 * this.maxSpan : 64));
+    this.suffixHigh = new Float64Array(this.window).fill(Number.NEGATIVE_INFINITY);
+    this.suffixLow = new Float64Array(this.window).fill(Number.POSITIVE_INFINITY);
+    this.suffixVolume = new Float64Array(this.window);
+    const cap = nextPow2(Math.max(16, this.fixedRowSize === null ? 2 * this.rowCount + 4 : 64));
     this.vol = new Float64Array(cap);
     this.cnt = new Int32Array(cap);
   }
@@ -167,9 +216,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const w = this.window;
     if (this.count === w) {
       const h = this.head;
-      this.remove(h);
-      if (this.vols[h]! > 0 && --this.withVolume === 0) this.windowVolume = 0;
-      else this.windowVolume -= this.vols[h]!;
+      if (this.vols[h]! > 0) this.remove(h);
       this.head = h + 1 === w ? 0 : h + 1;
       this.count--;
     }
@@ -180,35 +227,121 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.lows[slot] = low;
     this.vols[slot] = volume;
     this.count++;
-    this.windowVolume += volume;
-    if (volume > 0) this.withVolume++;
-
-    if (!this.gridValid) {
-      this.rebuild();
-    } else if (volume > 0) {
-      this.rowsOf(high, low);
-      const a = this.ra;
-      const b = this.rb;
-      let regrid = !(a > -INDEX_LIMIT && b < INDEX_LIMIT); // re-anchor before indices get huge
-      if (!regrid && this.fixedRowSize === null) {
-        const occupied = this.hi >= this.lo;
-        const span = (occupied && this.hi > b ? this.hi : b) - (occupied && this.lo < a ? this.lo : a) + 1;
-        regrid = span > this.maxSpan || (span < this.minSpan && !this.flat);
-      }
-      if (regrid) this.rebuild();
-      else this.add(slot, high, low, volume);
+    if (volume > 0) {
+      if (high > this.blockHigh) this.blockHigh = high;
+      if (low < this.blockLow) this.blockLow = low;
+      if (volume > this.blockVolume) this.blockVolume = volume;
+    }
+    if (slot === w - 1) {
+      this.closeBlock();
     } else {
-      // A candle without volume occupies no row; only the eviction may have shrunk the profile.
-      this.slotA[slot] = 1;
-      this.slotB[slot] = 0;
-      if (this.fixedRowSize === null && this.hi >= this.lo && this.hi - this.lo + 1 < this.minSpan && !this.flat) {
-        this.rebuild();
-      }
+      const o = slot + 1; // the oldest candle's slot, in the last full block
+      this.windowHigh = this.suffixHigh[o]! > this.blockHigh ? this.suffixHigh[o]! : this.blockHigh;
+      this.windowLow = this.suffixLow[o]! < this.blockLow ? this.suffixLow[o]! : this.blockLow;
+      this.windowMaxVolume = this.suffixVolume[o]! > this.blockVolume ? this.suffixVolume[o]! : this.blockVolume;
+    }
+
+    if (this.windowMaxVolume === 0) {
+      // No candle of the window has volume: no rows (eviction has taken every amount out).
+      this.gridValid = false;
+      this.place(slot);
+    } else if (this.gridValid && this.windowHigh === this.gridHigh && this.windowLow === this.gridLow && this.windowMaxVolume === this.gridVolume) {
+      this.place(slot);
+    } else if (this.chooseGrid()) {
+      this.rebuild();
+    } else {
+      this.place(slot);
     }
 
     const value = this.count === w ? this.compute() : null;
     this.last = value;
     return value;
+  }
+
+  /**
+   * The ring has just filled slots 0..window − 1 with one block: its suffix extremes for the
+   * windows to come, and the window's own extremes (the block's).
+   */
+  private closeBlock(): void {
+    let wh = Number.NEGATIVE_INFINITY;
+    let wl = Number.POSITIVE_INFINITY;
+    let maxVolume = 0;
+    for (let i = this.window - 1; i >= 0; i--) {
+      const v = this.vols[i]!;
+      if (v > 0) {
+        if (this.highs[i]! > wh) wh = this.highs[i]!;
+        if (this.lows[i]! < wl) wl = this.lows[i]!;
+        if (v > maxVolume) maxVolume = v;
+      }
+      this.suffixHigh[i] = wh;
+      this.suffixLow[i] = wl;
+      this.suffixVolume[i] = maxVolume;
+    }
+    this.windowHigh = wh;
+    this.windowLow = wl;
+    this.windowMaxVolume = maxVolume;
+    this.blockHigh = Number.NEGATIVE_INFINITY;
+    this.blockLow = Number.POSITIVE_INFINITY;
+    this.blockVolume = 0;
+  }
+
+  /**
+   * Sets the grid and the quantum the window's extremes call for (see the README's grid rules);
+   * answers whether they differ from those the rows were built on (or there were none), i.e.
+   * whether the rows must be rebuilt. Each is a function of the extremes alone.
+   */
+  private chooseGrid(): boolean {
+    const wh = this.windowHigh;
+    const wl = this.windowLow;
+    let changed = !this.gridValid;
+    if (wh !== this.gridHigh || wl !== this.gridLow) {
+      if (this.fixedRowSize !== null) {
+        const chunk = this.fixedRowSize * ANCHOR_ROWS;
+        const chunks = Math.floor(wl / chunk);
+        if (chunks !== this.anchorChunks || this.step === 0) {
+          this.anchorChunks = chunks;
+          this.anchor = chunks * chunk;
+          this.step = this.fixedRowSize;
+          this.invStep = 1 / this.step;
+          changed = true;
+        }
+      } else {
+        const x = Math.max((wh - wl) / this.rowCount, Math.max(Math.abs(wh), Math.abs(wl)) * MIN_ROW_SHARE, MIN_ROW_SIZE);
+        const x2 = x * x;
+        if (!(x2 > this.stepDownLimit && x2 <= this.stepUpLimit)) {
+          const step = rowSizeFor(x, this.ladderScale);
+          const { below, above } = ladderNeighbours(step, this.ladderScale);
+          this.stepDownLimit = below * step;
+          this.stepUpLimit = step * above;
+          if (step !== this.step) {
+            this.step = step;
+            this.invStep = 1 / step;
+            changed = true;
+          }
+        }
+      }
+      this.gridHigh = wh;
+      this.gridLow = wl;
+    }
+    const maxVolume = this.windowMaxVolume;
+    if (maxVolume !== this.gridVolume) {
+      if (!(maxVolume > this.levelLow && maxVolume <= this.levelHigh)) {
+        let level = Math.ceil(Math.log2(maxVolume));
+        if (2 ** level < maxVolume) level++;
+        level = QUANTUM_LEVEL_BITS * Math.ceil(level / QUANTUM_LEVEL_BITS);
+        this.levelHigh = 2 ** level;
+        this.levelLow = 2 ** (level - QUANTUM_LEVEL_BITS);
+        const quantum = 2 ** Math.max(level - this.unitBits, -1022);
+        if (quantum !== this.quantum) {
+          this.quantum = quantum;
+          this.invQuantum = 1 / quantum;
+          changed = true;
+        }
+      }
+      this.gridVolume = maxVolume;
+    }
+    this.gridValid = true;
+    return changed;
   }
 
   /**
@@ -227,14 +360,14 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * The part of a candle's volume that falls in its first and last rows (pFirst, pLast) and in
-   * each full row between (pMid), for rows ra..rb (pFirst = volume when ra = rb).
+   * The whole quanta of a candle's `units` that fall in its first and last rows (pFirst, pLast)
+   * and in each full row between (pMid), for rows ra..rb (pFirst = units when ra = rb).
    */
-  private split(high: number, low: number, volume: number): void {
+  private split(high: number, low: number, units: number): void {
     const a = this.ra;
     const b = this.rb;
     if (a === b) {
-      this.pFirst = volume;
+      this.pFirst = units;
       return;
     }
     const step = this.step;
@@ -245,49 +378,34 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     if (lastPart < 0) lastPart = 0;
     else if (lastPart > step) lastPart = step;
     const covered = first + lastPart + (b - a - 1) * step;
-    const density = covered > 0 ? volume / covered : 0;
-    this.pFirst = first * density;
-    this.pLast = lastPart * density;
-    this.pMid = step * density;
+    const density = covered > 0 ? units / covered : 0;
+    this.pFirst = roundUnits(first * density);
+    this.pLast = roundUnits(lastPart * density);
+    this.pMid = roundUnits(step * density);
   }
 
   /**
-   * Puts the amounts `split` computed into rows a..b and remembers them, with the rows, under
-   * ring slot `slot` for the candle's eviction.
+   * Places the candle of ring slot `slot` on the current grid: adds its amounts to the rows it
+   * covers (none without volume), remembers them for its eviction and keeps the POC.
    */
-  private place(slot: number, a: number, b: number): void {
-    this.slotA[slot] = a;
-    this.slotB[slot] = b;
-    this.slotFirst[slot] = this.pFirst;
-    this.slotMid[slot] = this.pMid;
-    this.slotLast[slot] = this.pLast;
-    const vol = this.vol;
-    const cnt = this.cnt;
-    const pa = (a - this.base) | 0;
-    const pb = (b - this.base) | 0;
-    vol[pa]! += this.pFirst;
-    cnt[pa]!++;
-    if (pb !== pa) {
-      const mid = this.pMid;
-      for (let p = pa + 1; p < pb; p++) {
-        vol[p]! += mid;
-        cnt[p]!++;
-      }
-      vol[pb]! += this.pLast;
-      cnt[pb]!++;
+  private place(slot: number): void {
+    const volume = this.vols[slot]!;
+    if (!(volume > 0)) {
+      this.slotUnits[slot] = 0;
+      this.slotA[slot] = 1;
+      this.slotB[slot] = 0;
+      return;
     }
-  }
-
-  /**
-   * Adds the candle of ring slot `slot` on the current grid (ra, rb must hold its rows, from
-   * rowsOf) and remembers its rows and amounts for its eviction.
-   */
-  private add(slot: number, high: number, low: number, volume: number): void {
+    const high = this.highs[slot]!;
+    const low = this.lows[slot]!;
+    const units = roundUnits(volume * this.invQuantum);
+    this.windowUnits += units;
+    this.rowsOf(high, low);
     const a = this.ra | 0;
     const b = this.rb | 0;
     this.ensureRows(a, b);
-    this.split(high, low, volume);
-    this.place(slot, a, b);
+    this.split(high, low, units);
+    this.addAmounts(slot, units, a, b);
     if (this.hi < this.lo) {
       this.lo = a;
       this.hi = b;
@@ -325,13 +443,39 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * Removes the candle of ring slot `slot`: subtracts exactly the amounts add() (or rebuild())
-   * added for it; a row no candle covers any more becomes exactly 0.
+   * Puts the amounts `split` computed into rows a..b and remembers them, with the rows and the
+   * candle's units, under ring slot `slot` for the candle's eviction.
    */
+  private addAmounts(slot: number, units: number, a: number, b: number): void {
+    this.slotUnits[slot] = units;
+    this.slotA[slot] = a;
+    this.slotB[slot] = b;
+    this.slotFirst[slot] = this.pFirst;
+    this.slotMid[slot] = this.pMid;
+    this.slotLast[slot] = this.pLast;
+    const vol = this.vol;
+    const cnt = this.cnt;
+    const pa = (a - this.base) | 0;
+    const pb = (b - this.base) | 0;
+    vol[pa]! += this.pFirst;
+    cnt[pa]!++;
+    if (pb !== pa) {
+      const mid = this.pMid;
+      for (let p = pa + 1; p < pb; p++) {
+        vol[p]! += mid;
+        cnt[p]!++;
+      }
+      vol[pb]! += this.pLast;
+      cnt[pb]!++;
+    }
+  }
+
+  /** Removes the candle of ring slot `slot`: subtracts exactly the amounts it added. */
   private remove(slot: number): void {
     const a = this.slotA[slot]!;
     const b = this.slotB[slot]!;
     if (b < a) return; // a candle without volume placed nothing
+    this.windowUnits -= this.slotUnits[slot]!;
     const first = this.slotFirst[slot]!;
     const mid = this.slotMid[slot]!;
     const last = this.slotLast[slot]!;
@@ -340,15 +484,15 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const base = this.base;
     const pa = (a - base) | 0;
     const pb = (b - base) | 0;
-    if (--cnt[pa]! === 0) vol[pa] = 0;
-    else vol[pa]! -= first;
+    cnt[pa]!--;
+    vol[pa]! -= first;
     if (pb !== pa) {
       for (let p = pa + 1; p < pb; p++) {
-        if (--cnt[p]! === 0) vol[p] = 0;
-        else vol[p]! -= mid;
+        cnt[p]!--;
+        vol[p]! -= mid;
       }
-      if (--cnt[pb]! === 0) vol[pb] = 0;
-      else vol[pb]! -= last;
+      cnt[pb]!--;
+      vol[pb]! -= last;
     }
     let lo = this.lo;
     let hi = this.hi;
@@ -392,44 +536,13 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.base = newBase;
   }
 
-  /** Chooses the grid for the window's current range and places every candle of the window. */
+  /** Places every candle of the window afresh on the grid and quantum chooseGrid set. */
   private rebuild(): void {
-    const w = this.window;
-    // The rows follow the candles that have volume (all candles when none has).
-    let wl = Number.POSITIVE_INFINITY;
-    let wh = Number.NEGATIVE_INFINITY;
-    for (let pass = 0; pass < 2 && wl > wh; pass++) {
-      for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
-        if (pass === 0 && !(this.vols[i]! > 0)) continue;
-        if (this.lows[i]! < wl) wl = this.lows[i]!;
-        if (this.highs[i]! > wh) wh = this.highs[i]!;
-      }
-    }
-    if (this.fixedRowSize !== null) {
-      // Anchored on a multiple of rowSize near the window: the same row boundaries as rows
-      // anchored at 0, with small row indices.
-      this.step = this.fixedRowSize;
-      this.anchor = Math.floor(wl / this.step) * this.step;
-      this.flat = false;
-    } else {
-      const range = wh - wl;
-      this.flat = !(range > 0);
-      // A zero-range window gets a placeholder row height; the first candle with a real range
-      // then spans more than maxSpan rows and triggers a proper rebuild.
-      this.step = this.flat ? Math.max(Math.abs(wh), 1) * 1e-6 : range / this.rowCount;
-      this.anchor = wl;
-    }
-    this.invStep = 1 / this.step;
-    this.gridValid = true;
     this.rebuilds++;
-    this.pocDirty = true;
-
-    // Every candle of the window lies within the rows of [wl, wh]: size the storage once, then
-    // place the candles with no per-candle bounds bookkeeping.
-    this.rowsOf(wh, wl);
-    let a = this.ra;
-    let b = this.rb;
-    const need = b - a + 3; // one spare row each side for the flat-candle rounding edge
+    // Every candle with volume lies within the rows of [gridLow, gridHigh]: size the storage once,
+    // then place the candles with no per-candle bounds bookkeeping.
+    this.rowsOf(this.gridHigh, this.gridLow);
+    const need = this.rb - this.ra + 3; // one spare row each side for the flat-candle rounding edge
     if (need > this.maxRows) {
       throw new RangeError(`volume profile would span ${need} rows (maxRows ${this.maxRows}); use a larger rowSize`);
     }
@@ -441,41 +554,38 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       this.vol.fill(0);
       this.cnt.fill(0);
     }
-    this.base = (a - 1 - Math.floor((this.vol.length - need) / 2)) | 0;
+    this.base = (this.ra - 1 - Math.floor((this.vol.length - need) / 2)) | 0;
+    const w = this.window;
+    const invQuantum = this.invQuantum;
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
     let total = 0;
-    let withVolume = 0;
     for (let j = 0, i = this.head; j < this.count; j++, i = i + 1 === w ? 0 : i + 1) {
-      const high = this.highs[i]!;
-      const low = this.lows[i]!;
       const volume = this.vols[i]!;
-      total += volume;
       if (!(volume > 0)) {
         this.slotA[i] = 1;
         this.slotB[i] = 0;
         continue;
       }
-      withVolume++;
+      const high = this.highs[i]!;
+      const low = this.lows[i]!;
+      const units = roundUnits(volume * invQuantum);
+      total += units;
       this.rowsOf(high, low);
-      a = this.ra | 0;
-      b = this.rb | 0;
-      this.split(high, low, volume);
-      this.place(i, a, b);
+      const a = this.ra | 0;
+      const b = this.rb | 0;
+      this.split(high, low, units);
+      this.addAmounts(i, units, a, b);
       if (a < lo) lo = a;
       if (b > hi) hi = b;
     }
-    this.windowVolume = total;
-    this.withVolume = withVolume;
-    if (lo <= hi) {
-      this.lo = lo;
-      this.hi = hi;
-    } else {
-      this.lo = 0;
-      this.hi = -1;
-    }
+    this.windowUnits = total;
+    this.lo = lo;
+    this.hi = hi;
+    this.pocDirty = true;
   }
 
+  /** Full POC scan over positions pLo..pHi: most volume; ties to the row nearest the centre, then the lower one. */
   /** Full POC scan over positions pLo..pHi: most volume; ties to the row nearest the centre, then the lower one. */
   private scanPoc(pLo: number, pHi: number): void {
     const vol = this.vol;
@@ -517,8 +627,8 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     const pHi = (this.hi - base) | 0;
     if (pHi < pLo) return null;
     // POC: most volume; ties to the row nearest the centre, then the lower one.
-    const total = this.windowVolume;
-    if (this.withVolume === 0) return null;
+    const total = this.windowUnits;
+    if (total === 0) return null;
     if (this.pocDirty) this.scanPoc(pLo, pHi);
     const pPoc = (this.pocRow - base) | 0;
     const best = this.pocVol;
@@ -550,9 +660,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       poc: anchor + (pPoc + base + 0.5) * step,
       vah: anchor + (up + base + 1) * step,
       val: anchor + (dn + base) * step,
-      pocVolume: best,
-      valueAreaVolume: va,
-      totalVolume: total,
+      pocVolume: best * this.quantum,
+      valueAreaVolume: va * this.quantum,
+      totalVolume: total * this.quantum,
       rowSize: step,
       rows: pHi - pLo + 1,
       low: anchor + this.lo * step,
@@ -585,7 +695,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       rows.push({
         low: this.anchor + i * this.step,
         high: this.anchor + (i + 1) * this.step,
-        volume: this.vol[i - this.base]!,
+        volume: this.vol[i - this.base]! * this.quantum,
       });
     }
     return rows;
@@ -594,13 +704,20 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   reset(): void {
     this.head = 0;
     this.count = 0;
+    this.suffixHigh.fill(Number.NEGATIVE_INFINITY);
+    this.suffixLow.fill(Number.POSITIVE_INFINITY);
+    this.suffixVolume.fill(0);
+    this.blockHigh = this.windowHigh = Number.NEGATIVE_INFINITY;
+    this.blockLow = this.windowLow = Number.POSITIVE_INFINITY;
+    this.blockVolume = this.windowMaxVolume = 0;
     this.gridValid = false;
-    this.flat = false;
+    this.gridHigh = this.gridLow = this.gridVolume = Number.NaN;
+    this.levelLow = this.levelHigh = 0;
+    this.anchor = this.anchorChunks = this.step = this.stepDownLimit = this.stepUpLimit = 0;
     this.rebuilds = 0;
     this.pocDirty = true;
     this.pocTie = false;
-    this.windowVolume = 0;
-    this.withVolume = 0;
+    this.windowUnits = 0;
     this.vol.fill(0);
     this.cnt.fill(0);
     this.lo = 0;
@@ -613,4 +730,38 @@ function nextPow2(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;
+}
+
+/**
+ * The row size for x = range / rowCount: the value of the ladder k / scale × 2^e (k and e whole,
+ * scale = 2^s ≤ k < 2 × scale) nearest x on a log scale — of lo ≤ x < hi, its neighbours there,
+ * hi when x² > lo × hi. Equivalently the v with below × v < x² ≤ v × above (ladderNeighbours).
+ */
+function rowSizeFor(x: number, scale: number): number {
+  const power = powerOfTwoAtOrBelow(x);
+  const k = Math.floor((x / power) * scale);
+  const lo = (k / scale) * power;
+  const hi = ((k + 1) / scale) * power;
+  return x * x > lo * hi ? hi : lo;
+}
+
+/** The ladder values next to `v` (itself on the ladder of rowSizeFor), below and above it. */
+function ladderNeighbours(v: number, scale: number): { below: number; above: number } {
+  const power = powerOfTwoAtOrBelow(v);
+  const k = (v / power) * scale;
+  return { below: k === scale ? ((2 * scale - 1) / scale) * (power / 2) : ((k - 1) / scale) * power, above: ((k + 1) / scale) * power };
+}
+
+/** The power of two p with p ≤ x < 2p, for a positive normal x. */
+function powerOfTwoAtOrBelow(x: number): number {
+  const power = 2 ** Math.floor(Math.log2(x));
+  return power > x ? power / 2 : power * 2 <= x ? power * 2 : power;
+}
+
+/**
+ * x ≥ 0 rounded to a whole number (a tie to the even one): adding and taking away 2^52 leaves no
+ * fraction for x < 2^52, which every amount in quanta is. Cheaper than Math.round in the loops.
+ */
+function roundUnits(x: number): number {
+  return x + 4503599627370496 - 4503599627370496;
 }

@@ -86,27 +86,61 @@ describe('volume profile, hand-computed (row size 1)', () => {
     expect(vp.update(lhv([[0, 5, 50]])[0]!)).toMatchObject({ poc: 2.5, vah: 5, val: 2, valueAreaVolume: 30 });
   });
 
-  it('row-count grid: row height = window range / rowCount, kept while 19..30 rows (24 ± 25%), else rebuilt', () => {
-    // window 2, rowCount 4 (kept while 3..5 rows are occupied)
-    // c1 [0, 4] vol 40 → grid from 0, row height 1: rows 0..3 = 10 each
-    // c2 [1, 3] vol 20 → rows 1, 2 (+10 each): 10, 20, 20, 10; total 60, 70% = 42
-    //   POC: rows 1 and 2 tie, equally near the centre 2.0 → row 1 → poc 1.5
-    //   value area 20; above 2 + 3 = 30, below 0 = 10 → above → 50 ≥ 42: VAH 4, VAL 1
-    const vp = new VolumeProfile({ window: 2, rowCount: 4 });
-    const [c1, c2, c3] = lhv([
+  // window 2, rowCount 4; range / 4 decides the row size.
+  const gridCandles = (): [Candle, Candle, Candle, Candle, Candle] =>
+    lhv([
       [0, 4, 40],
       [1, 3, 20],
       [1, 2, 10],
-    ]) as [Candle, Candle, Candle];
+      [1.5, 3.1, 16],
+      [0, 3, 30],
+    ]) as [Candle, Candle, Candle, Candle, Candle];
+
+  it('row-count grid: row size = the power of two nearest window range / rowCount, rows at its multiples', () => {
+    const vp = new VolumeProfile({ window: 2, rowCount: 4 });
+    const [c1, c2, c3, c4, c5] = gridCandles();
+    // c1 [0, 4] vol 40 → 4 / 4 = 1 → rows of 1: rows 0..3 = 10 each
+    // c2 [1, 3] vol 20 → the range is still [0, 4]: rows 1, 2 (+10 each): 10, 20, 20, 10; total 60,
+    //   70% = 42. POC: rows 1 and 2 tie, equally near the centre 2.0 → row 1 → poc 1.5.
+    //   Value area 20; above 2 + 3 = 30, below 0 = 10 → above → 50 ≥ 42: VAH 4, VAL 1
     expect(vp.update(c1)).toBeNull();
     expect(vp.update(c2)).toMatchObject({ poc: 1.5, vah: 4, val: 1, rowSize: 1, rows: 4, totalVolume: 60 });
     expect(vp.gridBuilds).toBe(1);
-    // c3 [1, 2] vol 10 evicts c1: the window [1, 3] would occupy only rows 1..2 (2 < 3) → rebuild
-    // from 1 with row height (3 − 1) / 4 = 0.5: c2 → 5 in each of 4 rows, c3 → 5 in rows 0, 1:
-    // 10, 10, 5, 5; total 30, 70% = 21. POC: rows 0 and 1 tie, centre 1.5 → row 1 → 1 + 1.5 × 0.5.
-    // Value area 10; above 2 + 3 = 10, below row 0 = 10 → above (tie) → 20 < 21 → row 0 → 30.
+    // c3 [1, 2] vol 10 evicts c1: the window's range [1, 3] / 4 = 0.5 → rows of 0.5, rebuilt:
+    // c2 → 5 in each of the 4 rows from 1, c3 → 5 in the first two: 10, 10, 5, 5; total 30,
+    // 70% = 21. POC: the first two tie, the second is nearer the centre (1.5) → 1.75.
+    // Value area 10; above 5 + 5 = 10, below 10 → above (tie) → 20 < 21 → below → 30.
     expect(vp.update(c3)).toMatchObject({ poc: 1.75, vah: 3, val: 1, rowSize: 0.5, rows: 4, totalVolume: 30 });
     expect(vp.gridBuilds).toBe(2);
+    // c4 [1.5, 3.1] vol 16 evicts c2: range [1, 3.1] / 4 = 0.525, nearer 0.5 than 1 on a log scale
+    // (0.525² ≤ 0.5 × 1): the grid stays. c4 spreads 16 over 1.6: 5, 5, 5 and 1 in [3, 3.5).
+    // Rows from 1: 5, 10, 5, 5, 1; total 26, 70% = 18.2. POC [1.5, 2) → 1.75; value area 10,
+    // above 5 + 5 = 10, below 5 → above → 20: VAH 3, VAL 1.5.
+    expect(vp.update(c4)).toMatchObject({ poc: 1.75, vah: 3, val: 1.5, rowSize: 0.5, rows: 5, totalVolume: 26 });
+    expect(vp.gridBuilds).toBe(2);
+    // c5 [0, 3] vol 30 evicts c3: range [0, 3.1] / 4 = 0.775 → 1 (0.775² > 0.5 × 1), rebuilt.
+    // c5: 10 in each of rows 0..2; c4 [1.5, 3.1]: 5, 10 and 1 in [3, 4). Rows from 0: 10, 15, 20, 1;
+    // total 46, 70% = 32.2. POC row 2 → 2.5. Value area 20; above row 3 alone = 1, below 15 + 10 =
+    // 25 → below → 45 ≥ 32.2: VAH 3, VAL 0.
+    expect(vp.update(c5)).toMatchObject({ poc: 2.5, vah: 3, val: 0, rowSize: 1, rows: 4, totalVolume: 46, pocVolume: 20 });
+    expect(vp.profile().map((r) => r.volume)).toEqual([10, 15, 20, 1]);
+    expect(vp.gridBuilds).toBe(3);
+  });
+
+  it('row-count grid with rowCountTolerance 0.25: row sizes 1 and 1.5 × a power of two', () => {
+    const vp = new VolumeProfile({ window: 2, rowCount: 4, rowCountTolerance: 0.25 });
+    const [c1, c2, c3, c4, c5] = gridCandles();
+    // c1..c4 as above (1, 0.5 and 0.525 → 0.5 on this ladder too: 0.525² ≤ 0.5 × 0.75).
+    for (const c of [c1, c2, c3]) vp.update(c);
+    expect(vp.update(c4)).toMatchObject({ rowSize: 0.5, rows: 5 });
+    expect(vp.gridBuilds).toBe(2);
+    // c5: range 3.1 / 4 = 0.775 → 0.75 (0.775² ≤ 0.75 × 1), rebuilt.
+    // c5: 7.5 in each of 4 rows; c4 [1.5, 3.1]: 7.5, 7.5 and 1 in [3, 3.75). Rows from 0: 7.5, 7.5,
+    // 15, 15, 1; total 46, 70% = 32.2. POC: rows 2 and 3 tie, row 2 is the centre → 1.875.
+    // Value area 15; above 15 + 1 = 16, below 7.5 + 7.5 = 15 → above → 31; then only below → 46.
+    expect(vp.update(c5)).toMatchObject({ poc: 1.875, vah: 3.75, val: 0, rowSize: 0.75, rows: 5, totalVolume: 46, pocVolume: 15 });
+    expect(vp.profile().map((r) => r.volume)).toEqual([7.5, 7.5, 15, 15, 1]);
+    expect(vp.gridBuilds).toBe(3);
   });
 
   it('is null while the window has no volume (volume 1 per candle gives a time-at-price profile)', () => {
@@ -134,19 +168,19 @@ describe('volume profile, hand-computed (row size 1)', () => {
     expect(out[3]).toBeNull();
   });
 
-  it('a flat window gets a placeholder grid that the first real range replaces', () => {
+  it('a flat window has rows of about a millionth of its price, until a real range replaces them', () => {
     const vp = new VolumeProfile({ window: 3 });
     const flat: Candle = { time: 0, open: 1.1, high: 1.1, low: 1.1, close: 1.1, volume: 5 };
     vp.update(flat);
     vp.update(flat);
-    expect(vp.update(flat)).toMatchObject({ rows: 1, totalVolume: 15 });
+    expect(vp.update(flat)).toMatchObject({ rows: 1, totalVolume: 15, rowSize: 2 ** -20 });
     const builds = vp.gridBuilds;
     for (let i = 0; i < 20; i++) vp.update(flat); // no rebuild storm while flat
     expect(vp.gridBuilds).toBe(builds);
+    // Range 0.0024 / 24 = 0.0001 → 2^-13 (0.000122; 0.0001² > 2^-14 × 2^-13): 20 rows.
     const v = vp.update({ time: 1, open: 1.1, high: 1.1024, low: 1.1, close: 1.1024, volume: 10 })!;
-    expect(v.rows).toBeGreaterThanOrEqual(19);
-    expect(v.rows).toBeLessThanOrEqual(30);
-    expect(v.rowSize).toBeCloseTo(0.0024 / 24, 12);
+    expect(v.rowSize).toBe(2 ** -13);
+    expect(v.rows).toBe(20);
   });
 });
 
@@ -222,7 +256,8 @@ describe('volume profile, rolling, against a from-scratch recomputation', () => 
           problems.push(`candle ${i} total`);
         }
         if (!('rowSize' in options)) {
-          if (v.rows < Math.floor(vp.rowCount / 1.25) || v.rows > Math.ceil(vp.rowCount * 1.25)) {
+          // The range is rowCount / √2 .. rowCount × √2 rows high, and its ends fall inside rows.
+          if (v.rows < Math.ceil(vp.rowCount / Math.SQRT2) || v.rows > Math.ceil(vp.rowCount * Math.SQRT2) + 1) {
             problems.push(`candle ${i}: ${v.rows} rows`);
           }
         }
