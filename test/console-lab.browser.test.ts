@@ -11,8 +11,9 @@ import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/c
  * market. A year of M5 on four pairs is started from the page and watched to the end; its
  * metrics table must equal GET /backtests/{id}'s metrics and the CLI's (`npm run backtest --
  * --json`, the same script) for the same request; its equity curve and its trades on the pair's
- * chart are drawn. A small sweep's heat map opens one of its backtests. The strategy decides on
- * M15, so the pair chart of the M5 backtest reads the market's history (CHART_CANDLES of it).
+ * chart are drawn, an old trade's too, on the run's own candles. The page follows the run on the
+ * `lab` events, not by polling: its reads of the backtest are counted. A small sweep's heat map
+ * opens one of its backtests. The strategy decides on M15, the backtests on M5.
  */
 
 const SEED = 'console-lab';
@@ -103,9 +104,9 @@ beforeAll(async () => {
     DATA_DIR: path.join(work, 'strategy'),
     CONSOLE_DIST_DIR: dist,
     AUTO_START: 'true',
-    // The chart of an M5 backtest holds the pair's newest 5,000 M5 candles (17 trading days).
+    // A trade of the year can stay open for days (the newest, to the end): its chart reads all its candles, up to 5,000.
     CHART_CANDLES: '5000',
-    // The page polls every second and the test reads beside it: spec 000's 60 GETs a minute are tested elsewhere.
+    // The test reads beside the page: spec 000's 60 GETs a minute are tested elsewhere (the page's own reads are counted below).
     RATE_LIMIT_GET_PER_MINUTE: '100000',
     RATE_LIMIT_POST_PER_MINUTE: '1000',
   });
@@ -147,10 +148,17 @@ describe('the Lab page', () => {
     await form.locator('input[name="from"]').fill(from);
     await form.locator('input[name="to"]').fill(to);
     await form.locator('input[name="rules.min_confluence"]').fill(String(RULES.min_confluence));
+    // Every GET of a backtest's record the page sends, by path.
+    const reads: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (request.method() === 'GET' && /^\/backtests\/[^/]+$/.test(url.pathname)) reads.push(decodeURIComponent(url.pathname));
+    });
     await form.getByRole('button', { name: 'Start backtest' }).click();
 
     await page.waitForURL(/\/ui\/lab\/backtests\/[^/?]+$/, { timeout: 10_000 });
     backtestId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    const startedMs = Date.now();
     // The CLI runs the same request meanwhile, in its own process, on the same settings.
     const cli = run('scripts/backtest.ts', { ...settings, DATA_DIR: path.join(work, 'cli') }, [
       '--instruments',
@@ -166,10 +174,26 @@ describe('the Lab page', () => {
       '--json',
     ]);
 
-    // Watched to the end: the page reads it every second while it moves.
+    // Watched to the end on the `lab` events: the progress moves on the page while its reads of
+    // the backtest are one at the open and one per status change (queued, running, done).
+    const progress = new Set<string>();
     await page.locator('progress').waitFor({ timeout: 10_000 });
-    await page.locator('[data-job-status="done"]').waitFor({ timeout: 100_000 });
+    const done = page.locator('[data-job-status="done"]');
+    await until(async () => {
+      const value = await page
+        .locator('progress')
+        .getAttribute('value', { timeout: 100 })
+        .catch(() => null);
+      if (value) progress.add(value);
+      return done.isVisible();
+    }, 100_000);
+    const runSeconds = (Date.now() - startedMs) / 1000;
     await page.locator('table[aria-label="Metrics"]').waitFor();
+    const ownReads = reads.filter((path) => path === `/backtests/${backtestId}`).length;
+    process.stdout.write(`console lab: ${ownReads} reads of the backtest in a run of ${runSeconds.toFixed(1)} s, ${progress.size} progress values shown\n`);
+    expect(ownReads).toBeLessThanOrEqual(4);
+    // More steps of progress shown than reads: the events moved it.
+    expect(progress.size).toBeGreaterThan(ownReads);
 
     const api = await json<Backtest>(await fetch(`${base()}/backtests/${backtestId}`));
     expect(api.status).toBe('done');
@@ -211,26 +235,81 @@ describe('the Lab page', () => {
     // The chart and the table are the first pair's; the table starts with its newest trade, the API's last.
     const pair = PICKED[0] as string;
     expect(await page.getByRole('radio', { name: 'AUD/USD' }).isChecked()).toBe(true);
-    let newest: BacktestTrades['trades'][number] | undefined;
+    const all: BacktestTrades['trades'] = [];
     for (let cursor: string | null = ''; cursor !== null;) {
       const pageOf: BacktestTrades = await json<BacktestTrades>(
         await fetch(`${base()}/backtests/${backtestId}/trades?instrument=${pair}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`),
       );
-      newest = pageOf.trades.at(-1) ?? newest;
+      all.push(...pageOf.trades);
       cursor = pageOf.next_cursor;
     }
     const first = page.locator('table[aria-label="Trades"] tbody tr').first();
-    expect(await first.getAttribute('data-entry-time')).toBe(newest?.entry_time);
+    expect(await first.getAttribute('data-entry-time')).toBe(all.at(-1)?.entry_time);
     await first.getByRole('button').click();
     expect(await first.getAttribute('aria-current')).toBe('true');
-    // For the docs: from the metrics to the trades chart, the pointer off the charts.
+  }, 60_000);
+
+  it('charts an old trade, months before the end, on the run’s own candles when it is picked, and steps to the one before', async () => {
+    const pair = PICKED[0] as string;
+    const trades: BacktestTrades['trades'] = [];
+    for (let cursor: string | null = ''; cursor !== null;) {
+      const pageOf: BacktestTrades = await json<BacktestTrades>(
+        await fetch(`${base()}/backtests/${backtestId}/trades?instrument=${pair}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`),
+      );
+      trades.push(...pageOf.trades);
+      cursor = pageOf.next_cursor;
+    }
+    // The newest trade that entered at least four months before the end of the year.
+    const at = trades.findLastIndex((t) => Date.parse(t.entry_time) < Date.parse(`${to}T00:00:00Z`) - 120 * DAY_MS);
+    const old = trades[at] as BacktestTrades['trades'][number];
+    expect(at).toBeGreaterThan(0);
+
+    const windows: URL[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === `/backtests/${backtestId}/candles`) windows.push(url);
+    });
+    const row = page.locator(`table[aria-label="Trades"] tbody tr[data-entry-time="${old.entry_time}"]`);
+    while ((await row.count()) === 0) await page.getByRole('button', { name: /^More trades/ }).click();
+    await row.getByRole('button').click();
+    expect(await row.getAttribute('aria-current')).toBe('true');
+
+    const caption = page.locator(`#trades-chart-caption[data-focus="${old.entry_time}"]`);
+    await caption.waitFor({ timeout: 20_000 });
+    await until(async () => Date.parse((await caption.getAttribute('data-from')) as string) <= Date.parse(old.entry_time), 20_000);
+    expect(Date.parse((await caption.getAttribute('data-to')) as string)).toBeGreaterThanOrEqual(Date.parse(old.exit_time));
+    expect(Number(await caption.getAttribute('data-trades-on-chart'))).toBeGreaterThan(0);
+    // Its entry arrow is on the price pane.
+    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', true)) > 20, 10_000);
+
+    // The candles the page read are the API's for the same range: the run's, with its rules' indicators.
+    const asked = windows.at(-1) as URL;
+    expect(asked.searchParams.get('instrument')).toBe(pair);
+    const answer = await json<{ candles: Array<{ time: string }> }>(await fetch(`${base()}/backtests/${backtestId}/candles${asked.search}`));
+    expect([await caption.getAttribute('data-from'), await caption.getAttribute('data-to')]).toEqual([answer.candles[0]?.time, answer.candles.at(-1)?.time]);
+
+    // One step back: the trade before it, on the chart too.
+    await page.getByRole('button', { name: '◀ Older trade' }).click();
+    const before = trades[at - 1] as BacktestTrades['trades'][number];
+    const stepped = page.locator(`#trades-chart-caption[data-focus="${before.entry_time}"]`);
+    await stepped.waitFor({ timeout: 20_000 });
+    await until(async () => {
+      const [start, end] = [await stepped.getAttribute('data-from'), await stepped.getAttribute('data-to')].map((iso) => Date.parse(iso as string));
+      return (start as number) <= Date.parse(before.entry_time) && (end as number) >= Date.parse(before.exit_time);
+    }, 20_000);
+
+    // For the docs, from the metrics to the chart's caption, the pointer off the charts: in a
+    // viewport that tall (a full-page capture resizes the page under the charts).
     await page.mouse.move(0, 0);
     await page.evaluate(() => window.scrollTo(0, 0));
     const top = await page
       .locator('#metrics-title')
       .evaluate((title) => (title.closest('section') as HTMLElement).getBoundingClientRect().top + window.scrollY);
-    const bottom = await trades.evaluate((caption) => caption.getBoundingClientRect().bottom + window.scrollY);
-    await page.screenshot({ path: path.join(shots, 'console-lab.png'), fullPage: true, clip: { x: 0, y: top - 16, width: 1360, height: bottom - top + 32 } });
+    const bottom = await stepped.evaluate((caption) => caption.getBoundingClientRect().bottom + window.scrollY);
+    await page.setViewportSize({ width: 1360, height: Math.ceil(bottom) + 32 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(shots, 'console-lab.png'), clip: { x: 0, y: top - 16, width: 1360, height: bottom - top + 32 } });
+    await page.setViewportSize({ width: 1360, height: 900 });
   }, 60_000);
 
   it('says a cancelled backtest was cancelled', async () => {

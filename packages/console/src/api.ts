@@ -147,6 +147,9 @@ export class Api {
   backtestTrades = (id: string, query: { instrument?: string; limit?: number; cursor?: string | null }) =>
     this.get<BacktestTrades>(`/backtests/${encodeURIComponent(id)}/trades`, query);
   backtestEquity = (id: string) => this.get<BacktestEquity>(`/backtests/${encodeURIComponent(id)}/equity`);
+  /** One pair's candles of a backtest with the indicators on its rules (at most the desk's CHART_CANDLES, the newest before `to`). */
+  backtestCandles = (id: string, query: { instrument: string; from?: string; to?: string; limit?: number }) =>
+    this.get<PairCandles>(`/backtests/${encodeURIComponent(id)}/candles`, query);
   /** Cancels a queued or running backtest, or deletes a finished one. */
   deleteBacktest = (id: string) => this.delete(`/backtests/${encodeURIComponent(id)}`);
   startSweep = (body: SweepRequest) => this.post<LabJobCreated>('/sweeps', body);

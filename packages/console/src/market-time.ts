@@ -47,3 +47,28 @@ export function nextFxOpen(nowMs: number): number {
   const untilOpen = CLOSED_FOR_MS - inWeek;
   return nowMs + (untilOpen > 0 ? untilOpen : untilOpen + WEEK_MS);
 }
+
+/** The FX market's time from `fromMs` to a later `toMs`, both while it trades: the weekends between left out. */
+export function tradingMsBetween(fromMs: number, toMs: number): number {
+  const weekends = Math.floor((toMs - CLOSE_IN_WEEK_MS) / WEEK_MS) - Math.floor((fromMs - CLOSE_IN_WEEK_MS) / WEEK_MS);
+  return toMs - fromMs - weekends * CLOSED_FOR_MS;
+}
+
+/**
+ * The instant `byMs` of trading time after `fromMs` (before it when negative), stepping over the
+ * weekends, for a time the market trades: a span that reaches a Friday's close goes on from the
+ * Sunday's open, and back the other way.
+ */
+export function shiftTradingMs(fromMs: number, byMs: number): number {
+  let at = fromMs;
+  let left = Math.abs(byMs);
+  while (left > 0) {
+    const inWeek = (((at - CLOSE_IN_WEEK_MS) % WEEK_MS) + WEEK_MS) % WEEK_MS;
+    // Trading time to the next close going forward, or back to the last open (a close ends the week before it).
+    const room = byMs > 0 ? WEEK_MS - inWeek : (inWeek === 0 ? WEEK_MS : inWeek) - CLOSED_FOR_MS;
+    if (left <= room) return at + Math.sign(byMs) * left;
+    left -= room;
+    at += byMs > 0 ? room + CLOSED_FOR_MS : -(room + CLOSED_FOR_MS);
+  }
+  return at;
+}

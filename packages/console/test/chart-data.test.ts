@@ -15,6 +15,7 @@ import {
   tradeLines,
   tradeMarkers,
   tradesOnChart,
+  tradeWindow,
   volumeBars,
   withClosedCandle,
 } from '../src/chart/chart-data.js';
@@ -183,5 +184,36 @@ describe('a backtest’s trades on the chart', () => {
     const [entry, exit] = tradeMarkers([picked], minute(5));
     expect([entry?.text, exit?.text, entry?.size]).toEqual(['LONG', 'end of data', 2]);
     expect(tradeLines([picked], minute(5))).toEqual([{ key: minute(5), from: t(5), entry: 1.1, to: t(20), exit: 1.104, isWin: true, selected: true }]);
+  });
+});
+
+describe("a trade's window", () => {
+  it('reads 150 bars of time either side of a short trade, the exit bar included', () => {
+    expect(tradeWindow({ entry_time: '2025-03-04T10:00:00.000Z', exit_time: '2025-03-04T11:00:00.000Z' }, 'M5')).toEqual({
+      from: '2025-03-03T21:30:00.000Z',
+      to: '2025-03-04T23:35:00.000Z',
+      limit: 400,
+    });
+  });
+
+  it('narrows the margins of a long trade so the whole stays within 400 candles, keeping at least 10 bars', () => {
+    const { from, to, limit } = tradeWindow({ entry_time: '2025-03-04T00:00:00.000Z', exit_time: '2025-03-04T16:35:00.000Z' }, 'M5');
+    // Held 200 bars: 100 either side.
+    expect([from, to, limit]).toEqual(['2025-03-03T15:40:00.000Z', '2025-03-05T01:00:00.000Z', 401]);
+  });
+
+  it('asks for as many candles as a trade longer than the window holds, at most 5,000', () => {
+    // Held 501 bars of trading time (four weeks and 20 hours): 10 either side, over the weekends.
+    const long = tradeWindow({ entry_time: '2025-03-03T00:00:00.000Z', exit_time: '2025-03-31T20:00:00.000Z' }, 'H1');
+    expect(long).toEqual({ from: '2025-02-28T14:00:00.000Z', to: '2025-04-01T07:00:00.000Z', limit: 522 });
+    expect(tradeWindow({ entry_time: '2025-01-06T00:00:00.000Z', exit_time: '2025-12-01T00:00:00.000Z' }, 'M5').limit).toBe(5000);
+  });
+
+  it('counts no bar in a weekend: a Friday trade stopped at the Sunday open is short, its margins reach across', () => {
+    expect(tradeWindow({ entry_time: '2025-03-07T21:55:00.000Z', exit_time: '2025-03-09T22:00:00.000Z' }, 'M5')).toEqual({
+      from: '2025-03-07T09:25:00.000Z',
+      to: '2025-03-10T10:35:00.000Z',
+      limit: 400,
+    });
   });
 });

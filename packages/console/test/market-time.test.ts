@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candleOpen, isFxWeekend, nextCandleClose, nextFxOpen } from '../src/market-time.js';
+import { candleOpen, isFxWeekend, nextCandleClose, nextFxOpen, shiftTradingMs, tradingMsBetween } from '../src/market-time.js';
 import { NOW } from './fixtures.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -33,5 +33,26 @@ describe('FX hours', () => {
   it('opens next on Sunday 22:00 UTC', () => {
     expect(new Date(nextFxOpen(at('2026-01-10T12:00:00Z'))).toISOString()).toBe('2026-01-11T22:00:00.000Z');
     expect(new Date(nextFxOpen(NOW)).toISOString()).toBe('2026-01-11T22:00:00.000Z');
+  });
+});
+
+describe('trading time', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const MINUTE = 60_000;
+
+  it('leaves the weekends out of the time between two instants', () => {
+    expect(tradingMsBetween(at('2026-01-07T10:00:00Z'), at('2026-01-07T12:00:00Z'))).toBe(120 * MINUTE);
+    // Friday 21:55 to the Sunday open: the last five minutes of the week.
+    expect(tradingMsBetween(at('2026-01-09T21:55:00Z'), at('2026-01-11T22:00:00Z'))).toBe(5 * MINUTE);
+    expect(tradingMsBetween(at('2026-01-07T12:00:00Z'), at('2026-01-21T12:00:00Z'))).toBe(10 * 24 * 60 * MINUTE);
+  });
+
+  it('steps over a weekend forward and back', () => {
+    expect(iso(shiftTradingMs(at('2026-01-07T12:00:00Z'), 30 * MINUTE))).toBe('2026-01-07T12:30:00.000Z');
+    expect(iso(shiftTradingMs(at('2026-01-09T21:00:00Z'), 90 * MINUTE))).toBe('2026-01-11T22:30:00.000Z');
+    expect(iso(shiftTradingMs(at('2026-01-11T22:30:00Z'), -90 * MINUTE))).toBe('2026-01-09T21:00:00.000Z');
+    expect(iso(shiftTradingMs(at('2026-01-11T22:00:00Z'), -5 * MINUTE))).toBe('2026-01-09T21:55:00.000Z');
+    // Two weekends.
+    expect(iso(shiftTradingMs(at('2026-01-07T12:00:00Z'), -10 * 24 * 60 * MINUTE))).toBe('2025-12-24T12:00:00.000Z');
   });
 });

@@ -1,6 +1,6 @@
 import type { ChartCandle, LabTrade, StrategySignal, Timeframe } from '@fxdesk/schemas';
 import type { CandlestickData, HistogramData, LineData, SeriesMarker, Time, UTCTimestamp } from 'lightweight-charts';
-import { candleOpen, TIMEFRAME_SECONDS } from '../market-time.js';
+import { candleOpen, shiftTradingMs, TIMEFRAME_SECONDS, tradingMsBetween } from '../market-time.js';
 
 /**
  * The pair chart's data, mapped from the strategy's chart candles and signals: pure functions,
@@ -196,6 +196,30 @@ export type ChartTrade = Pick<LabTrade, 'side' | 'entry_time' | 'entry_price' | 
 /** A trade's name on the chart (a pair holds one position at a time, so its entry time names it). */
 export function tradeKey(trade: Pick<LabTrade, 'entry_time'>): string {
   return trade.entry_time;
+}
+
+/** Candles a backtest's chart reads around a short trade: under the strategy's default CHART_CANDLES (500). */
+export const TRADE_WINDOW_CANDLES = 400;
+/** The most candles GET /backtests/{id}/candles may answer (CHART_CANDLES' own bound). */
+const MAX_CHART_CANDLES = 5000;
+
+/**
+ * What to read to chart a trade (GET /backtests/{id}/candles' from, to and limit): the trade with
+ * up to 150 bars either side (of trading time: a weekend holds none), fewer for a long trade so a
+ * short one's window stays within TRADE_WINDOW_CANDLES; a trade longer than that asks for as many
+ * candles as it holds, which a desk charting fewer (CHART_CANDLES) refuses.
+ */
+export function tradeWindow(trade: Pick<LabTrade, 'entry_time' | 'exit_time'>, timeframe: Timeframe): { from: string; to: string; limit: number } {
+  const barMs = TIMEFRAME_SECONDS[timeframe] * 1000;
+  const entryMs = Date.parse(trade.entry_time);
+  const exitMs = Date.parse(trade.exit_time);
+  const heldBars = Math.round(tradingMsBetween(entryMs, exitMs) / barMs) + 1;
+  const marginBars = Math.min(150, Math.max(10, Math.floor((TRADE_WINDOW_CANDLES - heldBars) / 2)));
+  return {
+    from: new Date(shiftTradingMs(entryMs, -marginBars * barMs)).toISOString(),
+    to: new Date(shiftTradingMs(exitMs, (marginBars + 1) * barMs)).toISOString(),
+    limit: Math.min(MAX_CHART_CANDLES, Math.max(TRADE_WINDOW_CANDLES, heldBars + 2 * marginBars + 1)),
+  };
 }
 
 /** Trades whose entry and exit are both bars of the chart. */

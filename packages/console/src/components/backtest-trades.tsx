@@ -1,7 +1,7 @@
 import type { Backtest, ChartCandle, LabTrade } from '@fxdesk/schemas';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, type Api } from '../api.js';
-import { tradeKey, tradesOnChart } from '../chart/chart-data.js';
+import { tradeKey, tradesOnChart, tradeWindow } from '../chart/chart-data.js';
 import { PairChart } from '../chart/pair-chart.js';
 import { useChart } from '../chart/use-chart.js';
 import { formatDateTime, pairLabel } from '../format.js';
@@ -11,10 +11,8 @@ import { TradesTable } from './trades-table.js';
 
 /** Trades read per call (the API's largest page). */
 const TRADES_PAGE = 1000;
-/** Candles asked for, largest first: a desk's CHART_CANDLES bounds the answer (422 above it; 500 by default). */
-const CANDLE_LIMITS = [5000, 500, undefined];
-/** Bars shown either side of the newest trade when a pair's chart opens, so its trades read at a glance. */
-const OPENING_MARGIN_BARS = 120;
+/** Bars shown either side of the trade the chart is on. */
+const REVEAL_MARGIN_BARS = 60;
 
 type Read<T> = { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; message: string; missing: boolean };
 
@@ -28,18 +26,6 @@ async function allTrades(api: Api, id: string, instrument: string): Promise<LabT
     cursor = page.next_cursor;
   } while (cursor !== null);
   return trades;
-}
-
-/** The pair's newest candles on the backtest's timeframe, as many as the desk charts. */
-async function chartCandles(api: Api, instrument: string, timeframe: Backtest['settings']['timeframe']): Promise<ChartCandle[]> {
-  for (const limit of CANDLE_LIMITS) {
-    try {
-      return (await api.pairCandles(instrument, { timeframe, limit })).candles;
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 422) || limit === undefined) throw err;
-    }
-  }
-  return [];
 }
 
 function useRead<T>(read: () => Promise<T>, deps: unknown[]): Read<T> {
@@ -57,50 +43,100 @@ function useRead<T>(read: () => Promise<T>, deps: unknown[]): Read<T> {
   return state;
 }
 
+/** A trade's candles: its window, or without `limit` (the desk's CHART_CANDLES) when the desk charts fewer. */
+async function windowCandles(api: Api, id: string, instrument: string, trade: LabTrade | undefined, timeframe: Backtest['settings']['timeframe']) {
+  if (!trade) return (await api.backtestCandles(id, { instrument })).candles;
+  const window = tradeWindow(trade, timeframe);
+  try {
+    return (await api.backtestCandles(id, { instrument, ...window })).candles;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 422)) throw err;
+    return (await api.backtestCandles(id, { instrument, from: window.from, to: window.to })).candles;
+  }
+}
+
+/** Whether the candles hold the trade's entry and exit bars. */
+function charts(candles: readonly ChartCandle[] | null, trade: LabTrade | undefined): boolean {
+  return candles !== null && trade !== undefined && tradesOnChart([trade], candles).length === 1;
+}
+
 /**
- * One pair of a finished backtest: its trades on the pair's chart (the Pair page's chart, with
- * each trade's entry and exit joined) and in a table. The chart holds the pair's newest candles
- * from the live market, so the trades of that span are drawn; older ones are in the table.
+ * One pair of a finished backtest: its trades on the Pair page's chart (each trade's entry and
+ * exit joined) and in a table. The chart holds the run's own candles around the trade it is on
+ * (GET /backtests/{id}/candles: a few hundred, with the indicators on the backtest's rules), the
+ * newest trade first; picking a trade, or stepping to the next, reads its window when the chart
+ * does not hold it yet.
  */
 export function BacktestTrades({ api, backtest, instrument }: { api: Api; backtest: Backtest; instrument: string }) {
   const { id, settings } = backtest;
   const currency = settings.account_currency;
   const trades = useRead(() => allTrades(api, id, instrument), [api, id, instrument]);
-  const candles = useRead(() => chartCandles(api, instrument, settings.timeframe), [api, instrument, settings.timeframe]);
-  const [selected, setSelected] = useState<string | null>(null);
-  const opened = useRef<string | null>(null);
+  const list = useMemo(() => (trades.state === 'ok' ? trades.value : []), [trades]);
+  const [picked, setPicked] = useState<string | null>(null);
+  const pickedIndex = picked === null ? -1 : list.findIndex((t) => tradeKey(t) === picked);
+  const focusIndex = pickedIndex >= 0 ? pickedIndex : list.length - 1;
+  const focus = list[focusIndex];
+  const focusKey = focus ? tradeKey(focus) : null;
 
-  const drawn = useMemo(() => (trades.state === 'ok' && candles.state === 'ok' ? tradesOnChart(trades.value, candles.value) : []), [trades, candles]);
-  const onChart = useMemo(() => new Set(drawn.map(tradeKey)), [drawn]);
-  const ready = candles.state === 'ok' && candles.value.length > 0;
-  const { container, chart } = useChart((element) => new PairChart(element), ready);
+  const [candles, setCandles] = useState<ChartCandle[] | null>(null);
+  const [reading, setReading] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const shown = useRef<ChartCandle[] | null>(null);
+  shown.current = candles;
+
+  // The trade's window, unless the chart holds the trade already; the run's newest candles when it has no trade.
   useEffect(() => {
-    if (candles.state !== 'ok' || !chart.current) return;
+    if (trades.state !== 'ok') return;
+    if (charts(shown.current, focus)) {
+      setReading(false);
+      return;
+    }
+    let cancelled = false;
+    setReading(true);
+    setFailure(null);
+    windowCandles(api, id, instrument, focus, settings.timeframe)
+      .then((answer) => !cancelled && setCandles(answer))
+      .catch((err: unknown) => !cancelled && setFailure(describeError(err)))
+      .finally(() => !cancelled && setReading(false));
+    return () => {
+      cancelled = true;
+    };
+  }, [api, id, instrument, trades.state, focusKey]);
+
+  const drawn = useMemo(() => (candles ? tradesOnChart(list, candles) : []), [list, candles]);
+  const ready = candles !== null && candles.length > 0;
+  const { container, chart } = useChart((element) => new PairChart(element), ready);
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    if (!candles || !chart.current) return;
     chart.current.show({
       instrument,
       timeframe: settings.timeframe,
-      candles: candles.value,
+      candles,
       signals: [],
       selectedId: null,
       trades: drawn,
-      selectedTrade: selected,
+      selectedTrade: focusKey,
     });
-    const newest = drawn.at(-1);
-    if (newest && opened.current !== instrument) {
-      opened.current = instrument;
-      chart.current.reveal(newest.entry_time, newest.exit_time, OPENING_MARGIN_BARS);
+    if (focus && focusKey !== revealed.current && charts(candles, focus)) {
+      revealed.current = focusKey;
+      chart.current.reveal(focus.entry_time, focus.exit_time, REVEAL_MARGIN_BARS);
     }
-  }, [candles, drawn, selected, instrument, settings.timeframe, ready]);
+  }, [candles, drawn, focusKey, instrument, settings.timeframe, ready]);
 
   const pick = (trade: LabTrade) => {
-    setSelected(tradeKey(trade));
-    chart.current?.reveal(trade.entry_time, trade.exit_time);
+    setPicked(tradeKey(trade));
     container.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  };
+  const step = (by: number) => {
+    const next = list[focusIndex + by];
+    if (next) setPicked(tradeKey(next));
   };
 
   const label = pairLabel(instrument);
-  const first = candles.state === 'ok' ? candles.value[0] : undefined;
-  const last = candles.state === 'ok' ? candles.value.at(-1) : undefined;
+  const first = candles?.[0];
+  const last = candles?.at(-1);
+  const { supertrend_atr_period: period, supertrend_multiplier: multiplier, volume_profile_window: profile } = settings.rules;
   return (
     <section class="panel backtest-trades" aria-labelledby="backtest-trades-title">
       <h2 id="backtest-trades-title">Trades</h2>
@@ -123,25 +159,46 @@ export function BacktestTrades({ api, backtest, instrument }: { api: Api; backte
       )}
 
       <figure class="chart-figure" aria-labelledby="trades-chart-caption">
-        {candles.state === 'loading' && (
+        {candles === null && reading && (
           <p class="loading" role="status">
             Reading {label} {settings.timeframe} candles…
           </p>
         )}
-        {candles.state === 'error' && (
-          <p class={candles.missing ? 'empty' : 'error'} role={candles.missing ? undefined : 'alert'}>
-            {candles.missing
-              ? `${label} is not a monitored pair: the console charts the monitored pairs only.`
-              : `The chart cannot be read: ${candles.message}.`}
+        {failure && (
+          <p class="error" role="alert">
+            The chart cannot be read: {failure}.
           </p>
         )}
+        {candles !== null && candles.length === 0 && <p class="empty">No {label} candle in the backtest's window.</p>}
         <div ref={container} class="chart" role="img" aria-label={`${label} ${settings.timeframe} chart with the backtest's trades`} hidden={!ready} />
         {ready && first && last && trades.state === 'ok' && (
-          <figcaption id="trades-chart-caption" class="legend" data-trades-on-chart={drawn.length}>
-            {drawn.length} of {trades.value.length} {label} trades on the chart, whose {candles.state === 'ok' ? candles.value.length : 0} {settings.timeframe}{' '}
-            candles run from {formatDateTime(first.time)} to {formatDateTime(last.time)} (the market's, with the strategy's live indicators); the others are in
-            the table. Entry ▲▼ and exit ● joined, green for a gain, red for a loss.
+          <figcaption
+            id="trades-chart-caption"
+            class="legend"
+            data-trades-on-chart={drawn.length}
+            data-focus={focusKey ?? ''}
+            data-from={first.time}
+            data-to={last.time}
+          >
+            {drawn.length} of {list.length} {label} trades on the chart, whose {candles.length} {settings.timeframe} candles run from{' '}
+            {formatDateTime(first.time)} to {formatDateTime(last.time)} with the indicators on the backtest's rules (Supertrend {period} × {multiplier}, volume
+            profile of {profile}). Pick a trade in the table, or step through them, to chart its candles. Entry ▲▼ and exit ● joined, green for a gain, red for
+            a loss.
           </figcaption>
+        )}
+        {list.length > 1 && (
+          <div class="trade-steps">
+            <button type="button" class="secondary" disabled={focusIndex <= 0} onClick={() => step(-1)}>
+              ◀ Older trade
+            </button>
+            <span class="muted num" role="status">
+              Trade {focusIndex + 1} of {list.length}
+              {reading ? ', reading its candles…' : ''}
+            </span>
+            <button type="button" class="secondary" disabled={focusIndex >= list.length - 1} onClick={() => step(1)}>
+              Newer trade ▶
+            </button>
+          </div>
         )}
       </figure>
 
@@ -155,10 +212,8 @@ export function BacktestTrades({ api, backtest, instrument }: { api: Api; backte
           The trades cannot be read: {trades.message}.
         </p>
       )}
-      {trades.state === 'ok' && trades.value.length === 0 && <p class="empty">No {label} trade: the rule gave no signal that could be traded.</p>}
-      {trades.state === 'ok' && trades.value.length > 0 && (
-        <TradesTable trades={trades.value} currency={currency} selectedKey={selected} onChart={onChart} onPick={pick} />
-      )}
+      {trades.state === 'ok' && list.length === 0 && <p class="empty">No {label} trade: the rule gave no signal that could be traded.</p>}
+      {trades.state === 'ok' && list.length > 0 && <TradesTable trades={list} currency={currency} selectedKey={focusKey} onPick={pick} />}
     </section>
   );
 }

@@ -8,14 +8,14 @@ const SHOWN = 50;
 interface TradesTableProps {
   trades: LabTrade[];
   currency: string;
+  /** The trade the chart is on. */
   selectedKey: string | null;
-  /** Keys of the trades the chart holds: those can be picked out on it. */
-  onChart: ReadonlySet<string>;
+  /** Charts the trade (its candles read when the chart does not hold them). */
   onPick: (trade: LabTrade) => void;
 }
 
-/** A backtest's trades, newest first (the chart holds the newest), fifty at a time; a trade on the chart is picked out there from its row. */
-export function TradesTable({ trades, currency, selectedKey, onChart, onPick }: TradesTableProps) {
+/** A backtest's trades, newest first (the chart opens on the newest), fifty at a time; each row's entry charts its trade. */
+export function TradesTable({ trades, currency, selectedKey, onPick }: TradesTableProps) {
   const [shown, setShown] = useState(SHOWN);
   const newestFirst = useMemo(() => [...trades].reverse(), [trades]);
   return (
@@ -41,18 +41,14 @@ export function TradesTable({ trades, currency, selectedKey, onChart, onPick }: 
             return (
               <tr key={key} data-entry-time={t.entry_time} aria-current={key === selectedKey ? 'true' : undefined}>
                 <td data-label="Entry">
-                  {onChart.has(key) ? (
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => onPick(t)}
-                      aria-label={`${t.side} ${pairLabel(t.instrument)} of ${formatDateTime(t.entry_time)} on the chart`}
-                    >
-                      {formatDateTime(t.entry_time).replace(' UTC', '')}
-                    </button>
-                  ) : (
-                    formatDateTime(t.entry_time).replace(' UTC', '')
-                  )}
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => onPick(t)}
+                    aria-label={`${t.side} ${pairLabel(t.instrument)} of ${formatDateTime(t.entry_time)} on the chart`}
+                  >
+                    {formatDateTime(t.entry_time).replace(' UTC', '')}
+                  </button>
                 </td>
                 <td data-label="Side" class={t.side === 'LONG' ? 'up' : 'down'}>
                   {t.side}

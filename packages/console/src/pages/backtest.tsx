@@ -12,7 +12,7 @@ import { useDesk } from '../use-desk.js';
 /** One backtest: its state while it runs, then its metrics, equity and drawdown, and its trades on the pair's chart. */
 export function BacktestPage({ id, instrument }: { id: string; instrument: string | null }) {
   const { api } = useDesk();
-  const { job, refresh } = useJob(() => api.backtest(id), id);
+  const { job, refresh } = useJob(() => api.backtest(id), { kind: 'backtest', id });
   const lab = routeHref({ page: 'lab' });
 
   if (job.state !== 'ok') return <JobUnread what="backtest" read={job} />;
@@ -54,7 +54,7 @@ export function BacktestPage({ id, instrument }: { id: string; instrument: strin
       {backtest.status === 'done' && (
         <>
           <EquityPanel api={api} backtest={backtest} />
-          <BacktestTrades api={api} backtest={backtest} instrument={pair} />
+          <BacktestTrades key={pair} api={api} backtest={backtest} instrument={pair} />
         </>
       )}
     </div>

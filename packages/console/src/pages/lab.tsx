@@ -1,10 +1,10 @@
-import type { BacktestSummary, SweepSummary } from '@fxdesk/schemas';
-import { useEffect } from 'preact/hooks';
+import type { BacktestSummary, LabEvent, SweepSummary } from '@fxdesk/schemas';
+import { useEffect, useRef } from 'preact/hooks';
 import { LabForm } from '../components/lab-form.js';
 import { ListState, MoreButton } from '../components/list-state.js';
 import { StatusBadge } from '../components/signal-table.js';
 import { formatMoney, formatWhen, pairLabel } from '../format.js';
-import { isActive, jobState } from '../lab/jobs.js';
+import { FALLBACK_POLL_MS, isActive, jobState, listNews } from '../lab/jobs.js';
 import { formatMetric, metricLabel } from '../lab/metrics.js';
 import { Link } from '../router.js';
 import { backtestHref, sweepHref } from '../routes.js';
@@ -12,21 +12,50 @@ import { useDesk, useNow } from '../use-desk.js';
 import { usePaged, type Paged } from '../use-paged.js';
 
 const PAGE = 20;
-/** While a listed run moves, its row is read again this often (one GET of the list's first page). */
-const LIST_REFRESH_MS = 3000;
 
 function day(iso: string): string {
   return iso.slice(0, 10);
 }
 
-/** Reads a list's first page again while one of its runs is queued or running. */
-function useRefreshWhileActive(list: Pick<Paged<{ status: BacktestSummary['status'] }>, 'items' | 'refresh'>): void {
+type Job = { id: string; status: BacktestSummary['status']; progress: number };
+
+/**
+ * Keeps a list's runs current from the `lab` events: a run's progress moved in its row, its first
+ * page read again when a run it shows changes status or one it does not show appears (and after
+ * a `reset`, and when the stream is back). While the stream is down and a run moves, the first
+ * page is read every 10 s instead.
+ */
+function useFollowList<T extends Job>(list: Pick<Paged<T>, 'items' | 'refresh' | 'patch'>, kind: LabEvent['kind']): void {
+  const { listen, state } = useDesk();
+  const current = useRef(list);
+  current.current = list;
+  useEffect(
+    () =>
+      listen((name, data) => {
+        if (name === 'reset') return current.current.refresh();
+        if (name !== 'lab') return;
+        const event = data as LabEvent;
+        const news = listNews(event, kind, current.current.items);
+        if (news?.type === 'read') current.current.refresh();
+        else if (news?.type === 'progress') current.current.patch(event.id, (item) => ({ ...item, progress: news.progress }));
+      }),
+    [listen, kind],
+  );
+
+  const isStreamDown = state.connection === 'reconnecting';
+  const wasDown = useRef(false);
   const moving = list.items.some((item) => isActive(item.status));
   useEffect(() => {
+    if (!isStreamDown) {
+      if (wasDown.current) current.current.refresh();
+      wasDown.current = false;
+      return;
+    }
+    wasDown.current = true;
     if (!moving) return;
-    const timer = setInterval(list.refresh, LIST_REFRESH_MS);
+    const timer = setInterval(() => current.current.refresh(), FALLBACK_POLL_MS);
     return () => clearInterval(timer);
-  }, [moving]);
+  }, [isStreamDown, moving]);
 }
 
 /** The lab: a new backtest or sweep, and the runs so far (newest first, cursor-paged). */
@@ -49,8 +78,8 @@ export function LabPage() {
     (s) => s.id,
     [api],
   );
-  useRefreshWhileActive(backtests);
-  useRefreshWhileActive(sweeps);
+  useFollowList(backtests, 'backtest');
+  useFollowList(sweeps, 'sweep');
 
   const instruments = Object.keys(state.pairs).sort();
   return (

@@ -42,7 +42,7 @@ function Tried({ sweep }: { sweep: Sweep }) {
 /** One sweep: its progress, its ranking as a heat map with each cell opening its backtest, and its walk-forward windows. */
 export function SweepPage({ id, x, y }: { id: string; x: RuleKey | null; y: RuleKey | null }) {
   const { api } = useDesk();
-  const { job, refresh } = useJob(() => api.sweep(id), id);
+  const { job, refresh } = useJob(() => api.sweep(id), { kind: 'sweep', id });
   const lab = routeHref({ page: 'lab' });
 
   if (job.state !== 'ok') return <JobUnread what="sweep" read={job} />;
