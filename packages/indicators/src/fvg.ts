@@ -16,6 +16,14 @@ export interface FvgOptions {
    * reaches the zone's high. `close`: the same with the close instead of the low / high.
    */
   mitigation?: FvgMitigation;
+  /**
+   * Candles a gap stays open at most, counting the one that confirmed it (default Infinity: no
+   * limit). A gap confirmed by candle c is open after candles c … c + maxAge − 1 unless mitigated
+   * or dropped before; candle c + maxAge closes it before its mitigation check, so that candle
+   * neither mitigates it nor counts it. With a limit the value after a candle is a function of
+   * the last maxAge + 2 candles (a gap needs the two before the one confirming it), except `id`.
+   */
+  maxAge?: number;
 }
 
 /** One fair value gap. */
@@ -57,17 +65,24 @@ export interface FvgValue {
  * - a gap smaller than `minSize` is ignored;
  * - each confirmed gap stays open until mitigated (see {@link FvgOptions.mitigation}) by a
  *   LATER candle; a candle first mitigates the zones open before it, then may confirm a new one;
- * - at most `maxOpenZones` stay open: confirming one more drops the oldest open zone.
+ * - at most `maxOpenZones` stay open: confirming one more drops the oldest open zone;
+ * - with `maxAge`, a gap is no longer open once maxAge candles, counting the one that confirmed it,
+ *   have closed (see {@link FvgOptions.maxAge}). A zone's fate then depends only on the candles
+ *   since its first and on newer zones (the cap drops older zones first), so the value forgets
+ *   where the feed began, `id` aside (it counts gaps from the start).
  *
  * The value reports the latest (most recently confirmed) gap still open; `openZones` lists them all.
  * Warm-up: 3 candles. Work per candle: O(1) amortized (open zones are kept sorted by the edge that
  * mitigates them, so a candle pops exactly the zones it mitigates); a scan of the open zones (at
- * most maxOpenZones) only when the latest open gap is mitigated or the cap drops the oldest.
+ * most maxOpenZones) only when the latest open gap is mitigated or the cap drops the oldest. Gaps
+ * also wait in a queue in order of confirmation, left there when mitigated or dropped (lazy
+ * deletion): each leaves it once, and one still open is then found by binary search on its edge.
  */
 export class FairValueGaps implements StreamingIndicator<FvgValue> {
   readonly minSize: number;
   readonly maxOpenZones: number;
   readonly mitigation: FvgMitigation;
+  readonly maxAge: number;
   readonly warmUp = 3;
   // Open zones by type, each sorted by the edge that mitigates it, so mitigation only ever pops
   // from the end: bullish by zone low ascending (a low at or below the last one's mitigates it,
@@ -75,6 +90,11 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
   private bull: FairValueGap[] = [];
   private bear: FairValueGap[] = [];
   private latest: FairValueGap | null = null;
+  // Every gap confirmed in the last maxAge candles (and some closed ones), oldest first from
+  // `head`, with the index of the candle that confirmed it; empty without a maxAge.
+  private queue: FairValueGap[] = [];
+  private queueAt: number[] = [];
+  private head = 0;
   private seen = 0;
   private nextId = 1;
   private h1 = Number.NaN; // high of the candle two back
@@ -88,8 +108,10 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
     this.minSize = options.minSize ?? 0;
     this.maxOpenZones = options.maxOpenZones ?? 50;
     this.mitigation = options.mitigation ?? 'wick';
+    this.maxAge = options.maxAge ?? Number.POSITIVE_INFINITY;
     assertNumber('minSize', this.minSize, 0);
     assertInteger('maxOpenZones', this.maxOpenZones, 1);
+    if (this.maxAge !== Number.POSITIVE_INFINITY) assertInteger('maxAge', this.maxAge, 1);
     if (this.mitigation !== 'wick' && this.mitigation !== 'close') {
       throw new RangeError(`mitigation must be 'wick' or 'close', got ${String(this.mitigation)}`);
     }
@@ -98,6 +120,9 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
   update(candle: Candle): FvgValue | null {
     assertCandle(candle);
     const { high, low } = candle;
+
+    // 0. Expiry of the gaps confirmed maxAge candles ago (this.seen is this candle's index).
+    if (this.head < this.queue.length) this.expire(this.seen - this.maxAge);
 
     // 1. Mitigation of the zones open before this candle.
     let mitigated = 0;
@@ -179,7 +204,36 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
       bear[i] = gap;
     }
     this.latest = gap;
+    if (this.maxAge !== Number.POSITIVE_INFINITY) {
+      this.queue.push(gap);
+      this.queueAt.push(this.seen);
+    }
     return gap;
+  }
+
+  /** Closes the gaps confirmed at candle index `at` or before that are still open. */
+  private expire(at: number): void {
+    const queue = this.queue;
+    let head = this.head;
+    while (head < queue.length && this.queueAt[head]! <= at) {
+      const gap = queue[head++]!;
+      const list = gap.type === 'bullish' ? this.bull : this.bear;
+      const i = indexIn(list, gap);
+      if (i < 0) continue; // mitigated or dropped already
+      list.splice(i, 1);
+      // The latest open gap is the newest: if it expires, every open gap is older and expires too.
+      if (gap === this.latest) this.latest = null;
+    }
+    if (head === queue.length) {
+      queue.length = 0;
+      this.queueAt.length = 0;
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= queue.length) {
+      queue.splice(0, head);
+      this.queueAt.splice(0, head);
+      head = 0;
+    }
+    this.head = head;
   }
 
   /** Drops the oldest open gap (smallest id). O(open zones); only when the cap is reached. */
@@ -232,9 +286,35 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
     this.bull = [];
     this.bear = [];
     this.latest = null;
+    this.queue = [];
+    this.queueAt = [];
+    this.head = 0;
     this.seen = 0;
     this.nextId = 1;
     this.h1 = this.l1 = this.h2 = this.l2 = this.t2 = Number.NaN;
     this.last = null;
   }
+}
+
+/**
+ * Where `gap` is in `list` (an open stack: bullish by zone low ascending, bearish by zone high
+ * descending), or −1: a binary search for the first zone with its edge, then the equal edges.
+ */
+function indexIn(list: readonly FairValueGap[], gap: FairValueGap): number {
+  const isBull = gap.type === 'bullish';
+  const edge = isBull ? gap.zone[0] : gap.zone[1];
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = isBull ? list[mid]!.zone[0] : list[mid]!.zone[1];
+    if (isBull ? e < edge : e > edge) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < list.length; i++) {
+    const z = list[i]!;
+    if (z === gap) return i;
+    if ((isBull ? z.zone[0] : z.zone[1]) !== edge) break;
+  }
+  return -1;
 }

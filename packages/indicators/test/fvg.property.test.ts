@@ -1,7 +1,8 @@
 /**
  * Property test of FairValueGaps against a naive model that keeps its open gaps in one list in
  * creation order and checks every one of them on every candle. Prices on a small lattice, so
- * edges coincide (touching wicks, a low exactly at a zone's edge) and gaps pile up against the cap.
+ * edges coincide (touching wicks, a low exactly at a zone's edge) and gaps pile up against the cap;
+ * with and without a maxAge (the model drops a gap maxAge candles after the one confirming it).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ interface ModelGap {
   id: number;
   type: 'bullish' | 'bearish';
   zone: [number, number];
+  /** Index of the candle that confirmed it. */
+  at: number;
 }
 
 function model(candles: Candle[], options: Required<FvgOptions>) {
@@ -19,14 +22,15 @@ function model(candles: Candle[], options: Required<FvgOptions>) {
   return candles.map((c, i) => {
     const down = options.mitigation === 'wick' ? c.low : c.close;
     const up = options.mitigation === 'wick' ? c.high : c.close;
+    open = open.filter((z) => i - z.at < options.maxAge);
     const before = open.length;
     open = open.filter((z) => (z.type === 'bullish' ? down > z.zone[0] : up < z.zone[1]));
     const mitigated = before - open.length;
     let created: ModelGap | null = null;
     if (i >= 2) {
       const c1 = candles[i - 2]!;
-      if (c.low > c1.high && c.low - c1.high >= options.minSize) created = { id: nextId++, type: 'bullish', zone: [c1.high, c.low] };
-      else if (c.high < c1.low && c1.low - c.high >= options.minSize) created = { id: nextId++, type: 'bearish', zone: [c.high, c1.low] };
+      if (c.low > c1.high && c.low - c1.high >= options.minSize) created = { id: nextId++, type: 'bullish', zone: [c1.high, c.low], at: i };
+      else if (c.high < c1.low && c1.low - c.high >= options.minSize) created = { id: nextId++, type: 'bearish', zone: [c.high, c1.low], at: i };
       if (created) {
         if (open.length >= options.maxOpenZones) open.shift();
         open.push(created);
@@ -50,13 +54,14 @@ const candleArb = fc
   .map(({ low, span, closeAt }) => ({ low, high: low + span, close: low + Math.min(closeAt, span) }));
 
 describe('fair value gaps property: same as a naive model', () => {
-  it('on lattice series, for both mitigation modes, minSize and a small cap', () => {
+  it('on lattice series, for both mitigation modes, minSize, a small cap and maxAge', () => {
     fc.assert(
       fc.property(
         fc.record({
           minSize: fc.constantFrom(0, 1, 2),
           maxOpenZones: fc.integer({ min: 1, max: 6 }),
           mitigation: fc.constantFrom('wick' as const, 'close' as const),
+          maxAge: fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 12 })),
         }),
         fc.array(candleArb, { minLength: 1, maxLength: 120 }),
         (options, specs) => {

@@ -164,6 +164,59 @@ describe('fair value gaps, hand-computed', () => {
     expect(out.at(-1)!.gap!.id).toBe(6);
   });
 
+  it('maxAge: a gap is open on maxAge candles, its confirming one included; the next closes it first', () => {
+    const f = new FairValueGaps({ maxAge: 3 });
+    // Gap [10.0, 10.4] confirmed by candle 3 (index 2), then candles that stay above it.
+    const c = bars([
+      [10.0, 9.5, 9.8],
+      [10.8, 9.9, 10.7],
+      [11.0, 10.4, 10.9],
+      [11.2, 10.6, 11.0],
+      [11.3, 10.7, 11.1],
+      [11.4, 10.8, 11.2],
+    ]);
+    const out = c.map((x) => f.update(x));
+    expect(out[2]).toMatchObject({ type: 'bullish', zone: [10.0, 10.4], openCount: 1 });
+    expect(out[3]).toMatchObject({ type: 'bullish', openCount: 1 });
+    expect(out[4]).toMatchObject({ type: 'bullish', openCount: 1 }); // its 3rd candle
+    expect(out[5]).toMatchObject({ type: 'none', zone: null, gap: null, mitigated: 0, openCount: 0 });
+    expect(f.openZones).toEqual([]);
+  });
+
+  it('maxAge: the candle that expires a gap neither mitigates it nor counts it, but the one before does', () => {
+    const rows: Array<[number, number, number]> = [
+      [10.0, 9.5, 9.8],
+      [10.8, 9.9, 10.7],
+      [11.0, 10.4, 10.9],
+      [11.2, 10.6, 11.0],
+    ];
+    const expired = new FairValueGaps({ maxAge: 2 });
+    const late = bars([...rows, [10.5, 9.9, 10.0]]).map((x) => expired.update(x));
+    expect(late[3]).toMatchObject({ type: 'bullish', openCount: 1 });
+    expect(late[4]).toMatchObject({ type: 'none', mitigated: 0, openCount: 0 });
+    const open = new FairValueGaps({ maxAge: 3 });
+    const inTime = bars([...rows, [10.5, 9.9, 10.0]]).map((x) => open.update(x));
+    expect(inTime[4]).toMatchObject({ type: 'none', mitigated: 1, openCount: 0 });
+  });
+
+  it('maxAge: an older gap expires while a newer one stays the latest', () => {
+    const f = new FairValueGaps({ maxAge: 2 });
+    // A staircase up: a bullish gap at every candle from the third on, none revisited.
+    const rows: Array<[number, number, number]> = [];
+    for (let i = 0; i < 6; i++) rows.push([10 + i + 0.5, 10 + i, 10 + i + 0.4]);
+    const out = bars(rows).map((x) => f.update(x));
+    expect(out.at(-1)).toMatchObject({ openCount: 2, mitigated: 0 });
+    expect(f.openZones.map((z) => z.id)).toEqual([3, 4]);
+    expect(out.at(-1)!.gap!.id).toBe(4);
+  });
+
+  it('maxAge must be a whole number of candles, at least 1', () => {
+    expect(() => new FairValueGaps({ maxAge: 0 })).toThrow(RangeError);
+    expect(() => new FairValueGaps({ maxAge: 2.5 })).toThrow(RangeError);
+    expect(() => new FairValueGaps({ maxAge: Number.NaN })).toThrow(RangeError);
+    expect(new FairValueGaps().maxAge).toBe(Number.POSITIVE_INFINITY);
+  });
+
   it('stays bounded and consistent over a long random series', () => {
     const f = new FairValueGaps({ maxOpenZones: 20 });
     let created = 0;

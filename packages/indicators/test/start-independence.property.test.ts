@@ -8,11 +8,23 @@
  *   zero, fractional and wildly different volumes (the quantum changes), jumps (the grid changes);
  * - Stochastic RSI: two instances whose states differ only in where their rings stand (flat
  *   prefixes of different lengths leave the RSI's averages exactly 0 in both) give identical
- *   values on whatever follows: %K and %D do not depend on the start modulo their periods.
+ *   values on whatever follows: %K and %D do not depend on the start modulo their periods;
+ * - fair value gaps with a maxAge: fed different prefixes and then the same candles, two give the
+ *   same value (every field but the gaps' `id`, which counts from the start) and the same open
+ *   zones once maxAge + 2 candles are shared. Without one they may not (a third test shows it).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StochRsi, VolumeProfile, type Candle, type StochRsiOptions, type VolumeProfileOptions } from '../src/index.js';
+import {
+  FairValueGaps,
+  StochRsi,
+  VolumeProfile,
+  type Candle,
+  type FairValueGap,
+  type FvgValue,
+  type StochRsiOptions,
+  type VolumeProfileOptions,
+} from '../src/index.js';
 
 const candleArb: fc.Arbitrary<Omit<Candle, 'time'>> = fc
   .record({
@@ -127,5 +139,65 @@ describe('start independence', () => {
       ),
       { numRuns: 500, seed: 20261127 },
     );
+  });
+
+  it('fair value gaps with maxAge: different prefixes, then the same candles: identical once maxAge + 2 are shared', () => {
+    // Lattice prices (edges coincide) with jumps, so gaps pile up against the cap and some stay
+    // out of reach of mitigation; the time is the common part's index so both runs stamp alike.
+    const specArb = fc
+      .record({ low: fc.integer({ min: 0, max: 12 }), span: fc.integer({ min: 0, max: 4 }), jump: fc.constantFrom(0, 0, 0, 20, -20) })
+      .map(({ low, span, jump }) => ({ low: low + jump, high: low + jump + span }));
+    const bar = (s: { low: number; high: number }, time: number): Candle => ({ time, open: s.low, high: s.high, low: s.low, close: s.high, volume: 1 });
+    const gapOf = (g: FairValueGap | null) => g && { type: g.type, zone: g.zone, size: g.size, time: g.time, confirmedAt: g.confirmedAt };
+    const shown = (v: FvgValue | null) => v && { ...v, gap: gapOf(v.gap), created: gapOf(v.created) };
+    fc.assert(
+      fc.property(
+        fc.record({
+          maxAge: fc.integer({ min: 1, max: 15 }),
+          maxOpenZones: fc.integer({ min: 1, max: 8 }),
+          minSize: fc.constantFrom(0, 1),
+          mitigation: fc.constantFrom('wick' as const, 'close' as const),
+        }),
+        fc.array(specArb, { maxLength: 40 }),
+        fc.array(specArb, { maxLength: 40 }),
+        fc.array(specArb, { minLength: 1, maxLength: 60 }),
+        (options, prefixA, prefixB, common) => {
+          const a = new FairValueGaps(options);
+          const b = new FairValueGaps(options);
+          prefixA.forEach((s, i) => a.update(bar(s, i - 1000)));
+          prefixB.forEach((s, i) => b.update(bar(s, i - 1000)));
+          common.forEach((s, i) => {
+            const c = bar(s, i);
+            const va = a.update(c);
+            const vb = b.update(c);
+            if (i + 1 < options.maxAge + 2) return;
+            expect(shown(vb)).toEqual(shown(va));
+            expect(b.openZones.map(gapOf)).toEqual(a.openZones.map(gapOf));
+          });
+        },
+      ),
+      { numRuns: 500, seed: 20261128 },
+    );
+  });
+
+  it('fair value gaps without maxAge remember a gap from before the shared candles', () => {
+    // A bullish gap far below price in one prefix only: it stays the latest open gap there.
+    const bar = (low: number, time: number): Candle => ({ time, open: low, high: low + 1, low, close: low + 1, volume: 1 });
+    const a = new FairValueGaps();
+    const b = new FairValueGaps();
+    const bounded = new FairValueGaps({ maxAge: 5 });
+    for (const [i, low] of [0, 0, 5].entries()) {
+      a.update(bar(low, i - 10));
+      bounded.update(bar(low, i - 10));
+    }
+    for (let i = 0; i < 10; i++) {
+      const c = bar(10, i);
+      a.update(c);
+      b.update(c);
+      bounded.update(c);
+    }
+    expect(a.value!.type).toBe('bullish');
+    expect(b.value!.type).toBe('none');
+    expect(bounded.value!.type).toBe('none');
   });
 });

@@ -63,6 +63,8 @@ export const StrategyConfigSchema = z
     SUPERTREND_ATR_PERIOD: envInt(10, RULE_BOUNDS.supertrendAtrPeriod),
     SUPERTREND_MULTIPLIER: envNumber(3, RULE_BOUNDS.supertrendMultiplier),
     VOLUME_PROFILE_WINDOW: envInt(100, RULE_BOUNDS.volumeProfileWindow),
+    /** Candles a fair value gap stays open at most, its confirming candle included. */
+    FVG_MAX_AGE: envInt(100, { min: 1, max: 998 }),
 
     // Data.
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
@@ -116,6 +118,11 @@ export const StrategyConfigSchema = z
     // for hours after a start.
     if (c.WARMUP_CANDLES < c.VOLUME_PROFILE_WINDOW) {
       ctx.addIssue({ code: 'custom', path: ['WARMUP_CANDLES'], message: `must be at least VOLUME_PROFILE_WINDOW (${c.VOLUME_PROFILE_WINDOW})` });
+    }
+    // A gap's value reads FVG_MAX_AGE + 2 candles: the warm-up must hold them all, or a run's
+    // first decisions would depend on where its history began.
+    if (c.FVG_MAX_AGE > c.WARMUP_CANDLES - 2) {
+      ctx.addIssue({ code: 'custom', path: ['FVG_MAX_AGE'], message: `must be at most WARMUP_CANDLES − 2 (${c.WARMUP_CANDLES - 2})` });
     }
     // The console reads the other services with their keys: in production it is never open.
     if (c.NODE_ENV === 'production' && c.CONSOLE_PASSWORD === undefined) {

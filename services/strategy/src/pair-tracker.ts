@@ -21,27 +21,33 @@ export interface TrackerSettings {
   timeframe: Timeframe;
   supertrend: { atrPeriod: number; multiplier: number };
   volumeProfileWindow: number;
+  /** Candles a fair value gap stays open at most (FVG_MAX_AGE). */
+  fvgMaxAge: number;
   /** Closed candles kept for GET /pairs/{instrument}/candles; 0 keeps none (the lab's backtests). */
   chartSize: number;
 }
 
+/** FVG_MAX_AGE's default, which the lab's backtests run with (it is not one of their rules). */
+export const DEFAULT_FVG_MAX_AGE = 100;
+
 /** The tracker settings of a set of rules. */
-export function trackerSettingsOf(rules: StrategyRules, timeframe: Timeframe, chartSize: number): TrackerSettings {
+export function trackerSettingsOf(rules: StrategyRules, timeframe: Timeframe, chartSize: number, fvgMaxAge: number = DEFAULT_FVG_MAX_AGE): TrackerSettings {
   return {
     timeframe,
     supertrend: { atrPeriod: rules.supertrendAtrPeriod, multiplier: rules.supertrendMultiplier },
     volumeProfileWindow: rules.volumeProfileWindow,
+    fvgMaxAge,
     chartSize,
   };
 }
 
 /** The tracker settings of the strategy's config, on its TIMEFRAME unless another is given. */
 export function trackerSettings(
-  config: Pick<StrategyConfig, 'TIMEFRAME' | 'CHART_CANDLES'> & Parameters<typeof rulesOf>[0],
+  config: Pick<StrategyConfig, 'TIMEFRAME' | 'CHART_CANDLES' | 'FVG_MAX_AGE'> & Parameters<typeof rulesOf>[0],
   timeframe: Timeframe = config.TIMEFRAME,
   chartSize: number = config.CHART_CANDLES,
 ): TrackerSettings {
-  return trackerSettingsOf(rulesOf(config), timeframe, chartSize);
+  return trackerSettingsOf(rulesOf(config), timeframe, chartSize, config.FVG_MAX_AGE);
 }
 
 export interface IngestResult {
@@ -64,7 +70,7 @@ export class PairTracker {
   private readonly settings: TrackerSettings;
   private readonly supertrend: Supertrend;
   private readonly stochRsi = new StochRsi();
-  private readonly fvg = new FairValueGaps();
+  private readonly fvg: FairValueGaps;
   private readonly volumeProfile: VolumeProfile;
   /** Null with chartSize 0: no chart history is built at all. */
   private readonly chart: RingBuffer<ChartCandle> | null;
@@ -82,6 +88,7 @@ export class PairTracker {
     this.digits = digits;
     this.settings = settings;
     this.supertrend = new Supertrend(settings.supertrend);
+    this.fvg = new FairValueGaps({ maxAge: settings.fvgMaxAge });
     this.volumeProfile = new VolumeProfile({ window: settings.volumeProfileWindow });
     this.chart = settings.chartSize > 0 ? new RingBuffer(settings.chartSize) : null;
     this.candleMs = TIMEFRAME_SECONDS[settings.timeframe] * 1000;
