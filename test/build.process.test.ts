@@ -67,7 +67,7 @@ describe('the compiled services', () => {
         timeframe: 'M5',
         pairs: [{ instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: toColumns(candles, 1) }],
         conversion: [],
-        rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5 },
+        rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5, fvgMaxAge: 100 },
         fills: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } },
         initialBalance: 100_000,
         accountCurrency: 'USD',

@@ -71,7 +71,7 @@ function backtestInput(pairs: BacktestPair[]): BacktestInput {
   return {
     timeframe: 'M5',
     pairs,
-    rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5 },
+    rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5, fvgMaxAge: 100 },
     fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { risk_percent: 1 } },
     initialBalance: 100_000,
     accountCurrency: 'USD',

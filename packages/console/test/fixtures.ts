@@ -119,6 +119,7 @@ export const LIVE_RULES: LabRules = {
   min_confluence: 3,
   risk_reward: 2,
   min_stop_atr: 0.5,
+  fvg_max_age: 100,
 };
 
 /** A trade of a backtest: a LONG that reached its target. */

@@ -19,6 +19,7 @@ export const LAB_RULE_NAMES = [
   'min_confluence',
   'risk_reward',
   'min_stop_atr',
+  'fvg_max_age',
 ] as const;
 export type LabRuleName = (typeof LAB_RULE_NAMES)[number];
 
@@ -33,6 +34,7 @@ export const LAB_RULE_BOUNDS = {
   min_confluence: { min: 1, max: 4, isInteger: true, env: 'MIN_CONFLUENCE' },
   risk_reward: { min: 0.1, max: 20, isInteger: false, env: 'RISK_REWARD' },
   min_stop_atr: { min: 0, max: 20, isInteger: false, env: 'MIN_STOP_ATR' },
+  fvg_max_age: { min: 1, max: 998, isInteger: true, env: 'FVG_MAX_AGE' },
 } as const satisfies Record<LabRuleName, { min: number; max: number; isInteger: boolean; env: string }>;
 
 /** One rule setting's value within its bounds. */

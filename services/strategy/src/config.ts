@@ -64,7 +64,7 @@ export const StrategyConfigSchema = z
     SUPERTREND_MULTIPLIER: envNumber(3, RULE_BOUNDS.supertrendMultiplier),
     VOLUME_PROFILE_WINDOW: envInt(100, RULE_BOUNDS.volumeProfileWindow),
     /** Candles a fair value gap stays open at most, its confirming candle included. */
-    FVG_MAX_AGE: envInt(100, { min: 1, max: 998 }),
+    FVG_MAX_AGE: envInt(100, RULE_BOUNDS.fvgMaxAge),
 
     // Data.
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),

@@ -77,7 +77,7 @@ export class StrategyEngine {
     const c = o.config;
     this.timeframeMs = TIMEFRAME_SECONDS[c.TIMEFRAME] * 1000;
     this.rules = rulesOf(c);
-    this.trackerSettings = trackerSettingsOf(this.rules, c.TIMEFRAME, c.CHART_CANDLES, c.FVG_MAX_AGE);
+    this.trackerSettings = trackerSettingsOf(this.rules, c.TIMEFRAME, c.CHART_CANDLES);
     this.signals = o.metrics.counter('strategy_signals_total', 'Signals generated, by instrument and type.');
     this.candles = o.metrics.counter('strategy_candles_total', 'Closed candles fed to the indicators, by instrument.');
     o.metrics.gauge('strategy_running', '1 while the strategy runs.', () => (this.run ? 1 : 0));

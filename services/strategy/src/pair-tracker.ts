@@ -27,27 +27,24 @@ export interface TrackerSettings {
   chartSize: number;
 }
 
-/** FVG_MAX_AGE's default, which the lab's backtests run with (it is not one of their rules). */
-export const DEFAULT_FVG_MAX_AGE = 100;
-
 /** The tracker settings of a set of rules. */
-export function trackerSettingsOf(rules: StrategyRules, timeframe: Timeframe, chartSize: number, fvgMaxAge: number = DEFAULT_FVG_MAX_AGE): TrackerSettings {
+export function trackerSettingsOf(rules: StrategyRules, timeframe: Timeframe, chartSize: number): TrackerSettings {
   return {
     timeframe,
     supertrend: { atrPeriod: rules.supertrendAtrPeriod, multiplier: rules.supertrendMultiplier },
     volumeProfileWindow: rules.volumeProfileWindow,
-    fvgMaxAge,
+    fvgMaxAge: rules.fvgMaxAge,
     chartSize,
   };
 }
 
 /** The tracker settings of the strategy's config, on its TIMEFRAME unless another is given. */
 export function trackerSettings(
-  config: Pick<StrategyConfig, 'TIMEFRAME' | 'CHART_CANDLES' | 'FVG_MAX_AGE'> & Parameters<typeof rulesOf>[0],
+  config: Pick<StrategyConfig, 'TIMEFRAME' | 'CHART_CANDLES'> & Parameters<typeof rulesOf>[0],
   timeframe: Timeframe = config.TIMEFRAME,
   chartSize: number = config.CHART_CANDLES,
 ): TrackerSettings {
-  return trackerSettingsOf(rulesOf(config), timeframe, chartSize, config.FVG_MAX_AGE);
+  return trackerSettingsOf(rulesOf(config), timeframe, chartSize);
 }
 
 export interface IngestResult {

@@ -18,6 +18,8 @@ export interface StrategyRules {
   riskReward: number;
   /** Smallest stop distance in ATRs of the Supertrend's ATR (MIN_STOP_ATR). */
   minStopAtr: number;
+  /** Candles a fair value gap stays open at most (FVG_MAX_AGE). */
+  fvgMaxAge: number;
 }
 
 export type RuleName = keyof StrategyRules;
@@ -28,9 +30,9 @@ export interface RuleBound {
   /** Whole numbers only. */
   isInteger: boolean;
   /** The setting's name in the environment (config.ts). */
-  env: 'SUPERTREND_ATR_PERIOD' | 'SUPERTREND_MULTIPLIER' | 'VOLUME_PROFILE_WINDOW' | 'MIN_CONFLUENCE' | 'RISK_REWARD' | 'MIN_STOP_ATR';
+  env: 'SUPERTREND_ATR_PERIOD' | 'SUPERTREND_MULTIPLIER' | 'VOLUME_PROFILE_WINDOW' | 'MIN_CONFLUENCE' | 'RISK_REWARD' | 'MIN_STOP_ATR' | 'FVG_MAX_AGE';
   /** The setting's name in the lab's API (a backtest's `rules` overrides). */
-  api: 'supertrend_atr_period' | 'supertrend_multiplier' | 'volume_profile_window' | 'min_confluence' | 'risk_reward' | 'min_stop_atr';
+  api: LabRuleName;
 }
 
 /** Each rule's name in the lab's API. */
@@ -41,6 +43,7 @@ const API_NAMES: Readonly<Record<RuleName, LabRuleName>> = {
   minConfluence: 'min_confluence',
   riskReward: 'risk_reward',
   minStopAtr: 'min_stop_atr',
+  fvgMaxAge: 'fvg_max_age',
 };
 
 /**
@@ -65,6 +68,7 @@ export function rulesOf(config: Pick<StrategyConfig, RuleBound['env']>): Strateg
     minConfluence: config.MIN_CONFLUENCE,
     riskReward: config.RISK_REWARD,
     minStopAtr: config.MIN_STOP_ATR,
+    fvgMaxAge: config.FVG_MAX_AGE,
   };
 }
 

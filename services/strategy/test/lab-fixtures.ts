@@ -20,6 +20,7 @@ export const RULES: StrategyRules = {
   minConfluence: 3,
   riskReward: 2,
   minStopAtr: 0.5,
+  fvgMaxAge: 100,
 };
 
 /** 1 lot, the default spread (10 points), 2 points of slippage, 7 USD a lot. */

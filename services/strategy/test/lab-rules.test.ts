@@ -14,6 +14,7 @@ describe('the strategy rules', () => {
       minConfluence: 3,
       riskReward: 1.5,
       minStopAtr: 0.5,
+      fvgMaxAge: 100,
     });
   });
 
@@ -21,7 +22,8 @@ describe('the strategy rules', () => {
     for (const name of RULE_NAMES) {
       const { min, max, isInteger, env } = RULE_BOUNDS[name];
       const step = isInteger ? 1 : 0.01;
-      const window: Record<string, string> = name === 'volumeProfileWindow' ? { WARMUP_CANDLES: '1000' } : {};
+      // The warm-up must hold the volume profile's window and a gap's FVG_MAX_AGE + 2 candles.
+      const window: Record<string, string> = name === 'volumeProfileWindow' || name === 'fvgMaxAge' ? { WARMUP_CANDLES: '1000' } : {};
       expect(rulesOf(config({ ...window, [env]: String(min) }))[name]).toBe(min);
       expect(rulesOf(config({ ...window, [env]: String(max) }))[name]).toBe(max);
       expect(() => config({ ...window, [env]: String(max + step) })).toThrow(env);

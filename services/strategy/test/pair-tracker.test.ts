@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { PairTracker, trackerSettingsOf } from '../src/pair-tracker.js';
 import type { StrategyRules } from '../src/rules.js';
 
-const rules: StrategyRules = { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5 };
+const rules: StrategyRules = {
+  supertrendAtrPeriod: 10,
+  supertrendMultiplier: 3,
+  volumeProfileWindow: 100,
+  minConfluence: 3,
+  riskReward: 2,
+  minStopAtr: 0.5,
+  fvgMaxAge: 100,
+};
 const candles = syntheticCandles(400, { seed: 3 });
 
 describe('the pair tracker', () => {

@@ -23,6 +23,7 @@ export const LAB_RULES: readonly RuleSpec[] = [
   { key: 'min_confluence', label: 'Minimum confluence', min: 1, max: 4, isInteger: true },
   { key: 'risk_reward', label: 'Risk / reward', min: 0.1, max: 20, isInteger: false },
   { key: 'min_stop_atr', label: 'Minimum stop (ATR)', min: 0, max: 20, isInteger: false },
+  { key: 'fvg_max_age', label: 'Fair value gap max age', min: 1, max: 998, isInteger: true },
 ];
 
 export const RULE_KEYS: readonly RuleKey[] = LAB_RULES.map((r) => r.key);

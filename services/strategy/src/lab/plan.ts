@@ -34,6 +34,7 @@ export type PlanConfig = Pick<
   | 'SUPERTREND_ATR_PERIOD'
   | 'SUPERTREND_MULTIPLIER'
   | 'VOLUME_PROFILE_WINDOW'
+  | 'FVG_MAX_AGE'
   | 'MIN_CONFLUENCE'
   | 'RISK_REWARD'
   | 'MIN_STOP_ATR'
@@ -126,7 +127,8 @@ export function planBacktest(
 
   const rules = withOverrides(rulesOf(config), request.rules);
   const timeframe = request.timeframe ?? config.TIMEFRAME;
-  const warmup = Math.max(config.WARMUP_CANDLES, rules.volumeProfileWindow, context.minWarmup ?? 0);
+  // The warm-up holds every candle a value reads: the volume profile's window, a gap's FVG_MAX_AGE + 2.
+  const warmup = Math.max(config.WARMUP_CANDLES, rules.volumeProfileWindow, rules.fvgMaxAge + 2, context.minWarmup ?? 0);
   const fromSec = Math.floor(fromMs / 1000);
   const toSec = Math.floor(toMs / 1000);
   const perPair = Math.ceil(((toSec - fromSec) / TIMEFRAME_SECONDS[timeframe]) * TRADING_SHARE) + warmup;
@@ -179,7 +181,7 @@ export function planSweep(request: SweepRequest, context: { config: PlanConfig; 
   );
   const baseRules = withOverrides(rulesOf(context.config), request.base.rules);
   const settings = varied.map((values) => withOverrides(baseRules, values));
-  const minWarmup = Math.max(...settings.map((rules) => rules.volumeProfileWindow));
+  const minWarmup = Math.max(...settings.map((rules) => Math.max(rules.volumeProfileWindow, rules.fvgMaxAge + 2)));
   const base = planBacktest(request.base, { ...context, path: 'body.base', minWarmup });
   const walkForward = request.walk_forward;
   const windows = walkForward
