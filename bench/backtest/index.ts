@@ -89,7 +89,7 @@ function indicatorsAlone(pairs: BacktestPair[]): number {
   for (const pair of pairs) {
     const st = new Supertrend({ atrPeriod: 10, multiplier: 3 });
     const srsi = new StochRsi();
-    const fvg = new FairValueGaps();
+    const fvg = new FairValueGaps({ maxAge: 100 });
     const vp = new VolumeProfile({ window: 100 });
     const candles = pair.candles;
     for (let i = 0; i < candles.length; i++) {
