@@ -16,6 +16,11 @@ export interface OpenDatabaseOptions {
   /** Applied in order; `PRAGMA user_version` records how many have run. */
   migrations: Migration[];
   busyTimeoutMs?: number;
+  /**
+   * The most SQLite's page cache of this connection holds, in KiB. Default: better-sqlite3's
+   * build, 16 000 KiB, held once the file has grown that big; the kernel caches the file as well.
+   */
+  pageCacheKiB?: number;
 }
 
 /**
@@ -29,6 +34,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Sqlite
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  if (options.pageCacheKiB !== undefined) db.pragma(`cache_size = -${options.pageCacheKiB}`);
   migrate(db, options.migrations);
   return db;
 }

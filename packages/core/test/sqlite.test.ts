@@ -18,6 +18,15 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it("bounds the connection's page cache when asked, and keeps better-sqlite3's otherwise", () => {
+    const bounded = openDatabase(':memory:', { migrations: [], pageCacheKiB: 2048 });
+    const unbounded = openDatabase(':memory:', { migrations: [] });
+    expect(bounded.pragma('cache_size', { simple: true })).toBe(-2048);
+    expect(unbounded.pragma('cache_size', { simple: true })).toBe(-16000);
+    bounded.close();
+    unbounded.close();
+  });
+
   it('runs migrations once, recording the version, and keeps data across reopen', () => {
     const file = path.join(tempDir(), 'm.db');
     const migrations = [
