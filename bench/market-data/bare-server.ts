@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { systemClock } from '@fxdesk/primitives';
-import { eventFrame } from '../../services/market-data/src/sse.js';
+import { eventFrame } from '../../packages/core/src/sse.js';
 import { toTick } from '../../services/market-data/src/ticks.js';
 import { PacedTicks } from './paced-ticks.js';
 import { BENCH_SYMBOLS, cpuMicros, parseServerArgs, send, type ToServer } from './protocol.js';

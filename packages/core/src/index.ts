@@ -10,3 +10,4 @@ export * from './metrics.js';
 export * from './run.js';
 export * from './service.js';
 export * from './sqlite.js';
+export * from './sse.js';

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { commentFrame, eventFrame, retryFrame } from '@fxdesk/core';
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Tick } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
-import { commentFrame, eventFrame, retryFrame } from './sse.js';
 import { StreamClient } from './stream-client.js';
 import type { StreamStatus } from './status.js';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { MetricsRegistry } from '@fxdesk/core';
+import { commentFrame, eventFrame, retryFrame, type MetricsRegistry } from '@fxdesk/core';
 import { RingBuffer, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type {
   CandleEvent,
@@ -16,7 +16,6 @@ import type {
 import type { Logger } from 'pino';
 import { errors } from './errors.js';
 import { EventStream, type EventLog, type FramedEvent } from './event-stream.js';
-import { commentFrame, eventFrame, retryFrame } from './sse.js';
 
 export interface EventHubOptions {
   clock: Clock;

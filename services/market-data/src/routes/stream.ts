@@ -1,8 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { App } from '@fxdesk/core';
+import { STREAM_HEADERS, type App } from '@fxdesk/core';
 import { marketDataResponses, TickStreamQuerySchema } from '@fxdesk/schemas';
 import type { MarketData } from '../market-data.js';
-import { STREAM_HEADERS } from '../sse.js';
 
 /**
  * GET /v1/stream/ticks. Auth, validation and the symbol and capacity checks run as for any

@@ -1,10 +1,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { App } from '@fxdesk/core';
+import { STREAM_HEADERS, type App } from '@fxdesk/core';
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { z } from 'zod';
 import { CONSOLE_REFUSALS } from '../console-access.js';
 import type { EventHub } from '../event-hub.js';
-import { STREAM_HEADERS } from '../sse.js';
 
 const EventHeadersSchema = z.object({
   'last-event-id': z

@@ -1,7 +1,9 @@
 /**
- * Server-sent events framing (WHATWG HTML §9.2.5), as the market-data service writes its tick
- * stream: a field is one `name: value` line, a blank line ends an event, a line starting with `:`
- * is a comment. JSON.stringify never emits a raw line break, so a JSON payload fits one `data:` line.
+ * Server-sent events framing, for the market-data tick stream and the strategy's /events alike.
+ * WHATWG HTML §9.2.5 "Parsing an event stream": a field is one
+ * `name: value` line, a blank line ends an event, a line starting with `:` is a comment the
+ * client ignores. JSON.stringify never emits a raw line break, so a JSON payload always fits
+ * on one `data:` line.
  */
 
 /** One named event with its id; `data` must not contain a line break. */
@@ -9,12 +11,15 @@ export function eventFrame(event: string, id: number, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }
 
-/** A comment line; one every 15 s or so keeps proxies from dropping an idle stream (§9.2.7). */
+/**
+ * A comment line. §9.2.7 advises one "every 15 seconds or so" so that proxies which drop idle
+ * HTTP connections keep the stream open.
+ */
 export function commentFrame(text: string): string {
   return `: ${text}\n\n`;
 }
 
-/** The reconnection time (ms) an EventSource waits after the stream drops (§9.2.6, `retry`). */
+/** The reconnection time (ms) an EventSource uses after the stream drops (§9.2.6, `retry`). */
 export function retryFrame(ms: number): string {
   return `retry: ${ms}\n\n`;
 }
