@@ -1,8 +1,7 @@
 import type { MarketDataClient } from '@fxdesk/client';
-import type { Candle } from '@fxdesk/indicators';
 import type { Clock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type Timeframe } from '@fxdesk/schemas';
-import type { MarketSource, QuoteHandlers, QuoteSubscription, SourceSymbol } from './market-source.js';
+import { candleOfInterval, type MarketCandle, type MarketSource, type QuoteHandlers, type QuoteSubscription, type SourceSymbol } from './market-source.js';
 
 /**
  * Prices from the market-data service: REST for the catalog and closed candles, the SSE tick
@@ -26,18 +25,11 @@ export class MarketDataSource implements MarketSource {
     return this.cachedCatalog;
   }
 
-  async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<Candle[]> {
+  async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<MarketCandle[]> {
     const candles = await this.client.candles(symbol, timeframe, count);
     // Spec 002 stamps a candle with the END of its interval; the indicators take the open.
     const length = TIMEFRAME_SECONDS[timeframe];
-    return candles.map((c) => ({
-      time: Math.round(Date.parse(c.ts) / 1000) - length,
-      open: c.open,
-      high: c.high,
-      low: c.low,
-      close: c.close,
-      volume: c.volume,
-    }));
+    return candles.map((c) => candleOfInterval(c, length));
   }
 
   subscribe(symbols: string[], handlers: QuoteHandlers): QuoteSubscription {

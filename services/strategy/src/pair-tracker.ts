@@ -15,7 +15,7 @@ import { TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type PairStatus, 
 import type { StrategyConfig } from './config.js';
 import type { SourceQuote } from './market-source.js';
 import { rulesOf, type StrategyRules } from './rules.js';
-import type { IndicatorSnapshot } from './signal-rule.js';
+import type { IndicatorSnapshot, RuleCandle } from './signal-rule.js';
 
 export interface TrackerSettings {
   timeframe: Timeframe;
@@ -49,7 +49,7 @@ export function trackerSettings(
 
 export interface IngestResult {
   /** The candles that were new (older or repeated ones are skipped), oldest first. */
-  added: Candle[];
+  added: RuleCandle[];
   /** Candles refused as malformed (high < low, a price that is not finite, negative volume). */
   rejected: number;
 }
@@ -72,7 +72,7 @@ export class PairTracker {
   /** Null with chartSize 0: no chart history is built at all. */
   private readonly chart: RingBuffer<ChartCandle> | null;
   private readonly candleMs: number;
-  private lastCandle: Candle | null = null;
+  private lastCandle: RuleCandle | null = null;
   private snapshot: IndicatorSnapshot | null = null;
   /** The one snapshot object, updated in place by each candle (a backtest pushes millions). */
   private reusable: IndicatorSnapshot | null = null;
@@ -116,8 +116,8 @@ export class PairTracker {
   }
 
   /** Feeds closed candles (oldest first) through {@link push}, skipping those already seen. */
-  ingest(candles: readonly Candle[]): IngestResult {
-    const added: Candle[] = [];
+  ingest(candles: readonly RuleCandle[]): IngestResult {
+    const added: RuleCandle[] = [];
     let rejected = 0;
     for (const candle of candles) {
       if (this.lastCandle && candle.time <= this.lastCandle.time) continue;
@@ -132,7 +132,7 @@ export class PairTracker {
    * false, and nothing changes, for a candle not newer than the last or malformed (high < low, a
    * price that is not finite, negative volume). `latest` then holds the indicators after it.
    */
-  push(candle: Candle): boolean {
+  push(candle: RuleCandle): boolean {
     if ((this.lastCandle !== null && candle.time <= this.lastCandle.time) || !isValidCandle(candle)) return false;
     const supertrend = this.supertrend.update(candle);
     const stochrsi = this.stochRsi.update(candle);

@@ -3,9 +3,12 @@ import { decimalFromNumber } from '@fxdesk/primitives';
 import type { SignalIndicators, SignalType } from '@fxdesk/schemas';
 import type { StrategyRules } from './rules.js';
 
+/** A closed candle as the rule reads it: with its spread (price units) when the provider gives one. */
+export type RuleCandle = Candle & { spread?: number | null };
+
 /** The four indicators' values after one closed candle (all warmed up). */
 export interface IndicatorSnapshot {
-  candle: Candle;
+  candle: RuleCandle;
   supertrend: SupertrendValue;
   stochrsi: StochRsiValue;
   fvg: FvgValue;
@@ -108,9 +111,19 @@ function isVolumeProfileAligned(s: IndicatorSnapshot, long: boolean): boolean {
 }
 
 /**
+ * The entry is the candle's mid close. A LONG buys at the ask (half a spread above it) and its
+ * stop triggers on the bid; MT5 brokers refuse a stop nearer the market than the symbol's stops
+ * level, commonly about one spread (the simulated terminal's is its typical spread). A stop
+ * nearer the entry than two spreads is inside the noise of the quote and likely refused by the
+ * time the order is sent (a quote that moved half a spread is enough): so it goes no nearer.
+ */
+export const MIN_STOP_SPREADS = 2;
+
+/**
  * The stop beyond the nearest structure that protects the trade: for a LONG the higher of the
  * Supertrend line and the low of an aligned gap below the entry (for a SHORT the lower of the
- * line and the high of an aligned gap above it), pushed out to at least `minStopAtr` ATRs.
+ * line and the high of an aligned gap above it), pushed out to at least `minStopAtr` ATRs and
+ * at least {@link MIN_STOP_SPREADS} of the candle's spread when it has one.
  */
 export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopAtr: number): number {
   const long = evaluation.type === 'LONG';
@@ -121,7 +134,8 @@ export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopA
     if (long && zone[0] < entry) structure = Math.max(structure, zone[0]);
     if (!long && zone[1] > entry) structure = Math.min(structure, zone[1]);
   }
-  const minDistance = minStopAtr * s.supertrend.atr;
+  const spread = s.candle.spread ?? 0;
+  const minDistance = Math.max(minStopAtr * s.supertrend.atr, MIN_STOP_SPREADS * spread);
   return long ? Math.min(structure, entry - minDistance) : Math.max(structure, entry + minDistance);
 }
 

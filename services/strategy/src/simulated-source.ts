@@ -1,7 +1,6 @@
-import { candleOfBar, type SimulatedMarket } from '@fxdesk/broker';
-import type { Candle } from '@fxdesk/indicators';
+import type { SimulatedMarket } from '@fxdesk/broker';
 import type { Timeframe } from '@fxdesk/schemas';
-import type { MarketSource, QuoteHandlers, QuoteSubscription, SourceSymbol } from './market-source.js';
+import { candleOfSimulatedBar, type MarketCandle, type MarketSource, type QuoteHandlers, type QuoteSubscription, type SourceSymbol } from './market-source.js';
 
 /**
  * The in-process simulated market (no MARKET_DATA_URL): the same prices the market-data and
@@ -17,10 +16,11 @@ export class SimulatedSource implements MarketSource {
     return this.market.symbols().map((s) => ({ symbol: s.symbol, digits: s.digits }));
   }
 
-  async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<Candle[]> {
+  async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<MarketCandle[]> {
+    const digits = this.market.spec(symbol)?.digits ?? 0;
     // One more than asked: the last bar may be the forming one.
     const bars = this.market.bars(symbol, timeframe, count + 1).filter((bar) => bar.closed);
-    return bars.slice(Math.max(0, bars.length - count)).map(candleOfBar);
+    return bars.slice(Math.max(0, bars.length - count)).map((bar) => candleOfSimulatedBar(bar, digits));
   }
 
   subscribe(symbols: string[], handlers: QuoteHandlers): QuoteSubscription {

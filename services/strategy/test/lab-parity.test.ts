@@ -1,5 +1,4 @@
 import { SimulatedMarket } from '@fxdesk/broker';
-import type { Candle } from '@fxdesk/indicators';
 import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +26,7 @@ function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: M
     catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
     closedCandles: async (symbol, _timeframe, count) => {
       const closed = (bySymbol.get(symbol) ?? []).filter((c) => (c.time + 60) * 1000 <= clock.now());
-      return closed.slice(-count).map(({ spread: _spread, ...candle }): Candle => candle);
+      return closed.slice(-count);
     },
     subscribe: () => ({ close: () => {} }),
     rate: (from, to) => market.rate(from, to, clock.now()),

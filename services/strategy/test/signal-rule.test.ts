@@ -164,6 +164,23 @@ describe('stop loss, take profit and risk_reward', () => {
     expect(stopLevel(s, evaluate(s), 0.5)).toBeCloseTo(1.1, 10);
   });
 
+  it("keeps a stop at least two of the candle's spreads from the entry, so the broker can take it", () => {
+    const s = longSetup();
+    s.fvg = { ...s.fvg, zone: [1.1004, 1.1005] };
+    // Spread 0.00040: two of them (0.00080) are wider than 0.5 ATR (0.00050).
+    s.candle = { ...s.candle, spread: 0.0004 };
+    expect(stopLevel(s, evaluate(s), 0.5)).toBeCloseTo(1.0997, 10);
+    const short = shortSetup();
+    short.fvg = { ...short.fvg, zone: [1.0995, 1.0996] };
+    short.candle = { ...short.candle, spread: 0.0004 };
+    expect(stopLevel(short, evaluate(short), 0.5)).toBeCloseTo(1.1003, 10);
+    // A narrow spread leaves the ATR's distance; a candle without one (spread null) has no floor.
+    s.candle = { ...s.candle, spread: 0.0001 };
+    expect(stopLevel(s, evaluate(s), 0.5)).toBeCloseTo(1.1, 10);
+    s.candle = { ...s.candle, spread: null };
+    expect(stopLevel(s, evaluate(s), 0.5)).toBeCloseTo(1.1, 10);
+  });
+
   it('sets the take profit RISK_REWARD times the risk beyond the entry, and risk_reward from the rounded prices', () => {
     const long = decide(longSetup(), settings);
     expect(long).toMatchObject({ type: 'LONG', entry: 1.1005, stopLoss: 1.099, takeProfit: 1.1035, riskReward: 2 });

@@ -1,6 +1,7 @@
-import type { Bar, SimulatedMarket } from '@fxdesk/broker';
+import type { SimulatedMarket } from '@fxdesk/broker';
 import type { MarketDataClient } from '@fxdesk/client';
-import { TIMEFRAME_SECONDS, type IntervalCandle, type Timeframe } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, type Timeframe } from '@fxdesk/schemas';
+import { candleOfInterval, candleOfSimulatedBar } from '../market-source.js';
 import type { LabCandle } from './types.js';
 
 /** Where a backtest's candles come from: the simulated market, or the market-data service's history by date. */
@@ -67,7 +68,7 @@ export class SimulatedLabHistory implements LabHistory {
     const candles: LabCandle[] = [];
     for (let pageFromMs = fromMs; pageFromMs < endMs;) {
       const bars = this.market.barsBetween(symbol, timeframe, pageFromMs, endMs, SIMULATED_PAGE_BARS);
-      for (const bar of bars) candles.push(labCandleOfBar(bar, spec.digits));
+      for (const bar of bars) candles.push(candleOfSimulatedBar(bar, spec.digits));
       if (bars.length < SIMULATED_PAGE_BARS) break;
       pageFromMs = bars.at(-1)!.time * 1000 + sizeMs;
       onProgress?.(progress(fromMs, pageFromMs, endMs));
@@ -102,40 +103,13 @@ export class MarketDataLabHistory implements LabHistory {
     if (fromSec >= toSec) return candles;
     for (let from: string | null = new Date(fromSec * 1000).toISOString(); from !== null;) {
       const page = await this.client.candlePage(symbol, timeframe, from, to, this.options.pageSize);
-      for (const candle of page.candles) candles.push(labCandleOfInterval(candle, lengthSec));
+      for (const candle of page.candles) candles.push(candleOfInterval(candle, lengthSec));
       from = page.nextFrom;
       if (from !== null) onProgress?.(progress(fromSec * 1000, Date.parse(from), toSec * 1000));
     }
     onProgress?.(1);
     return candles;
   }
-}
-
-/** A simulated bar as a lab candle: the spread from points to price units, as the market-data service writes it. */
-function labCandleOfBar(bar: Bar, digits: number): LabCandle {
-  return {
-    time: bar.time,
-    open: bar.open,
-    high: bar.high,
-    low: bar.low,
-    close: bar.close,
-    volume: bar.tickVolume,
-    // Whole points over a power of ten: the double nearest the decimal price, as JSON would carry it.
-    spread: bar.spread === null ? null : bar.spread / 10 ** digits,
-  };
-}
-
-/** A spec 002 candle (`ts` = the END of its interval) as a lab candle (`time` = its open). */
-function labCandleOfInterval(candle: IntervalCandle, lengthSec: number): LabCandle {
-  return {
-    time: Math.round(Date.parse(candle.ts) / 1000) - lengthSec,
-    open: candle.open,
-    high: candle.high,
-    low: candle.low,
-    close: candle.close,
-    volume: candle.volume,
-    spread: candle.spread,
-  };
 }
 
 function progress(fromMs: number, reachedMs: number, endMs: number): number {

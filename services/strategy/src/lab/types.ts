@@ -4,17 +4,15 @@
  * says how it trades and how the metrics are computed.
  */
 import type { Candle } from '@fxdesk/indicators';
+import type { MarketCandle } from '../market-source.js';
 import type { Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
 import type { SignalDecision } from '../signal-rule.js';
 
 export type { StrategyRules } from '../rules.js';
 
-/**
- * A closed candle (mid prices; `time` = the bar's OPEN, epoch seconds) with the provider's spread
- * for the bar in PRICE units, or null when the provider has none.
- */
-export type LabCandle = Candle & { spread: number | null };
+/** A closed candle with the provider's spread, as the live engine reads it (market-source.ts). */
+export type LabCandle = MarketCandle;
 
 /** Fixed lots per trade, or the lots that risk this percentage of the equity between entry and stop. */
 export type FillVolume = { lots: number } | { risk_percent: number };
