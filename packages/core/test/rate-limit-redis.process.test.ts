@@ -1,17 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDebianPackage } from '../testing/debian.js';
+import { startRedis, type RunningEngine } from '../testing/engines.js';
+import { freePort } from '../testing/processes.js';
 import { buildService, type App } from '../src/service.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function replica(redisUrl: string, max: number): Promise<App> {
   const app = await buildService({
@@ -28,24 +18,15 @@ async function replica(redisUrl: string, max: number): Promise<App> {
 }
 
 describe('rate limit with REDIS_URL', () => {
-  let redis: ChildProcess;
+  let redis: RunningEngine;
   let url: string;
 
   beforeAll(async () => {
-    const binary = ensureDebianPackage('redis-server');
-    const port = await freePort();
-    url = `redis://127.0.0.1:${port}`;
-    redis = spawn(binary, ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    await new Promise<void>((resolve) => {
-      redis.stdout?.on('data', (d: Buffer) => {
-        if (d.toString().includes('Ready to accept connections')) resolve();
-      });
-    });
+    redis = await startRedis();
+    url = redis.url;
   }, 300_000);
 
-  afterAll(() => {
-    redis?.kill();
-  });
+  afterAll(() => redis?.stop());
 
   it('shares one counter between replicas', async () => {
     const a = await replica(url, 3);

@@ -11,16 +11,24 @@ function which(binary: string): string | undefined {
 }
 
 /**
+ * Installs a Debian package unless `check` (a shell condition) already holds; only root can.
+ * Installs are serialized with flock, since test projects run in parallel and dpkg allows one at
+ * a time; the condition is tested again under the lock, so a package is installed once.
+ */
+export function installDebianPackage(pkg: string, check: string): void {
+  if (process.getuid?.() !== 0) throw new Error(`${pkg} is missing and only root can install it: apt-get install ${pkg}`);
+  const script = `${check} || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkg}; }`;
+  execFileSync('flock', ['/tmp/fxdesk-apt.lock', 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+}
+
+/**
  * The path of a program a test needs, installing its Debian package first when it is missing
- * (tests set up what they use: CI and later sessions start on a fresh machine). Installs are
- * serialized with flock, since test projects run in parallel and dpkg allows one at a time.
+ * (tests set up what they use: CI and later sessions start on a fresh machine).
  */
 export function ensureDebianPackage(binary: string, pkg: string = binary): string {
   const found = which(binary);
   if (found) return found;
-  if (process.getuid?.() !== 0) throw new Error(`${binary} is missing and only root can install ${pkg}: apt-get install ${pkg}`);
-  const script = `command -v ${binary} >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkg}; }`;
-  execFileSync('flock', ['/tmp/fxdesk-apt.lock', 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+  installDebianPackage(pkg, `command -v ${binary} >/dev/null`);
   const installed = which(binary);
   if (!installed) throw new Error(`installing ${pkg} did not provide ${binary}`);
   return installed;

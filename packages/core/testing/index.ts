@@ -5,3 +5,4 @@ export * from './browser.js';
 export * from './openapi-contract.js';
 export * from './client-contract.js';
 export * from './processes.js';
+export * from './engines.js';
