@@ -3,3 +3,4 @@ export * from './clock.js';
 export * from './decimal.js';
 export * from './retry-after.js';
 export * from './ring-buffer.js';
+export * from './pacer.js';
