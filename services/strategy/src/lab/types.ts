@@ -3,7 +3,6 @@
  * gives (trades, equity, metrics). The runner is backtest.ts; the README's "The strategy lab"
  * says how it trades and how the metrics are computed.
  */
-import type { Candle } from '@fxdesk/indicators';
 import type { MarketCandle } from '../market-source.js';
 import type { Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
