@@ -3,6 +3,7 @@ import { AppError } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { DeliveryList, DeliveryListQuery, DeliveryRecord, NotificationChannel, NotificationResponse, ValidNotificationRequest } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
+import { rendersToNothing } from './render.js';
 import { decodeCursor, encodeCursor, type NotificationStore } from './store.js';
 
 /** What POST /notifications did: skipped (notifications disabled), or stored (or found stored: a replay). */
@@ -34,6 +35,11 @@ export class Notifier {
   constructor(private readonly o: NotifierOptions) {}
 
   async submit(input: ValidNotificationRequest): Promise<SubmitResult> {
+    // Refused here, once, rather than by every provider on every delivery later (Telegram: "message text is empty").
+    if (rendersToNothing(input)) {
+      const reason = input.contentType === 'html' ? 'the HTML renders to no text' : 'the text is empty or white space only';
+      throw new AppError('validation_error', `body.message: ${reason}`, { details: [{ path: 'body.message', message: reason }] });
+    }
     if (!this.o.enabled) return { status: 'skipped' };
     const channels = [...new Set(input.channels)];
     const deliveries = channels.flatMap((channel) => this.o.recipients[channel].map((recipient) => ({ id: randomUUID(), channel, recipient })));

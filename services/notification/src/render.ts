@@ -178,6 +178,11 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
+/** Whether a message body shows no text: empty or white space only, once HTML is reduced to text. */
+export function rendersToNothing({ message, contentType }: Pick<Content, 'message' | 'contentType'>): boolean {
+  return (contentType === 'html' ? htmlToText(message) : message).trim().length === 0;
+}
+
 /** Cuts text to `max` UTF-16 units (as Telegram, Twilio and WhatsApp count), ending in "…" when cut. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;

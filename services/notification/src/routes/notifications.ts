@@ -22,9 +22,17 @@ export function registerNotificationRoutes(app: App, notifier: Notifier): void {
         description:
           'Stores the request and one delivery per (channel, recipient) in one transaction, then answers 201; the outbox sends them. ' +
           'A repeated (source, idempotencyKey) answers the original 201 body with `Idempotent-Replayed: true` and sends nothing. ' +
-          'With NOTIFICATIONS_ENABLED=false the answer is 200 `{"status":"skipped"}` and nothing is stored.',
+          'With NOTIFICATIONS_ENABLED=false the answer is 200 `{"status":"skipped"}` and nothing is stored. ' +
+          'A `message` that shows no text (HTML that renders to nothing, e.g. only tags or comments, or white space only) is refused with 422.',
         body: NotificationRequestSchema,
-        response: { 200: NotificationSkippedSchema, 201: NotificationResponseSchema },
+        response: {
+          200: NotificationSkippedSchema,
+          201: NotificationResponseSchema,
+          422: ErrorEnvelopeSchema.describe(
+            'The body failed validation (`validation_error`, `details` naming each field), unknown fields included; ' +
+              'or `message` renders to no text (`details[0].path` is `body.message`)',
+          ),
+        },
       },
     },
     async (request, reply) => {
