@@ -20,11 +20,10 @@ export class MemoryTerminalStore implements SimulatedTerminalStore {
   private readonly positions = new Map<string, SavedPosition>();
   private readonly resting = new Map<string, SavedRestingOrder>();
 
-  load(historyLimit: number): SavedTerminalState | undefined {
+  load(): SavedTerminalState | undefined {
     if (!this.account) return undefined;
     return structuredClone({
       ...this.account,
-      history: [...this.records.values()].sort(byTicket).slice(-historyLimit),
       positions: [...this.positions.values()].sort(bySeq),
       resting: [...this.resting.values()].sort(bySeq),
     });
@@ -38,12 +37,19 @@ export class MemoryTerminalStore implements SimulatedTerminalStore {
     const changes = structuredClone(saved);
     this.account = changes.account;
     for (const record of changes.records) this.records.set(record.ticket, record);
-    if (changes.historyFrom !== undefined) {
-      for (const ticket of this.records.keys()) if (Number(ticket) < Number(changes.historyFrom)) this.records.delete(ticket);
-    }
+    for (const { ticket } of this.latest(this.records.size).slice(changes.historyLimit)) this.records.delete(ticket);
     for (const position of changes.openedPositions) this.positions.set(position.ticket, position);
     for (const ticket of changes.closedPositions) this.positions.delete(ticket);
     for (const order of changes.restingOrders) this.resting.set(order.record.ticket, order);
     for (const ticket of changes.unrestedOrders) this.resting.delete(ticket);
+  }
+
+  findRecords(commentPrefix: string, magic: number, historyLimit: number): TerminalRecord[] {
+    return structuredClone(this.latest(historyLimit).filter((r) => r.magic === magic && r.comment.startsWith(commentPrefix)));
+  }
+
+  /** The latest `count` records, newest first. */
+  private latest(count: number): TerminalRecord[] {
+    return [...this.records.values()].sort((a, b) => byTicket(b, a)).slice(0, count);
   }
 }

@@ -77,6 +77,9 @@ function restingOf(row: RestingRow): SavedRestingOrder {
   };
 }
 
+/** Records written between two trims of the history to its limit. */
+const TRIM_EVERY = 1_000;
+
 /**
  * The simulated terminal's account in the service's SQLite file, beside the signals (tables
  * `sim_account`, `sim_records`, `sim_positions`, `sim_resting_orders`, made by the store's
@@ -85,6 +88,8 @@ function restingOf(row: RestingRow): SavedRestingOrder {
  */
 export class SqliteTerminalStore implements SimulatedTerminalStore {
   private readonly statements;
+  /** Records written since the history was last trimmed; the first save trims. */
+  private writtenSinceTrim = TRIM_EVERY;
 
   constructor(
     db: SqliteDatabase,
@@ -92,7 +97,11 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
   ) {
     this.statements = {
       account: db.prepare<[], AccountRow>('SELECT balance, processed_up_to, next_ticket, next_seq FROM sim_account WHERE id = 1'),
-      history: db.prepare<[number], RecordRow>('SELECT * FROM sim_records ORDER BY ticket DESC LIMIT ?'),
+      // Among the latest N records; the prefix compared as text (LIKE would read % and _ in it).
+      findRecords: db.prepare<[{ limit: number; magic: number; prefix: string }], RecordRow>(
+        `SELECT * FROM (SELECT * FROM sim_records ORDER BY ticket DESC LIMIT @limit)
+         WHERE magic = @magic AND substr(comment, 1, length(@prefix)) = @prefix`,
+      ),
       positions: db.prepare<[], PositionRow>('SELECT * FROM sim_positions ORDER BY seq'),
       resting: db.prepare<[], RestingRow>('SELECT * FROM sim_resting_orders ORDER BY seq'),
       saveAccount: db.prepare(
@@ -103,7 +112,8 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
         `INSERT OR REPLACE INTO sim_records (ticket, kind, symbol, type, volume, price, magic, comment, time, position, state)
          VALUES (@ticket, @kind, @symbol, @type, @volume, @price, @magic, @comment, @time, @position, @state)`,
       ),
-      dropHistoryBefore: db.prepare('DELETE FROM sim_records WHERE ticket < ?'),
+      // Keeps the latest N records (OFFSET N − 1 finds the oldest of them).
+      trimHistory: db.prepare('DELETE FROM sim_records WHERE ticket < (SELECT ticket FROM sim_records ORDER BY ticket DESC LIMIT 1 OFFSET ?)'),
       openPosition: db.prepare(
         `INSERT OR REPLACE INTO sim_positions (ticket, seq, symbol, side, volume, open_points, sl_points, tp_points, magic, comment, time)
          VALUES (@ticket, @seq, @symbol, @side, @volume, @openPoints, @slPoints, @tpPoints, @magic, @comment, @time)`,
@@ -118,7 +128,7 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
   }
 
   /** Synchronous: the terminal is built before the service listens. */
-  load(historyLimit: number): SavedTerminalState | undefined {
+  load(): SavedTerminalState | undefined {
     const account = this.statements.account.get();
     if (!account) return undefined;
     return {
@@ -126,7 +136,6 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       processedUpTo: account.processed_up_to,
       nextTicket: account.next_ticket,
       nextSeq: account.next_seq,
-      history: this.statements.history.all(historyLimit).reverse().map(recordOf),
       positions: this.statements.positions.all().map(positionOf),
       resting: this.statements.resting.all().map(restingOf),
     };
@@ -139,7 +148,12 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       for (const record of changes.records) {
         statements.saveRecord.run({ ...record, ticket: Number(record.ticket), position: record.position === null ? null : Number(record.position) });
       }
-      if (changes.historyFrom !== undefined) statements.dropHistoryBefore.run(Number(changes.historyFrom));
+      // Trimmed every TRIM_EVERY records written, not on every save: the delete walks the latest N keys.
+      this.writtenSinceTrim += changes.records.length;
+      if (this.writtenSinceTrim >= TRIM_EVERY) {
+        statements.trimHistory.run(changes.historyLimit - 1);
+        this.writtenSinceTrim = 0;
+      }
       for (const position of changes.openedPositions) statements.openPosition.run({ ...position, ticket: Number(position.ticket) });
       for (const ticket of changes.closedPositions) statements.closePosition.run(Number(ticket));
       for (const { record, seq, pricePoints, slPoints, tpPoints, expiresAt } of changes.restingOrders) {
@@ -148,5 +162,9 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       }
       for (const ticket of changes.unrestedOrders) statements.unrest.run(Number(ticket));
     });
+  }
+
+  findRecords(commentPrefix: string, magic: number, historyLimit: number): TerminalRecord[] {
+    return this.statements.findRecords.all({ limit: historyLimit, magic, prefix: commentPrefix }).map(recordOf);
   }
 }

@@ -36,8 +36,8 @@ export class TerminalChanges {
   }
 
   /** Writes the changes with the account; settles once they are durable. A failed save is tried again with the next one. */
-  async save(account: SavedAccount, historyFrom: string | undefined): Promise<void> {
-    const changes = this.take(account, historyFrom);
+  async save(account: SavedAccount, historyLimit: number): Promise<void> {
+    const changes = this.take(account, historyLimit);
     try {
       await this.store.save(changes);
     } catch (err) {
@@ -46,11 +46,16 @@ export class TerminalChanges {
     }
   }
 
-  private take(account: SavedAccount, historyFrom: string | undefined): TerminalStateChanges {
+  /** The records made or changed since the last save (their live objects). */
+  pendingRecords(): IterableIterator<TerminalRecord> {
+    return this.records.values();
+  }
+
+  private take(account: SavedAccount, historyLimit: number): TerminalStateChanges {
     const changes: TerminalStateChanges = {
       account: { ...account },
       records: [...this.records.values()].map((record) => ({ ...record })),
-      historyFrom,
+      historyLimit,
       openedPositions: [],
       closedPositions: [],
       restingOrders: [],

@@ -3,6 +3,9 @@
  * order_send changed before it answers; what ticks change later (fills, stops, expiries) is
  * saved with the next order_send, and re-applied after a restart from `processedUpTo`, with the
  * same result, because the market's ticks are a pure function of time.
+ *
+ * The store also holds the terminal's order history: a terminal on a store keeps none of it in
+ * memory (only its open positions and resting orders), and asks the store for `findByComment`.
  */
 import type { TerminalRecord } from '../terminal.js';
 
@@ -46,8 +49,6 @@ export interface SavedAccount {
 
 /** A saved account, as a restarted terminal starts from it. */
 export interface SavedTerminalState extends SavedAccount {
-  /** The latest orders and deals, oldest first. */
-  history: TerminalRecord[];
   /** Open positions, in opening order. */
   positions: SavedPosition[];
   /** Resting orders, in placement order (their records also when older than the history). */
@@ -59,8 +60,8 @@ export interface TerminalStateChanges {
   account: SavedAccount;
   /** Orders and deals made or changed. */
   records: TerminalRecord[];
-  /** The oldest record the history holds: older ones are dropped. */
-  historyFrom: string | undefined;
+  /** The history keeps at least the latest this many records; the store drops older ones at its own pace. */
+  historyLimit: number;
   openedPositions: SavedPosition[];
   closedPositions: string[];
   restingOrders: SavedRestingOrder[];
@@ -73,8 +74,14 @@ export interface TerminalStateChanges {
  * changes since the one before; a store applies each one whole or not at all.
  */
 export interface SimulatedTerminalStore {
-  /** The saved account with at most `historyLimit` records of history; undefined when none was saved. */
-  load(historyLimit: number): SavedTerminalState | undefined;
+  /** The saved account (without its history: see `findRecords`); undefined when none was saved. */
+  load(): SavedTerminalState | undefined;
   /** Applies the changes; settles once they are durable. */
   save(changes: TerminalStateChanges): Promise<void>;
+  /**
+   * The saved records among the latest `historyLimit` whose magic is `magic` and whose comment
+   * starts with `commentPrefix`, in any order. Synchronous: a terminal asks it rarely (to
+   * reconcile an order whose outcome it did not hear), and the rows are on local disk.
+   */
+  findRecords(commentPrefix: string, magic: number, historyLimit: number): TerminalRecord[];
 }

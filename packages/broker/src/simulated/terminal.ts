@@ -44,7 +44,10 @@ export interface SimulatedTerminalOptions {
   faults?: FaultSpec[];
   /** After an injected disconnect, reconnect this long later on the market's clock; 0 stays down (default 5000). */
   reconnectAfterMs?: number;
-  /** Orders and deals kept for `findByComment`, the latest first; orders still resting are always kept (default 50 000). */
+  /**
+   * Orders and deals kept for `findByComment`, the latest first; orders still resting are always
+   * kept (default 50 000). In memory without a store; on a store, in the store only.
+   */
   historyLimit?: number;
   /**
    * Where the account survives restarts: a terminal built on it starts from what was saved
@@ -167,8 +170,10 @@ export class SimulatedTerminal implements TradingTerminal {
   private hung: { release: () => void; fail: (err: Error) => void }[] = [];
   private reconnectTimer: TimerHandle | undefined;
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
-  /** Every order and deal, the latest `historyLimit` of them. */
-  private readonly history: RingBuffer<TerminalRecord>;
+  private readonly historyLimit: number;
+  /** Every order and deal, the latest `historyLimit` of them, when there is no store (which holds them otherwise). */
+  private readonly history: RingBuffer<TerminalRecord> | undefined;
+  private readonly store: SimulatedTerminalStore | undefined;
   /** Resting orders by ticket. */
   private readonly resting = new Map<string, RestingOrder>();
   /** Open positions by ticket, in opening order. */
@@ -197,13 +202,16 @@ export class SimulatedTerminal implements TradingTerminal {
     if (!Number.isFinite(this.balance) || this.balance < 0) throw new RangeError('balance must be a non-negative number');
     this.reconnectAfterMs = options.reconnectAfterMs ?? 5_000;
     for (const fault of options.faults ?? []) this.faults.inject(fault);
-    this.history = new RingBuffer(options.historyLimit ?? 50_000);
+    this.historyLimit = options.historyLimit ?? 50_000;
+    if (!Number.isInteger(this.historyLimit) || this.historyLimit < 1) throw new RangeError('historyLimit must be a positive integer');
+    this.store = options.store;
+    this.history = this.store ? undefined : new RingBuffer(this.historyLimit);
     this.books = this.market.symbols().map((spec) => ({ spec, triggers: new TriggerBook(), exposure: new Exposure(), positionCount: 0 }));
     for (const book of this.books) this.bookBySymbol.set(book.spec.symbol, book);
     this.processedUpTo = this.clock.now();
     // Tickets start at the creation instant (epoch ms): a restarted terminal starts past its predecessor's tickets.
     this.nextTicket = this.clock.now();
-    const saved = options.store?.load(this.history.capacity);
+    const saved = options.store?.load();
     if (saved) this.restore(saved);
     // Tracked from here on: what was loaded is saved already.
     this.changes = options.store && new TerminalChanges(options.store);
@@ -318,12 +326,18 @@ export class SimulatedTerminal implements TradingTerminal {
     this.stats.findByCommentCalls++;
     this.ensureConnected();
     this.processUpTo(this.clock.now());
-    const found = new Set<TerminalRecord>();
+    const found = new Map<string, TerminalRecord>();
     const matches = (r: TerminalRecord) => r.magic === magic && r.comment.startsWith(commentPrefix);
-    for (const record of this.history) if (matches(record)) found.add(record);
+    if (this.history) {
+      for (const record of this.history) if (matches(record)) found.set(record.ticket, record);
+    } else {
+      // Saved rows first; what changed since the last save, as it is now, over them.
+      for (const record of this.store!.findRecords(commentPrefix, magic, this.historyLimit)) found.set(record.ticket, record);
+      for (const record of this.changes!.pendingRecords()) if (matches(record)) found.set(record.ticket, record);
+    }
     // A resting order is found even when the history has moved past its placement.
-    for (const { record } of this.resting.values()) if (matches(record)) found.add(record);
-    return [...found].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map((r) => ({ ...r }));
+    for (const { record } of this.resting.values()) if (matches(record)) found.set(record.ticket, record);
+    return [...found.values()].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map((r) => ({ ...r }));
   }
 
   // --- account views (not part of TradingTerminal) -----------------------------------------
@@ -552,7 +566,7 @@ export class SimulatedTerminal implements TradingTerminal {
 
   private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
     const record = recordOf(this.issueTicket(), fields);
-    this.history.push(record);
+    this.history?.push(record);
     this.changes?.recordChanged(record);
     return record;
   }
@@ -642,20 +656,13 @@ export class SimulatedTerminal implements TradingTerminal {
     this.changes?.positionOpened(position);
   }
 
-  /** Takes up the account a store saved: its records, resting orders and positions, counters and balance. */
+  /** Takes up the account a store saved: its resting orders and positions, counters and balance (the history stays in the store). */
   private restore(saved: SavedTerminalState): void {
     this.balance = saved.balance;
     this.processedUpTo = saved.processedUpTo;
     this.nextTicket = saved.nextTicket;
     this.nextSeq = saved.nextSeq;
-    const byTicket = new Map<string, TerminalRecord>();
-    for (const row of saved.history) {
-      const record = recordOf(row.ticket, row);
-      this.history.push(record);
-      byTicket.set(record.ticket, record);
-    }
-    // A resting order and the history share its record, so a fill shows in both.
-    for (const order of saved.resting) this.addResting({ ...order, record: byTicket.get(order.record.ticket) ?? order.record });
+    for (const order of saved.resting) this.addResting({ ...order, record: recordOf(order.record.ticket, order.record) });
     for (const position of saved.positions) this.addPosition(position);
   }
 
@@ -664,7 +671,7 @@ export class SimulatedTerminal implements TradingTerminal {
     if (!this.changes) return;
     const account = { balance: this.balance, processedUpTo: this.processedUpTo, nextTicket: this.nextTicket, nextSeq: this.nextSeq };
     try {
-      await this.changes.save(account, this.history.oldest?.ticket);
+      await this.changes.save(account, this.historyLimit);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       // Ambiguous: the order exists in this process but may be gone after a restart.

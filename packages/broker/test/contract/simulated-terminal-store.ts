@@ -93,9 +93,10 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
     it('applies the ticks since the last save as the terminal before the restart did', async () => {
       const first = await terminalOn(h.open());
       await tradeIntoTheNextHours(first, market, clock.now());
-      h.close();
       await clock.advanceAsync(3 * HOUR);
+      // Reading the account applies the ticks in memory; nothing saves them.
       const ranOn = await accountOf(first);
+      h.close();
       expect(ranOn.records.some((r) => r.comment.startsWith('[tp '))).toBe(true);
       expect(ranOn.records.find((r) => r.comment === 'limit' && r.kind === 'order')).toMatchObject({ state: 'filled' });
 
@@ -109,7 +110,7 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       await first.orderSend(request({ comment: 'after' }));
       h.close();
 
-      const saved = h.open().load(100)!;
+      const saved = h.open().load()!;
       expect(saved.resting).toEqual([]);
       expect(saved.positions.map((p) => p.comment)).toEqual(['limit', 'after']);
     });
@@ -123,14 +124,39 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       expect(BigInt(next.order!)).toBe(BigInt(last.deal!) + 1n);
     });
 
-    it('keeps the history a terminal held, no more, and the orders still resting', async () => {
+    it('finds the latest records up to the history limit, and the orders still resting, before and after a restart', async () => {
       const first = await terminalOn(h.open(), 2);
       const far = (market.lastTick('EURUSD')!.ask - 0.05).toFixed(5);
       await first.orderSend(request({ action: 'pending', type: 'buy_limit', price: far, comment: 'resting' }));
       for (let i = 1; i <= 3; i++) await first.orderSend(request({ comment: `filler-${i}` }));
+      const latest = ['filler-3 deal', 'filler-3 order', 'resting order'];
+      expect((await first.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual(latest);
 
-      const restarted = await restart(10);
-      expect((await restarted.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual(['filler-3 deal', 'filler-3 order', 'resting order']);
+      const restarted = await restart(2);
+      expect((await restarted.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual(latest);
+      expect((await restarted.findByComment('filler-2', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual([]);
+    });
+
+    it('finds records made since the last save, as they are now', async () => {
+      const first = await terminalOn(h.open());
+      await tradeIntoTheNextHours(first, market, clock.now());
+      // Three hours of ticks fill the limit and take the profit; nothing saves them until the next order_send.
+      await clock.advanceAsync(3 * HOUR);
+      const found = (await first.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind} ${r.state}`);
+      expect(found).toContain('limit order filled');
+      expect(found.some((r) => r.startsWith('[tp '))).toBe(true);
+    });
+
+    it('drops records beyond the history limit from storage, at its own pace', async () => {
+      const first = await terminalOn(h.open(), 3);
+      // 1 200 deals, 2 400 records: more than a store lets pass before it trims.
+      for (let i = 0; i < 1_200; i++) await first.orderSend(request({ volume: '0.01', comment: `n-${i}` }));
+      h.close();
+      const reopened = h.open();
+      const everything = reopened.findRecords('', MAGIC, 1_000_000);
+      expect(everything.length).toBeGreaterThanOrEqual(3);
+      expect(everything.length).toBeLessThan(2_400);
+      expect(reopened.findRecords('', MAGIC, 3).map((r) => r.comment).sort()).toEqual(['n-1198', 'n-1199', 'n-1199']);
     });
 
     it('expires a resting order of a restarted terminal at its expiration', async () => {
