@@ -9,5 +9,6 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './run.js';
 export * from './service.js';
+export * from './postgres.js';
 export * from './sqlite.js';
 export * from './sse.js';

@@ -1,0 +1,77 @@
+import pg from 'pg';
+
+export type PostgresPool = pg.Pool;
+export type PostgresClient = pg.PoolClient;
+
+export interface OpenPostgresOptions {
+  /** postgres://… (DATABASE_URL). */
+  url: string;
+  /** The store's name: its migrations are counted under it, so services may share one database. */
+  store: string;
+  /** Applied in order; the table `fxdesk_schema` records how many have run for `store`. */
+  migrations: string[];
+  /** Connections the pool holds at most (pg's default: 10). */
+  maxConnections?: number;
+}
+
+/** Whether a string names a PostgreSQL database (DATABASE_URL's scheme). */
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+/** A connection pool to the database, its schema brought up to date first. */
+export async function openPostgres(options: OpenPostgresOptions): Promise<PostgresPool> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections });
+  // An idle connection that the server drops is taken out of the pool; without a listener, its
+  // error would end the process.
+  pool.on('error', () => undefined);
+  try {
+    await migratePostgres(pool, options.store, options.migrations);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return pool;
+}
+
+/**
+ * Runs the migrations past the store's recorded version in one transaction, under a
+ * transaction-scoped advisory lock on the store's name: when replicas start at once, one
+ * migrates and the others wait for its commit, then find nothing left to do. PostgreSQL's DDL is
+ * transactional, so a failed migration leaves the schema as it was.
+ */
+export async function migratePostgres(pool: PostgresPool, store: string, migrations: string[]): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fxdesk_schema:${store}`]);
+    await client.query('CREATE TABLE IF NOT EXISTS fxdesk_schema (store TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM fxdesk_schema WHERE store = $1', [store]);
+    const current = rows[0]?.version ?? 0;
+    if (current > migrations.length) {
+      throw new Error(`database schema version ${current} of ${store} is newer than this build knows (${migrations.length})`);
+    }
+    for (const step of migrations.slice(current)) await client.query(step);
+    await client.query(
+      `INSERT INTO fxdesk_schema (store, version) VALUES ($1, $2)
+       ON CONFLICT (store) DO UPDATE SET version = EXCLUDED.version`,
+      [store, migrations.length],
+    );
+  });
+}
+
+/** Runs `work` in a transaction on one connection of the pool: committed if it settles, rolled back if it throws. */
+export async function inTransaction<T>(pool: PostgresPool, work: (client: PostgresClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back is dropped rather than handed to the next caller.
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
