@@ -212,6 +212,13 @@ export class Outbox {
       log.warn({ error: unknown }, 'delivery failed: outcome unknown on an at-most-once channel');
       return;
     }
+    if (failure.retryable && !failure.spendsAttempt) {
+      const holdMs = failure.retryAfterMs ?? 0;
+      await this.o.store.markRetry(d.id, error, provider, now + holdMs, now, true);
+      this.o.onResult?.(d.channel, 'retry');
+      log.debug({ error, retryInMs: holdMs }, 'delivery held for its recipient; the attempt does not count');
+      return;
+    }
     if (!failure.retryable) {
       await this.o.store.markFailed(d.id, error, provider, now);
       this.o.onResult?.(d.channel, 'failed');

@@ -52,6 +52,27 @@ const MIGRATIONS = [
   CREATE INDEX deliveries_status ON deliveries(status, created_at, seq);
   CREATE INDEX deliveries_channel ON deliveries(channel, created_at, seq);
   `,
+  `
+  -- Where a recipient's messages go now: a Telegram group upgraded to a supergroup has a new chat id.
+  CREATE TABLE recipient_routes (
+    channel TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    routed_to TEXT NOT NULL,
+    changed_at INTEGER NOT NULL,
+    PRIMARY KEY (channel, recipient)
+  );
+  -- The provider messages a delivery has sent so far (a long Telegram message goes in parts): a
+  -- retry carries on after the last one recorded.
+  CREATE TABLE delivery_parts (
+    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+    part INTEGER NOT NULL,
+    parts INTEGER NOT NULL,
+    address TEXT NOT NULL,
+    provider_message_id TEXT,
+    sent_at INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, part)
+  );
+  `,
 ];
 
 interface DeliveryRow {
@@ -118,6 +139,21 @@ export interface ClaimedDelivery {
   message: string;
   subject: string | null;
   contentType: NotificationContentType;
+}
+
+/** One provider message of a delivery: part `part` (from 0) of `parts`, sent to `address`. */
+export interface SentPart {
+  part: number;
+  parts: number;
+  address: string;
+  providerMessageId: string | null;
+}
+
+interface PartRow {
+  part: number;
+  parts: number;
+  address: string;
+  provider_message_id: string | null;
 }
 
 export interface ListFilters {
@@ -228,8 +264,20 @@ export class NotificationStore {
          WHERE id = @id`,
       ),
       markRetry: db.prepare(
-        `UPDATE deliveries SET status = 'pending', error = @error, provider = @provider, next_attempt_at = @nextAttemptAt, lease_until = NULL, updated_at = @now
+        `UPDATE deliveries SET status = 'pending', error = @error, provider = @provider, next_attempt_at = @nextAttemptAt, lease_until = NULL,
+           attempts = attempts - @refund, updated_at = @now
          WHERE id = @id AND status = 'sending'`,
+      ),
+      routeOf: db.prepare<[string, string], { routed_to: string }>('SELECT routed_to FROM recipient_routes WHERE channel = ? AND recipient = ?'),
+      route: db.prepare(
+        `INSERT INTO recipient_routes (channel, recipient, routed_to, changed_at) VALUES (@channel, @recipient, @routedTo, @now)
+         ON CONFLICT (channel, recipient) DO UPDATE SET routed_to = excluded.routed_to, changed_at = excluded.changed_at`,
+      ),
+      partsOf: db.prepare<[string], PartRow>('SELECT part, parts, address, provider_message_id FROM delivery_parts WHERE delivery_id = ? ORDER BY part'),
+      recordPart: db.prepare(
+        `INSERT INTO delivery_parts (delivery_id, part, parts, address, provider_message_id, sent_at)
+         VALUES (@deliveryId, @part, @parts, @address, @providerMessageId, @now)
+         ON CONFLICT (delivery_id, part) DO NOTHING`,
       ),
       markFailed: db.prepare(
         `UPDATE deliveries SET status = 'failed', error = @error, provider = @provider, next_attempt_at = NULL, lease_until = NULL, updated_at = @now
@@ -357,9 +405,43 @@ export class NotificationStore {
     });
   }
 
-  markRetry(id: string, error: ProviderError, provider: NotificationProvider, nextAttemptAt: number, now: number): Promise<void> {
+  /** Back to `pending` until `nextAttemptAt`; `refundAttempt`: the attempt did not count (a pacing hold). */
+  markRetry(id: string, error: ProviderError, provider: NotificationProvider, nextAttemptAt: number, now: number, refundAttempt = false): Promise<void> {
     return this.committer.run(() => {
-      this.statements.markRetry.run({ id, error: JSON.stringify(error), provider, nextAttemptAt, now });
+      this.statements.markRetry.run({ id, error: JSON.stringify(error), provider, nextAttemptAt, now, refund: refundAttempt ? 1 : 0 });
+    });
+  }
+
+  /** Where a channel's recipient is sent now, following every recorded move (undefined: where it says). */
+  routeOf(channel: NotificationChannel, recipient: string): string | undefined {
+    let to: string | undefined;
+    // A chat moves once (a group becomes a supergroup); the bound only guards against a cycle.
+    for (let at = recipient, hops = 0; hops < 8; hops++) {
+      const next = this.statements.routeOf.get(channel, at)?.routed_to;
+      if (next === undefined || next === at) break;
+      to = at = next;
+    }
+    return to;
+  }
+
+  /** Records that `recipient`'s messages go to `routedTo` from now on. */
+  reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.route.run({ channel, recipient, routedTo, now });
+    });
+  }
+
+  /** The parts of a split message a delivery has sent, in order. */
+  partsSent(deliveryId: string): SentPart[] {
+    return this.statements.partsOf
+      .all(deliveryId)
+      .map((r) => ({ part: r.part, parts: r.parts, address: r.address, providerMessageId: r.provider_message_id }));
+  }
+
+  /** Records one part the provider accepted, so that a retry does not send it again. */
+  recordPart(deliveryId: string, sent: SentPart, now: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.recordPart.run({ deliveryId, ...sent, now });
     });
   }
 

@@ -151,6 +151,27 @@ describe('the outbox', () => {
     await second.outbox.settle();
     expect((res.json.deliveryIds as string[]).map((id) => second.store.get(id)?.status)).toEqual(['sent', 'sent']);
   });
+
+  it('holds a delivery for the wait a transport asks, without spending its attempts', async () => {
+    let holds = 3;
+    const pacing: Transport = {
+      provider: 'telegram',
+      send: async (m) => {
+        if (holds-- > 0) throw new DeliveryError({ code: 'paced', message: 'wait' }, { retryable: true, retryAfterMs: 6000, spendsAttempt: false });
+        return { provider: 'telegram', providerMessageId: m.deliveryId };
+      },
+    };
+    const h = await on({ CHAT_APP_CHAT_IDS: '111', MAX_DELIVERY_ATTEMPTS: '1' }, pacing);
+    const id = ((await h.notify({ message: 'm', channels: ['CHAT_APP'], source: 'test' })).json.deliveryIds as string[])[0] as string;
+    await h.outbox.settle();
+    expect(h.store.get(id)).toMatchObject({ status: 'pending', attempts: 0, error: { code: 'paced' } });
+    expect(Date.parse(h.store.get(id)?.nextAttemptAt as string) - h.clock.now()).toBe(6000);
+    for (let i = 0; i < 3; i++) {
+      await h.clock.advanceAsync(6000);
+      await h.outbox.settle();
+    }
+    expect(h.store.get(id)).toMatchObject({ status: 'sent', attempts: 1, error: null });
+  });
 });
 
 describe('retryDelayMs', () => {

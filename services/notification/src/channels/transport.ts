@@ -47,14 +47,21 @@ export class DeliveryError extends Error {
    * connection after it was written): sending again may duplicate the message.
    */
   readonly inDoubt: boolean;
+  /**
+   * False for a hold, not a failure: the message was not sent because the recipient's pacing (ours
+   * or the provider's) asks for a wait. The delivery waits `retryAfterMs` and the attempt is given
+   * back, so a busy recipient never uses up a delivery's attempts.
+   */
+  readonly spendsAttempt: boolean;
 
-  constructor(providerError: ProviderError, options: { retryable: boolean; retryAfterMs?: number; inDoubt?: boolean }) {
+  constructor(providerError: ProviderError, options: { retryable: boolean; retryAfterMs?: number; inDoubt?: boolean; spendsAttempt?: boolean }) {
     super(`${providerError.code}: ${providerError.message}`);
     this.name = 'DeliveryError';
     this.providerError = providerError;
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
     this.inDoubt = options.inDoubt ?? false;
+    this.spendsAttempt = options.spendsAttempt ?? true;
   }
 }
 
