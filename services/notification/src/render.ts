@@ -183,13 +183,13 @@ export function rendersToNothing({ message, contentType }: Pick<Content, 'messag
   return (contentType === 'html' ? htmlToText(message) : message).trim().length === 0;
 }
 
-/** Cuts text to `max` UTF-16 units (as Telegram, Twilio and WhatsApp count), ending in "…" when cut. */
-export function truncate(text: string, max: number): string {
+/** Cuts text to `max` UTF-16 units (as Telegram, Twilio and WhatsApp count), ending in `ellipsis` when cut. */
+export function truncate(text: string, max: number, ellipsis = '…'): string {
   if (text.length <= max) return text;
-  let cut = max - 1;
+  let cut = max - ellipsis.length;
   // Never split a surrogate pair.
   if (cut > 0 && /[\ud800-\udbff]/.test(text[cut - 1] as string)) cut -= 1;
-  return `${text.slice(0, cut)}…`;
+  return `${text.slice(0, cut)}${ellipsis}`;
 }
 
 /** Telegram's HTML: tag → the tag Telegram accepts (https://core.telegram.org/bots/api#html-style). */
@@ -327,10 +327,17 @@ export function telegramText({ message, contentType, subject }: Content): string
   return head && whole.startsWith(head) ? `<b>${escapeHtml(subject as string)}</b>\n${escapeHtml(whole.slice(head.length))}` : escapeHtml(whole);
 }
 
-/** Plain text for SMS and WhatsApp: the subject as a first line, HTML reduced to text, cut to `max`. */
-export function plainText({ message, contentType, subject }: Content, max: number): string {
+/**
+ * Plain text for SMS and WhatsApp: the subject as a first line, HTML reduced to text, then
+ * `adapt`ed to the channel's alphabet (SMS: GSM-7 look-alikes) and cut to `max` with `ellipsis`.
+ */
+export function plainText(
+  { message, contentType, subject }: Content,
+  max: number,
+  { adapt = (text: string) => text, ellipsis = '…' }: { adapt?: (text: string) => string; ellipsis?: string } = {},
+): string {
   const body = contentType === 'html' ? htmlToText(message) : message;
-  return truncate(subject ? `${subject}\n${body}` : body, max);
+  return truncate(adapt(subject ? `${subject}\n${body}` : body), max, ellipsis);
 }
 
 /** The email parts: html as given (or the text, escaped, line breaks kept) and a text alternative. */

@@ -12,6 +12,7 @@
 import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
 import type { OutboundMessage, ProviderRequest, Transport } from './transport.js';
 import { plainText } from '../render.js';
+import { gsm7LookAlikes } from './gsm7.js';
 
 export const TWILIO_MAX_BODY = 1600;
 
@@ -27,7 +28,9 @@ export function twilioRequest(options: TwilioOptions, message: OutboundMessage):
   form.set('To', message.recipient);
   if (/^MG[0-9a-fA-F]{32}$/.test(options.from)) form.set('MessagingServiceSid', options.from);
   else form.set('From', options.from);
-  form.set('Body', plainText(message, TWILIO_MAX_BODY));
+  // GSM-7 where the message allows: a single UCS-2 character (a bullet or an ellipsis of our own
+  // rendering, a typographic quote) bills the whole body at 67 characters a segment instead of 153.
+  form.set('Body', plainText(message, TWILIO_MAX_BODY, { adapt: gsm7LookAlikes, ellipsis: '...' }));
   return {
     method: 'POST',
     url: `${options.baseUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`,
