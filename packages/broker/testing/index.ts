@@ -4,7 +4,7 @@
  * classes its tests hold kept objects to. They live beside the broker's own tests; this is their
  * one public door (`@fxdesk/broker/testing`).
  */
-export { FAKE_CREDENTIALS, FakeCTraderServer } from '../test/ctrader/fake-ctrader-server.js';
+export { FAKE_CREDENTIALS, FAKE_REFRESH_TOKEN, FakeCTraderServer } from '../test/ctrader/fake-ctrader-server.js';
 export { FakeMetaApiServer } from '../test/metaapi/fake-metaapi-server.js';
 export { hiddenClassCount } from '../test/hidden-classes.js';
 export { FakeV20Server } from '../test/oanda/fake-v20-server.js';

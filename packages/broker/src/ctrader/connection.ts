@@ -157,7 +157,7 @@ export class OpenApiConnection {
       const error = ErrorResSchema.safeParse(envelope.payload);
       pending.reject(
         error.success
-          ? errorFromWire(error.data, this.options.clock.now())
+          ? errorFromWire(error.data, envelope.payloadType, this.options.clock.now())
           : new BrokerError('protocol', `cTrader answered ${pending.label} with a malformed error`),
       );
     } else {

@@ -1,5 +1,5 @@
 import { BrokerError, type BrokerErrorKind } from '../errors.js';
-import type { ErrorRes } from './wire.js';
+import { PayloadType, type ErrorRes } from './wire.js';
 
 /**
  * ProtoOAErrorCode (OpenApiModelMessages.proto) and ProtoErrorCode
@@ -33,14 +33,25 @@ const KIND_BY_CODE: Record<string, BrokerErrorKind> = {
   FRAME_TOO_LONG: 'protocol',
 };
 
-/** A ProtoOAErrorRes / ProtoErrorRes as a BrokerError; other codes are `rejected`. */
-export function errorFromWire(error: ErrorRes, nowMs: number): BrokerError {
+/**
+ * A ProtoOAErrorRes / ProtoErrorRes as a BrokerError; other codes are `rejected`. The two
+ * messages give `maintenanceEndTimestamp` in different units: ProtoErrorRes "The Unix time in
+ * milliseconds of the end of the maintenance" (OpenApiCommonMessages.proto), ProtoOAErrorRes
+ * "The Unix time in seconds when the current maintenance session will be ended"
+ * (OpenApiMessages.proto); `payloadType` says which one it is.
+ */
+export function errorFromWire(error: ErrorRes, payloadType: number, nowMs: number): BrokerError {
   const kind = KIND_BY_CODE[error.errorCode] ?? 'rejected';
-  const maintenanceLeft = error.maintenanceEndTimestamp === undefined ? undefined : Math.max(0, Math.ceil(error.maintenanceEndTimestamp - nowMs / 1000));
-  const retryAfterSeconds = error.retryAfter ?? maintenanceLeft;
+  const retryAfterSeconds = error.retryAfter ?? maintenanceLeftSeconds(error, payloadType, nowMs);
   const detail = error.description ? `: ${error.description}` : '';
   return new BrokerError(kind, `cTrader ${error.errorCode}${detail}`, {
     venueCode: error.errorCode,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
+}
+
+function maintenanceLeftSeconds(error: ErrorRes, payloadType: number, nowMs: number): number | undefined {
+  if (error.maintenanceEndTimestamp === undefined) return undefined;
+  const endMs = payloadType === PayloadType.ERROR_RES ? error.maintenanceEndTimestamp : error.maintenanceEndTimestamp * 1000;
+  return Math.max(0, Math.ceil((endMs - nowMs) / 1000));
 }

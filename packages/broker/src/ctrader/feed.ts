@@ -9,11 +9,14 @@ import { lookbackMs, MAX_TIMESTAMP_MS, trendbarPeriod, type TrendbarPeriod } fro
 import { decodePrice, decodeTrendbar } from './prices.js';
 import { RatePacer } from './rate-pacer.js';
 import { isScheduledOpen, scheduleOf, type TradingSchedule } from './schedule.js';
+import type { CTraderTokenStore } from './token-store.js';
+import { CTraderTokens, isTokenRejection, type TokenStatus } from './tokens.js';
 import {
   AccountDisconnectEventSchema,
   ClientDisconnectEventSchema,
   GetTrendbarsResSchema,
   PayloadType,
+  RefreshTokenResSchema,
   SpotEventSchema,
   SymbolByIdResSchema,
   SymbolsListResSchema,
@@ -30,6 +33,10 @@ export interface CTraderFeedOptions {
   clientSecret: string;
   /** An access token granted to the application for the account (ProtoOAAccountAuthReq). */
   accessToken: string;
+  /** The refresh token granted with it: renews the access token (ProtoOARefreshTokenReq) when it is refused or expires. */
+  refreshToken?: string;
+  /** Keeps each refreshed pair, so that a restart starts from it (see CTraderTokens). */
+  tokenStore?: CTraderTokenStore;
   /** ctidTraderAccountId: the account's id in the Open API (not its login number). */
   accountId: number;
   /** `wss://demo.ctraderapi.com:5036` and the like: see `ctraderUrl()`. */
@@ -48,7 +55,11 @@ export interface CTraderFeedOptions {
   /** Open API rate limits per connection: 50 requests/s, 5 historical requests/s. */
   requestsPerSecond?: number;
   historicalRequestsPerSecond?: number;
+  /** Longest wait the venue may impose before the next session (a maintenance's end, a blocked payload type). Default 30 min. */
+  venueWaitMaxMs?: number;
 }
+
+type FeedSettings = Required<Omit<CTraderFeedOptions, 'refreshToken' | 'tokenStore'>>;
 
 interface CatalogEntry {
   symbol: FeedSymbol;
@@ -72,7 +83,8 @@ const IDS_PER_REQUEST = 100;
  */
 export class CTraderFeed extends FeedEvents implements QuoteFeed {
   readonly name = 'ctrader';
-  private readonly options: Required<CTraderFeedOptions>;
+  private readonly options: FeedSettings;
+  private readonly tokens: CTraderTokens;
   protected readonly clock: Clock;
   private readonly requests: RatePacer;
   private readonly historical: RatePacer;
@@ -83,6 +95,8 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   private attempt: Promise<void> | undefined;
   private reconnectTimer: TimerHandle | undefined;
   private failures = 0;
+  /** The venue asked for no session before then (maintenance, a blocked payload type), with its error. */
+  private venueWait: { untilMs: number; error: BrokerError } | undefined;
   /** A session was established since `connect()`: losing it makes the feed reconnect. */
   private hasSession = false;
   private isClosed = false;
@@ -97,8 +111,10 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     if (!Number.isSafeInteger(options.accountId) || options.accountId <= 0) {
       throw new RangeError(`accountId must be a positive integer (ctidTraderAccountId), got ${options.accountId}`);
     }
+    const { refreshToken, tokenStore, ...settings } = options;
+    this.tokens = new CTraderTokens({ accessToken: options.accessToken, refreshToken }, tokenStore);
     this.options = {
-      ...options,
+      ...settings,
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
       deadAfterMs: options.deadAfterMs ?? 30_000,
@@ -106,6 +122,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
       reconnectMaxMs: options.reconnectMaxMs ?? 30_000,
       requestsPerSecond: options.requestsPerSecond ?? 50,
       historicalRequestsPerSecond: options.historicalRequestsPerSecond ?? 5,
+      venueWaitMaxMs: options.venueWaitMaxMs ?? 30 * 60_000,
     };
     this.clock = options.clock;
     this.requests = new RatePacer(this.clock, this.options.requestsPerSecond);
@@ -115,14 +132,23 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   /**
    * Opens a session. Resolves once connected; rejects (state `disconnected`, with the reason)
    * when the first attempt fails: retrying a first connection is the caller's choice. A call
-   * while the feed waits to reconnect tries at once.
+   * while the feed waits to reconnect tries at once, unless the venue asked for a wait
+   * (maintenance) or the access token was refused for good: then it rejects with that reason,
+   * without a connection and without a change of state.
    */
   async connect(): Promise<void> {
     this.isClosed = false;
     if (this.current === 'connected') return;
     if (this.attempt) return this.attempt;
+    const held = this.heldBack();
+    if (held) throw held;
     this.cancelReconnect();
     return this.startAttempt(this.hasSession ? 'reconnecting' : 'connect requested');
+  }
+
+  /** The `ctrader_token` readiness check: the access token works or can be renewed. */
+  tokenStatus(): TokenStatus {
+    return this.tokens.status();
   }
 
   async close(): Promise<void> {
@@ -288,7 +314,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
         { clientId: this.options.clientId, clientSecret: this.options.clientSecret },
         PayloadType.APPLICATION_AUTH_RES,
       );
-      await this.call(opened, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.options.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+      await this.authorizeAccount(opened);
       await this.loadCatalog(opened);
       const catalog = this.catalog as ReadonlyMap<string, CatalogEntry>;
       // Symbols the venue no longer lists cannot be subscribed again.
@@ -307,10 +333,52 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
       connection?.close('session attempt failed');
       if (this.isClosed) throw err;
       this.failures++;
+      this.noteVenueWait(err);
       this.transition('disconnected', err instanceof Error ? err.message : String(err));
       if (this.hasSession) this.scheduleReconnect();
       throw err;
     }
+  }
+
+  /**
+   * ProtoOAAccountAuthReq with the access token, renewed first when it is known to be spent,
+   * and renewed once more when the venue rejects it (OA_AUTH_TOKEN_EXPIRED,
+   * CH_ACCESS_TOKEN_INVALID). A token rejected again after a renewal is refused for good.
+   */
+  private async authorizeAccount(connection: OpenApiConnection): Promise<void> {
+    let isRenewed = false;
+    if (this.tokens.shouldRefreshFirst(this.clock.now())) {
+      await this.renewTokens(connection);
+      isRenewed = true;
+    }
+    try {
+      await this.call(connection, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.tokens.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+      return;
+    } catch (err) {
+      if (!isTokenRejection(err)) throw err;
+      if (isRenewed || !this.tokens.canRefresh) throw this.tokens.refuse(err);
+      this.tokens.markStale();
+    }
+    await this.renewTokens(connection);
+    try {
+      await this.call(connection, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.tokens.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+    } catch (err) {
+      throw isTokenRejection(err) ? this.tokens.refuse(err) : err;
+    }
+  }
+
+  /** A pair another process saved meanwhile, else ProtoOARefreshTokenReq on the application-authorized connection. */
+  private async renewTokens(connection: OpenApiConnection): Promise<void> {
+    if (this.tokens.adoptStored()) return;
+    await this.tokens.refresh(
+      async (refreshToken) =>
+        parsePayload(
+          RefreshTokenResSchema,
+          await this.call(connection, PayloadType.REFRESH_TOKEN_REQ, { refreshToken }, PayloadType.REFRESH_TOKEN_RES),
+          PayloadType.REFRESH_TOKEN_RES,
+        ),
+      () => this.clock.now(),
+    );
   }
 
   private async loadCatalog(connection: OpenApiConnection): Promise<void> {
@@ -404,7 +472,10 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     return [...bars.values()].sort((a, b) => a.time - b.time);
   }
 
-  /** A request paced within its rate limit. */
+  /**
+   * A request paced within its rate limit. An account request the venue answers with an
+   * expired or invalid token ends the session: the next one renews the token first.
+   */
   private async call(
     connection: OpenApiConnection,
     payloadType: number,
@@ -413,7 +484,15 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     pacer = this.requests,
   ): Promise<Record<string, unknown>> {
     await pacer.acquire();
-    return connection.request(payloadType, payload, expect);
+    try {
+      return await connection.request(payloadType, payload, expect);
+    } catch (err) {
+      if (isTokenRejection(err) && connection === this.connection) {
+        this.tokens.markStale();
+        connection.close(`access token rejected: ${err.message}`);
+      }
+      throw err;
+    }
   }
 
   /** Every account-level request names the account it is for. */
@@ -436,6 +515,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
       case PayloadType.ACCOUNTS_TOKEN_INVALIDATED_EVENT: {
         const parsed = TokenInvalidatedEventSchema.safeParse(event.payload);
         if (parsed.success && parsed.data.ctidTraderAccountIds.includes(this.options.accountId)) {
+          this.tokens.markStale();
           connection.close(`access token invalidated${parsed.data.reason ? `: ${parsed.data.reason}` : ''} (ProtoOAAccountsTokenInvalidatedEvent)`);
         }
         return;
@@ -479,13 +559,46 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     this.scheduleReconnect();
   }
 
+  /**
+   * Why no session may be tried now: the token was refused for good (unless the store holds
+   * another pair by now), or the venue's wait has not ended.
+   */
+  private heldBack(): BrokerError | undefined {
+    if (this.tokens.refused && !this.tokens.adoptStored()) return this.tokens.refused;
+    if (this.venueWait && this.clock.now() < this.venueWait.untilMs) return this.venueWait.error;
+    this.venueWait = undefined;
+    return undefined;
+  }
+
+  /**
+   * A session refused with a wait (SERVER_IS_UNDER_MAINTENANCE's end, BLOCKED_PAYLOAD_TYPE's
+   * `retryAfter`) holds the next one back until then, at most `venueWaitMaxMs` from now.
+   */
+  private noteVenueWait(err: unknown): void {
+    if (!(err instanceof BrokerError) || err.retryAfterSeconds === undefined) return;
+    const waitMs = Math.min(err.retryAfterSeconds * 1000, this.options.venueWaitMaxMs);
+    const untilMs = this.clock.now() + waitMs;
+    const error = new BrokerError(err.kind, `${err.message} (no session before ${new Date(untilMs).toISOString()})`, {
+      venueCode: err.venueCode,
+      retryAfterSeconds: Math.ceil(waitMs / 1000),
+      cause: err,
+    });
+    this.venueWait = { untilMs, error };
+  }
+
   private scheduleReconnect(): void {
     if (this.isClosed || this.reconnectTimer) return;
-    const delayMs = backoffDelayMs({ baseMs: this.options.reconnectInitialMs, capMs: this.options.reconnectMaxMs }, this.failures);
+    const backoffMs = backoffDelayMs({ baseMs: this.options.reconnectInitialMs, capMs: this.options.reconnectMaxMs }, this.failures);
+    const delayMs = Math.max(backoffMs, (this.venueWait?.untilMs ?? 0) - this.clock.now());
     this.reconnectTimer = this.clock
       .setTimeout(() => {
         this.reconnectTimer = undefined;
         if (this.current !== 'disconnected' || this.attempt || this.isClosed) return;
+        if (this.heldBack()) {
+          // A refused token: wait for another pair in the store, without a connection.
+          this.scheduleReconnect();
+          return;
+        }
         this.startAttempt('reconnecting').catch(() => {
           // Reported through onState; the next attempt is already scheduled.
         });

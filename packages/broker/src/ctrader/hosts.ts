@@ -3,6 +3,10 @@
  * environment, `live.ctraderapi.com` and `demo.ctraderapi.com`; "operating with JSON always
  * requires connecting to port 5036 (and only this port)" (5035 is Protobuf), over TCP or
  * WebSocket alike. Demo and live are separate: a demo account cannot be used on the live host.
+ * The proxies sit in several regions behind these two names ("by leveraging the power of the AWS
+ * Global Accelerator … your client will be redirected to the closest proxy"), so the current
+ * page lists no regional host; the regional names of its older version (demo-eu, live-use, …)
+ * and any other proxy go through the `host` override of `ctraderUrl`.
  */
 export const CTRADER_HOSTS = {
   demo: 'demo.ctraderapi.com',

@@ -1,2 +1,4 @@
 export { CTraderFeed, type CTraderFeedOptions } from './feed.js';
 export { CTRADER_HOSTS, CTRADER_JSON_PORT, ctraderUrl, type CTraderEnvironment } from './hosts.js';
+export { fileTokenStore, tokenFingerprint, type CTraderTokenPair, type CTraderTokenStore, type StoredCTraderTokens } from './token-store.js';
+export type { TokenStatus } from './tokens.js';

@@ -42,6 +42,8 @@ export const PayloadType = {
   ACCOUNTS_TOKEN_INVALIDATED_EVENT: 2147,
   CLIENT_DISCONNECT_EVENT: 2148,
   ACCOUNT_DISCONNECT_EVENT: 2164,
+  REFRESH_TOKEN_REQ: 2173,
+  REFRESH_TOKEN_RES: 2174,
 } as const;
 
 export type PayloadTypeName = keyof typeof PayloadType;
@@ -74,7 +76,7 @@ export type Envelope = z.output<typeof EnvelopeSchema>;
 export const ErrorResSchema = z.object({
   errorCode: z.string(),
   description: z.string().optional(),
-  /** ProtoOAErrorRes: Unix seconds when a maintenance ends. */
+  /** When a maintenance ends: Unix milliseconds in ProtoErrorRes, Unix seconds in ProtoOAErrorRes. */
   maintenanceEndTimestamp: Int64.optional(),
   /** ProtoOAErrorRes: seconds until a payload type blocked by a rate limit is unlocked. */
   retryAfter: Int64.optional(),
@@ -156,6 +158,17 @@ export const VersionResSchema = z.object({ version: z.string() });
 export const TokenInvalidatedEventSchema = z.object({
   ctidTraderAccountIds: z.array(Int64).optional().default([]),
   reason: z.string().optional(),
+});
+
+/**
+ * ProtoOARefreshTokenRes: "Your new Refresh Token" and its access token, valid `expiresIn`
+ * seconds ("Access Token expiration in seconds"); `tokenType` is "bearer".
+ */
+export const RefreshTokenResSchema = z.object({
+  accessToken: z.string().min(1),
+  tokenType: z.string().optional(),
+  expiresIn: Int64,
+  refreshToken: z.string().min(1),
 });
 
 /** ProtoOAClientDisconnectEvent: the server cancelled the application's connection. */

@@ -23,10 +23,23 @@ import { messageText } from '../../src/ctrader/wire.js';
  *   where the market was open; at most 5 historical requests per second
  *   (REQUEST_FREQUENCY_EXCEEDED beyond);
  * - each heartbeat (51) answered with one; the version request (2104 → 2105);
- * - subscriptions belong to a connection: a new connection starts with none.
+ * - subscriptions belong to a connection: a new connection starts with none;
+ * - tokens (help.ctrader.com/open-api/account-authentication; OpenApiMessages.proto): an access
+ *   token may expire at a time or after a number of account requests; then every account
+ *   session on it ends with ProtoOAAccountsTokenInvalidatedEvent (2147, "Access Token is
+ *   expired or recalled") and account auth with it answers OA_AUTH_TOKEN_EXPIRED.
+ *   ProtoOARefreshTokenReq (2173, application auth first) with the current refresh token answers
+ *   ProtoOARefreshTokenRes (2174) with a new pair and `expiresIn`; the old access token and the
+ *   old refresh token stop working at once (sessions on the old token get 2147, "token was
+ *   refreshed"). The venue does not document its answer to a spent refresh token: the fake
+ *   answers CH_ACCESS_TOKEN_INVALID;
+ * - maintenance: every request (heartbeats aside) answered SERVER_IS_UNDER_MAINTENANCE until its
+ *   end, as ProtoErrorRes (50, `maintenanceEndTimestamp` in Unix milliseconds) or as
+ *   ProtoOAErrorRes (2142, in Unix seconds).
  * Faults on demand: go down (drop every connection and refuse new ones with HTTP 503), come
  * back, drop connections, stop answering anything while keeping the socket open, ignore one
- * payload type, change the valid token or expire it, push any event, push a spot event.
+ * payload type, change the valid token or expire it, push any event, push a spot event, a
+ * maintenance.
  */
 
 export const FAKE_CREDENTIALS = {
@@ -35,6 +48,9 @@ export const FAKE_CREDENTIALS = {
   accessToken: 'fake-access-token-51ab',
   accountId: 22_334_455,
 } as const;
+
+/** The refresh token granted with FAKE_CREDENTIALS.accessToken (a feed holds one only when told). */
+export const FAKE_REFRESH_TOKEN = 'fake-refresh-token-7c40';
 
 export interface ReceivedMessage {
   /** Which connection (1, 2, …) sent it. */
@@ -59,6 +75,8 @@ export interface FakeCTraderOptions {
    * its chunk size). Default: no limit.
    */
   trendbarChunkSize?: number;
+  /** ProtoOARefreshTokenRes.expiresIn; default 2,628,000 s, the documented lifetime of an access token. */
+  accessTokenLifetimeSeconds?: number;
 }
 
 interface Session {
@@ -66,6 +84,8 @@ interface Session {
   socket: WebSocket;
   isAppAuthed: boolean;
   isAccountAuthed: boolean;
+  /** The access token the account session was authorized with. */
+  token: string | undefined;
   subscribed: Set<number>;
   lastSent: Map<number, { bid: number; ask: number }>;
 }
@@ -83,7 +103,20 @@ const MAX_SPAN_MS: Record<string, number> = {
 };
 /** "Smaller or equal to 2147483646000 (19th Jan 2038)" (ProtoOAGetTrendbarsReq.toTimestamp). */
 const MAX_TO_TIMESTAMP_MS = 2_147_483_646_000;
-const INT64_FIELDS = new Set(['ctidTraderAccountId', 'symbolId', 'bid', 'ask', 'timestamp', 'low', 'deltaOpen', 'deltaClose', 'deltaHigh', 'volume']);
+const INT64_FIELDS = new Set([
+  'expiresIn',
+  'maintenanceEndTimestamp',
+  'ctidTraderAccountId',
+  'symbolId',
+  'bid',
+  'ask',
+  'timestamp',
+  'low',
+  'deltaOpen',
+  'deltaClose',
+  'deltaHigh',
+  'volume',
+]);
 
 export class FakeCTraderServer {
   readonly received: ReceivedMessage[] = [];
@@ -96,13 +129,19 @@ export class FakeCTraderServer {
   clientId: string = FAKE_CREDENTIALS.clientId;
   clientSecret: string = FAKE_CREDENTIALS.clientSecret;
   accessToken: string = FAKE_CREDENTIALS.accessToken;
+  refreshToken: string = FAKE_REFRESH_TOKEN;
   readonly accountId: number = FAKE_CREDENTIALS.accountId;
   isTokenExpired = false;
+  /** Pairs issued by ProtoOARefreshTokenReq so far. */
+  refreshes = 0;
   private readonly clock: Clock;
   private readonly symbols: FakeSymbol[];
   private readonly int64AsStrings: boolean;
   private readonly technicalSpotEvent: boolean;
   private readonly trendbarChunkSize: number;
+  private readonly accessTokenLifetimeSeconds: number;
+  private tokenExpiry: { atMs?: number; requestsLeft?: number } | undefined;
+  private maintenance: { untilMs: number; payloadType: 50 | 2142 } | undefined;
   private readonly sessions = new Set<Session>();
   private readonly ignored = new Set<number>();
   private readonly historicalTimes: number[] = [];
@@ -119,6 +158,7 @@ export class FakeCTraderServer {
     this.int64AsStrings = options.int64AsStrings ?? false;
     this.technicalSpotEvent = options.technicalSpotEvent ?? true;
     this.trendbarChunkSize = options.trendbarChunkSize ?? Number.POSITIVE_INFINITY;
+    this.accessTokenLifetimeSeconds = options.accessTokenLifetimeSeconds ?? 2_628_000;
     this.spotTimer = this.clock.setInterval(() => this.streamSpots(), options.spotIntervalMs ?? 1000).unref();
   }
 
@@ -185,6 +225,25 @@ export class FakeCTraderServer {
     this.ignored.add(payloadType);
   }
 
+  /** The current access token expires at `atMs` on the clock, or after `requests` more account requests. */
+  expireAccessToken(after: { atMs?: number; requests?: number }): void {
+    this.tokenExpiry = { atMs: after.atMs, requestsLeft: after.requests };
+  }
+
+  /**
+   * Drops every connection; until `untilMs` every request is answered SERVER_IS_UNDER_MAINTENANCE
+   * in `payloadType`: 50 (ProtoErrorRes) or 2142 (ProtoOAErrorRes).
+   */
+  startMaintenance(untilMs: number, payloadType: 50 | 2142): void {
+    this.maintenance = { untilMs, payloadType };
+    this.dropConnections();
+  }
+
+  /** Answers requests of this payload type again (after `ignore`). */
+  answerAgain(payloadType: number): void {
+    this.ignored.delete(payloadType);
+  }
+
   /** Sends an event to every authorized connection. */
   pushEvent(payloadType: number, payload: Record<string, unknown>): void {
     for (const session of this.sessions) if (session.isAccountAuthed) this.send(session, { payloadType, payload });
@@ -204,7 +263,15 @@ export class FakeCTraderServer {
   }
 
   private accept(socket: WebSocket): void {
-    const session: Session = { id: this.nextSessionId++, socket, isAppAuthed: false, isAccountAuthed: false, subscribed: new Set(), lastSent: new Map() };
+    const session: Session = {
+      id: this.nextSessionId++,
+      socket,
+      isAppAuthed: false,
+      isAccountAuthed: false,
+      token: undefined,
+      subscribed: new Set(),
+      lastSent: new Map(),
+    };
     this.sessions.add(session);
     socket.on('close', () => this.sessions.delete(session));
     socket.on('error', () => {});
@@ -222,6 +289,8 @@ export class FakeCTraderServer {
       answer(2142, { errorCode, description, ...(session.isAccountAuthed ? { ctidTraderAccountId: this.accountId } : {}) });
     };
     if (message.payloadType === 51) return this.send(session, { payloadType: 51, payload: {} });
+    this.checkTokenExpiry();
+    if (this.maintenance && this.clock.now() < this.maintenance.untilMs) return this.underMaintenance(session, message.clientMsgId, this.maintenance);
     if (message.payloadType === 2104) return answer(2105, { version: '92' });
     if (message.payloadType === 2100) {
       if (payload.clientId !== this.clientId || payload.clientSecret !== this.clientSecret) {
@@ -231,13 +300,19 @@ export class FakeCTraderServer {
       return answer(2101, {});
     }
     if (!session.isAppAuthed) return fail('CH_CLIENT_NOT_AUTHENTICATED', 'Open API application is not authorized');
+    if (message.payloadType === 2173) {
+      if (payload.refreshToken !== this.refreshToken) return fail('CH_ACCESS_TOKEN_INVALID', 'Refresh token is invalid');
+      return answer(2174, this.issuePair());
+    }
     if (message.payloadType === 2102) {
       if (Number(payload.ctidTraderAccountId) !== this.accountId) return fail('CH_CTID_TRADER_ACCOUNT_NOT_FOUND', 'Trading account is not found');
       if (payload.accessToken !== this.accessToken) return fail('CH_ACCESS_TOKEN_INVALID', 'Access token is invalid');
       if (this.isTokenExpired) return fail('OA_AUTH_TOKEN_EXPIRED', 'Access token expired');
       session.isAccountAuthed = true;
+      session.token = this.accessToken;
       return answer(2103, { ctidTraderAccountId: this.accountId });
     }
+    if (session.isAccountAuthed && this.tokenExpiry?.requestsLeft !== undefined && this.tokenExpiry.requestsLeft-- <= 0) this.expireToken();
     if (!session.isAccountAuthed || Number(payload.ctidTraderAccountId) !== this.accountId)
       return fail('ACCOUNT_NOT_AUTHORIZED', 'Trading account is not authorized');
     const account = { ctidTraderAccountId: this.accountId };
@@ -308,8 +383,52 @@ export class FakeCTraderServer {
     answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore });
   }
 
+  /** A new access and refresh token; the old ones stop working and sessions on the old token end. */
+  private issuePair(): Record<string, unknown> {
+    this.refreshes++;
+    const old = this.accessToken;
+    this.accessToken = `fake-access-token-r${this.refreshes}`;
+    this.refreshToken = `fake-refresh-token-r${this.refreshes}`;
+    this.isTokenExpired = false;
+    this.tokenExpiry = undefined;
+    this.endAccountSessions(old, 'token was refreshed');
+    return { accessToken: this.accessToken, tokenType: 'bearer', expiresIn: this.accessTokenLifetimeSeconds, refreshToken: this.refreshToken };
+  }
+
+  private checkTokenExpiry(): void {
+    if (this.tokenExpiry?.atMs !== undefined && this.clock.now() >= this.tokenExpiry.atMs) this.expireToken();
+  }
+
+  private expireToken(): void {
+    this.tokenExpiry = undefined;
+    this.isTokenExpired = true;
+    this.endAccountSessions(this.accessToken, 'Access Token is expired or recalled');
+  }
+
+  /** ProtoOAAccountsTokenInvalidatedEvent to every account session on `token`, which ends. */
+  private endAccountSessions(token: string, reason: string): void {
+    for (const session of this.sessions) {
+      if (!session.isAccountAuthed || session.token !== token) continue;
+      session.isAccountAuthed = false;
+      session.subscribed.clear();
+      this.send(session, { payloadType: 2147, payload: { ctidTraderAccountIds: [this.accountId], reason } });
+    }
+  }
+
+  private underMaintenance(session: Session, clientMsgId: string | undefined, maintenance: { untilMs: number; payloadType: 50 | 2142 }): void {
+    this.errorsSent.push('SERVER_IS_UNDER_MAINTENANCE');
+    // ProtoErrorRes: "Unix time in milliseconds"; ProtoOAErrorRes: "Unix time in seconds".
+    const end = maintenance.payloadType === 50 ? maintenance.untilMs : Math.floor(maintenance.untilMs / 1000);
+    this.send(session, {
+      clientMsgId,
+      payloadType: maintenance.payloadType,
+      payload: { errorCode: 'SERVER_IS_UNDER_MAINTENANCE', description: 'Server is under maintenance', maintenanceEndTimestamp: end },
+    });
+  }
+
   private streamSpots(): void {
     this.tick++;
+    this.checkTokenExpiry();
     if (this.isSilent) return;
     for (const session of this.sessions) {
       for (const id of session.subscribed) {

@@ -133,7 +133,7 @@ describe('cTrader session: reconnection', () => {
     expect(rig.fake.messages(2102)).toHaveLength(2);
   });
 
-  it('reports an invalidated token, then keeps trying with the backoff', async () => {
+  it('reports an invalidated token, and with no refresh token tries no session after the one it refuses', async () => {
     const rig = await startRig();
     await rig.feed.connect();
     rig.fake.accessToken = 'a-token-granted-later';
@@ -141,8 +141,12 @@ describe('cTrader session: reconnection', () => {
     await reach(rig.feed, 'disconnected');
     expect(rig.states.at(-1)?.reason).toBe('access token invalidated: Access Token is expired or recalled (ProtoOAAccountsTokenInvalidatedEvent)');
     await drive(rig.clock, rig.feed, 10_000);
-    expect(rig.states.at(-1)).toMatchObject({ state: 'disconnected', reason: expect.stringContaining('CH_ACCESS_TOKEN_INVALID') });
-    expect(rig.fake.handshakes.length).toBeGreaterThanOrEqual(3);
+    expect(rig.states.at(-1)).toMatchObject({
+      state: 'disconnected',
+      reason: expect.stringMatching(/^cTrader CH_ACCESS_TOKEN_INVALID: .*; set CTRADER_REFRESH_TOKEN/),
+    });
+    await drive(rig.clock, rig.feed, 120_000, 5000);
+    expect(rig.fake.handshakes).toHaveLength(2);
   });
 
   it('stops reconnecting once closed', async () => {

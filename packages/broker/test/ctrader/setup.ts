@@ -15,8 +15,10 @@ export interface FeedRig {
 }
 
 const rigs: FeedRig[] = [];
+const extraFeeds: CTraderFeed[] = [];
 
 afterEach(async () => {
+  for (const feed of extraFeeds.splice(0)) await feed.close();
   for (const rig of rigs.splice(0)) {
     await rig.feed.close();
     await rig.fake.close();
@@ -33,4 +35,11 @@ export async function startRig(options: { at?: number; fake?: Omit<FakeCTraderOp
   feed.onQuote((quote) => rig.quotes.push(quote));
   rigs.push(rig);
   return rig;
+}
+
+/** Another feed on the rig's fake server and clock (a restarted process, a second one); closed after each test. */
+export function anotherFeed(rig: FeedRig, options: Partial<CTraderFeedOptions> = {}): CTraderFeed {
+  const feed = new CTraderFeed({ ...FAKE_CREDENTIALS, url: rig.fake.url, clock: rig.clock, ...options });
+  extraFeeds.push(feed);
+  return feed;
 }
