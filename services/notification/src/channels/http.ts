@@ -97,16 +97,21 @@ export function isSuccess(res: HttpResponse): boolean {
 
 /**
  * The DeliveryError of a provider's refusal, with its own code (else the HTTP status): retried on
- * 408, 429 and 5xx and not before the reply's Retry-After, unless `options` knows better.
+ * 408, 429 and 5xx and not before the reply's Retry-After, unless `options` knows better
+ * (`inDoubt`: the provider may have acted on the request before it failed).
  */
 export function providerRefusal(
   res: HttpResponse,
   error: { code: number | undefined; message: string },
   now: () => number,
-  options: { retryable?: boolean; retryAfterMs?: number } = {},
+  options: { retryable?: boolean; retryAfterMs?: number; inDoubt?: boolean } = {},
 ): DeliveryError {
   return new DeliveryError(
     { code: String(error.code ?? res.status), message: error.message, httpStatus: res.status },
-    { retryable: options.retryable ?? isRetryableStatus(res.status), retryAfterMs: options.retryAfterMs ?? retryAfterMs(res.headers['retry-after'], now()) },
+    {
+      retryable: options.retryable ?? isRetryableStatus(res.status),
+      retryAfterMs: options.retryAfterMs ?? retryAfterMs(res.headers['retry-after'], now()),
+      inDoubt: options.inDoubt,
+    },
   );
 }

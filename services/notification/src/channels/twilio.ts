@@ -8,6 +8,12 @@
  * - Failure (https://www.twilio.com/docs/usage/twilios-response#response-formats-exceptions):
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
+ * - 21611 (https://www.twilio.com/docs/api/errors/21611): the sender's queue already holds 10
+ *   hours of messages at its rate (a US long code sends one segment a second), so Twilio refuses
+ *   to create more on it. Nothing was created and the queue drains at the sender's rate: retried.
+ * - A 5xx says the request failed, not whether the Message was created before it did: in doubt,
+ *   so an at-most-once SMS is never sent again (the outbox fails it `outcome_unknown`); its
+ *   status callback, when Twilio did create it, still tells what became of it.
  */
 import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
 import type { OutboundMessage, ProviderRequest, Transport } from './transport.js';
@@ -15,6 +21,7 @@ import { plainText } from '../render.js';
 import { gsm7LookAlikes } from './gsm7.js';
 
 export const TWILIO_MAX_BODY = 1600;
+const QUEUE_FULL = 21611;
 
 export interface TwilioOptions {
   baseUrl: string;
@@ -53,7 +60,10 @@ function readTwilioReply(res: HttpResponse, now: () => number): string {
   const reply = (res.json ?? {}) as TwilioReply;
   if (isSuccess(res) && typeof reply.sid === 'string') return reply.sid;
   const message = reply.message ? `${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : bodyExcerpt(res.text);
-  throw providerRefusal(res, { code: reply.code, message }, now);
+  throw providerRefusal(res, { code: reply.code, message }, now, {
+    retryable: reply.code === QUEUE_FULL ? true : undefined,
+    inDoubt: res.status >= 500,
+  });
 }
 
 export function twilioTransport(options: TwilioOptions, http: HttpClient, now: () => number): Transport {
