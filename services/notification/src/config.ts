@@ -90,6 +90,14 @@ export const NotificationConfigSchema = z
     together(['EMAIL_SMTP_URL', 'EMAIL_FROM']);
     together(['SMS_ACCOUNT_SID', 'SMS_AUTH_TOKEN', 'SMS_FROM']);
     together(['MESSENGER_APP_TOKEN', 'MESSENGER_APP_PHONE_NUMBER_ID']);
+    // A subscribed webhook with no secret refuses every update: a production desk must not start so.
+    if (c.NODE_ENV === 'production' && c.MESSENGER_APP_VERIFY_TOKEN !== undefined && c.MESSENGER_APP_APP_SECRET === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MESSENGER_APP_APP_SECRET'],
+        message: 'is required when NODE_ENV=production and MESSENGER_APP_VERIFY_TOKEN is set (the webhook would refuse every status update)',
+      });
+    }
     if (c.RETRY_MAX_MS < c.RETRY_BASE_MS) {
       ctx.addIssue({ code: 'custom', path: ['RETRY_MAX_MS'], message: 'must be at least RETRY_BASE_MS' });
     }

@@ -30,7 +30,7 @@ export interface MessengerWebhookOptions {
   clock: Clock;
   /** MESSENGER_APP_VERIFY_TOKEN; unset: every verification is refused. */
   verifyToken: string | undefined;
-  /** MESSENGER_APP_APP_SECRET; unset: notifications are accepted unsigned. */
+  /** MESSENGER_APP_APP_SECRET; unset: every notification is refused, since none can be authenticated. */
   appSecret: string | undefined;
 }
 
@@ -61,9 +61,14 @@ export class MessengerWebhook {
     return accepted ? query['hub.challenge'] : undefined;
   }
 
-  /** Whether these exact bytes may be read: signed with the app secret, or no secret is set. */
+  /** Whether an app secret is set: without one no notification can be authenticated, so all are refused. */
+  get checksSignatures(): boolean {
+    return this.o.appSecret !== undefined;
+  }
+
+  /** Whether these exact bytes may be read: signed with the app secret (never, when no secret is set). */
   isAuthentic(rawBody: Buffer, signature: string | string[] | undefined): boolean {
-    return this.o.appSecret === undefined || isValidSignature(rawBody, signature, this.o.appSecret);
+    return this.o.appSecret !== undefined && isValidSignature(rawBody, signature, this.o.appSecret);
   }
 
   /** Applies every status update to the delivery it names, never moving one backwards. */

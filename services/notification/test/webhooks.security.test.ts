@@ -121,9 +121,15 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
     expect((await post(raw)).json).toMatchObject({ applied: 1 });
   });
 
-  it('accepts unsigned updates when no app secret is set', async () => {
+  it('refuses every update, signed or not, when no app secret is set', async () => {
     await start({ MESSENGER_APP_APP_SECRET: undefined });
-    expect((await post(statusPayload([]), null)).statusCode).toBe(200);
+    const [d] = await sentDeliveries();
+    const raw = statusPayload([status(d?.providerMessageId as string, 'delivered', T)]);
+    for (const signature of [null, sign(raw), 'sha256=']) {
+      const res = await post(raw, signature);
+      expect(res).toMatchObject({ statusCode: 401, json: { code: 'unauthorized', message: expect.stringContaining('MESSENGER_APP_APP_SECRET is not set') } });
+    }
+    expect(h.store.get(d?.id as string)?.status).toBe('sent');
   });
 
   it('applies delivered, read and failed to the records they name', async () => {

@@ -9,12 +9,15 @@ import type { MessengerWebhook } from '../messenger-webhook.js';
 /** GET and POST /webhooks/messenger_app; `app` must be a scope of their own (they replace its JSON parser). */
 export function registerWebhookRoutes(app: App, webhook: MessengerWebhook): void {
   // The signature covers the exact bytes received: it is checked on them before they are parsed,
-  // so an unsigned body is refused (401) whatever it holds.
+  // so an unsigned body is refused (401) whatever it holds; with no app secret set, every body is.
+  const refusal = webhook.checksSignatures
+    ? 'missing or invalid X-Hub-Signature-256'
+    : 'MESSENGER_APP_APP_SECRET is not set: status updates cannot be authenticated and are refused';
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
     const bytes = raw as Buffer;
     if (!webhook.isAuthentic(bytes, request.headers['x-hub-signature-256'])) {
-      done(new AppError('unauthorized', 'missing or invalid X-Hub-Signature-256'), undefined);
+      done(new AppError('unauthorized', refusal), undefined);
       return;
     }
     try {
@@ -55,12 +58,13 @@ export function registerWebhookRoutes(app: App, webhook: MessengerWebhook): void
         tags: ['webhooks'],
         summary: 'Delivery-status updates from the messenger platform',
         description:
-          'Verifies `X-Hub-Signature-256` over the raw body when MESSENGER_APP_APP_SECRET is set (401 when missing or wrong), then applies ' +
+          'Verifies `X-Hub-Signature-256` (HMAC-SHA256 of the raw body keyed by MESSENGER_APP_APP_SECRET, compared in constant time; 401 when ' +
+          'missing or wrong, and for every request while no app secret is set), then applies ' +
           '`entry[].changes[].value.statuses[]` to the deliveries they name, never moving one backwards. Unknown message ids are acknowledged with 200.',
         body: WebhookNotificationSchema,
         response: {
           200: WebhookAckSchema,
-          401: ErrorEnvelopeSchema.describe('MESSENGER_APP_APP_SECRET is set and X-Hub-Signature-256 is missing or wrong (`unauthorized`)'),
+          401: ErrorEnvelopeSchema.describe('X-Hub-Signature-256 is missing or wrong, or MESSENGER_APP_APP_SECRET is not set (`unauthorized`)'),
         },
       },
     },
