@@ -62,6 +62,15 @@ export class Pacer {
     this.updatedAt = this.clock.now();
   }
 
+  /**
+   * A pacer that keeps under "at most `limit` per `periodMs`" over every window of that length:
+   * half the limit as a burst, the other half refilled over the period (capacity + rate × period
+   * = limit).
+   */
+  static within(limit: number, periodMs: number, clock?: Clock): Pacer {
+    return new Pacer({ capacity: limit / 2, ratePerSecond: (limit / 2) * (1000 / periodMs), clock });
+  }
+
   /** Acquires still waiting for their tokens. */
   get queued(): number {
     return this.queue.length;

@@ -122,4 +122,15 @@ describe('Pacer', () => {
     await run(clock, 100);
     expect(grantedAt).toEqual([60_000, 60_000, 60_000, 60_100]);
   });
+
+  it('keeps under a limit per period over every window of that period (Pacer.within)', async () => {
+    const clock = new ManualClock(0);
+    const pacer = Pacer.within(20, 60_000, clock);
+    const grantedAt = burst(pacer, clock, 60);
+    await run(clock, 300_000, 100);
+    expect(grantedAt).toHaveLength(60);
+    expect(grantedAt.filter((t) => t === 0)).toHaveLength(10);
+    const most = Math.max(...grantedAt.map((start) => grantedAt.filter((t) => t >= start && t < start + 60_000).length));
+    expect(most).toBeLessThanOrEqual(20);
+  });
 });
