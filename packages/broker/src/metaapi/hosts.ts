@@ -21,3 +21,12 @@ export function metaApiClientUrl(region: string, override?: string): string {
 export function metaApiMarketDataUrl(region: string, override?: string): string {
   return override ?? `https://mt-market-data-client-api-v1.${region}.agiliumtrade.ai`;
 }
+
+/**
+ * The provisioning API, which keeps the account's deployment `state` and `connectionStatus`; one
+ * host for every region (the SDK's MetatraderAccountClient: `mt-provisioning-api-v1` on
+ * `agiliumtrade.agiliumtrade.ai`). The override when given.
+ */
+export function metaApiProvisioningUrl(override?: string): string {
+  return override ?? 'https://mt-provisioning-api-v1.agiliumtrade.agiliumtrade.ai';
+}

@@ -1,4 +1,4 @@
-import type { Clock } from '@fxdesk/primitives';
+import { PacerDeadlineError, retryAfterMs, type Clock, type Pacer } from '@fxdesk/primitives';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
@@ -11,6 +11,12 @@ export interface MetaApiHttpOptions {
   clock: Clock;
   /** Keep-alive connections to the host. */
   connections?: number;
+  /** Buckets every request takes its credits from (the account's, the application's), in order. */
+  pacers?: Pacer[];
+  /** CPU credits one request costs. */
+  creditsPerRequest?: number;
+  /** Requests in flight at once; no limit when omitted. */
+  maxInFlight?: number;
 }
 
 /** A raw answer: status, body text and the Retry-After header. */
@@ -22,17 +28,29 @@ export interface HttpAnswer {
 
 /** Statuses after which an idempotent GET is tried once more. */
 const RETRIED_STATUSES = new Set([500, 502, 503]);
+/** The wait after a 202 that names none (the SDK waits only when Retry-After is there; we wait a second). */
+const ACCEPTED_WAIT_MS = 1000;
 
 /**
  * Requests to one MetaApi host over an undici keep-alive pool. Every request carries the
  * `auth-token` header ("auth-token | string | Yes | authorization token", REST API pages) and
  * runs under a timeout on the injected clock (undici's own connect/headers/body timeouts are
  * backstops). GETs change nothing, so a GET that meets a dropped connection or a 500/502/503 is
- * tried once more; `send` never retries. The token never appears in an error message.
+ * tried once more; `send` never resends a request MetaApi took. The token never appears in an
+ * error message.
+ *
+ * Each request first takes its CPU credits from the pacers, and `send` waits out a 202 Accepted
+ * (the account still deploying, market data still loading) for its Retry-After and asks again, as
+ * the SDK's HttpClient does; both within the call's deadline (its `timeoutMs` from the start):
+ * a wait that would pass it fails at once, `rate_limited` for credits, `unavailable` for a 202.
  */
 export class MetaApiHttp {
   private readonly pool: Pool;
   private readonly pathPrefix: string;
+  private slotsTaken = 0;
+  private readonly waitingForSlot: (() => void)[] = [];
+  /** HTTP requests sent and not yet answered or failed. */
+  requestsInFlight = 0;
 
   constructor(private readonly options: MetaApiHttpOptions) {
     const url = new URL(options.baseUrl);
@@ -62,11 +80,77 @@ export class MetaApiHttp {
     return parseBody(schema, answer.text, path);
   }
 
-  /** Sends once to `path` (from `pathFor`) and answers whatever status came back; throws only when no status came back. */
+  /**
+   * Sends to `path` (from `pathFor`) once MetaApi can take it: paced, and again after each 202
+   * Accepted, all within `timeoutMs`. Answers whatever other status came back; throws when no
+   * status came back or a wait would pass the deadline.
+   */
   async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<HttpAnswer> {
+    const { clock } = this.options;
+    const deadline = clock.now() + timeoutMs;
+    for (;;) {
+      await this.pace(deadline, method);
+      const answer = await this.inSlot(() => this.once(method, path, body, deadline - clock.now()));
+      if (answer.status !== 202) return answer;
+      // 202 Accepted: "retry-after: interval in seconds to retry" (MetaApi REST pages; the SDK's
+      // HttpClient waits it and asks again until its own deadline, then throws TimeoutError).
+      const waitMs = retryAfterMs(answer.retryAfter, clock.now()) ?? ACCEPTED_WAIT_MS;
+      if (clock.now() + waitMs >= deadline) {
+        const seconds = Math.ceil(waitMs / 1000);
+        throw new BrokerError(
+          'unavailable',
+          `MetaApi is still preparing the account (202 Accepted, retry after ${seconds} s), past this call's ${timeoutMs} ms`,
+          {
+            venueCode: '202',
+            retryAfterSeconds: seconds,
+          },
+        );
+      }
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, waitMs));
+    }
+  }
+
+  /** Takes this request's credits from every pacer before the deadline, or fails `rate_limited` without sending. */
+  private async pace(deadlineMs: number, method: string): Promise<void> {
+    const credits = this.options.creditsPerRequest ?? 1;
+    for (const pacer of this.options.pacers ?? []) {
+      try {
+        await pacer.acquire(credits, { deadlineMs });
+      } catch (err) {
+        if (!(err instanceof PacerDeadlineError)) throw err;
+        const seconds = Math.ceil(err.waitMs / 1000);
+        throw new BrokerError(
+          'rate_limited',
+          `MetaApi's rate limits leave no credits for this ${method} before its deadline (next in ${err.waitMs} ms); not sent`,
+          {
+            retryAfterSeconds: seconds,
+            cause: err,
+          },
+        );
+      }
+    }
+  }
+
+  /** Runs `request` once fewer than `maxInFlight` requests are under way. */
+  private async inSlot<T>(request: () => Promise<T>): Promise<T> {
+    const max = this.options.maxInFlight;
+    // A freed slot passes straight to the first waiter, so no newcomer slips in between.
+    if (max !== undefined && this.slotsTaken >= max) await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
+    else this.slotsTaken++;
+    try {
+      return await request();
+    } finally {
+      const next = this.waitingForSlot.shift();
+      if (next) next();
+      else this.slotsTaken--;
+    }
+  }
+
+  private async once(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<HttpAnswer> {
     const { clock } = this.options;
     const controller = new AbortController();
     const timer = clock.setTimeout(() => controller.abort(), timeoutMs);
+    this.requestsInFlight++;
     try {
       const response = await this.pool.request({
         method,
@@ -85,6 +169,7 @@ export class MetaApiHttp {
       if (controller.signal.aborted) throw new BrokerError('timeout', `MetaApi did not answer ${method} within ${timeoutMs} ms`, { cause: err });
       throw errorFromTransport(err, timeoutMs);
     } finally {
+      this.requestsInFlight--;
       clock.clearTimer(timer);
     }
   }

@@ -132,7 +132,9 @@ export function tradeBodyOf(request: TradeRequest): Record<string, unknown> {
   if (isDeal && request.deviation !== undefined) body.slippage = request.deviation;
   if (price(request.sl) !== undefined) body.stopLoss = price(request.sl);
   if (price(request.tp) !== undefined) body.takeProfit = price(request.tp);
-  if (request.filling) body.fillingModes = [`ORDER_FILLING_${request.filling}`];
+  // "fillingModes: allowed filling modes … ORDER_FILLING_FOK, ORDER_FILLING_IOC" belongs to market
+  // orders only (MetaApi trade docs); a pending order has none, and Return has no value there.
+  if (isDeal && (request.filling === 'FOK' || request.filling === 'IOC')) body.fillingModes = [`ORDER_FILLING_${request.filling}`];
   if (!isDeal && request.timeType) {
     const withTime = request.timeType === 'SPECIFIED' || request.timeType === 'SPECIFIED_DAY';
     body.expiration = {

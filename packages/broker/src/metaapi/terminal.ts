@@ -1,4 +1,4 @@
-import { addDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { addDecimal, Pacer, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
@@ -15,7 +15,7 @@ import {
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { isConnectionLoss, retryAfterOf, parseErrorBody } from './error-mapping.js';
-import { metaApiClientUrl, metaApiMarketDataUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
+import { metaApiClientUrl, metaApiMarketDataUrl, metaApiProvisioningUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
 import { MetaApiHttp, parseBody, type HttpAnswer } from './http-client.js';
 import {
   barsOf,
@@ -39,6 +39,7 @@ import {
   HistoryOrdersSchema,
   MarginSchema,
   OrdersSchema,
+  ProvisionedAccountSchema,
   SymbolPriceSchema,
   SymbolSpecificationSchema,
   TradeResponseSchema,
@@ -58,6 +59,8 @@ export interface MetaApiTerminalOptions {
   baseUrl?: string;
   /** Overrides the region's market data API host. */
   marketDataBaseUrl?: string;
+  /** Overrides the provisioning API host (default: `baseUrl` when that is set, else MetaApi's). */
+  provisioningBaseUrl?: string;
   /** Longest wait for a read (default 10 000 ms). */
   timeoutMs?: number;
   /** Longest wait for POST /trade (default 60 000 ms); silence past it is an ambiguous timeout. */
@@ -66,8 +69,35 @@ export interface MetaApiTerminalOptions {
   healthIntervalMs?: number;
   /** How far back `findByComment` searches the history (default 7 days). */
   historyLookbackMs?: number;
+  /** Longest `findByComment`, waiting for a synchronized terminal included (default 60 000 ms). */
+  reconcileTimeoutMs?: number;
+  /** MetaApi's rate limits the adapter keeps under (defaults: METAAPI_PACING). */
+  pacing?: Partial<MetaApiPacing>;
   clock?: Clock;
 }
+
+/**
+ * MetaApi's REST limits (metaapi.cloud/docs/client/rateLimiting): CPU credits per application,
+ * per server and per account, over periods of a second and longer; the historical market data API
+ * counts its credits apart and also limits concurrent requests per account.
+ */
+export interface MetaApiPacing {
+  /** Credits per second for the whole application (TooManyRequestsError example: "allows 1000 cpu credits per 1s"). */
+  applicationCreditsPerSecond: number;
+  /** Credits per second for this account (CreditUsage example: perAccount, periodInSeconds 1, creditsAvailable 2000). */
+  accountCreditsPerSecond: number;
+  /** Credits one request is charged (TooManyRequestsError example: getAccountInformation "needed": 50). */
+  creditsPerRequest: number;
+  /** Historical market data requests in flight at once for the account. */
+  marketDataConcurrency: number;
+}
+
+export const METAAPI_PACING: MetaApiPacing = {
+  applicationCreditsPerSecond: 1000,
+  accountCreditsPerSecond: 2000,
+  creditsPerRequest: 50,
+  marketDataConcurrency: 1,
+};
 
 /** Calls the terminal received, by method (for /metrics), and account-information probes. */
 export interface MetaApiTerminalStats extends TerminalCallStats {
@@ -82,6 +112,8 @@ const TOO_MANY_REQUESTS = 10024;
 const RECENT_DEALS_MS = 10 * 60_000;
 /** History is searched this far past now, for a clock a little behind MetaApi's. */
 const HISTORY_SLACK_MS = 60_000;
+/** Between two reads of the account's state while waiting for it to synchronize (the SDK's waitConnected polls each second). */
+const SYNC_POLL_MS = 1000;
 
 /**
  * A MetaTrader 5 terminal driven through MetaApi's REST API (metaapi.cloud/docs/client/restApi):
@@ -102,11 +134,13 @@ export class MetaApiTerminal implements TradingTerminal {
   private readonly clock: Clock;
   private readonly client: MetaApiHttp;
   private readonly marketData: MetaApiHttp;
+  private readonly provisioning: MetaApiHttp;
   private readonly accountPath: string;
   private readonly timeoutMs: number;
   private readonly tradeTimeoutMs: number;
   private readonly healthIntervalMs: number;
   private readonly historyLookbackMs: number;
+  private readonly reconcileTimeoutMs: number;
   private connected = false;
   private closed = false;
   private probing: Promise<void> | undefined;
@@ -116,13 +150,38 @@ export class MetaApiTerminal implements TradingTerminal {
   constructor(options: MetaApiTerminalOptions) {
     this.clock = options.clock ?? systemClock;
     const region = options.region ?? METAAPI_DEFAULT_REGION;
-    this.client = new MetaApiHttp({ baseUrl: metaApiClientUrl(region, options.baseUrl), token: options.token, clock: this.clock });
-    this.marketData = new MetaApiHttp({ baseUrl: metaApiMarketDataUrl(region, options.marketDataBaseUrl), token: options.token, clock: this.clock });
+    const pacing = { ...METAAPI_PACING, ...options.pacing };
+    // Each API's credits under both limits at once; the market data API counts its own.
+    const creditPacers = () => [
+      Pacer.within(pacing.accountCreditsPerSecond, 1000, this.clock),
+      Pacer.within(pacing.applicationCreditsPerSecond, 1000, this.clock),
+    ];
+    const common = { token: options.token, clock: this.clock, creditsPerRequest: pacing.creditsPerRequest };
+    this.client = new MetaApiHttp({ ...common, baseUrl: metaApiClientUrl(region, options.baseUrl), pacers: creditPacers() });
+    this.marketData = new MetaApiHttp({
+      ...common,
+      baseUrl: metaApiMarketDataUrl(region, options.marketDataBaseUrl),
+      pacers: creditPacers(),
+      maxInFlight: pacing.marketDataConcurrency,
+    });
+    // Read once per SYNC_POLL_MS at most, while reconciling.
+    this.provisioning = new MetaApiHttp({
+      token: options.token,
+      clock: this.clock,
+      baseUrl: metaApiProvisioningUrl(options.provisioningBaseUrl ?? options.baseUrl),
+      connections: 1,
+    });
     this.accountPath = `/users/current/accounts/${encodeURIComponent(options.accountId)}`;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.tradeTimeoutMs = options.tradeTimeoutMs ?? 60_000;
     this.healthIntervalMs = options.healthIntervalMs ?? 15_000;
     this.historyLookbackMs = options.historyLookbackMs ?? 7 * 86_400_000;
+    this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? 60_000;
+  }
+
+  /** HTTP requests sent to MetaApi and not yet answered. */
+  get requestsInFlight(): number {
+    return this.client.requestsInFlight + this.marketData.requestsInFlight + this.provisioning.requestsInFlight;
   }
 
   // --- connection -------------------------------------------------------------------------
@@ -143,7 +202,7 @@ export class MetaApiTerminal implements TradingTerminal {
     if (this.healthTimer) this.clock.clearTimer(this.healthTimer);
     this.healthTimer = undefined;
     this.setConnected(false);
-    await Promise.all([this.client.close(), this.marketData.close()]);
+    await Promise.all([this.client.close(), this.marketData.close(), this.provisioning.close()]);
   }
 
   isConnected(): boolean {
@@ -393,12 +452,15 @@ export class MetaApiTerminal implements TradingTerminal {
   /**
    * Open orders, history orders and history deals of the last `historyLookbackMs` whose comment
    * starts with `commentPrefix` (cut to MetaApi's 26 characters, as the comment was) and whose
-   * magic is `magic`, newest first. A history MetaApi is still synchronizing is `unavailable`
-   * rather than a possibly incomplete answer.
+   * magic is `magic`, newest first. The REST history routes answer a bare array whether or not the
+   * terminal has synchronized its history, so the search waits first for the account to be
+   * DEPLOYED and CONNECTED (within `reconcileTimeoutMs`); not synchronized by then, or a history
+   * answer marked `synchronizing`, is `unavailable` rather than a possibly incomplete "not found".
    */
   findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]> {
     this.stats.findByCommentCalls++;
     return this.guarded(async () => {
+      await this.synchronized(this.clock.now() + this.reconcileTimeoutMs);
       const prefix = commentPrefix.slice(0, METAAPI_COMMENT_LENGTH);
       const now = this.clock.now();
       const start = new Date(now - this.historyLookbackMs).toISOString();
@@ -427,6 +489,23 @@ export class MetaApiTerminal implements TradingTerminal {
         .filter((r): r is TerminalRecord => r !== null);
       return [...orders, ...fills].sort(newestFirst);
     });
+  }
+
+  /** Resolves once the provisioning API reports the account DEPLOYED and CONNECTED; `unavailable` when it is not by `deadlineMs`. */
+  private async synchronized(deadlineMs: number): Promise<void> {
+    for (;;) {
+      const timeoutMs = Math.min(this.timeoutMs, deadlineMs - this.clock.now());
+      const account = await this.provisioning.get(this.accountPath, {}, ProvisionedAccountSchema, timeoutMs);
+      if (account.state === 'DEPLOYED' && account.connectionStatus === 'CONNECTED') return;
+      if (this.clock.now() + SYNC_POLL_MS >= deadlineMs) {
+        throw new BrokerError(
+          'unavailable',
+          `MetaApi's terminal is not synchronized (state ${account.state}, ${account.connectionStatus}); its history could be incomplete`,
+          { venueCode: account.connectionStatus, retryAfterSeconds: SYNC_POLL_MS / 1000 },
+        );
+      }
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, SYNC_POLL_MS));
+    }
   }
 
   /** Every page of a history query ("offset … limit … max: 1000"). */

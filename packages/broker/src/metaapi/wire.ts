@@ -62,6 +62,16 @@ export const SymbolSpecificationSchema = z.object({
 });
 export type WireSymbolSpecification = z.output<typeof SymbolSpecificationSchema>;
 
+/**
+ * MetatraderAccount (provisioning API, GET /users/current/accounts/:accountId): `state` "CREATED,
+ * DEPLOYING, DEPLOYED, DEPLOY_FAILED, UNDEPLOYING, UNDEPLOYED, …", `connectionStatus` "CONNECTED,
+ * DISCONNECTED, DISCONNECTED_FROM_BROKER" (the SDK's waitConnected polls it for CONNECTED).
+ */
+export const ProvisionedAccountSchema = z.object({
+  state: z.string(),
+  connectionStatus: z.string(),
+});
+
 /** MetatraderSymbolPrice: `time` ISO, `brokerTime` "YYYY-MM-DD HH:mm:ss.SSS" in broker time. */
 export const SymbolPriceSchema = z.object({
   symbol: z.string(),

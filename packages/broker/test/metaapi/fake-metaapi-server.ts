@@ -22,6 +22,18 @@ import { LocalHttpServer } from '../local-http-server.js';
  * deals and positions are kept. The broker's clock is the market's, its time zone UTC+2 (as many
  * MT5 servers); trade sessions follow the market's hours.
  *
+ * The account's life as MetaApi reports it: `deployFor(ms)` answers every client and market data
+ * request 202 Accepted with Retry-After (seconds, or an HTTP-date) while the account deploys, and
+ * the provisioning route (GET /users/current/accounts/:id) DEPLOYING; `synchronizeFor(ms)` has
+ * the terminal connecting and loading its history, reported DISCONNECTED, while the history routes
+ * answer the bare array of what has loaded so far (nothing); a lost broker is
+ * DISCONNECTED_FROM_BROKER. Trades are checked as MetaApi documents MetatraderTrade:
+ * `fillingModes` holds only ORDER_FILLING_FOK / ORDER_FILLING_IOC (else 400 ValidationError) and a
+ * market order none of whose modes the symbol allows is answered 10030 TRADE_RETCODE_INVALID_FILL.
+ * With `creditLimit`, requests are charged CPU credits over a sliding second, the client API and
+ * the market data API apart ("calculated independently"), and one past the limit is answered 429
+ * TooManyRequestsError (counted in `throttled`).
+ *
  * Faults on demand, each for the next request of a route: hang (never answers, after calling
  * `onArrive`, where a test moves the adapter's clock past its timeout), reset (the socket is
  * destroyed), an error status, a trade code without executing, or executing and then hanging or
@@ -29,7 +41,17 @@ import { LocalHttpServer } from '../local-http-server.js';
  */
 
 export type FakeRoute =
-  'trade' | 'account-information' | 'specification' | 'current-price' | 'calculate-margin' | 'orders' | 'history-orders' | 'history-deals' | 'candles' | 'any';
+  | 'account'
+  | 'trade'
+  | 'account-information'
+  | 'specification'
+  | 'current-price'
+  | 'calculate-margin'
+  | 'orders'
+  | 'history-orders'
+  | 'history-deals'
+  | 'candles'
+  | 'any';
 
 export type FakeFault = { route?: FakeRoute; onArrive?: () => void } & (
   | { kind: 'hang' }
@@ -57,9 +79,17 @@ export interface FakeMetaApiOptions {
   accountId?: string;
   balance?: string;
   leverage?: number;
+  /** The fake's time (deploying, synchronizing, the rate limit's window); default Date.now. */
+  now?: () => number;
+  /** The specification's `fillingModes` per symbol; default FOK and IOC for every symbol. */
+  fillingModes?: Record<string, string[]>;
+  /** CPU credits per second per API, and what each request costs; no limit when omitted. */
+  creditLimit?: { creditsPerSecond: number; creditsPerRequest: number };
 }
 
 const BROKER_OFFSET_MS = 2 * 3_600_000;
+/** MetatraderTrade: "fillingModes … Allowed values are ORDER_FILLING_FOK, ORDER_FILLING_IOC". */
+const FILLING_MODES = ['ORDER_FILLING_FOK', 'ORDER_FILLING_IOC'];
 /** A Saturday, to ask the market whether it keeps weekend hours. */
 const A_SATURDAY_NOON = Date.UTC(2026, 0, 10, 12);
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
@@ -118,10 +148,22 @@ export class FakeMetaApiServer {
   readonly terminal: SimulatedTerminal;
   readonly requests: RecordedRequest[] = [];
   private readonly market: SimulatedMarket;
+  private readonly options: FakeMetaApiOptions;
   private readonly leverage: number;
   private readonly faults: FakeFault[] = [];
   private readonly magics = new Set<number>([0]);
   private brokerConnected = true;
+  private deployedAt = 0;
+  private retryAfterAsDate = false;
+  private synchronizedAt = 0;
+  /** Arrival times and credits of the requests charged, per API, over the last second. */
+  private readonly charged = { client: [] as number[], 'market-data': [] as number[] };
+  /** Requests answered 429 for going past `creditLimit`. */
+  throttled = 0;
+  /** The most requests of each route under way at once. */
+  readonly peakInFlight = new Map<FakeRoute, number>();
+  private readonly inFlight = new Map<FakeRoute, number>();
+  private readonly now: () => number;
   private server!: LocalHttpServer;
 
   private constructor(options: FakeMetaApiOptions) {
@@ -129,6 +171,8 @@ export class FakeMetaApiServer {
     this.token = options.token ?? 'fake-metaapi-token-5c1d';
     this.accountId = options.accountId ?? '865d3a4d-3803-486d-bdf3-a85679d9fad2';
     this.leverage = options.leverage ?? 100;
+    this.now = options.now ?? Date.now;
+    this.options = options;
     this.terminal = new SimulatedTerminal({ market: options.market, balance: options.balance ?? '100000', leverage: this.leverage, reconnectAfterMs: 0 });
   }
 
@@ -153,6 +197,17 @@ export class FakeMetaApiServer {
     this.brokerConnected = connected;
   }
 
+  /** The account deploys for `ms` from now: 202 Accepted with Retry-After, as an HTTP-date when asked. */
+  deployFor(ms: number, retryAfter: 'seconds' | 'date' = 'seconds'): void {
+    this.deployedAt = this.now() + ms;
+    this.retryAfterAsDate = retryAfter === 'date';
+  }
+
+  /** The terminal connects and loads its history for `ms` from now (history routes answer what loaded: nothing). */
+  synchronizeFor(ms: number): void {
+    this.synchronizedAt = this.now() + ms;
+  }
+
   /** Requests of a route received so far. */
   count(route: FakeRoute): number {
     return this.requests.filter((r) => r.route === route).length;
@@ -167,16 +222,28 @@ export class FakeMetaApiServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const body = await readBody(req);
-    const match = /^\/users\/current\/accounts\/([^/]+)\/(.+)$/.exec(url.pathname);
-    const rest = match ? (match[2] as string) : '';
+    const match = /^\/users\/current\/accounts\/([^/]+)(?:\/(.+))?$/.exec(url.pathname);
+    const rest = match?.[2] ?? '';
     const route = routeOf(req.method ?? '', rest);
     this.requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, route, headers: req.headers, body });
+    const under = (this.inFlight.get(route) ?? 0) + 1;
+    this.inFlight.set(route, under);
+    this.peakInFlight.set(route, Math.max(under, this.peakInFlight.get(route) ?? 0));
+    let ended = false;
+    const end = () => {
+      if (!ended) this.inFlight.set(route, (this.inFlight.get(route) ?? 1) - 1);
+      ended = true;
+    };
+    res.on('finish', end).on('close', end);
 
     if (req.headers['auth-token'] !== this.token) return json(res, 401, errorBody('UnauthorizedError', 'Authorization token invalid'));
     if (!match || route === 'any') return json(res, 404, errorBody('NotFoundError', `Route ${req.method} ${url.pathname} not found`));
     if (decodeURIComponent(match[1] as string) !== this.accountId) {
       return json(res, 404, errorBody('NotFoundError', `Trading account with id ${match[1]} not found`));
     }
+    if (route === 'account') return json(res, 200, this.provisionedAccount());
+    if (this.overCredits(route)) return this.tooManyRequests(res, route);
+    if (this.now() < this.deployedAt) return this.accepted(res);
     const index = this.faults.findIndex((f) => f.route === undefined || f.route === 'any' || f.route === route);
     const fault = index >= 0 ? this.faults.splice(index, 1)[0] : undefined;
     if (fault) {
@@ -221,7 +288,8 @@ export class FakeMetaApiServer {
       }
       case 'history-orders':
       case 'history-deals':
-        return this.history(res, route, segments, url.searchParams, await this.records());
+        // Still synchronizing: the REST route answers the bare array of what has loaded so far.
+        return this.history(res, route, segments, url.searchParams, this.now() < this.synchronizedAt ? [] : await this.records());
       case 'candles':
         return this.candles(res, segments, url.searchParams);
     }
@@ -257,6 +325,67 @@ export class FakeMetaApiServer {
         req.socket.destroy();
         return true;
     }
+  }
+
+  // --- account life and limits ----------------------------------------------------------------
+
+  /** MetatraderAccount as the provisioning API answers it. */
+  private provisionedAccount(): Record<string, unknown> {
+    const now = this.now();
+    const connectionStatus =
+      now < this.deployedAt || now < this.synchronizedAt ? 'DISCONNECTED' : this.brokerConnected ? 'CONNECTED' : 'DISCONNECTED_FROM_BROKER';
+    return {
+      _id: this.accountId,
+      name: 'Fake Trader',
+      type: 'cloud-g2',
+      login: '5012345',
+      server: 'FakeMarkets-Demo',
+      platform: 'mt5',
+      region: 'new-york',
+      state: now < this.deployedAt ? 'DEPLOYING' : 'DEPLOYED',
+      connectionStatus,
+      reliability: 'regular',
+    };
+  }
+
+  /** 202 Accepted while deploying: "retry-after: interval in seconds to retry" (or an HTTP-date, which RFC 9110 allows). */
+  private accepted(res: http.ServerResponse): void {
+    const seconds = Math.max(1, Math.min(5, Math.ceil((this.deployedAt - this.now()) / 1000)));
+    const retryAfter = this.retryAfterAsDate ? new Date(this.now() + seconds * 1000).toUTCString() : String(seconds);
+    json(res, 202, { message: 'The account is being deployed, please retry later' }, { 'retry-after': retryAfter });
+  }
+
+  /** Whether this request would take its API past `creditLimit` over the last second; charges it when not. */
+  private overCredits(route: FakeRoute): boolean {
+    const limit = this.options.creditLimit;
+    if (!limit) return false;
+    const window = this.charged[route === 'candles' ? 'market-data' : 'client'];
+    const now = this.now();
+    while (window.length > 0 && (window[0] as number) <= now - 1000) window.shift();
+    if ((window.length + 1) * limit.creditsPerRequest > limit.creditsPerSecond) return true;
+    window.push(now);
+    return false;
+  }
+
+  private tooManyRequests(res: http.ServerResponse, route: FakeRoute): void {
+    this.throttled++;
+    const limit = this.options.creditLimit as { creditsPerSecond: number; creditsPerRequest: number };
+    const window = this.charged[route === 'candles' ? 'market-data' : 'client'];
+    const retryAt = (window[0] as number) + 1000;
+    json(
+      res,
+      429,
+      errorBody('TooManyRequestsError', `The API allows ${limit.creditsPerSecond} cpu credits per 1s to avoid overloading our servers.`, {
+        metadata: {
+          periodInSeconds: 1,
+          creditsAvailable: limit.creditsPerSecond,
+          creditsUsed: window.length * limit.creditsPerRequest,
+          creditsRequired: limit.creditsPerRequest,
+          recommendedRetryTime: iso(retryAt),
+        },
+      }),
+      { 'retry-after': String(Math.max(1, Math.ceil((retryAt - this.now()) / 1000))) },
+    );
   }
 
   // --- terminal state ---------------------------------------------------------------------------
@@ -298,7 +427,7 @@ export class FakeMetaApiServer {
       minVolume: Number(info.volumeMin),
       maxVolume: Number(info.volumeMax),
       volumeStep: Number(info.volumeStep),
-      fillingModes: ['ORDER_FILLING_FOK', 'ORDER_FILLING_IOC'],
+      fillingModes: this.fillingModesOf(symbol),
       executionMode: 'SYMBOL_TRADE_EXECUTION_MARKET',
       contractSize: spec.contractSize,
       quoteSessions: sessions,
@@ -364,15 +493,25 @@ export class FakeMetaApiServer {
     json(res, 200, { margin: ((order.volume * spec.contractSize) / this.leverage) * rate });
   }
 
+  private fillingModesOf(symbol: string): string[] {
+    return this.options.fillingModes?.[symbol] ?? FILLING_MODES;
+  }
+
   private async trade(res: http.ServerResponse, body: unknown): Promise<void> {
     const problem = tradeBodyProblem(body);
     if (problem) return json(res, 400, errorBody('ValidationError', 'Validation failed', { details: [problem] }));
+    const trade = body as TradeBody;
+    const isMarket = trade.actionType === 'ORDER_TYPE_BUY' || trade.actionType === 'ORDER_TYPE_SELL';
+    const allowed = this.fillingModesOf(trade.symbol);
+    if (isMarket && trade.fillingModes && !trade.fillingModes.some((m) => allowed.includes(m))) {
+      return json(res, 200, { numericCode: 10030, stringCode: 'TRADE_RETCODE_INVALID_FILL', message: 'Unsupported filling mode' });
+    }
     json(res, 200, await this.execute(body));
   }
 
   /** Runs a MetatraderTrade on the terminal and answers its MetatraderTradeResponse. */
   private async execute(body: unknown): Promise<Record<string, unknown>> {
-    const request = tradeRequestOf(body as TradeBody);
+    const request = tradeRequestOf(body as TradeBody, this.fillingModesOf((body as TradeBody).symbol));
     this.magics.add(request.magic);
     const result = await this.terminal.orderSend(request);
     return {
@@ -520,17 +659,25 @@ function tradeBodyProblem(body: unknown): { parameter: string; message: string }
   if (!b.actionType || !(b.actionType in ACTION_TYPES)) return { parameter: 'actionType', message: 'must be a supported action type' };
   if (typeof b.symbol !== 'string') return { parameter: 'symbol', message: 'is required' };
   if (typeof b.volume !== 'number' || !(b.volume > 0)) return { parameter: 'volume', message: 'must be a number greater than 0' };
+  if (b.fillingModes !== undefined && !(Array.isArray(b.fillingModes) && b.fillingModes.every((m) => FILLING_MODES.includes(m)))) {
+    return { parameter: 'fillingModes', message: `allowed values are ${FILLING_MODES.join(', ')}` };
+  }
   if ((b.comment ?? '').length + (b.clientId ?? '').length > 26) {
     return { parameter: 'comment', message: 'The sum of the line lengths of the comment and the clientId must be less than or equal to 26' };
   }
   return undefined;
 }
 
-/** The MT5 request a MetatraderTrade stands for; MetaApi's default filling prefers FOK, pending orders use RETURN. */
-function tradeRequestOf(b: TradeBody): TradeRequest {
+/**
+ * The MT5 request a MetatraderTrade stands for: a market order fills with the first of its
+ * `fillingModes` the symbol allows (none given: MetaApi's default, FOK before IOC), a pending
+ * order rests with RETURN.
+ */
+function tradeRequestOf(b: TradeBody, allowed: string[]): TradeRequest {
   const type = ACTION_TYPES[b.actionType] as OrderType;
   const isDeal = type === 'buy' || type === 'sell';
-  const filling = (b.fillingModes?.[0]?.replace('ORDER_FILLING_', '') ?? (isDeal ? 'FOK' : 'RETURN')) as FillingMode;
+  const mode = (b.fillingModes ?? FILLING_MODES).find((m) => allowed.includes(m));
+  const filling = (isDeal && mode ? mode.replace('ORDER_FILLING_', '') : 'RETURN') as FillingMode;
   const request: TradeRequest = {
     action: isDeal ? 'deal' : 'pending',
     symbol: b.symbol,
@@ -552,6 +699,7 @@ function tradeRequestOf(b: TradeBody): TradeRequest {
 }
 
 function routeOf(method: string, rest: string): FakeRoute {
+  if (method === 'GET' && rest === '') return 'account';
   if (method === 'POST' && rest === 'trade') return 'trade';
   if (method === 'POST' && rest === 'calculate-margin') return 'calculate-margin';
   if (method !== 'GET') return 'any';

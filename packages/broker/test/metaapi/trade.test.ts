@@ -2,24 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RETCODE, outcomeOfRetcode } from '../../src/mt5-retcodes.js';
 import type { TradeRequest } from '../../src/terminal.js';
 import { errorBody, throttled } from './fake-metaapi-server.js';
-import { failure, fakeSetup, TRADE_TIMEOUT_MS, type FakeSetup } from './harness.js';
+import { failure, fakeSetup, marketBuyOf, TRADE_TIMEOUT_MS, type FakeSetup } from './harness.js';
 
 const MAGIC = 880_001;
 /** The execution service's comment: MT5's 31 characters. */
 const COMMENT = 'tradingview:3f5a0c1e9b7d24a6c8e';
 
-const marketBuy = (extra: Partial<TradeRequest> = {}): TradeRequest => ({
-  action: 'deal',
-  symbol: 'EURUSD',
-  type: 'buy',
-  volume: '0.10',
-  price: '1.08512',
-  deviation: 20,
-  magic: MAGIC,
-  comment: COMMENT,
-  filling: 'IOC',
-  ...extra,
-});
+const marketBuy = (extra: Partial<TradeRequest> = {}) => marketBuyOf(MAGIC, COMMENT, { price: '1.08512', ...extra });
 
 describe('MetaApi order_send', () => {
   let s: FakeSetup;
