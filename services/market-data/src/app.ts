@@ -34,7 +34,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
   });
 
   const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger });
-  registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: market.readinessChecks() });
+  registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: { ...market.readinessChecks(), ...deps.checks } });
   registerStreamMetrics(app, market);
 
   await app.register(

@@ -1,4 +1,6 @@
-import { CTraderFeed, ctraderUrl, SimulatedFeed, SimulatedMarket, type QuoteFeed } from '@fxdesk/broker';
+import path from 'node:path';
+import { CTraderFeed, ctraderUrl, fileTokenStore, SimulatedFeed, SimulatedMarket, type QuoteFeed } from '@fxdesk/broker';
+import type { CheckResult } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { MarketDataConfig } from './config.js';
 
@@ -6,6 +8,8 @@ export interface BrokerFeed {
   feed: QuoteFeed;
   /** Closes the feed, then stops what it runs on (the simulated market's ticking). */
   close: () => Promise<void>;
+  /** Readiness checks of the broker's own (cTrader: `ctrader_token`). */
+  checks?: Record<string, () => CheckResult>;
 }
 
 /** The quote feed BROKER names, built from its settings. */
@@ -15,12 +19,14 @@ export function createQuoteFeed(config: MarketDataConfig, clock: Clock): BrokerF
       clientId: config.CTRADER_CLIENT_ID as string,
       clientSecret: config.CTRADER_CLIENT_SECRET as string,
       accessToken: config.CTRADER_ACCESS_TOKEN as string,
+      refreshToken: config.CTRADER_REFRESH_TOKEN,
+      tokenStore: ctraderTokenFile(config),
       accountId: config.CTRADER_ACCOUNT_ID as number,
       url: ctraderUrl(config.CTRADER_ENVIRONMENT, { host: config.CTRADER_HOST, port: config.CTRADER_PORT }),
       clock,
       reconnectMaxMs: config.FEED_RECONNECT_MAX_SECONDS * 1000,
     });
-    return { feed, close: () => feed.close() };
+    return { feed, close: () => feed.close(), checks: { ctrader_token: () => feed.tokenStatus() } };
   }
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const feed = new SimulatedFeed({ market });
@@ -31,6 +37,12 @@ export function createQuoteFeed(config: MarketDataConfig, clock: Clock): BrokerF
       market.stop();
     },
   };
+}
+
+/** DATA_DIR/ctrader-tokens-<account>.json, where renewed token pairs are kept (none with DATA_DIR=:memory:). */
+function ctraderTokenFile(config: MarketDataConfig) {
+  if (config.DATA_DIR === ':memory:') return undefined;
+  return fileTokenStore(path.join(config.DATA_DIR, `ctrader-tokens-${config.CTRADER_ACCOUNT_ID}.json`));
 }
 
 /** What the start-up log line names: never a credential. */

@@ -39,6 +39,12 @@ export const MarketDataConfigSchema = z
     CTRADER_CLIENT_SECRET: z.string().min(1).optional(),
     /** An access token the account's owner granted the application. */
     CTRADER_ACCESS_TOKEN: z.string().min(1).optional(),
+    /**
+     * The refresh token granted with it: renews the access token (about 30 days) when it expires.
+     * Renewed pairs are kept in DATA_DIR/ctrader-tokens-<account>.json, which wins at start while
+     * CTRADER_ACCESS_TOKEN and CTRADER_REFRESH_TOKEN still name the pair it was renewed from.
+     */
+    CTRADER_REFRESH_TOKEN: z.string().min(1).optional(),
     /** ctidTraderAccountId: the account's id in the Open API, not its login number. */
     CTRADER_ACCOUNT_ID: z
       .string()

@@ -1,4 +1,5 @@
 import type { QuoteFeed } from '@fxdesk/broker';
+import type { CheckResult } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { createQuoteFeed, describeBroker } from './broker.js';
@@ -12,11 +13,13 @@ export interface MarketDataDeps {
   logger?: Logger;
   /** Closes the feed and stops what it runs on; called after the app has closed. */
   close: () => Promise<void>;
+  /** Readiness checks the broker adds to the service's own (cTrader: `ctrader_token`). */
+  checks?: Record<string, () => CheckResult>;
 }
 
 /** The real dependencies the config asks for: the feed BROKER names, on the system clock. */
 export async function createDeps(config: MarketDataConfig, logger: Logger): Promise<MarketDataDeps> {
   logger.info(`quotes from ${describeBroker(config)}`);
-  const { feed, close } = createQuoteFeed(config, systemClock);
-  return { clock: systemClock, feed, logger, close };
+  const { feed, close, checks } = createQuoteFeed(config, systemClock);
+  return { clock: systemClock, feed, logger, close, checks };
 }

@@ -29,6 +29,8 @@ export class FeedSession {
   private subscribed: readonly string[] | undefined;
   private retryTimer: TimerHandle | undefined;
   private failures = 0;
+  /** The failure last logged as a warning: the same one again is logged at debug level only. */
+  private lastWarned: string | undefined;
   private isStopped = false;
 
   constructor(options: FeedSessionOptions) {
@@ -52,7 +54,10 @@ export class FeedSession {
     this.listeners.push(
       feed.onState((change) => {
         this.options.onState(change);
-        if (change.state === 'connected') this.failures = 0;
+        if (change.state === 'connected') {
+          this.failures = 0;
+          this.lastWarned = undefined;
+        }
         if (change.state === 'disconnected') this.scheduleRetry();
       }),
     );
@@ -77,7 +82,11 @@ export class FeedSession {
       this.failures = 0;
     } catch (err) {
       this.failures++;
-      logger.warn({ err, attempt: this.failures }, 'broker feed connection failed; retrying');
+      // A refused token or a maintenance fails every attempt alike until it changes: say it once.
+      const message = err instanceof Error ? err.message : String(err);
+      if (message === this.lastWarned) logger.debug({ attempt: this.failures }, 'broker feed connection failed again, for the same reason; retrying');
+      else logger.warn({ err, attempt: this.failures }, 'broker feed connection failed; retrying');
+      this.lastWarned = message;
       this.scheduleRetry();
     }
   }

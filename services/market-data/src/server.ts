@@ -7,7 +7,8 @@ await runService({
   name: 'market-data',
   configSchema: MarketDataConfigSchema,
   devSecrets: MARKET_DATA_DEV_SECRETS,
-  // Keeps nothing on disk: quotes live in memory.
+  // Quotes live in memory. The one file, the cTrader token pair, needs no lock: a process
+  // takes the pair another one of the same account saved instead of spending its own.
   ownsDataDir: false,
   start: async (config, logger) => {
     const deps = await createDeps(config, logger);
