@@ -124,6 +124,40 @@ describe('cTrader access tokens: refresh', () => {
   });
 });
 
+describe('cTrader access tokens: renewing ahead of the expiry', () => {
+  it('renews before authorizing a new session when the renewed pair expires within a day', async () => {
+    const rig = await refreshingRig(tokenFile(), { accessTokenLifetimeSeconds: 20 * 3600 });
+    rig.fake.isTokenExpired = true;
+    await rig.feed.connect();
+    rig.fake.dropConnections();
+    await reach(rig.feed, 'disconnected');
+    await driveUntil(rig.clock, rig.feed, () => rig.feed.state() === 'connected');
+    expect(sessionOf(rig, 2)).toEqual([2100, 2173, 2102, 2114, 2116]);
+    expect(rig.fake.refreshes).toBe(2);
+  });
+
+  it('keeps a renewed pair that has more than a day left across a reconnection', async () => {
+    const rig = await refreshingRig();
+    rig.fake.isTokenExpired = true;
+    await rig.feed.connect();
+    rig.fake.dropConnections();
+    await reach(rig.feed, 'disconnected');
+    await driveUntil(rig.clock, rig.feed, () => rig.feed.state() === 'connected');
+    expect(sessionOf(rig, 2)).toEqual([2100, 2102, 2114, 2116]);
+    expect(rig.fake.refreshes).toBe(1);
+  });
+
+  it('refuses to start on a token file it cannot read, naming it', async () => {
+    const file = tokenFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '{"accessToken": 1}');
+    const rig = await startRig();
+    expect(() => anotherFeed(rig, { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) })).toThrow(
+      `${file} is not a cTrader token record: delete it to start from the configured tokens`,
+    );
+  });
+});
+
 describe('cTrader access tokens: a refresh that fails', () => {
   it('holds every later session back once the refresh token is refused, and says why', async () => {
     const rig = await refreshingRig();
