@@ -14,10 +14,14 @@ export const NotificationChannelSchema = z
 export type NotificationChannel = z.infer<typeof NotificationChannelSchema>;
 
 /**
- * Delivery statuses. `pending` → `sending` → `sent` → `delivered` → `read` is the forward path;
- * `failed` ends it (the provider refused, the attempts ran out, or the platform reported a failure).
+ * Delivery statuses. `pending` → `sending` → (`queued`) → `sent` → `delivered` → `read` is the
+ * forward path; `queued` is a provider's acceptance into its own send queue (Twilio's 201), before
+ * it has sent anything. `failed` ends it (the provider refused, the attempts ran out, or the
+ * platform reported a failure); `undelivered` too: the provider sent it and the carrier reported it
+ * could not reach the device (Twilio). The last two were added after the first six; the order of
+ * this list is not the order of the path.
  */
-export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'delivered', 'read', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'delivered', 'read', 'failed', 'queued', 'undelivered'] as const;
 export const DeliveryStatusSchema = z.enum(DELIVERY_STATUSES).meta({ id: 'DeliveryStatus' });
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
@@ -180,6 +184,31 @@ export const WebhookNotificationSchema = z
   })
   .loose();
 export type WebhookNotification = z.output<typeof WebhookNotificationSchema>;
+
+/**
+ * POST /webhooks/sms: the query of the StatusCallback URL we give Twilio with each message
+ * (`delivery`: our delivery id, so a report finds its record before the message's sid is stored).
+ */
+export const SmsStatusQuerySchema = z.object({ delivery: z.string().max(200).optional() }).loose();
+export type SmsStatusQuery = z.infer<typeof SmsStatusQuerySchema>;
+
+/**
+ * POST /webhooks/sms: Twilio's outbound message status callback, form-encoded
+ * (https://www.twilio.com/docs/usage/webhooks/messaging-webhooks): `ErrorCode` comes with
+ * `failed` and `undelivered`; Twilio may add parameters, which are kept (and signed).
+ */
+export const SmsStatusCallbackSchema = z
+  .object({
+    MessageSid: z.string().min(1).max(64),
+    MessageStatus: z.string().min(1).max(40),
+    ErrorCode: z.string().max(20).optional(),
+    AccountSid: z.string().optional(),
+    To: z.string().optional(),
+    From: z.string().optional(),
+  })
+  .loose()
+  .meta({ id: 'SmsStatusCallback' });
+export type SmsStatusCallback = z.infer<typeof SmsStatusCallbackSchema>;
 
 /** POST /webhooks/messenger_app 200: what became of the status updates. */
 export const WebhookAckSchema = z

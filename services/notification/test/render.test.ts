@@ -195,7 +195,7 @@ describe('platform status updates', () => {
   });
 
   it('is monotonic for any sequence of reports', () => {
-    const rank = { pending: 0, sending: 1, sent: 2, failed: 2, delivered: 3, read: 4 } as const;
+    const rank = { pending: 0, sending: 1, queued: 1.5, sent: 2, failed: 2, undelivered: 2, delivered: 3, read: 4 } as const;
     fc.assert(
       fc.property(
         fc.array(fc.record({ status: fc.constantFrom('sent', 'delivered', 'read', 'failed'), at: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 12 }),

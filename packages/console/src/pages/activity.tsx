@@ -15,7 +15,7 @@ const REFRESH_AFTER_MS = 400;
 
 const TAB_LABEL: Record<ActivityTab, string> = { signals: 'Signals', orders: 'Orders', deliveries: 'Deliveries' };
 const ORDER_STATES: SignalState[] = ['filled', 'partially_filled', 'placed', 'rejected', 'unknown', 'processing'];
-const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'sent', 'delivered', 'read', 'failed'];
+const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'queued', 'sent', 'delivered', 'read', 'failed', 'undelivered'];
 
 /** A text field of an order's request as submitted (the record keeps the submission as it came). */
 function requestField(order: SignalRecord, name: string): string {

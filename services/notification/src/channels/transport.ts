@@ -24,6 +24,8 @@ export interface SendResult {
   providerMessageId: string | null;
   /** Sandbox only: the exact request the real transport would have sent. */
   sandboxRequest?: unknown;
+  /** The provider took it into its own send queue and has not sent it yet (Twilio's 201): its status callbacks tell the rest. */
+  queued?: boolean;
 }
 
 /** A channel's way out: the real provider, or the sandbox that records instead of sending. */

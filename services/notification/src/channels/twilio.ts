@@ -4,7 +4,9 @@
  * - `POST {base}/2010-04-01/Accounts/{AccountSid}/Messages.json`, HTTP basic auth
  *   `AccountSid:AuthToken`, form-encoded `To`, `From` (or `MessagingServiceSid` for an MG… sender)
  *   and `Body` (at most 1600 characters).
- * - Success: 201 with the Message resource; the provider id is its `sid` (SM…).
+ * - Success: 201 with the Message resource; the provider id is its `sid` (SM…). With a
+ *   `StatusCallback` URL Twilio then reports each later status of the message to it
+ *   (https://www.twilio.com/docs/messaging/guides/outbound-message-status-in-status-callbacks).
  * - Failure (https://www.twilio.com/docs/usage/twilios-response#response-formats-exceptions):
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
@@ -22,12 +24,16 @@ import { gsm7LookAlikes } from './gsm7.js';
 
 export const TWILIO_MAX_BODY = 1600;
 const QUEUE_FULL = 21611;
+/** Where Twilio reports a message's status, below PUBLIC_BASE_URL. */
+export const SMS_STATUS_PATH = '/webhooks/sms';
 
 export interface TwilioOptions {
   baseUrl: string;
   accountSid: string;
   authToken: string;
   from: string;
+  /** PUBLIC_BASE_URL: each message's StatusCallback is `{it}/webhooks/sms?delivery={delivery id}`; unset, none is asked for. */
+  publicBaseUrl?: string;
 }
 
 export function twilioRequest(options: TwilioOptions, message: OutboundMessage): ProviderRequest {
@@ -38,6 +44,8 @@ export function twilioRequest(options: TwilioOptions, message: OutboundMessage):
   // GSM-7 where the message allows: a single UCS-2 character (a bullet or an ellipsis of our own
   // rendering, a typographic quote) bills the whole body at 67 characters a segment instead of 153.
   form.set('Body', plainText(message, TWILIO_MAX_BODY, { adapt: gsm7LookAlikes, ellipsis: '...' }));
+  // Our delivery id in the URL finds the record even before the sid is stored, or when it never is (a 5xx).
+  if (options.publicBaseUrl) form.set('StatusCallback', `${options.publicBaseUrl}${SMS_STATUS_PATH}?delivery=${encodeURIComponent(message.deliveryId)}`);
   return {
     method: 'POST',
     url: `${options.baseUrl}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`,
