@@ -346,13 +346,15 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
    * CH_ACCESS_TOKEN_INVALID). A token rejected again after a renewal is refused for good.
    */
   private async authorizeAccount(connection: OpenApiConnection): Promise<void> {
+    const authorize = () =>
+      this.call(connection, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.tokens.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
     let isRenewed = false;
     if (this.tokens.shouldRefreshFirst(this.clock.now())) {
       await this.renewTokens(connection);
       isRenewed = true;
     }
     try {
-      await this.call(connection, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.tokens.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+      await authorize();
       return;
     } catch (err) {
       if (!isTokenRejection(err)) throw err;
@@ -361,7 +363,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     }
     await this.renewTokens(connection);
     try {
-      await this.call(connection, PayloadType.ACCOUNT_AUTH_REQ, this.forAccount({ accessToken: this.tokens.accessToken }), PayloadType.ACCOUNT_AUTH_RES);
+      await authorize();
     } catch (err) {
       throw isTokenRejection(err) ? this.tokens.refuse(err) : err;
     }
