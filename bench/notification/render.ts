@@ -3,7 +3,7 @@
  * make a careless renderer super-linear (deep nesting, unclosed constructs, long runs), at the
  * size limit (65,536 characters) beside the same shape at a quarter of it, measured in the same
  * run: a linear renderer takes about 4× as long at 4× the size, a quadratic one about 16×.
- * Telegram stops reading at its 4,096 visible characters, so its cost can stay flat.
+ * Telegram renders the whole message and splits it into parts of 4,096 visible characters.
  *
  *   npm run bench -- notification render [runs]   (default 15; each figure is the best run)
  *
@@ -11,7 +11,8 @@
  * is ever open twice, so the open-tag stack stays a handful deep) without a clock.
  */
 import { performance } from 'node:perf_hooks';
-import { emailParts, plainText, telegramText } from '../../services/notification/src/render.js';
+import { telegramParts } from '../../services/notification/src/channels/telegram-split.js';
+import { emailParts, plainText } from '../../services/notification/src/render.js';
 
 const RUNS = Number(process.argv[3] ?? 15);
 const LIMIT = 65_536;
@@ -34,7 +35,7 @@ const shapes: Array<[string, (size: number) => string]> = [
 ];
 
 const renderers: Array<[string, (message: string) => unknown]> = [
-  ['Telegram', (message) => telegramText({ message, contentType: 'html', subject: 'Fill' })],
+  ['Telegram (render, then split)', (message) => telegramParts({ message, contentType: 'html', subject: 'Fill' })],
   ['SMS / WhatsApp', (message) => plainText({ message, contentType: 'html', subject: 'Fill' }, 1600)],
   ['email', (message) => emailParts({ message, contentType: 'html' })],
 ];

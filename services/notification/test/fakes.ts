@@ -107,25 +107,91 @@ export function telegramError(errorCode: number, description: string, parameters
   return { status: errorCode, body: { ok: false, error_code: errorCode, description, ...(parameters ? { parameters } : {}) } };
 }
 
-export function fakeTelegram(token: string): FakeProvider {
+/** One sendMessage as the fake Telegram judged it, at its clock's time. */
+export interface TelegramCall {
+  at: number;
+  chat: string;
+  /** The message_id given, or the error_code refused with. */
+  outcome: { messageId: number } | { errorCode: number; retryAfter?: number };
+}
+
+export interface FakeTelegramOptions {
+  /** The clock the fake judges the limits by (the service's manual clock in tests); Date.now by default. */
+  now?: () => number;
+  /** Groups upgraded to supergroups: old chat id → new. */
+  migrated?: Record<string, number>;
+}
+
+/** A bot's accepted messages in the last `windowMs` before `now`: whether one more passes, else the seconds until it would. */
+function floodWait(times: number[], now: number, limit: number, windowMs: number): number | undefined {
+  const inWindow = times.filter((t) => t > now - windowMs);
+  if (inWindow.length < limit) return undefined;
+  const oldest = inWindow[inWindow.length - limit] as number;
+  return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
+}
+
+/**
+ * The Bot API's sendMessage, with the limits the Bot FAQ documents
+ * (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this), answered as
+ * flood control answers: 429 `Too Many Requests: retry after N` with `parameters.retry_after`:
+ * more than 1 message a second to a chat, 20 a minute to a group (a negative id or @channel),
+ * 30 a second from the bot. A migrated group answers 400 with `parameters.migrate_to_chat_id`
+ * (https://core.telegram.org/bots/api#responseparameters). `calls` keeps every judgement.
+ */
+export function fakeTelegram(token: string, options: FakeTelegramOptions = {}): FakeProvider & { calls: TelegramCall[] } {
+  const now = options.now ?? Date.now;
   let messageId = 100;
-  return new FakeProvider((req) => {
+  const calls: TelegramCall[] = [];
+  const sent = new Map<string, number[]>();
+  const bot: number[] = [];
+  const judge = (chat: string, reply: Reply): Reply => {
+    const body = reply.body as { result?: { message_id: number }; error_code?: number; parameters?: { retry_after?: number } };
+    calls.push({
+      at: now(),
+      chat,
+      outcome: body.result ? { messageId: body.result.message_id } : { errorCode: body.error_code ?? reply.status, retryAfter: body.parameters?.retry_after },
+    });
+    return reply;
+  };
+  const fake = new FakeProvider((req) => {
     if (req.path !== `/bot${token}/sendMessage`)
       return telegramError(req.path.startsWith('/bot') ? 401 : 404, req.path.startsWith('/bot') ? 'Unauthorized' : 'Not Found');
     const body = req.json ?? {};
     if (body.chat_id === undefined) return telegramError(400, 'Bad Request: chat_id is empty');
+    const chat = typeof body.chat_id === 'string' ? body.chat_id : JSON.stringify(body.chat_id);
     const text = typeof body.text === 'string' ? body.text : '';
     const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(text) : { visible: text };
-    if ('error' in parsed) return telegramError(400, parsed.error);
-    if (parsed.visible.trim().length === 0) return telegramError(400, 'Bad Request: message text is empty');
-    if (parsed.visible.length > 4096) return telegramError(400, 'Bad Request: message is too long');
-    if (body.chat_id === 404) return telegramError(400, 'Bad Request: chat not found');
+    if ('error' in parsed) return judge(chat, telegramError(400, parsed.error));
+    if (parsed.visible.trim().length === 0) return judge(chat, telegramError(400, 'Bad Request: message text is empty'));
+    if (parsed.visible.length > 4096) return judge(chat, telegramError(400, 'Bad Request: message is too long'));
+    if (body.chat_id === 404) return judge(chat, telegramError(400, 'Bad Request: chat not found'));
+    const movedTo = options.migrated?.[chat];
+    if (movedTo !== undefined)
+      return judge(chat, telegramError(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo }));
+    const at = now();
+    const times = sent.get(chat) ?? [];
+    const wait =
+      floodWait(times, at, 1, 1000) ??
+      (chat.startsWith('-') || chat.startsWith('@') ? floodWait(times, at, 20, 60_000) : undefined) ??
+      floodWait(bot, at, 30, 1000);
+    if (wait !== undefined) return judge(chat, telegramError(429, `Too Many Requests: retry after ${wait}`, { retry_after: wait }));
+    times.push(at);
+    sent.set(chat, times);
+    bot.push(at);
     messageId += 1;
-    return {
+    return judge(chat, {
       status: 200,
-      body: { ok: true, result: { message_id: messageId, date: 1767614400, chat: { id: body.chat_id, type: 'private' }, text: parsed.visible } },
-    };
+      body: { ok: true, result: { message_id: messageId, date: Math.floor(at / 1000), chat: { id: body.chat_id, type: 'private' }, text: parsed.visible } },
+    });
   });
+  const reset = fake.reset.bind(fake);
+  fake.reset = () => {
+    reset();
+    calls.length = 0;
+    sent.clear();
+    bot.length = 0;
+  };
+  return Object.assign(fake, { calls });
 }
 
 // ─── Twilio ────────────────────────────────────────────────────────────────────────────────

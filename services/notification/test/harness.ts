@@ -39,6 +39,20 @@ export async function buildTestService(
   return { ...service, clock };
 }
 
+/**
+ * Moves the manual clock from one due delivery to the next, exactly to its time, until none is
+ * left or `limitMs` of simulated time has gone by; returns the simulated time it took.
+ */
+export async function drainOutbox(service: NotificationService & { clock: ManualClock }, limitMs = 3_600_000): Promise<number> {
+  const start = service.clock.now();
+  for (;;) {
+    await service.outbox.settle();
+    const due = service.store.nextDueAt();
+    if (due === undefined || due - start > limitMs) return service.clock.now() - start;
+    await service.clock.advanceAsync(Math.max(0, due - service.clock.now()));
+  }
+}
+
 /** The test service, ready, with a helper that posts a notification with the test key. */
 export async function startService(env: Env = {}, overrides: { transports?: Partial<Transports> } = {}): Promise<Harness> {
   const service = await buildTestService(env, overrides);

@@ -1,6 +1,6 @@
 import type { NotificationChannel } from '@fxdesk/schemas';
 import { emailMessage, type EmailMessage } from './email.js';
-import { telegramRequest } from './telegram.js';
+import { telegramRequests } from './telegram.js';
 import type { OutboundMessage, ProviderRequest, SendResult, Transport } from './transport.js';
 import { twilioRequest } from './twilio.js';
 import { whatsappRequest } from './whatsapp.js';
@@ -13,7 +13,8 @@ import { whatsappRequest } from './whatsapp.js';
 export class SandboxTransport implements Transport {
   readonly provider = 'sandbox' as const;
 
-  constructor(private readonly build: (message: OutboundMessage) => ProviderRequest | EmailMessage) {}
+  /** A split Telegram message records one request per part. */
+  constructor(private readonly build: (message: OutboundMessage) => ProviderRequest | ProviderRequest[] | EmailMessage) {}
 
   async send(message: OutboundMessage): Promise<SendResult> {
     return { provider: this.provider, providerMessageId: `sandbox-${message.deliveryId}`, sandboxRequest: this.build(message) };
@@ -33,7 +34,10 @@ export interface SandboxSettings {
 export function sandboxFor(channel: NotificationChannel, s: SandboxSettings): SandboxTransport {
   switch (channel) {
     case 'CHAT_APP':
-      return new SandboxTransport((m) => telegramRequest({ baseUrl: s.chatAppBaseUrl, botToken: '<CHAT_APP_BOT_TOKEN>' }, m));
+      return new SandboxTransport((m) => {
+        const requests = telegramRequests({ baseUrl: s.chatAppBaseUrl, botToken: '<CHAT_APP_BOT_TOKEN>' }, m);
+        return requests.length === 1 ? (requests[0] as ProviderRequest) : requests;
+      });
     case 'SMS':
       return new SandboxTransport((m) => {
         const req = twilioRequest({ baseUrl: s.smsBaseUrl, accountSid: '<SMS_ACCOUNT_SID>', authToken: '', from: s.smsFrom ?? '<SMS_FROM>' }, m);

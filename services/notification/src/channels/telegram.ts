@@ -7,11 +7,17 @@
  * - Success: `{ "ok": true, "result": Message }`; the provider id is `result.message_id`.
  * - Failure (https://core.telegram.org/bots/api#making-requests): `{ "ok": false, "error_code",
  *   "description", "parameters"?: ResponseParameters }`; on flood control (429) `parameters.retry_after`
- *   is "the number of seconds left to wait before the request can be repeated".
+ *   is "the number of seconds left to wait before the request can be repeated"; when a group has
+ *   become a supergroup, `parameters.migrate_to_chat_id` is "the group has been migrated to a
+ *   supergroup with the specified identifier" (https://core.telegram.org/bots/api#responseparameters).
+ * - Limits: telegram-pacer.ts (the Bot FAQ's); a text over 4,096 characters goes in parts (telegram-split.ts).
  */
-import { bodyExcerpt, HttpTransport, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
-import type { OutboundMessage, ProviderRequest, Transport } from './transport.js';
-import { telegramText } from '../render.js';
+import type { NotificationChannel, ProviderError } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import { bodyExcerpt, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
+import { TelegramPacer } from './telegram-pacer.js';
+import { telegramParts } from './telegram-split.js';
+import { DeliveryError, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 
 export interface TelegramOptions {
   baseUrl: string;
@@ -24,18 +30,18 @@ function chatId(recipient: string): number | string {
   return /^-?\d+$/.test(recipient) && Number.isSafeInteger(n) ? n : recipient;
 }
 
-export function telegramRequest(options: TelegramOptions, message: OutboundMessage): ProviderRequest {
+function sendMessageRequest(options: TelegramOptions, chat: string, text: string): ProviderRequest {
   return {
     method: 'POST',
     url: `${options.baseUrl}/bot${options.botToken}/sendMessage`,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      chat_id: chatId(message.recipient),
-      text: telegramText(message),
-      parse_mode: 'HTML',
-      link_preview_options: { is_disabled: true },
-    }),
+    body: JSON.stringify({ chat_id: chatId(chat), text, parse_mode: 'HTML', link_preview_options: { is_disabled: true } }),
   };
+}
+
+/** The sendMessage requests of a message, one per part (the sandbox records these). */
+export function telegramRequests(options: TelegramOptions, message: OutboundMessage): ProviderRequest[] {
+  return telegramParts(message).map((text) => sendMessageRequest(options, message.recipient, text));
 }
 
 interface TelegramReply {
@@ -46,25 +52,132 @@ interface TelegramReply {
   parameters?: { retry_after?: number; migrate_to_chat_id?: number };
 }
 
-function readTelegramReply(res: HttpResponse, now: () => number): string | null {
+/** The message_id of an accepted message, or the refusal (with the chat it moved to, if it did). */
+function readTelegramReply(res: HttpResponse, now: () => number): { messageId: string | null } | { refusal: DeliveryError; movedTo?: string } {
   const reply = (res.json ?? {}) as TelegramReply;
-  if (isSuccess(res) && reply.ok === true) return reply.result?.message_id === undefined ? null : String(reply.result.message_id);
+  if (isSuccess(res) && reply.ok === true) return { messageId: reply.result?.message_id === undefined ? null : String(reply.result.message_id) };
   const retryAfterSeconds = reply.parameters?.retry_after;
   const description = reply.description ?? bodyExcerpt(res.text);
   const migrated = reply.parameters?.migrate_to_chat_id;
-  throw providerRefusal(
+  const refusal = providerRefusal(
     res,
     { code: reply.error_code, message: migrated === undefined ? description : `${description} (migrate_to_chat_id ${migrated})` },
     now,
     typeof retryAfterSeconds === 'number' ? { retryAfterMs: retryAfterSeconds * 1000 } : {},
   );
+  return Number.isSafeInteger(migrated) ? { refusal, movedTo: String(migrated) } : { refusal };
 }
 
-export function telegramTransport(options: TelegramOptions, http: HttpClient, now: () => number): Transport {
-  return new HttpTransport(
-    'telegram',
-    http,
-    (message) => telegramRequest(options, message),
-    (res) => readTelegramReply(res, now),
-  );
+/** What the Telegram transport keeps in the database: chats that moved, and the parts of split messages already sent. */
+export interface TelegramMemory {
+  routeOf(channel: NotificationChannel, recipient: string): string | undefined;
+  reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void>;
+  partsSent(deliveryId: string): { part: number; address: string; providerMessageId: string | null }[];
+  recordPart(deliveryId: string, sent: { part: number; parts: number; address: string; providerMessageId: string | null }, now: number): Promise<void>;
+}
+
+/** A wait that is not a failure: the delivery goes back in the queue until `untilMs` and the attempt does not count. */
+function waitUntil(untilMs: number, now: number, error: ProviderError): DeliveryError {
+  return new DeliveryError(error, { retryable: true, retryAfterMs: Math.max(0, untilMs - now), spendsAttempt: false });
+}
+
+/**
+ * The transport with its memory in this process only (chats that moved and parts sent are
+ * forgotten at a restart): what channels/index.ts builds until it passes the store in. Goes with
+ * its last caller.
+ */
+export function telegramTransport(options: TelegramOptions, http: HttpClient, now: () => number): TelegramTransport {
+  const routes = new Map<string, string>();
+  const parts = new Map<string, { part: number; address: string; providerMessageId: string | null }[]>();
+  const memory: TelegramMemory = {
+    routeOf: (_channel, recipient) => routes.get(recipient),
+    reroute: async (_channel, recipient, routedTo) => void routes.set(recipient, routedTo),
+    partsSent: (deliveryId) => parts.get(deliveryId) ?? [],
+    recordPart: async (deliveryId, sent) => void parts.set(deliveryId, [...(parts.get(deliveryId) ?? []), sent]),
+  };
+  return new TelegramTransport(options, http, memory, now);
+}
+
+/**
+ * CHAT_APP on the Bot API. Each call sends at most one message, when the pacer says it is the
+ * chat's turn; otherwise, and between the parts of a long message, the delivery waits for its
+ * turn (no attempt spent). A 429 with `retry_after` holds that chat alone; a `migrate_to_chat_id`
+ * moves the recipient to the supergroup for good and sends there.
+ */
+export class TelegramTransport implements Transport {
+  readonly provider = 'telegram' as const;
+  private readonly pacer = new TelegramPacer();
+  /** Recipients' current chats, read once from `memory`. */
+  private readonly routes = new Map<string, string>();
+
+  constructor(
+    private readonly options: TelegramOptions,
+    private readonly http: HttpClient,
+    private readonly memory: TelegramMemory,
+    private readonly now: () => number,
+    private readonly logger?: Logger,
+  ) {}
+
+  private chatOf(recipient: string): string {
+    let chat = this.routes.get(recipient);
+    if (chat === undefined) {
+      chat = this.memory.routeOf('CHAT_APP', recipient) ?? recipient;
+      this.routes.set(recipient, chat);
+    }
+    return chat;
+  }
+
+  async send(message: OutboundMessage): Promise<SendResult> {
+    const chat = this.chatOf(message.recipient);
+    const now = this.now();
+    const turn = this.pacer.turn(message.deliveryId, chat, now);
+    if (turn > now) throw waitUntil(turn, now, { code: 'paced', message: `waiting for chat ${chat}'s turn under Telegram's limits` });
+
+    const parts = telegramParts(message);
+    const done = parts.length > 1 ? this.memory.partsSent(message.deliveryId) : [];
+    const part = done.length;
+    const req = sendMessageRequest(this.options, chat, parts[part] as string);
+    const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
+    const reply = readTelegramReply(res, this.now);
+    if ('refusal' in reply) {
+      if (reply.refusal.providerError.httpStatus !== 429) this.pacer.giveBack(chat, turn);
+      throw await this.refused(message, chat, reply.refusal, reply.movedTo);
+    }
+
+    if (parts.length > 1) {
+      await this.memory.recordPart(message.deliveryId, { part, parts: parts.length, address: chat, providerMessageId: reply.messageId }, this.now());
+      if (part + 1 < parts.length) {
+        const at = this.now();
+        throw waitUntil(this.pacer.turn(message.deliveryId, chat, at), at, {
+          code: 'in_parts',
+          message: `part ${part + 1} of ${parts.length} sent (message_id ${reply.messageId}); the next goes at the chat's next turn`,
+        });
+      }
+    }
+    // A message_id is only unique within its chat: one sent elsewhere than the recipient (a moved group) names its chat.
+    const ids = [...done, { address: chat, providerMessageId: reply.messageId }]
+      .filter((p): p is { address: string; providerMessageId: string } => p.providerMessageId !== null)
+      .map((p) => (p.address === message.recipient ? p.providerMessageId : `${p.address}:${p.providerMessageId}`));
+    return { provider: this.provider, providerMessageId: ids.length > 0 ? ids.join(',') : null };
+  }
+
+  /** The error a refusal throws: a hold or a move is a wait (the attempt does not count); anything else fails as Telegram said. */
+  private async refused(message: OutboundMessage, chat: string, refusal: DeliveryError, movedTo: string | undefined): Promise<DeliveryError> {
+    const now = this.now();
+    if (movedTo !== undefined && movedTo !== chat) {
+      await this.memory.reroute('CHAT_APP', message.recipient, movedTo, now);
+      this.routes.set(message.recipient, movedTo);
+      this.logger?.warn(
+        { deliveryId: message.deliveryId, recipient: message.recipient, from: chat, to: movedTo },
+        'Telegram: the group was upgraded to a supergroup (migrate_to_chat_id): this delivery and every later one to the recipient go to the new chat',
+      );
+      return waitUntil(this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
+    }
+    if (refusal.providerError.httpStatus === 429 && refusal.retryAfterMs !== undefined) {
+      // The flood wait is the chat's: its other deliveries wait behind it, the other chats go on.
+      this.pacer.hold(chat, now + refusal.retryAfterMs);
+      return waitUntil(this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
+    }
+    return refusal;
+  }
 }
