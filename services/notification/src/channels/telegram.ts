@@ -135,6 +135,11 @@ export class TelegramTransport implements Transport {
 
     const parts = telegramParts(message);
     const done = parts.length > 1 ? this.memory.partsSent(message.deliveryId) : [];
+    if (done.length >= parts.length) {
+      // Every part was accepted before the worker stopped short of recording the delivery sent.
+      this.pacer.giveBack(chat, turn);
+      return this.sent(message, done);
+    }
     const part = done.length;
     const req = sendMessageRequest(this.options, chat, parts[part] as string);
     const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
@@ -154,8 +159,15 @@ export class TelegramTransport implements Transport {
         });
       }
     }
-    // A message_id is only unique within its chat: one sent elsewhere than the recipient (a moved group) names its chat.
-    const ids = [...done, { address: chat, providerMessageId: reply.messageId }]
+    return this.sent(message, [...done, { address: chat, providerMessageId: reply.messageId }]);
+  }
+
+  /**
+   * The result of a delivery whose messages all went: their ids, each naming its chat when that is
+   * not the recipient (a moved group), as a message_id is only unique within its chat.
+   */
+  private sent(message: OutboundMessage, messages: { address: string; providerMessageId: string | null }[]): SendResult {
+    const ids = messages
       .filter((p): p is { address: string; providerMessageId: string } => p.providerMessageId !== null)
       .map((p) => (p.address === message.recipient ? p.providerMessageId : `${p.address}:${p.providerMessageId}`));
     return { provider: this.provider, providerMessageId: ids.length > 0 ? ids.join(',') : null };
