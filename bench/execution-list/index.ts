@@ -33,7 +33,8 @@ import { buildApp } from '../../services/execution/src/app.js';
 import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
 import { createDeps } from '../../services/execution/src/deps.js';
 import { listSignals } from '../../services/execution/src/signal-list.js';
-import { listQuery, MIGRATIONS, SignalStore, type SignalClaim, type SignalOutcome } from '../../services/execution/src/store.js';
+import { listQuery, MIGRATIONS, SqliteSignalStore } from '../../services/execution/src/sqlite-store.js';
+import type { SignalClaim, SignalOutcome, SignalStore } from '../../services/execution/src/store.js';
 
 const ROWS = Number(process.argv[2] ?? 120_000);
 const WRITES = 8_000;
@@ -110,7 +111,7 @@ async function reads(): Promise<void> {
   fill(file, ROWS);
   console.info(`${fmt(ROWS)} signals written in ${fmt((performance.now() - t0) / 1000)} s; reads, median of repeated calls:`);
 
-  const store = SignalStore.open(file);
+  const store = SqliteSignalStore.open(file, 'bench');
   const query = (q: Record<string, string>) => SignalListQuerySchema.parse(q);
   const page = (q: Record<string, string>) => listSignals(store, query(q));
 
@@ -157,7 +158,7 @@ async function reads(): Promise<void> {
   }
   const walkSeconds = (performance.now() - walk0) / 1000;
   line(`every page, limit 500 (${fmt(pages)} pages)`, `${fmt(walkSeconds)} s, ${fmt(ROWS / walkSeconds)} records/s`);
-  store.close();
+  await store.close();
 
   const config = loadConfig(ExecutionConfigSchema, { API_KEY: 'bench-execution-key', DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' });
   const deps = await createDeps(config, createLogger({ name: 'execution', level: 'silent' }));
@@ -189,7 +190,7 @@ function writeStore(name: string, withListIndexes: boolean, synchronous: 'FULL' 
     db.exec(`DROP INDEX signals_received; DROP INDEX signals_state; DROP INDEX signals_symbol; DROP INDEX signals_source;
              CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`);
   }
-  return new SignalStore(db);
+  return new SqliteSignalStore(db, 'bench');
 }
 
 /** Signals per second: claims and outcomes of WRITES fresh signals, 64 in flight. */
@@ -209,6 +210,7 @@ async function writePass(store: SignalStore, offset: number): Promise<number> {
           symbol: SYMBOLS[n % SYMBOLS.length] as string,
           source: SOURCES[n % SOURCES.length] as string,
           receivedAt: new Date(START_MS + n).toISOString(),
+          leaseExpiresAt: new Date(START_MS + n + 65_000).toISOString(),
         };
         await store.claim(claim);
         await store.complete(signalId, FILLED);
@@ -226,8 +228,8 @@ async function writes(synchronous: 'FULL' | 'NORMAL'): Promise<void> {
     best.bare = Math.max(best.bare, await writePass(bare, pass * WRITES));
     best.shipped = Math.max(best.shipped, await writePass(shipped, pass * WRITES));
   }
-  shipped.close();
-  bare.close();
+  await shipped.close();
+  await bare.close();
   console.info(`claims + outcomes, synchronous=${synchronous}, best of ${WRITE_PASSES} alternated passes of ${fmt(WRITES)}:`);
   line('without the list indexes (baseline)', `${fmt(best.bare)} signals/s`);
   line('as shipped, with them', `${fmt(best.shipped)} signals/s   ratio ${(best.shipped / best.bare).toFixed(3)}`);

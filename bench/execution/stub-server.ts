@@ -10,7 +10,7 @@ import { createLogger, databasePath, loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from '../../services/execution/src/app.js';
 import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
-import { SignalStore } from '../../services/execution/src/store.js';
+import { SqliteSignalStore } from '../../services/execution/src/sqlite-store.js';
 
 const EURUSD: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
 const CHECK: TradeCheckResult = { retcode: 0, comment: 'Done', balance: 1e9, equity: 1e9, margin: 0, marginFree: 1e9, marginLevel: 0 };
@@ -60,11 +60,8 @@ class ConstantTerminal implements TradingTerminal {
 }
 
 const config = loadConfig(ExecutionConfigSchema, process.env);
-const store = SignalStore.open(databasePath(config.DATA_DIR, 'execution'));
-const close = () => {
-  store.close();
-  return Promise.resolve();
-};
+const store = SqliteSignalStore.open(databasePath(config.DATA_DIR, 'execution'), config.REPLICA_ID);
+const close = () => store.close();
 const { app } = await buildApp({
   config,
   deps: { clock: systemClock, terminal: new ConstantTerminal(), store, logger: createLogger({ name: 'execution', level: config.LOG_LEVEL }), close },

@@ -40,7 +40,8 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string>): st
   return `${issue.message}${shown}`;
 }
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|SID|SMTP_URL)$/;
+// URLs that may carry a password: SMTP_URL, DATABASE_URL (postgres://user:password@…).
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|SID|SMTP_URL|DATABASE_URL)$/;
 
 /** Whether a setting holds a credential (its value is never logged or echoed). */
 export function isSecretName(name: string): boolean {

@@ -111,7 +111,7 @@ describe('withDevSecrets', () => {
 
 describe('isSecretName', () => {
   it('recognizes credential settings', () => {
-    for (const n of ['API_KEY', 'INTERNAL_API_KEY', 'OANDA_API_TOKEN', 'MESSENGER_APP_APP_SECRET', 'SMS_ACCOUNT_SID', 'EMAIL_SMTP_URL'])
+    for (const n of ['API_KEY', 'INTERNAL_API_KEY', 'OANDA_API_TOKEN', 'MESSENGER_APP_APP_SECRET', 'SMS_ACCOUNT_SID', 'EMAIL_SMTP_URL', 'DATABASE_URL'])
       expect(isSecretName(n)).toBe(true);
     for (const n of ['PORT', 'HOST', 'SIM_SEED', 'TRADING_ENABLED']) expect(isSecretName(n)).toBe(false);
   });

@@ -19,8 +19,11 @@ export interface RunningEngine {
 }
 
 export interface RunningPostgres extends RunningEngine {
-  /** A new, empty database on this server and its URL: one per test keeps tests apart. */
-  createDatabase(): Promise<string>;
+  /**
+   * A new, empty database on this server and its URL: one per test keeps tests apart. With
+   * `icuLocale` (say en-US), text sorts by that ICU collation rather than the cluster's C order.
+   */
+  createDatabase(options?: { icuLocale?: string }): Promise<string>;
 }
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -134,12 +137,13 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   let stopped = false;
   return {
     url,
-    async createDatabase() {
+    async createDatabase({ icuLocale }: { icuLocale?: string } = {}) {
       const name = `test_${++databases}`;
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query(`CREATE DATABASE ${name}`);
+        const locale = icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale.replace(/[^A-Za-z0-9_-]/g, '')}'`;
+        await client.query(`CREATE DATABASE ${name}${locale}`);
       } finally {
         await client.end();
       }

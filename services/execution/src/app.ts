@@ -53,10 +53,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
 
   registerExecutionMetrics(app.metrics, deps);
   // Signals left `processing` by a crash become `unknown` before the service listens.
-  app.addHook('onReady', (done) => {
-    recoverInterruptedSignals({ terminal, store, clock, logger, magic: config.MAGIC_NUMBER });
-    done();
-  });
+  app.addHook('onReady', () => recoverInterruptedSignals({ terminal, store, clock, logger, magic: config.MAGIC_NUMBER }));
   // Close lets in-flight signals finish (and store their outcome) before the owner closes the deps.
   app.addHook('preClose', () => pipeline.whenIdle());
   return { app };

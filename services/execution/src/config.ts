@@ -57,6 +57,13 @@ export const ExecutionConfigSchema = z
     MAGIC_NUMBER: envInt(880_001, { min: 0, max: 2 ** 31 - 1 }),
     ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
     PRE_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
+    /** postgres://… keeps the signals in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
+    /** This replica's name on the store: its own claims are the ones it recovers after a restart, so stable across restarts and unique per replica. */
+    REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' })
+      .default('replica-1'),
     SIM_TERMINAL_FAULTS: faultSpec.optional(),
     SIM_STARTING_BALANCE: positiveDecimal('100000'),
     /** MetaApi API token (the `auth-token` header); required when BROKER=metaapi. */

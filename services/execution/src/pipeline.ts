@@ -46,6 +46,15 @@ const UNKNOWN_ADVICE = 'the order may or may not exist at the broker; it will no
 /** The message stored for a signal that was cut off by a crash or a restart. */
 export const INTERRUPTED_MESSAGE = `the service stopped while this signal was being executed; ${UNKNOWN_ADVICE}`;
 
+/**
+ * The longest a live replica holds a claim before its outcome is stored: three bounded terminal
+ * calls before order_send (symbol_info, tick, order_check), order_send, and 5 s for the store.
+ * A claim's lease lasts this long, and shutdown waits this long for signals in flight.
+ */
+export function claimLeaseMs(config: Pick<ExecutionConfig, 'PRE_SEND_TIMEOUT_MS' | 'ORDER_SEND_TIMEOUT_MS'>): number {
+  return 3 * config.PRE_SEND_TIMEOUT_MS + config.ORDER_SEND_TIMEOUT_MS + 5_000;
+}
+
 /** A final state with its details; the answer is built from it. */
 type OutcomeFields = Omit<SignalOutcome, 'httpStatus' | 'responseBody' | 'completedAt'>;
 
@@ -75,6 +84,7 @@ export class SignalPipeline {
   private readonly symbols: Set<string>;
   private readonly outcomes;
   private readonly replays;
+  private readonly leaseMs: number;
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -83,6 +93,7 @@ export class SignalPipeline {
     this.symbols = new Set(deps.config.ALLOWED_SYMBOLS);
     this.outcomes = deps.metrics.counter('execution_signal_outcomes_total', 'Signals that reached a final state, by state.');
     this.replays = deps.metrics.counter('execution_signal_replays_total', 'Identical retries answered with the stored answer.');
+    this.leaseMs = claimLeaseMs(deps.config);
   }
 
   /** The checks of /health/ready: the terminal is connected and TRADING_ENABLED is true. */
@@ -163,6 +174,7 @@ export class SignalPipeline {
     }
 
     const comment = orderComment(signal.source, signalId);
+    const now = this.deps.clock.now();
     const claim = await this.storeCall(signalId, 'store the idempotency claim', () =>
       this.deps.store.claim({
         signalId,
@@ -172,7 +184,8 @@ export class SignalPipeline {
         orderComment: comment,
         symbol: signal.symbol,
         source: signal.source,
-        receivedAt: this.nowIso(),
+        receivedAt: new Date(now).toISOString(),
+        leaseExpiresAt: new Date(now + this.leaseMs).toISOString(),
       }),
     );
     if (!claim.claimed) return this.answerExisting(signalId, hash, claim.existing);

@@ -18,18 +18,19 @@ export interface RecoveryDeps {
  * At start-up, before the service listens: fails every interrupted signal, then looks them up on
  * the terminal in the background (the service does not wait for the terminal to answer).
  */
-export function recoverInterruptedSignals(deps: RecoveryDeps): void {
-  const interrupted = failInterruptedSignals(deps.store, deps.clock, deps.logger);
+export async function recoverInterruptedSignals(deps: RecoveryDeps): Promise<void> {
+  const interrupted = await failInterruptedSignals(deps.store, deps.clock, deps.logger);
   void reconcileInterrupted(interrupted, deps);
 }
 
 /**
- * At start-up, before the service listens: every signal left `processing` by a crash becomes
- * `unknown`, answered (and replayed) 503 execution_outcome_unknown. It is never sent again.
+ * At start-up, before the service listens: every signal this replica left `processing` when it
+ * stopped, and any replica's whose claim outlived its lease, becomes `unknown`, answered (and
+ * replayed) 503 execution_outcome_unknown. It is never sent again.
  */
-export function failInterruptedSignals(store: SignalStore, clock: Clock, logger: Logger): InterruptedSignal[] {
+export async function failInterruptedSignals(store: SignalStore, clock: Clock, logger: Logger): Promise<InterruptedSignal[]> {
   const at = new Date(clock.now());
-  const interrupted = store.failInterrupted(at.toISOString(), (signal) => {
+  const interrupted = await store.failAbandoned(at.toISOString(), (signal) => {
     const error = { code: 'execution_outcome_unknown', message: INTERRUPTED_MESSAGE };
     return { httpStatus: 503, error, responseBody: JSON.stringify(envelope(error.code, error.message, { requestId: signal.requestId, now: at })) };
   });

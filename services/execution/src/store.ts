@@ -1,86 +1,6 @@
-import type { SimulatedTerminalStore } from '@fxdesk/broker';
-import { GroupCommit, openDatabase, type GroupCommitStats, type SqliteDatabase } from '@fxdesk/core';
+import type { GroupCommitStats } from '@fxdesk/core';
 import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, SignalState, TradeOutcome } from '@fxdesk/schemas';
 import { NO_TICKETS } from './outcome.js';
-import { SqliteTerminalStore } from './terminal-store.js';
-
-/** The schema of execution.db, in the order it grew (`user_version` counts those applied). */
-export const MIGRATIONS = [
-  `CREATE TABLE signals (
-     signal_id       TEXT PRIMARY KEY,
-     payload_hash    TEXT NOT NULL,
-     state           TEXT NOT NULL CHECK (state IN ('processing','filled','partially_filled','placed','rejected','unknown')),
-     request_json    TEXT NOT NULL,
-     request_id      TEXT NOT NULL,
-     order_comment   TEXT NOT NULL,
-     http_status     INTEGER,
-     response_body   TEXT,
-     order_ticket    TEXT,
-     deal_ticket     TEXT,
-     position_ticket TEXT,
-     result_json     TEXT,
-     error_json      TEXT,
-     reconciliation_json TEXT,
-     received_at     TEXT NOT NULL,
-     completed_at    TEXT,
-     updated_at      TEXT NOT NULL
-   );
-   CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`,
-  // The simulated terminal's account (terminal-store.ts); an order resting keeps its order record.
-  `CREATE TABLE sim_account (
-     id              INTEGER PRIMARY KEY CHECK (id = 1),
-     balance         REAL NOT NULL,
-     processed_up_to INTEGER NOT NULL,
-     next_ticket     INTEGER NOT NULL,
-     next_seq        INTEGER NOT NULL
-   );
-   CREATE TABLE sim_records (
-     ticket   INTEGER PRIMARY KEY,
-     kind     TEXT NOT NULL CHECK (kind IN ('order','deal')),
-     symbol   TEXT NOT NULL,
-     type     TEXT NOT NULL,
-     volume   TEXT NOT NULL,
-     price    TEXT NOT NULL,
-     magic    INTEGER NOT NULL,
-     comment  TEXT NOT NULL,
-     time     INTEGER NOT NULL,
-     position INTEGER,
-     state    TEXT NOT NULL
-   );
-   CREATE TABLE sim_positions (
-     ticket      INTEGER PRIMARY KEY,
-     seq         INTEGER NOT NULL,
-     symbol      TEXT NOT NULL,
-     side        TEXT NOT NULL CHECK (side IN ('buy','sell')),
-     volume      TEXT NOT NULL,
-     open_points INTEGER NOT NULL,
-     sl_points   INTEGER,
-     tp_points   INTEGER,
-     magic       INTEGER NOT NULL,
-     comment     TEXT NOT NULL,
-     time        INTEGER NOT NULL
-   );
-   CREATE TABLE sim_resting_orders (
-     ticket       INTEGER PRIMARY KEY,
-     record_json  TEXT NOT NULL,
-     seq          INTEGER NOT NULL,
-     price_points INTEGER NOT NULL,
-     sl_points    INTEGER,
-     tp_points    INTEGER,
-     expires_at   INTEGER
-   );`,
-  // GET /v1/signals: the symbol and source as columns, and one index per filter that also
-  // serves the order (received_at, signal_id), so a page is a range read at any depth. The state
-  // index takes over the start-up search for `processing` rows.
-  `ALTER TABLE signals ADD COLUMN symbol TEXT;
-   ALTER TABLE signals ADD COLUMN source TEXT;
-   UPDATE signals SET symbol = json_extract(request_json, '$.symbol'), source = json_extract(request_json, '$.source');
-   DROP INDEX signals_processing;
-   CREATE INDEX signals_received ON signals (received_at, signal_id);
-   CREATE INDEX signals_state ON signals (state, received_at, signal_id);
-   CREATE INDEX signals_symbol ON signals (symbol, received_at, signal_id);
-   CREATE INDEX signals_source ON signals (source, received_at, signal_id);`,
-];
 
 /** A signal about to be claimed. */
 export interface SignalClaim {
@@ -93,6 +13,11 @@ export interface SignalClaim {
   symbol: string;
   source: string;
   receivedAt: string;
+  /**
+   * Until when the claiming replica answers for the signal (ISO text): past it, a claim still
+   * `processing` is abandoned and any replica may mark it `unknown`.
+   */
+  leaseExpiresAt: string;
 }
 
 /** What an earlier claim of the same signal_id left. */
@@ -122,35 +47,10 @@ export interface SignalFilter {
   after?: ListPosition;
 }
 
-/**
- * The SELECT of one page, newest first: equality on the filtered columns, then a range on
- * (received_at, signal_id), which one index per filter serves in order (keyset paging: the cost of
- * a page does not grow with its depth, unlike OFFSET). One row past `limit` tells whether more follow.
- */
-export function listQuery(filter: SignalFilter, limit: number): { sql: string; params: Record<string, string | number> } {
-  const where: string[] = [];
-  const params: Record<string, string | number> = { limit: limit + 1 };
-  for (const column of ['state', 'symbol', 'source'] as const) {
-    const value = filter[column];
-    if (value === undefined) continue;
-    where.push(`${column} = @${column}`);
-    params[column] = value;
-  }
-  if (filter.receivedFrom !== undefined) {
-    where.push('received_at >= @receivedFrom');
-    params.receivedFrom = filter.receivedFrom;
-  }
-  if (filter.receivedBefore !== undefined) {
-    where.push('received_at < @receivedBefore');
-    params.receivedBefore = filter.receivedBefore;
-  }
-  if (filter.after !== undefined) {
-    where.push('(received_at, signal_id) < (@afterReceivedAt, @afterSignalId)');
-    params.afterReceivedAt = filter.after.receivedAt;
-    params.afterSignalId = filter.after.signalId;
-  }
-  const condition = where.length > 0 ? `WHERE ${where.join(' AND ')} ` : '';
-  return { sql: `SELECT * FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT @limit`, params };
+/** One page of the list, newest received first, and where the next one starts when more follow. */
+export interface SignalPage {
+  records: SignalRecord[];
+  next: ListPosition | undefined;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; existing: ExistingSignal };
@@ -166,25 +66,74 @@ export interface SignalOutcome {
   completedAt: string;
 }
 
-/** A row left in `processing`: the answer it gets is built by the caller. */
+/** A claim left `processing` by a replica that stopped: the answer it gets is built by the caller. */
 export interface InterruptedSignal {
   signalId: string;
   requestId: string;
   orderComment: string;
 }
 
-interface ExistingRow {
-  payload_hash: string;
-  state: SignalState;
-  http_status: number | null;
-  response_body: string | null;
+/** The stored answer of an abandoned claim. */
+export type AbandonedAnswer = (signal: InterruptedSignal) => { httpStatus: number; responseBody: string; error: SignalFailure };
+
+/** The columns that name an abandoned claim. */
+export type AbandonedRow = Pick<SignalRow, 'signal_id' | 'request_id' | 'order_comment'>;
+
+export function interruptedOf(row: AbandonedRow): InterruptedSignal {
+  return { signalId: row.signal_id, requestId: row.request_id, orderComment: row.order_comment };
 }
 
-function existingOf(row: ExistingRow): ExistingSignal {
-  return { payloadHash: row.payload_hash, state: row.state, httpStatus: row.http_status, responseBody: row.response_body };
+/** What an abandoned claim is completed with: `unknown`, no tickets, and the answer given for it. */
+export function abandonedOutcome(signal: InterruptedSignal, answer: AbandonedAnswer, at: string): SignalOutcome {
+  const { httpStatus, responseBody, error } = answer(signal);
+  return { state: 'unknown', httpStatus, responseBody, error, tickets: NO_TICKETS, result: null, completedAt: at };
 }
 
-interface SignalRow {
+/**
+ * The durable record of every signal, as one replica sees it: the replica id it was opened with
+ * owns the claims it makes. The row of a signal_id is created by one atomic insert (the
+ * idempotency claim) in state `processing` and moves once to its final state with the exact HTTP
+ * answer to replay. Every write settles only once it is durable.
+ *
+ * Two implementations pass the same contract (test/signal-store.contract.ts): SQLite, the
+ * embedded default (sqlite-store.ts), and PostgreSQL for several replicas on one database
+ * (postgres-store.ts). Timestamps are ISO-8601 text in both, so the list's order and its cursor
+ * are the same.
+ */
+export interface SignalStore {
+  /** The replica whose claims this store makes and recovers. */
+  readonly replicaId: string;
+  /** Commits of writes since open (SQLite groups many writes in one). */
+  readonly commitStats: GroupCommitStats;
+  /**
+   * The idempotency claim: exactly one caller, across every replica on the store, ever gets
+   * `claimed: true` for an id; the others get the row as it stands.
+   */
+  claim(claim: SignalClaim): Promise<ClaimResult>;
+  /** What is stored under a signal_id, without claiming it. */
+  existing(signalId: string): Promise<ExistingSignal | undefined>;
+  /** Moves this replica's claim to its final state; rejects when it is not (or no longer) processing. */
+  complete(signalId: string, outcome: SignalOutcome): Promise<void>;
+  /** Drops this replica's claim of a signal whose order was never sent (a retryable failure before order_send). */
+  release(signalId: string): Promise<void>;
+  find(signalId: string): Promise<SignalRecord | undefined>;
+  /** One page of records, newest received first (then signal_id), and the position to continue from. */
+  list(filter: SignalFilter, limit: number): Promise<SignalPage>;
+  /**
+   * At start-up: the claims still `processing` that this replica made before it stopped, and
+   * those of any replica whose lease ended at or before `at`, become `unknown` with the answer
+   * `answer` builds; they are never sent again. A live replica's claim within its lease is left alone.
+   */
+  failAbandoned(at: string, answer: AbandonedAnswer): Promise<InterruptedSignal[]>;
+  /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
+  recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void>;
+  recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void>;
+  /** Writes what is queued and lets the database go. */
+  close(): Promise<void>;
+}
+
+/** A row of `signals`, as both databases return it. */
+export interface SignalRow {
   signal_id: string;
   payload_hash: string;
   state: SignalState;
@@ -204,11 +153,17 @@ interface SignalRow {
   updated_at: string;
 }
 
+export type ExistingRow = Pick<SignalRow, 'payload_hash' | 'state' | 'http_status' | 'response_body'>;
+
+export function existingOf(row: ExistingRow): ExistingSignal {
+  return { payloadHash: row.payload_hash, state: row.state, httpStatus: row.http_status, responseBody: row.response_body };
+}
+
 function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
-function toRecord(row: SignalRow): SignalRecord {
+export function recordOf(row: SignalRow): SignalRecord {
   return {
     signal_id: row.signal_id,
     state: row.state,
@@ -225,169 +180,63 @@ function toRecord(row: SignalRow): SignalRecord {
   };
 }
 
+/** A page of `limit` rows from a query that read one more: the extra row tells that more follow. */
+export function pageOf(rows: SignalRow[], limit: number): SignalPage {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { records: page.map(recordOf), next: rows.length > limit && last ? { receivedAt: last.received_at, signalId: last.signal_id } : undefined };
+}
+
 /**
- * The durable record of every signal (SQLite, WAL, synchronous=FULL). The row of a signal_id is
- * created by one atomic INSERT (the idempotency claim) in state `processing`, and moves once to
- * its final state with the exact HTTP answer to replay. Every write is group-committed: its
- * promise settles only once the write is on disk.
+ * The parameters of a claim's insert. One literal naming every field: on Node 20, a spread
+ * followed by a new key gives each object a hidden class of its own (see c53262b).
  */
-export class SignalStore {
-  private readonly writer: GroupCommit;
-  private readonly statements;
-  /** The prepared SELECT of each combination of list filters met so far (at most 64). */
-  private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+export function claimColumns(claim: SignalClaim, owner: string) {
+  return {
+    signalId: claim.signalId,
+    payloadHash: claim.payloadHash,
+    requestJson: claim.requestJson,
+    requestId: claim.requestId,
+    orderComment: claim.orderComment,
+    symbol: claim.symbol,
+    source: claim.source,
+    receivedAt: claim.receivedAt,
+    owner,
+    leaseExpiresAt: claim.leaseExpiresAt,
+  };
+}
 
-  constructor(private readonly db: SqliteDatabase) {
-    this.writer = new GroupCommit(db);
-    this.statements = {
-      insert: db.prepare(
-        `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, symbol, source, received_at, updated_at)
-         VALUES (@signalId, @payloadHash, 'processing', @requestJson, @requestId, @orderComment, @symbol, @source, @receivedAt, @receivedAt)
-         ON CONFLICT (signal_id) DO NOTHING`,
-      ),
-      existing: db.prepare<[string], ExistingRow>('SELECT payload_hash, state, http_status, response_body FROM signals WHERE signal_id = ?'),
-      complete: db.prepare(
-        `UPDATE signals SET state = @state, http_status = @httpStatus, response_body = @responseBody,
-           order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
-           result_json = @resultJson, error_json = @errorJson, completed_at = @completedAt, updated_at = @completedAt
-         WHERE signal_id = @signalId AND state = 'processing'`,
-      ),
-      release: db.prepare("DELETE FROM signals WHERE signal_id = ? AND state = 'processing'"),
-      find: db.prepare<[string], SignalRow>('SELECT * FROM signals WHERE signal_id = ?'),
-      processing: db.prepare<[], { signal_id: string; request_id: string; order_comment: string }>(
-        "SELECT signal_id, request_id, order_comment FROM signals WHERE state = 'processing'",
-      ),
-      lateResult: db.prepare(
-        `UPDATE signals SET order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
-           result_json = @resultJson, updated_at = @at
-         WHERE signal_id = @signalId AND state = 'unknown' AND result_json IS NULL`,
-      ),
-      reconciliation: db.prepare("UPDATE signals SET reconciliation_json = @json, updated_at = @at WHERE signal_id = @signalId AND state = 'unknown'"),
-    };
-  }
+/** The parameters of an outcome's update, JSON encoded where the row keeps JSON (one literal, as above). */
+export function outcomeColumns(signalId: string, outcome: SignalOutcome) {
+  return {
+    signalId,
+    state: outcome.state,
+    httpStatus: outcome.httpStatus,
+    responseBody: outcome.responseBody,
+    order: outcome.tickets.order,
+    deal: outcome.tickets.deal,
+    position: outcome.tickets.position,
+    resultJson: outcome.result === null ? null : JSON.stringify(outcome.result),
+    errorJson: outcome.error === null ? null : JSON.stringify(outcome.error),
+    completedAt: outcome.completedAt,
+  };
+}
 
-  /** Opens (and migrates) the store's database file; `:memory:` for tests. */
-  static open(file: string): SignalStore {
-    // SQLite's own default cache (2 MiB) rather than better-sqlite3's 16 MB: rows are written once
-    // and read back by id or a recent page, and the larger cache filled at a megabyte a minute under
-    // the soak's load with pages the kernel caches anyway (claims and outcomes ran no slower).
-    return new SignalStore(openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS, pageCacheKiB: 2048 }));
+/**
+ * The conditions of one page of the list: equality on the filtered columns, then a range on
+ * (received_at, signal_id), which one index per filter serves in order (keyset paging: the cost of
+ * a page does not grow with its depth, unlike OFFSET). `param` binds a value and gives its placeholder.
+ */
+export function listConditions(filter: SignalFilter, param: (name: string, value: string) => string): string[] {
+  const where: string[] = [];
+  for (const column of ['state', 'symbol', 'source'] as const) {
+    const value = filter[column];
+    if (value !== undefined) where.push(`${column} = ${param(column, value)}`);
   }
-
-  get commitStats(): GroupCommitStats {
-    return this.writer.stats;
+  if (filter.receivedFrom !== undefined) where.push(`received_at >= ${param('receivedFrom', filter.receivedFrom)}`);
+  if (filter.receivedBefore !== undefined) where.push(`received_at < ${param('receivedBefore', filter.receivedBefore)}`);
+  if (filter.after !== undefined) {
+    where.push(`(received_at, signal_id) < (${param('afterReceivedAt', filter.after.receivedAt)}, ${param('afterSignalId', filter.after.signalId)})`);
   }
-
-  /** The simulated terminal's account, in the same file: its saves join these group commits. */
-  simulatedTerminalStore(): SimulatedTerminalStore {
-    return new SqliteTerminalStore(this.db, this.writer);
-  }
-
-  /**
-   * The idempotency claim: one INSERT keyed by signal_id. Exactly one caller ever gets
-   * `claimed: true` for an id; the others get the row as it stands (in the same batch, the
-   * winner's uncommitted row, which is `processing`).
-   */
-  claim(claim: SignalClaim): Promise<ClaimResult> {
-    return this.writer.run(() => {
-      if (this.statements.insert.run(claim).changes === 1) return { claimed: true } as const;
-      const row = this.statements.existing.get(claim.signalId);
-      if (!row) throw new Error(`signal ${claim.signalId} neither inserted nor found`);
-      return { claimed: false, existing: existingOf(row) } as const;
-    });
-  }
-
-  /** What is stored under a signal_id, without claiming it. */
-  existing(signalId: string): Promise<ExistingSignal | undefined> {
-    return this.writer.read(() => {
-      const row = this.statements.existing.get(signalId);
-      return row ? existingOf(row) : undefined;
-    });
-  }
-
-  /** Moves a claimed signal to its final state; settles once that is on disk. */
-  async complete(signalId: string, outcome: SignalOutcome): Promise<void> {
-    const changes = await this.writer.run(
-      () =>
-        this.statements.complete.run({
-          signalId,
-          state: outcome.state,
-          httpStatus: outcome.httpStatus,
-          responseBody: outcome.responseBody,
-          ...outcome.tickets,
-          resultJson: outcome.result === null ? null : JSON.stringify(outcome.result),
-          errorJson: outcome.error === null ? null : JSON.stringify(outcome.error),
-          completedAt: outcome.completedAt,
-        }).changes,
-    );
-    if (changes !== 1) throw new Error(`signal ${signalId} was not processing`);
-  }
-
-  /** Drops a claim whose order was never sent (a retryable failure before order_send). */
-  async release(signalId: string): Promise<void> {
-    await this.writer.run(() => this.statements.release.run(signalId));
-  }
-
-  find(signalId: string): Promise<SignalRecord | undefined> {
-    return this.writer.read(() => {
-      const row = this.statements.find.get(signalId);
-      return row ? toRecord(row) : undefined;
-    });
-  }
-
-  /** One page of records, newest received first, and the position to continue from when more follow. */
-  list(filter: SignalFilter, limit: number): Promise<{ records: SignalRecord[]; next: ListPosition | undefined }> {
-    return this.writer.read(() => {
-      const { sql, params } = listQuery(filter, limit);
-      let statement = this.listStatements.get(sql);
-      if (!statement) {
-        statement = this.db.prepare(sql);
-        this.listStatements.set(sql, statement);
-      }
-      const rows = statement.all(params) as SignalRow[];
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return { records: page.map(toRecord), next: rows.length > limit && last ? { receivedAt: last.received_at, signalId: last.signal_id } : undefined };
-    });
-  }
-
-  /**
-   * At start-up: every row still `processing` was cut off by a crash somewhere between its claim
-   * and its outcome, possibly inside order_send, so it becomes `unknown` and is never sent again.
-   * `answer` builds each one's stored reply. Synchronous: it runs before the service listens.
-   */
-  failInterrupted(at: string, answer: (signal: InterruptedSignal) => { httpStatus: number; responseBody: string; error: SignalFailure }): InterruptedSignal[] {
-    const rows = this.statements.processing.all().map((r) => ({ signalId: r.signal_id, requestId: r.request_id, orderComment: r.order_comment }));
-    this.db.transaction(() => {
-      for (const signal of rows) {
-        const reply = answer(signal);
-        this.statements.complete.run({
-          signalId: signal.signalId,
-          state: 'unknown',
-          httpStatus: reply.httpStatus,
-          responseBody: reply.responseBody,
-          ...NO_TICKETS,
-          resultJson: null,
-          errorJson: JSON.stringify(reply.error),
-          completedAt: at,
-        });
-      }
-    })();
-    return rows;
-  }
-
-  /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
-  async recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void> {
-    await this.writer.run(() => this.statements.lateResult.run({ signalId, ...tickets, resultJson: JSON.stringify(result), at }));
-  }
-
-  async recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void> {
-    await this.writer.run(() => this.statements.reconciliation.run({ signalId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at }));
-  }
-
-  /** Commits what is queued and closes the file. */
-  close(): void {
-    this.writer.close();
-    this.db.close();
-  }
+  return where;
 }

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SignalStore } from '../src/store.js';
-import { postSignal, signal, simulatedApp, type SimulatedHarness } from './helpers.js';
+import { postSignal, signal, simulatedApp, type SimulatedHarness, sqliteStore } from './helpers.js';
 
 let harness: SimulatedHarness | undefined;
 let dir: string | undefined;
@@ -16,7 +15,7 @@ afterEach(async () => {
 /** On a durable file, as in production. */
 async function setup(): Promise<SimulatedHarness> {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-race-'));
-  harness = await simulatedApp({ store: SignalStore.open(path.join(dir, 'execution.db')), env: { MAXIMUM_VOLUME: '10' } });
+  harness = await simulatedApp({ store: sqliteStore(path.join(dir, 'execution.db')), env: { MAXIMUM_VOLUME: '10' } });
   return harness;
 }
 

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { buildApp } from '../src/app.js';
 import { ExecutionConfigSchema, type ExecutionConfig } from '../src/config.js';
 import type { ExecutionDeps } from '../src/deps.js';
-import { SignalStore } from '../src/store.js';
+import { SqliteSignalStore } from '../src/sqlite-store.js';
+import type { SignalStore } from '../src/store.js';
 
 export const API_KEY = 'test-execution-key';
 /** Monday 2026-01-05 12:00 UTC: the simulated market is open. */
@@ -25,13 +26,18 @@ export function testConfig(env: Record<string, string> = {}): ExecutionConfig {
 
 /** The app on a test's deps, closed as server.ts closes it: closing the app closes the store (the test owns the terminal). */
 export async function appOn(config: ExecutionConfig, deps: Omit<ExecutionDeps, 'close'>): Promise<App> {
-  const close = () => {
-    deps.store.close();
-    return Promise.resolve();
-  };
+  const close = () => deps.store.close();
   const { app } = await buildApp({ config, deps: { ...deps, close } });
   app.addHook('onClose', close);
   return app;
+}
+
+/** REPLICA_ID's default, the replica the tests' stores claim as. */
+export const REPLICA_ID = 'replica-1';
+
+/** The default store, SQLite, in a file or in memory. */
+export function sqliteStore(file = ':memory:'): SqliteSignalStore {
+  return SqliteSignalStore.open(file, REPLICA_ID);
 }
 
 export interface TestApp {
@@ -51,7 +57,7 @@ export async function buildTestApp(options: {
 }): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = options.clock ?? new ManualClock(NOW);
-  const store = options.store ?? SignalStore.open(':memory:');
+  const store = options.store ?? sqliteStore();
   const app = await appOn(config, { clock, terminal: options.terminal, store, terminalCalls: options.terminalCalls, logger: options.logger });
   await app.ready();
   return { app, store, clock, config };

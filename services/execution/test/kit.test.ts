@@ -1,8 +1,7 @@
 import { errorPathSuite } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
-import { SignalStore } from '../src/store.js';
 import { createTerminal } from '../src/terminal.js';
-import { appOn, testConfig } from './helpers.js';
+import { appOn, testConfig, sqliteStore } from './helpers.js';
 
 const config = testConfig({ BODY_LIMIT_BYTES: '4096' });
 
@@ -11,7 +10,7 @@ errorPathSuite('execution', {
     const clock = new ManualClock();
     const { terminal, calls } = createTerminal(config, clock);
     await terminal.connect();
-    return appOn(config, { clock, terminal, store: SignalStore.open(':memory:'), terminalCalls: calls });
+    return appOn(config, { clock, terminal, store: sqliteStore(), terminalCalls: calls });
   },
   bodyLimitBytes: 4096,
 });

@@ -4,9 +4,8 @@ import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeMetaApiServer } from '@fxdesk/broker/testing';
 import type { ExecutionConfig } from '../src/config.js';
-import { SignalStore } from '../src/store.js';
 import { createTerminal } from '../src/terminal.js';
-import { API_KEY, appOn, expectEnvelope, getSignal, NOW, postSignal, signal, testConfig } from './helpers.js';
+import { API_KEY, appOn, expectEnvelope, getSignal, NOW, postSignal, signal, testConfig, sqliteStore } from './helpers.js';
 
 /** The execution service with BROKER=metaapi, against a local fake MetaApi server. */
 describe('execution on BROKER=metaapi', () => {
@@ -31,7 +30,7 @@ describe('execution on BROKER=metaapi', () => {
     const handle = createTerminal(config, clock);
     terminal = handle.terminal as MetaApiTerminal;
     await terminal.connect();
-    app = await appOn(config, { clock, terminal, store: SignalStore.open(':memory:'), terminalCalls: handle.calls });
+    app = await appOn(config, { clock, terminal, store: sqliteStore(), terminalCalls: handle.calls });
     await app.ready();
   });
 

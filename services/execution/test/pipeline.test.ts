@@ -3,9 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { orderComment } from '../src/order-comment.js';
 import { failInterruptedSignals, reconcileInterrupted } from '../src/recovery.js';
-import { SignalStore } from '../src/store.js';
 import { ScriptedTerminal } from './fake-terminal.js';
-import { buildTestApp, expectEnvelope, getSignal, postSignal, settle, signal, simulatedApp, type TestApp } from './helpers.js';
+import { buildTestApp, expectEnvelope, getSignal, postSignal, settle, signal, simulatedApp, type TestApp, sqliteStore } from './helpers.js';
 
 let current: TestApp | undefined;
 afterEach(async () => {
@@ -191,7 +190,7 @@ describe('a terminal call before order_send that never answers', () => {
 
 describe('start-up recovery', () => {
   it('turns a signal left processing into unknown, answered 503 with its original request id', async () => {
-    const store = SignalStore.open(':memory:');
+    const store = sqliteStore();
     await store.claim({
       signalId: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
       payloadHash: 'x',
@@ -201,6 +200,8 @@ describe('start-up recovery', () => {
       symbol: 'EURUSD',
       source: 'manual',
       receivedAt: '2026-01-05T11:59:00.000Z',
+      // Still within its lease: the claim is this replica's own, so its restart settles it.
+      leaseExpiresAt: '2026-01-05T12:05:00.000Z',
     });
     const terminal = new ScriptedTerminal();
     current = await buildTestApp({ terminal, store });
@@ -224,6 +225,7 @@ describe('start-up reconciliation', () => {
       symbol: 'EURUSD',
       source: 'manual',
       receivedAt: '2026-01-05T11:59:00.000Z',
+      leaseExpiresAt: '2026-01-05T12:05:00.000Z',
     });
     // The crash came after the order reached the terminal.
     const tick = await h.terminal.tick('EURUSD');
@@ -236,7 +238,7 @@ describe('start-up reconciliation', () => {
       magic: h.config.MAGIC_NUMBER,
       comment,
     });
-    const interrupted = failInterruptedSignals(h.store, h.clock, h.app.log as never);
+    const interrupted = await failInterruptedSignals(h.store, h.clock, h.app.log as never);
     await reconcileInterrupted(interrupted, { terminal: h.terminal, store: h.store, clock: h.clock, logger: h.app.log as never, magic: h.config.MAGIC_NUMBER });
     const record = (await getSignal(h.app, signalId)).json();
     expect(record.state).toBe('unknown');

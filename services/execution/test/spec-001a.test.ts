@@ -10,8 +10,7 @@ import { LogCapture } from '@fxdesk/core/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderComment } from '../src/order-comment.js';
-import { SignalStore } from '../src/store.js';
-import { API_KEY, expectEnvelope, getSignal, NOW, postSignal, settle, signal, simulatedApp, type SimulatedHarness } from './helpers.js';
+import { API_KEY, expectEnvelope, getSignal, NOW, postSignal, settle, signal, simulatedApp, type SimulatedHarness, sqliteStore } from './helpers.js';
 
 let harness: SimulatedHarness | undefined;
 let dataDir: string | undefined;
@@ -31,10 +30,10 @@ async function setup(options: Parameters<typeof simulatedApp>[0] = {}): Promise<
 async function completedThenRestarted(body: Record<string, unknown>, env: Record<string, string>) {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-restart-'));
   const file = path.join(dataDir, 'execution.db');
-  const before = await simulatedApp({ store: SignalStore.open(file) });
+  const before = await simulatedApp({ store: sqliteStore(file) });
   const first = await postSignal(before.app, body);
   await before.app.close();
-  return { first, h: await setup({ store: SignalStore.open(file), env }) };
+  return { first, h: await setup({ store: sqliteStore(file), env }) };
 }
 
 /** Submits `body` and holds it inside its `method` call (a hang fault) until `releaseHung()`; `first` is its answer. */
