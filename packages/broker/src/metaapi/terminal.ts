@@ -375,7 +375,14 @@ export class MetaApiTerminal implements TradingTerminal {
     this.stats.orderSendCalls++;
     return this.guarded(async () => {
       const path = this.client.pathFor(`${this.accountPath}/trade`);
-      const answer = await this.client.send('POST', path, tradeBodyOf(request), this.tradeTimeoutMs);
+      let answer: HttpAnswer;
+      try {
+        answer = await this.client.send('POST', path, tradeBodyOf(request), this.tradeTimeoutMs);
+      } catch (err) {
+        // Our own pacing refused it unsent: the same answer as MetaApi's 429, nothing traded.
+        if (err instanceof BrokerError && err.kind === 'rate_limited') return emptyResult(TOO_MANY_REQUESTS, err.message);
+        throw err;
+      }
       return this.resultOf(request, answer, path);
     });
   }

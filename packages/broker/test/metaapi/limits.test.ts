@@ -197,6 +197,18 @@ describe('MetaApi limits and states', () => {
       expect(s.fake.throttled).toBe(0);
     });
 
+    it('answers a trade its credits would reach too late 10024 TOO_MANY_REQUESTS, as a 429, unsent', async () => {
+      s = await fakeSetup({ tradeTimeoutMs: 1_000, pacing: { accountCreditsPerSecond: 1_000_000 } });
+      await s.terminal.connect();
+      // 9 quotes spend the rest of the burst and 10 more queue for the next second of credits.
+      const quotes = Promise.all(Array.from({ length: 19 }, () => s.terminal.tick('EURUSD')));
+      const result = await s.terminal.orderSend(marketBuy());
+      expect(result.retcode).toBe(10024);
+      expect(result.comment).toMatch(/not sent/);
+      expect(trades()).toHaveLength(0);
+      await driven(quotes);
+    });
+
     it('keeps one historical market data request in flight at a time', async () => {
       s = await fakeSetup();
       await s.terminal.connect();
