@@ -1,0 +1,67 @@
+import { PacingCalendar, type PacingKey, type WindowRule } from '../pacing.js';
+
+/**
+ * WhatsApp's pair rate limit (Cloud API overview, "Pair rate limits",
+ * https://developers.facebook.com/docs/whatsapp/cloud-api/overview#pair-rate-limits): "Business
+ * phone numbers can send 1 message every 6 seconds to the same WhatsApp user (0.17
+ * messages/second) ... Exceeding this limit triggers error code 131056". A burst of up to 45
+ * "borrows from your future quota": after it the pair waits as long as the messages would have
+ * taken at the normal rate, so spacing them gets every message there no later than a burst would
+ * and never meets a 131056. We keep the plain rate.
+ */
+export const PAIR_RATE: WindowRule = { limit: 1, windowMs: 6000 };
+
+/**
+ * Meta's advice for "post-burst throttling": "if a send request fails, retry after 4^X seconds
+ * (starting with X=0 and increasing X by 1 after each failure) until successful" (same page).
+ * X stops growing at 6 (4^6 s, about 68 minutes).
+ */
+export const PAIR_BACKOFF_MAX_EXPONENT = 6;
+
+/** A reservation nobody came back for this long after its time is given back. */
+const STALE_MS = 120_000;
+
+/**
+ * Which message to a WhatsApp user goes when: one every 6 seconds per user, and after a 131056
+ * (another sender on the number, or a restart that forgot the calendar) the user's queue waits
+ * 4^X seconds while the other users go on. In memory: after a restart the first message to each
+ * user goes at once.
+ */
+export class WhatsAppPacer {
+  private readonly calendar = new PacingCalendar();
+  private readonly holds = new Map<string, { until: number; strikes: number }>();
+  private prunedAt = Number.NEGATIVE_INFINITY;
+
+  private keys(waId: string): PacingKey[] {
+    return [{ key: `pair:${waId}`, rule: PAIR_RATE }];
+  }
+
+  /** The time of the delivery's message to `waId`: at or before `now` means go now (the turn is taken), else wait for it. */
+  turn(deliveryId: string, waId: string, now: number): number {
+    if (now - this.prunedAt >= PAIR_RATE.windowMs) {
+      this.prunedAt = now;
+      this.calendar.prune(now, STALE_MS);
+    }
+    const hold = this.holds.get(waId);
+    return this.calendar.reserve(deliveryId, this.keys(waId), now, Math.max(now, hold?.until ?? now));
+  }
+
+  /** WhatsApp refused a message to `waId` with 131056: its queue waits 4^X s, X one more each time in a row. Returns the end of the wait. */
+  refused(waId: string, now: number): number {
+    const strikes = this.holds.get(waId)?.strikes ?? 0;
+    const until = now + 4 ** Math.min(strikes, PAIR_BACKOFF_MAX_EXPONENT) * 1000;
+    this.holds.set(waId, { until, strikes: strikes + 1 });
+    this.calendar.releaseAll(`pair:${waId}`);
+    return until;
+  }
+
+  /** WhatsApp took a message to `waId`: the 4^X count starts again. */
+  accepted(waId: string): void {
+    this.holds.delete(waId);
+  }
+
+  /** Gives back a turn taken at `at` whose message WhatsApp refused for another reason (nothing went to the user). */
+  giveBack(waId: string, at: number): void {
+    this.calendar.unreserve(this.keys(waId), at);
+  }
+}
