@@ -15,6 +15,10 @@
  * cost per call does not depend on the positions the run opens. On a quiet 2-core machine:
  * simulated terminal 9,199 signals/s (p50 5 ms, p99 15 ms), zero-cost terminal 10,873/s, bare
  * Fastify validate + echo 50,937 req/s, ratio 0.181.
+ *
+ * A fourth row runs the real server on the simulated terminal with its signals in PostgreSQL
+ * (DATABASE_URL), on a durable server of its own started from the Debian package (skipped, with
+ * the reason, where PostgreSQL cannot run), beside the SQLite row of the same run.
  * Not a test: nothing here fails on a slow machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +27,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { postgresUnavailable, startPostgres } from '../../packages/core/testing/engines.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 64);
@@ -142,7 +147,24 @@ const SERVICE_ENV = {
   NODE_ENV: 'production',
 };
 
-const dataDirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-exec-')));
+/**
+ * The simulated-terminal row again with the signals in PostgreSQL (DATABASE_URL): a server of its
+ * own from the Debian package, durable as in production (fsync, synchronous_commit on). The reason
+ * instead when PostgreSQL cannot run here.
+ */
+async function measureOnPostgres(dataDir: string): Promise<Figures | string> {
+  const missing = postgresUnavailable();
+  if (missing) return missing;
+  const server = await startPostgres({ durable: true });
+  try {
+    const env = { ...SERVICE_ENV, DATA_DIR: dataDir, DATABASE_URL: await server.createDatabase() };
+    return await measure('execution service, simulated terminal, PostgreSQL', 'services/execution/src/server.ts', 18_404, env);
+  } finally {
+    await server.stop();
+  }
+}
+
+const dataDirs = [0, 1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-exec-')));
 try {
   process.stdout.write(`bench/execution: ${SECONDS} s per run, ${CONNECTIONS} connections, ${os.cpus().length} CPUs\n`);
   const baseline = await measure('bare Fastify (zod-validate and echo)', 'bench/execution/baseline.ts', 18_401, {});
@@ -151,6 +173,7 @@ try {
     DATA_DIR: dataDirs[0]!,
   });
   const stub = await measure('execution service, zero-cost terminal', 'bench/execution/stub-server.ts', 18_403, { ...SERVICE_ENV, DATA_DIR: dataDirs[1]! });
+  const postgres = await measureOnPostgres(dataDirs[2]!);
   const filled = await filledIn(dataDirs[0]!);
   const row = (name: string, f: Figures) =>
     `${name.padEnd(44)} ${f.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(7)} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
@@ -159,6 +182,11 @@ try {
   process.stdout.write(`${row('bare Fastify, validate + echo (baseline)', baseline)}\n`);
   process.stdout.write(`${row('POST /v1/signals, simulated terminal', simulated)}   ratio ${ratio(simulated)}\n`);
   process.stdout.write(`${row('POST /v1/signals, zero-cost terminal', stub)}   ratio ${ratio(stub)}\n`);
+  if (typeof postgres === 'string') process.stdout.write(`POST /v1/signals on PostgreSQL: skipped (${postgres})\n`);
+  else {
+    const toSqlite = (postgres.requestsPerSecond / simulated.requestsPerSecond).toFixed(3);
+    process.stdout.write(`${row('POST /v1/signals, simulated, PostgreSQL', postgres)}   ratio ${ratio(postgres)}, to SQLite ${toSqlite}\n`);
+  }
   process.stdout.write(`\nsignals filled and stored durably on the simulated terminal (warm-up included): ${filled}\n`);
   for (const [name, f] of [
     ['simulated terminal', simulated],

@@ -12,6 +12,12 @@ export interface OpenPostgresOptions {
   migrations: string[];
   /** Connections the pool holds at most (pg's default: 10). */
   maxConnections?: number;
+  /**
+   * The longest a statement runs, and a wait for a free connection or a new one lasts, before it
+   * fails (default 10 s): a stuck database makes a caller fail and move on rather than hang.
+   * Migrations run without the statement limit.
+   */
+  timeoutMs?: number;
 }
 
 /** Whether a string names a PostgreSQL database (DATABASE_URL's scheme). */
@@ -21,7 +27,8 @@ export function isPostgresUrl(url: string | undefined): url is string {
 
 /** A connection pool to the database, its schema brought up to date first. */
 export async function openPostgres(options: OpenPostgresOptions): Promise<PostgresPool> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections });
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections, statement_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs });
   // An idle connection that the server drops is taken out of the pool; without a listener, its
   // error would end the process.
   pool.on('error', () => undefined);
@@ -42,6 +49,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Postgr
  */
 export async function migratePostgres(pool: PostgresPool, store: string, migrations: string[]): Promise<void> {
   await inTransaction(pool, async (client) => {
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fxdesk_schema:${store}`]);
     await client.query('CREATE TABLE IF NOT EXISTS fxdesk_schema (store TEXT PRIMARY KEY, version INTEGER NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM fxdesk_schema WHERE store = $1', [store]);

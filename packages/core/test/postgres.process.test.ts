@@ -54,4 +54,12 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL migrations${unavailable ?
     await expect(migratePostgres(pool, 'test', MIGRATIONS.slice(0, 2))).rejects.toThrow(/newer than this build knows \(2\)/);
     await pool.end();
   });
+
+  it('fails a statement that runs past the timeout, but not a migration', async () => {
+    const url = await server.createDatabase();
+    const pool = await openPostgres({ url, store: 'test', migrations: ['SELECT pg_sleep(0.5)'], timeoutMs: 200 });
+    await expect(pool.query('SELECT pg_sleep(1)')).rejects.toThrow(/statement timeout/);
+    expect((await pool.query<{ ok: number }>('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+    await pool.end();
+  });
 });

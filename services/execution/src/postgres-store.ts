@@ -9,6 +9,7 @@ import {
   listConditions,
   outcomeColumns,
   pageOf,
+  RECORD_COLUMNS,
   recordOf,
   type AbandonedAnswer,
   type AbandonedRow,
@@ -67,7 +68,7 @@ const COMPLETE = `UPDATE signals SET state = $2, http_status = $3, response_body
     result_json = $8, error_json = $9, completed_at = $10, updated_at = $10
   WHERE signal_id = $1 AND state = 'processing'`;
 const RELEASE = "DELETE FROM signals WHERE signal_id = $1 AND state = 'processing' AND owner = $2";
-const FIND = 'SELECT * FROM signals WHERE signal_id = $1';
+const FIND = `SELECT ${RECORD_COLUMNS} FROM signals WHERE signal_id = $1`;
 // SKIP LOCKED: a row another replica is completing or recovering right now is not abandoned.
 const ABANDONED = `SELECT signal_id, request_id, order_comment FROM signals
   WHERE state = 'processing' AND (owner = $1 OR lease_expires_at <= $2) FOR UPDATE SKIP LOCKED`;
@@ -165,7 +166,7 @@ export class PostgresSignalStore implements SignalStore {
     });
     values.push(limit + 1);
     const condition = where.length > 0 ? `WHERE ${where.join(' AND ')} ` : '';
-    return { text: `SELECT * FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT $${values.length}`, values };
+    return { text: `SELECT ${RECORD_COLUMNS} FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT $${values.length}`, values };
   }
 
   async list(filter: SignalFilter, limit: number): Promise<SignalPage> {

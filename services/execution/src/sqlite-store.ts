@@ -9,6 +9,7 @@ import {
   listConditions,
   outcomeColumns,
   pageOf,
+  RECORD_COLUMNS,
   recordOf,
   type AbandonedAnswer,
   type AbandonedRow,
@@ -115,7 +116,7 @@ export function listQuery(filter: SignalFilter, limit: number): { sql: string; p
     return `@${name}`;
   });
   const condition = where.length > 0 ? `WHERE ${where.join(' AND ')} ` : '';
-  return { sql: `SELECT * FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT @limit`, params };
+  return { sql: `SELECT ${RECORD_COLUMNS} FROM signals ${condition}ORDER BY received_at DESC, signal_id DESC LIMIT @limit`, params };
 }
 
 /**
@@ -148,7 +149,7 @@ export class SqliteSignalStore implements SignalStore {
          WHERE signal_id = @signalId AND state = 'processing'`,
       ),
       release: db.prepare("DELETE FROM signals WHERE signal_id = ? AND state = 'processing' AND owner = ?"),
-      find: db.prepare<[string], SignalRow>('SELECT * FROM signals WHERE signal_id = ?'),
+      find: db.prepare<[string], SignalRow>(`SELECT ${RECORD_COLUMNS} FROM signals WHERE signal_id = ?`),
       abandoned: db.prepare<{ owner: string; at: string }, AbandonedRow>(
         "SELECT signal_id, request_id, order_comment FROM signals WHERE state = 'processing' AND (owner = @owner OR lease_expires_at <= @at)",
       ),
