@@ -67,6 +67,11 @@ export class DeliveryError extends Error {
   }
 }
 
+/** A wait that is not a failure: the delivery goes back in the queue until `untilMs` and the attempt does not count. */
+export function holdUntil(untilMs: number, now: number, error: ProviderError): DeliveryError {
+  return new DeliveryError(error, { retryable: true, retryAfterMs: Math.max(0, untilMs - now), spendsAttempt: false });
+}
+
 /** Whether an HTTP status is worth another attempt: 408, 429 and every 5xx. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;

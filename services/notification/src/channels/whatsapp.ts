@@ -26,7 +26,7 @@
  *   carries them; 131056 (pair rate limit) holds the user's queue (whatsapp-pacer.ts).
  */
 import { bodyExcerpt, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
-import { DeliveryError, isRetryableStatus, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { holdUntil, isRetryableStatus, type DeliveryError, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { WhatsAppPacer } from './whatsapp-pacer.js';
 import { plainText, truncate } from '../render.js';
 
@@ -156,11 +156,6 @@ function readGraphReply(res: HttpResponse, now: () => number): { id: string } | 
   return { code: err?.code, refusal: providerRefusal(res, { code: err?.code, message }, now, { retryable }) };
 }
 
-/** A wait that is not a failure: the delivery goes back in the queue until `untilMs` and the attempt does not count. */
-function holdUntil(untilMs: number, now: number, error: { code: string; message: string }): DeliveryError {
-  return new DeliveryError(error, { retryable: true, retryAfterMs: Math.max(0, untilMs - now), spendsAttempt: false });
-}
-
 /**
  * MESSENGER_APP on the Cloud API. Each message waits for its user's turn under the pair rate
  * limit; it goes as free-form text while the user's customer service window is open (or when no
@@ -168,7 +163,7 @@ function holdUntil(untilMs: number, now: number, error: { code: string; message:
  * template in the same attempt; one reported later by the webhook puts the delivery back in the
  * queue (messenger-webhook.ts), and the closed window then makes it the template.
  */
-export class WhatsAppTransport implements Transport {
+class WhatsAppTransport implements Transport {
   readonly provider = 'whatsapp' as const;
   private readonly pacer = new WhatsAppPacer();
 
@@ -187,7 +182,7 @@ export class WhatsAppTransport implements Transport {
   }
 
   /** Whether free-form text may go to `waId` now: its last message is recent enough. */
-  isSessionOpen(waId: string, now: number): boolean {
+  private isSessionOpen(waId: string, now: number): boolean {
     const last = this.sessions?.lastInboundAt(waId);
     return last !== undefined && now < last + SESSION_WINDOW_MS - SESSION_MARGIN_MS;
   }
