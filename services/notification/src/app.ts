@@ -8,7 +8,9 @@ import { MessengerWebhook } from './messenger-webhook.js';
 import { Notifier } from './notifier.js';
 import { Outbox } from './outbox.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
+import { registerSmsWebhookRoutes } from './routes/sms-webhook.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { SmsStatusWebhook } from './sms-status.js';
 import type { NotificationStore } from './store.js';
 
 export interface NotificationService {
@@ -34,7 +36,7 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'bearer' } },
     tags: [
       { name: 'notifications', description: 'Send notifications and read delivery records' },
-      { name: 'webhooks', description: 'Called by the messenger platform' },
+      { name: 'webhooks', description: 'Called by the messenger platform and by Twilio' },
     ],
     logger: deps.logger,
     now: () => clock.now(),
@@ -68,6 +70,8 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
   });
   const webhook = new MessengerWebhook({ store, clock, verifyToken: config.MESSENGER_APP_VERIFY_TOKEN, appSecret: config.MESSENGER_APP_APP_SECRET });
 
+  const smsStatus = new SmsStatusWebhook({ store, clock, authToken: config.SMS_AUTH_TOKEN, publicBaseUrl: config.PUBLIC_BASE_URL });
+
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: { database: () => store.check() } });
 
   await app.register(async (api) => {
@@ -77,6 +81,7 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
   });
   // A scope of its own: the platform cannot send the key, and the webhook reads its JSON from the raw bytes.
   await app.register(async (platform) => registerWebhookRoutes(platform as App, webhook));
+  await app.register(async (twilio) => registerSmsWebhookRoutes(twilio as App, smsStatus));
 
   app.addHook('onReady', async () => outbox.start());
   // preClose: the outbox must be done with the store before server.ts's onClose closes it.

@@ -52,6 +52,11 @@ export const NotificationConfigSchema = z
       .optional(),
     SMS_TO: recipientList(E164, 'E.164 phone numbers like +14155550100'),
     SMS_BASE_URL: baseUrl('https://api.twilio.com'),
+    /** Where Twilio reaches this service (scheme, host, and any path prefix a proxy strips): its status callbacks go to `{it}/webhooks/sms`. */
+    PUBLIC_BASE_URL: z
+      .url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' })
+      .transform((u) => u.replace(/\/+$/, ''))
+      .optional(),
 
     // MESSENGER_APP: WhatsApp Cloud API.
     MESSENGER_APP_TOKEN: z.string().min(1).optional(),
