@@ -39,19 +39,19 @@ export interface SmsStatusWebhookOptions {
   publicBaseUrl: string | undefined;
 }
 
-/** Twilio's MessageStatus as ours; the others (receiving, received, partially_delivered) are ignored. */
-const STATUSES: Record<string, PlatformUpdate['status']> = {
-  accepted: 'queued',
-  scheduled: 'queued',
-  queued: 'queued',
-  sending: 'queued',
-  sent: 'sent',
-  delivered: 'delivered',
-  read: 'read',
-  undelivered: 'undelivered',
-  failed: 'failed',
-  canceled: 'failed',
-};
+/** Twilio's MessageStatus as ours; the others (receiving, received, partially_delivered) are ignored. A Map: no inherited keys. */
+const STATUSES = new Map<string, PlatformUpdate['status']>([
+  ['accepted', 'queued'],
+  ['scheduled', 'queued'],
+  ['queued', 'queued'],
+  ['sending', 'queued'],
+  ['sent', 'sent'],
+  ['delivered', 'delivered'],
+  ['read', 'read'],
+  ['undelivered', 'undelivered'],
+  ['failed', 'failed'],
+  ['canceled', 'failed'],
+]);
 
 /** `X-Twilio-Signature` of a POST of `params` to `url`; a repeated name's values are sorted too, as twilio-node does. */
 export function twilioSignature(authToken: string, url: string, params: [string, string][]): string {
@@ -84,7 +84,7 @@ export class SmsStatusWebhook {
   /** Applies one status report to the SMS delivery it names (by sid, else by the delivery id in the URL), never moving it backwards. */
   async apply(callback: SmsStatusCallback, deliveryId: string | undefined): Promise<WebhookAck> {
     const ack = { received: 1, applied: 0, unchanged: 0, unknown: 0, ignored: 0 };
-    const status = STATUSES[callback.MessageStatus];
+    const status = STATUSES.get(callback.MessageStatus);
     if (status === undefined) return { ...ack, ignored: 1 };
     const now = this.o.clock.now();
     const update: PlatformUpdate = { status, at: now };

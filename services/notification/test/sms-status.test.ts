@@ -82,7 +82,7 @@ describe('SmsStatusWebhook.apply', () => {
     ]);
   });
 
-  it('ignores statuses that say nothing of an outbound message', async () => {
+  it('ignores statuses that say nothing of an outbound message, and names no map lookup can inherit', async () => {
     const { hook, recorded } = webhook();
     expect(await hook.apply({ MessageSid: 'SM1', MessageStatus: 'received' }, 'd-1')).toEqual({
       received: 1,
@@ -91,6 +91,9 @@ describe('SmsStatusWebhook.apply', () => {
       unknown: 0,
       ignored: 1,
     });
+    for (const inherited of ['constructor', '__proto__', 'toString']) {
+      expect(await hook.apply({ MessageSid: 'SM1', MessageStatus: inherited }, 'd-1')).toMatchObject({ ignored: 1 });
+    }
     expect(recorded).toEqual([]);
   });
 });
