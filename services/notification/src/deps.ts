@@ -29,7 +29,7 @@ export async function createDeps(config: NotificationConfig, logger: Logger): Pr
 /** The same dependencies on a given clock (tests: a manual one, and DATA_DIR `:memory:` or a temporary folder). */
 export function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): NotificationDeps {
   const store = new NotificationStore(databasePath(config.DATA_DIR, 'notification'));
-  const providers = transportsFromConfig(config, () => clock.now());
+  const providers = transportsFromConfig(config, () => clock.now(), { memory: store, logger });
   return {
     clock,
     logger,

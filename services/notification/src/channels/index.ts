@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { EmailTransport } from './email.js';
 import { HttpClient } from './http.js';
 import { sandboxFor } from './sandbox.js';
-import { telegramTransport } from './telegram.js';
+import { telegramTransport, TelegramTransport, type TelegramMemory } from './telegram.js';
 import type { Transport } from './transport.js';
 import { twilioTransport } from './twilio.js';
 import { whatsAppTransport } from './whatsapp.js';
@@ -23,9 +23,15 @@ export function recipientsFromConfig(config: NotificationConfig): Record<Notific
 
 /**
  * The real transport of every channel whose credentials are set, the sandbox for the others.
- * `close()` releases their connections (the HTTP pool, the SMTP pool).
+ * `close()` releases their connections (the HTTP pool, the SMTP pool). `telegram.memory` keeps
+ * what Telegram's transport must not forget (chats that moved, parts of split messages sent);
+ * without it they are kept in the process only.
  */
-export function transportsFromConfig(config: NotificationConfig, now: () => number): { transports: Transports; close: () => Promise<void> } {
+export function transportsFromConfig(
+  config: NotificationConfig,
+  now: () => number,
+  telegram?: { memory: TelegramMemory; logger?: Logger },
+): { transports: Transports; close: () => Promise<void> } {
   const http = new HttpClient(config.PROVIDER_TIMEOUT_MS);
   const sandbox = {
     chatAppBaseUrl: config.CHAT_APP_BASE_URL,
@@ -41,13 +47,21 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
       : undefined;
   const transports: Transports = {
     CHAT_APP: config.CHAT_APP_BOT_TOKEN
-      ? telegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
+      ? telegram
+        ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, telegram.memory, now, telegram.logger)
+        : telegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
       : sandboxFor('CHAT_APP', sandbox),
     EMAIL: email ?? sandboxFor('EMAIL', sandbox),
     SMS:
       config.SMS_ACCOUNT_SID && config.SMS_AUTH_TOKEN && config.SMS_FROM
         ? twilioTransport(
-            { baseUrl: config.SMS_BASE_URL, accountSid: config.SMS_ACCOUNT_SID, authToken: config.SMS_AUTH_TOKEN, from: config.SMS_FROM },
+            {
+              baseUrl: config.SMS_BASE_URL,
+              accountSid: config.SMS_ACCOUNT_SID,
+              authToken: config.SMS_AUTH_TOKEN,
+              from: config.SMS_FROM,
+              publicBaseUrl: config.PUBLIC_BASE_URL,
+            },
             http,
             now,
           )
@@ -75,7 +89,7 @@ export function transportsFromConfig(config: NotificationConfig, now: () => numb
   };
 }
 
-/** Says at start which channels have no recipients or no credentials, and whether status webhooks go unsigned. */
+/** Says at start which channels have no recipients or no credentials, and that status webhooks are refused without an app secret. */
 export function logChannelSetup(config: NotificationConfig, transports: Transports, logger: Logger): void {
   const recipients = recipientsFromConfig(config);
   const unaddressed = NOTIFICATION_CHANNELS.filter((c) => recipients[c].length === 0);
@@ -83,8 +97,11 @@ export function logChannelSetup(config: NotificationConfig, transports: Transpor
   const sandboxed = NOTIFICATION_CHANNELS.filter((c) => transports[c].provider === 'sandbox');
   if (sandboxed.length > 0) logger.info({ channels: sandboxed }, 'no credentials for these channels: their deliveries go to the sandbox (recorded, not sent)');
   if (config.MESSENGER_APP_APP_SECRET === undefined) {
-    // A warning where real WhatsApp messages go out (their status updates arrive there); on the sandbox, a note.
+    // A warning where real WhatsApp messages go out (their status updates and replies are lost); on the sandbox, a note.
     const level = transports.MESSENGER_APP.provider === 'sandbox' ? 'info' : 'warn';
-    logger[level]('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app accepts unsigned status updates');
+    logger[level]('MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app refuses status updates');
+  }
+  if (transports.SMS.provider === 'twilio' && config.PUBLIC_BASE_URL === undefined) {
+    logger.warn('PUBLIC_BASE_URL is not set: Twilio is asked for no status callbacks, so SMS deliveries stay queued');
   }
 }

@@ -12,12 +12,12 @@
  *   supergroup with the specified identifier" (https://core.telegram.org/bots/api#responseparameters).
  * - Limits: telegram-pacer.ts (the Bot FAQ's); a text over 4,096 characters goes in parts (telegram-split.ts).
  */
-import type { NotificationChannel, ProviderError } from '@fxdesk/schemas';
+import type { NotificationChannel } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { bodyExcerpt, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
 import { TelegramPacer } from './telegram-pacer.js';
 import { telegramParts } from './telegram-split.js';
-import { DeliveryError, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
+import { DeliveryError, holdUntil, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 
 export interface TelegramOptions {
   baseUrl: string;
@@ -76,11 +76,6 @@ export interface TelegramMemory {
   recordPart(deliveryId: string, sent: { part: number; parts: number; address: string; providerMessageId: string | null }, now: number): Promise<void>;
 }
 
-/** A wait that is not a failure: the delivery goes back in the queue until `untilMs` and the attempt does not count. */
-function waitUntil(untilMs: number, now: number, error: ProviderError): DeliveryError {
-  return new DeliveryError(error, { retryable: true, retryAfterMs: Math.max(0, untilMs - now), spendsAttempt: false });
-}
-
 /**
  * The transport with its memory in this process only (chats that moved and parts sent are
  * forgotten at a restart): what channels/index.ts builds until it passes the store in. Goes with
@@ -131,7 +126,7 @@ export class TelegramTransport implements Transport {
     const chat = this.chatOf(message.recipient);
     const now = this.now();
     const turn = this.pacer.turn(message.deliveryId, chat, now);
-    if (turn > now) throw waitUntil(turn, now, { code: 'paced', message: `waiting for chat ${chat}'s turn under Telegram's limits` });
+    if (turn > now) throw holdUntil(turn, now, { code: 'paced', message: `waiting for chat ${chat}'s turn under Telegram's limits` });
 
     const parts = telegramParts(message);
     const done = parts.length > 1 ? this.memory.partsSent(message.deliveryId) : [];
@@ -153,7 +148,7 @@ export class TelegramTransport implements Transport {
       await this.memory.recordPart(message.deliveryId, { part, parts: parts.length, address: chat, providerMessageId: reply.messageId }, this.now());
       if (part + 1 < parts.length) {
         const at = this.now();
-        throw waitUntil(this.pacer.turn(message.deliveryId, chat, at), at, {
+        throw holdUntil(this.pacer.turn(message.deliveryId, chat, at), at, {
           code: 'in_parts',
           message: `part ${part + 1} of ${parts.length} sent (message_id ${reply.messageId}); the next goes at the chat's next turn`,
         });
@@ -183,12 +178,12 @@ export class TelegramTransport implements Transport {
         { deliveryId: message.deliveryId, recipient: message.recipient, from: chat, to: movedTo },
         'Telegram: the group was upgraded to a supergroup (migrate_to_chat_id): this delivery and every later one to the recipient go to the new chat',
       );
-      return waitUntil(this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
+      return holdUntil(this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
     }
     if (refusal.providerError.httpStatus === 429 && refusal.retryAfterMs !== undefined) {
       // The flood wait is the chat's: its other deliveries wait behind it, the other chats go on.
       this.pacer.hold(chat, now + refusal.retryAfterMs);
-      return waitUntil(this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
+      return holdUntil(this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
     }
     return refusal;
   }
