@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { EmailTransport } from './email.js';
 import { HttpClient } from './http.js';
 import { sandboxFor } from './sandbox.js';
-import { telegramTransport, TelegramTransport, type TelegramMemory } from './telegram.js';
+import { TelegramTransport, type TelegramMemory } from './telegram.js';
 import type { Transport } from './transport.js';
 import { twilioTransport } from './twilio.js';
 import { whatsAppTransport } from './whatsapp.js';
@@ -24,13 +24,12 @@ export function recipientsFromConfig(config: NotificationConfig): Record<Notific
 /**
  * The real transport of every channel whose credentials are set, the sandbox for the others.
  * `close()` releases their connections (the HTTP pool, the SMTP pool). `telegram.memory` keeps
- * what Telegram's transport must not forget (chats that moved, parts of split messages sent);
- * without it they are kept in the process only.
+ * what Telegram's transport must not forget (chats that moved, parts of split messages sent).
  */
 export function transportsFromConfig(
   config: NotificationConfig,
   now: () => number,
-  telegram?: { memory: TelegramMemory; logger?: Logger },
+  telegram: { memory: TelegramMemory; logger?: Logger },
 ): { transports: Transports; close: () => Promise<void> } {
   const http = new HttpClient(config.PROVIDER_TIMEOUT_MS);
   const sandbox = {
@@ -47,9 +46,7 @@ export function transportsFromConfig(
       : undefined;
   const transports: Transports = {
     CHAT_APP: config.CHAT_APP_BOT_TOKEN
-      ? telegram
-        ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, telegram.memory, now, telegram.logger)
-        : telegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, now)
+      ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, telegram.memory, now, telegram.logger)
       : sandboxFor('CHAT_APP', sandbox),
     EMAIL: email ?? sandboxFor('EMAIL', sandbox),
     SMS:

@@ -77,23 +77,6 @@ export interface TelegramMemory {
 }
 
 /**
- * The transport with its memory in this process only (chats that moved and parts sent are
- * forgotten at a restart): what channels/index.ts builds until it passes the store in. Goes with
- * its last caller.
- */
-export function telegramTransport(options: TelegramOptions, http: HttpClient, now: () => number): TelegramTransport {
-  const routes = new Map<string, string>();
-  const parts = new Map<string, { part: number; address: string; providerMessageId: string | null }[]>();
-  const memory: TelegramMemory = {
-    routeOf: (_channel, recipient) => routes.get(recipient),
-    reroute: async (_channel, recipient, routedTo) => void routes.set(recipient, routedTo),
-    partsSent: (deliveryId) => parts.get(deliveryId) ?? [],
-    recordPart: async (deliveryId, sent) => void parts.set(deliveryId, [...(parts.get(deliveryId) ?? []), sent]),
-  };
-  return new TelegramTransport(options, http, memory, now);
-}
-
-/**
  * CHAT_APP on the Bot API. Each call sends at most one message, when the pacer says it is the
  * chat's turn; otherwise, and between the parts of a long message, the delivery waits for its
  * turn (no attempt spent). A 429 with `retry_after` holds that chat alone; a `migrate_to_chat_id`
