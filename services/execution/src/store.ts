@@ -134,7 +134,7 @@ export interface SignalStore {
 
 /**
  * The columns a record is read from, named rather than `*`: the owner and lease a row also holds
- * would be two more properties on every row read (a page of 50 read 25 % slower with them).
+ * would be two more properties on every row read (a page of 50 read about 20 % slower with them).
  */
 export const RECORD_COLUMNS =
   'signal_id, payload_hash, state, request_json, request_id, order_comment, http_status, response_body, order_ticket, deal_ticket, position_ticket, result_json, error_json, reconciliation_json, received_at, completed_at, updated_at';
