@@ -96,15 +96,16 @@ export class SignalPipeline {
     this.leaseMs = claimLeaseMs(deps.config);
   }
 
-  /** The checks of /health/ready: the terminal is connected and TRADING_ENABLED is true. */
+  /** The checks of /health/ready: the terminal is connected, TRADING_ENABLED is true, the store's database answers. */
   readinessChecks(): Record<string, HealthCheck> {
-    const { config, terminal } = this.deps;
+    const { config, terminal, store } = this.deps;
     return {
       terminal: () => {
         const connected = terminal.isConnected();
         return { ok: connected, detail: `${terminal.name} terminal ${connected ? 'connected' : 'disconnected'}` };
       },
       trading_enabled: () => ({ ok: config.TRADING_ENABLED, detail: `TRADING_ENABLED=${config.TRADING_ENABLED}` }),
+      store: () => store.health(),
     };
   }
 

@@ -199,6 +199,15 @@ export class PostgresSignalStore implements SignalStore {
     await this.write('reconciliation', RECONCILIATION, [signalId, JSON.stringify(reconciliation), reconciliation.checked_at]);
   }
 
+  async health(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      await this.pool.query('SELECT 1');
+      return { ok: true, detail: 'PostgreSQL' };
+    } catch (err) {
+      return { ok: false, detail: `PostgreSQL does not answer: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -128,6 +128,8 @@ export interface SignalStore {
   /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
   recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void>;
   recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void>;
+  /** Whether the database answers now, for /health/ready. */
+  health(): Promise<{ ok: boolean; detail: string }>;
   /** Writes what is queued and lets the database go. */
   close(): Promise<void>;
 }

@@ -39,6 +39,12 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       await Promise.all(stores.map((s) => s.close()));
     });
 
+    it('is unhealthy, saying why, when the database does not answer', async () => {
+      const store = new PostgresSignalStore(new pg.Pool({ connectionString: `postgres://fxdesk@127.0.0.1:${await freePort()}/none` }), 'a');
+      expect(await store.health()).toEqual({ ok: false, detail: expect.stringMatching(/^PostgreSQL does not answer: .*ECONNREFUSED/) });
+      await store.close();
+    });
+
     it('records the owner replica and the lease of each claim', async () => {
       const url = await database();
       const store = await PostgresSignalStore.open(url, 'replica-7');
@@ -90,6 +96,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       const body = signal();
       const results = await Promise.all(Array.from({ length: 100 }, (_, i) => postSignal(replicas[i % 2]!.app, body)));
       expect(replicas.reduce((sum, r) => sum + r.terminal.stats.orderSendCalls, 0)).toBe(1);
+      expect((await replicas[0]!.app.inject({ url: '/health/ready' })).json()).toMatchObject({ checks: { store: { ok: true, detail: 'PostgreSQL' } } });
       const originals = results.filter((r) => r.statusCode === 200 && r.headers['idempotent-replayed'] === undefined);
       expect(originals).toHaveLength(1);
       for (const result of results) {

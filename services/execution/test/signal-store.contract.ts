@@ -171,6 +171,10 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         expect(await s.claim(claim('x'))).toMatchObject({ existing: { responseBody: '{"unknown":true}' } });
       });
 
+      it('is healthy while its database answers', async () => {
+        expect(await (await store()).health()).toMatchObject({ ok: true });
+      });
+
       it('counts its commits', async () => {
         const s = await store();
         const before = s.commitStats.commits;
