@@ -8,11 +8,14 @@ import type { AddressInfo, Socket } from 'node:net';
 export class LocalHttpServer {
   /** TCP connections accepted so far (keep-alive reuses them). */
   connections = 0;
+  /** When each was accepted, in wall-clock ms (performance.now()). */
+  readonly connectedAt: number[] = [];
   private readonly sockets = new Set<Socket>();
 
   private constructor(private readonly server: http.Server) {
     server.on('connection', (socket) => {
       this.connections += 1;
+      this.connectedAt.push(performance.now());
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });

@@ -11,6 +11,7 @@ export function createAccountReader(config: AccountConfig, clock: Clock): Accoun
       environment: config.OANDA_ENVIRONMENT,
       baseUrl: config.OANDA_BASE_URL,
       timeoutMs: config.BROKER_TIMEOUT_MS,
+      requestsPerSecond: config.OANDA_REQUESTS_PER_SECOND,
       clock,
     });
   }

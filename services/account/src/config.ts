@@ -34,6 +34,8 @@ export const AccountConfigSchema = z
       .optional(),
     OANDA_ENVIRONMENT: z.enum(['practice', 'live']).default('practice'),
     OANDA_BASE_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
+    /** Most OANDA requests in any one second (Best Practices: at most 100 per second). */
+    OANDA_REQUESTS_PER_SECOND: envInt(100, { min: 1, max: 1_000_000 }),
   })
   .superRefine((config, ctx) => {
     if (config.BROKER !== 'oanda') return;

@@ -90,6 +90,9 @@ export async function startOanda(options: StartOptions = {}): Promise<OandaHarne
     OANDA_ACCOUNT_ID: fake.account.id,
     OANDA_BASE_URL: fake.baseUrl,
     BROKER_TIMEOUT_MS: '5000',
+    // The manual clock stands still while the tests make hundreds of reads in one instant; the
+    // adapter's own tests prove the pacing at OANDA's 100 per second.
+    OANDA_REQUESTS_PER_SECOND: '1000000',
     ...options.env,
   });
   const service = await startService(config, clock, options);

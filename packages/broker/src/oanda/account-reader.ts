@@ -16,6 +16,8 @@ export interface OandaAccountOptions {
   baseUrl?: string;
   /** Timeout of every call, in milliseconds. */
   timeoutMs?: number;
+  /** Most requests in any one second (default 100, OANDA's Best Practices). */
+  requestsPerSecond?: number;
   clock?: Clock;
 }
 
@@ -41,6 +43,7 @@ export class OandaAccountReader implements AccountReader {
       baseUrl: oandaBaseUrl(options.environment ?? 'practice', options.baseUrl),
       token: options.token,
       timeoutMs: options.timeoutMs ?? 10_000,
+      requestsPerSecond: options.requestsPerSecond,
       clock: this.clock,
     });
   }
@@ -65,6 +68,11 @@ export class OandaAccountReader implements AccountReader {
   async changesSince(sinceTransactionId: string): Promise<AccountChanges> {
     const body = await this.http.get(`${this.accountPath}/changes`, { sinceTransactionID: sinceTransactionId }, ChangesResponseSchema);
     return changesFrom(body, sinceTransactionId);
+  }
+
+  /** HTTP requests sent to OANDA and not yet answered. */
+  get requestsInFlight(): number {
+    return this.http.requestsInFlight;
   }
 
   async close(): Promise<void> {

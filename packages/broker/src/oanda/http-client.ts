@@ -1,5 +1,5 @@
-import { retryAfterSeconds, systemClock, type Clock } from '@fxdesk/primitives';
-import { Pool } from 'undici';
+import { Pacer, PacerDeadlineError, retryAfterSeconds, systemClock, type Clock } from '@fxdesk/primitives';
+import { buildConnector, Pool } from 'undici';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { parseJsonBody, pathWithQuery } from '../http-helpers.js';
@@ -11,9 +11,19 @@ export interface OandaHttpOptions {
   /** Longest wait for one call, connection to last body byte. */
   timeoutMs: number;
   clock?: Clock;
-  /** Keep-alive connections to OANDA (Best Practices: reuse connections, at most 2 new per second). */
+  /** Keep-alive connections to OANDA (default 2). */
   connections?: number;
+  /** Requests per second over every one-second window (default 100). */
+  requestsPerSecond?: number;
 }
+
+/**
+ * OANDA's Best Practices (developer.oanda.com/rest-live-v20/best-practices, "Connection Limits"):
+ * "For new connections, we recommend you limit this to twice per second (2/s)" and "For an
+ * established connection, we recommend limiting this to one hundred per second (100/s)".
+ */
+export const OANDA_NEW_CONNECTIONS_PER_SECOND = 2;
+export const OANDA_REQUESTS_PER_SECOND = 100;
 
 /**
  * GETs against the v20 REST API over one undici keep-alive pool. Every call sends
@@ -21,22 +31,38 @@ export interface OandaHttpOptions {
  * authorizationHeaderParam) and `Accept-Datetime-Format: RFC3339` (AcceptDatetimeFormat is
  * `UNIX` or `RFC3339`), runs under a timeout on the injected clock, and turns every failure
  * into a BrokerError. The token is never part of an error message or a log line.
+ *
+ * Paced under OANDA's Best Practices: every request takes a token of a pacer of
+ * `requestsPerSecond` over every second (on the injected clock; a token that would come only past
+ * the call's timeout fails it at once as `rate_limited`, unsent), and every new TCP connection one
+ * of 2 per second (on the wall clock, as sockets open in real time) from a pool of 2 kept alive.
  */
 export class OandaHttpClient {
   private readonly pool: Pool;
   private readonly pathPrefix: string;
   private readonly clock: Clock;
+  private readonly requests: Pacer;
+  /** HTTP requests sent and not yet answered or failed. */
+  requestsInFlight = 0;
 
   constructor(private readonly options: OandaHttpOptions) {
     const url = new URL(options.baseUrl);
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.clock = options.clock ?? systemClock;
+    this.requests = Pacer.within(options.requestsPerSecond ?? OANDA_REQUESTS_PER_SECOND, 1000, this.clock);
+    const newConnections = Pacer.within(OANDA_NEW_CONNECTIONS_PER_SECOND, 1000);
+    const connect = buildConnector({ timeout: options.timeoutMs });
     this.pool = new Pool(url.origin, {
-      connections: options.connections ?? 4,
+      connections: options.connections ?? 2,
       // Best Practices: "using a persistent connection will allow more requests to be performed on an established connection".
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connectTimeout: options.timeoutMs,
+      connect: (connectOptions, callback) => {
+        newConnections.acquire().then(
+          () => connect(connectOptions, callback),
+          (err: Error) => callback(err, null),
+        );
+      },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
@@ -65,9 +91,28 @@ export class OandaHttpClient {
     }
   }
 
+  /** Takes a request token before the call's timeout would pass, or fails `rate_limited` without sending. */
+  private async pace(): Promise<void> {
+    try {
+      await this.requests.acquire(1, { deadlineMs: this.clock.now() + this.options.timeoutMs });
+    } catch (err) {
+      if (!(err instanceof PacerDeadlineError)) throw err;
+      throw new BrokerError(
+        'rate_limited',
+        `OANDA's request rate leaves no room for this call within ${this.options.timeoutMs} ms (next in ${err.waitMs} ms); not sent`,
+        {
+          retryAfterSeconds: Math.ceil(err.waitMs / 1000),
+          cause: err,
+        },
+      );
+    }
+  }
+
   private async attempt(path: string): Promise<string> {
+    await this.pace();
     const controller = new AbortController();
     const timer = this.clock.setTimeout(() => controller.abort(), this.options.timeoutMs);
+    this.requestsInFlight++;
     try {
       const response = await this.pool.request({
         method: 'GET',
@@ -87,6 +132,7 @@ export class OandaHttpClient {
       if (controller.signal.aborted) throw new BrokerError('timeout', `OANDA did not answer within ${this.options.timeoutMs} ms`, { cause: err });
       throw err;
     } finally {
+      this.requestsInFlight--;
       this.clock.clearTimer(timer);
     }
   }

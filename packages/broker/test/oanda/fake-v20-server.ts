@@ -14,6 +14,9 @@ import { FAKE_INSTRUMENTS, FakeV20Account } from './fake-v20-account.js';
  * Faults on demand, each for the next request: a status with an error body (429 with
  * Retry-After, 5xx…), any JSON body, a hang (never answers), a malformed JSON body, a reset
  * connection.
+ * With `requestsPerSecond`, OANDA's Best Practices limit is enforced: a request past that many in
+ * the last second (on `now`) is answered 429 and counted in `throttled`. New TCP connections are
+ * timed on the wall clock (`mostConnectionsInOneSecond`), against the recommended 2 per second.
  */
 
 export type Fault =
@@ -33,6 +36,8 @@ export interface FakeV20Options {
   token?: string;
   accountId?: string;
   now?: () => Date;
+  /** Requests allowed in any one second; no limit when omitted. */
+  requestsPerSecond?: number;
 }
 
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -47,9 +52,13 @@ export class FakeV20Server {
   readonly requests: RecordedRequest[] = [];
   private readonly faults: Fault[] = [];
   private readonly waiters: { count: number; resolve: () => void }[] = [];
+  /** Arrival times of the requests served over the last second. */
+  private readonly served: number[] = [];
+  /** Requests answered 429 for going past `requestsPerSecond`. */
+  throttled = 0;
   private server!: LocalHttpServer;
 
-  private constructor(options: FakeV20Options) {
+  private constructor(private readonly options: FakeV20Options) {
     this.token = options.token ?? 'fake-oanda-token-7f3a9c';
     this.account = new FakeV20Account({ id: options.accountId ?? '101-004-1435156-001', now: options.now });
   }
@@ -67,6 +76,12 @@ export class FakeV20Server {
   /** TCP connections accepted so far (keep-alive reuses them). */
   get connections(): number {
     return this.server.connections;
+  }
+
+  /** The most new TCP connections accepted within any one second of wall-clock time. */
+  mostConnectionsInOneSecond(): number {
+    const times = this.server.connectedAt;
+    return Math.max(0, ...times.map((start) => times.filter((t) => t >= start && t < start + 1000).length));
   }
 
   /** Queues a fault for the next request. */
@@ -90,6 +105,10 @@ export class FakeV20Server {
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
+    if (this.overLimit()) {
+      this.throttled++;
+      return json(res, 429, { errorMessage: 'Too many requests: the rate limit was exceeded.' });
+    }
     const fault = this.faults.shift();
     if (fault) return this.applyFault(fault, req, res);
     if (req.headers.authorization !== `Bearer ${this.token}`) {
@@ -110,6 +129,17 @@ export class FakeV20Server {
       default:
         return this.changes(url, res);
     }
+  }
+
+  /** Whether this request would be past `requestsPerSecond` over the last second; counts it when not. */
+  private overLimit(): boolean {
+    const limit = this.options.requestsPerSecond;
+    if (limit === undefined) return false;
+    const now = (this.options.now ?? (() => new Date()))().getTime();
+    while (this.served.length > 0 && (this.served[0] as number) <= now - 1000) this.served.shift();
+    if (this.served.length >= limit) return true;
+    this.served.push(now);
+    return false;
   }
 
   private instruments(url: URL, res: http.ServerResponse): void {
