@@ -1,5 +1,8 @@
-import { ConfigError, loadConfig } from '@fxdesk/core';
+import { Writable } from 'node:stream';
+import { ConfigError, createLogger, loadConfig } from '@fxdesk/core';
+import { NOTIFICATION_CHANNELS } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
+import { logChannelSetup, type Transports } from '../src/channels/index.js';
 import { NotificationConfigSchema } from '../src/config.js';
 
 const WEBHOOK = { MESSENGER_APP_VERIFY_TOKEN: 'verify-token-123' };
@@ -14,5 +17,25 @@ describe('MESSENGER_APP_APP_SECRET', () => {
     expect(load({ NODE_ENV: 'production', ...WEBHOOK, MESSENGER_APP_APP_SECRET: 'app-secret-456' })).not.toThrow();
     expect(load({ NODE_ENV: 'production' })).not.toThrow();
     expect(load({ NODE_ENV: 'development', ...WEBHOOK })).not.toThrow();
+  });
+
+  it('says at start, as a note on the sandbox and a warning where WhatsApp sends for real, that status updates are refused', () => {
+    const lines: { level: string; msg: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as { level: string; msg: string });
+        done();
+      },
+    });
+    const logger = createLogger({ name: 'notification', level: 'info', stream: sink });
+    const config = loadConfig(NotificationConfigSchema, {});
+    const messengerOn = (provider: 'sandbox' | 'whatsapp') =>
+      Object.fromEntries(
+        NOTIFICATION_CHANNELS.map((c) => [c, { provider: c === 'MESSENGER_APP' ? provider : 'sandbox', send: () => Promise.reject(new Error('not sent')) }]),
+      ) as Transports;
+    logChannelSetup(config, messengerOn('sandbox'), logger);
+    logChannelSetup(config, messengerOn('whatsapp'), logger);
+    const notice = 'MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app refuses status updates';
+    expect(lines.filter((l) => l.msg === notice).map((l) => l.level)).toEqual(['info', 'warn']);
   });
 });
