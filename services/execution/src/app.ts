@@ -6,7 +6,7 @@ import type { ExecutionConfig } from './config.js';
 import type { ExecutionDeps } from './deps.js';
 import { registerExecutionMetrics } from './metrics.js';
 import { SignalPipeline } from './pipeline.js';
-import { recoverInterruptedSignals } from './recovery.js';
+import { recoverInterruptedSignals, sweepAbandonedClaims } from './recovery.js';
 import { registerCandleRoutes } from './routes/candles.js';
 import { registerSignalRoutes } from './routes/signals.js';
 
@@ -52,9 +52,18 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   });
 
   registerExecutionMetrics(app.metrics, deps);
-  // Signals left `processing` by a crash become `unknown` before the service listens.
-  app.addHook('onReady', () => recoverInterruptedSignals({ terminal, store, clock, logger, magic: config.MAGIC_NUMBER }));
+  // Signals this replica left `processing` when it stopped become `unknown` before the service
+  // listens; while it runs, so do other replicas' claims past their lease.
+  const recovery = { terminal, store, clock, logger, magic: config.MAGIC_NUMBER };
+  let stopSweep = () => {};
+  app.addHook('onReady', async () => {
+    await recoverInterruptedSignals(recovery, { includeOwn: true });
+    stopSweep = sweepAbandonedClaims(recovery);
+  });
   // Close lets in-flight signals finish (and store their outcome) before the owner closes the deps.
-  app.addHook('preClose', () => pipeline.whenIdle());
+  app.addHook('preClose', () => {
+    stopSweep();
+    return pipeline.whenIdle();
+  });
   return { app };
 }

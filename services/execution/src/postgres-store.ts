@@ -71,7 +71,7 @@ const RELEASE = "DELETE FROM signals WHERE signal_id = $1 AND state = 'processin
 const FIND = `SELECT ${RECORD_COLUMNS} FROM signals WHERE signal_id = $1`;
 // SKIP LOCKED: a row another replica is completing or recovering right now is not abandoned.
 const ABANDONED = `SELECT signal_id, request_id, order_comment FROM signals
-  WHERE state = 'processing' AND (owner = $1 OR lease_expires_at <= $2) FOR UPDATE SKIP LOCKED`;
+  WHERE state = 'processing' AND ((owner = $1 AND $3) OR (owner <> $1 AND lease_expires_at <= $2)) FOR UPDATE SKIP LOCKED`;
 const LATE_RESULT = `UPDATE signals SET order_ticket = $2, deal_ticket = $3, position_ticket = $4, result_json = $5, updated_at = $6
   WHERE signal_id = $1 AND state = 'unknown' AND result_json IS NULL`;
 const RECONCILIATION = "UPDATE signals SET reconciliation_json = $2, updated_at = $3 WHERE signal_id = $1 AND state = 'unknown'";
@@ -179,9 +179,9 @@ export class PostgresSignalStore implements SignalStore {
     return pageOf(await this.query<SignalRow>(name, text, values), limit);
   }
 
-  async failAbandoned(at: string, answer: AbandonedAnswer): Promise<InterruptedSignal[]> {
+  async failAbandoned(at: string, answer: AbandonedAnswer, { includeOwn }: { includeOwn: boolean }): Promise<InterruptedSignal[]> {
     const signals = await inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<AbandonedRow>(ABANDONED, [this.replicaId, at]);
+      const { rows } = await client.query<AbandonedRow>(ABANDONED, [this.replicaId, at, includeOwn]);
       const found = rows.map(interruptedOf);
       for (const signal of found) await client.query(COMPLETE, completeValues(signal.signalId, abandonedOutcome(signal, answer, at)));
       return found;

@@ -14,28 +14,54 @@ export interface RecoveryDeps {
   magic: number;
 }
 
+/** How often a running replica looks for claims of other replicas past their lease. */
+export const SWEEP_INTERVAL_MS = 5_000;
+
 /**
- * At start-up, before the service listens: fails every interrupted signal, then looks them up on
- * the terminal in the background (the service does not wait for the terminal to answer).
+ * Fails the interrupted signals, then looks them up on the terminal in the background (the
+ * service does not wait for the terminal to answer). At start-up, before the service listens,
+ * `includeOwn`: this replica's own claims left `processing` are interrupted too.
  */
-export async function recoverInterruptedSignals(deps: RecoveryDeps): Promise<void> {
-  const interrupted = await failInterruptedSignals(deps.store, deps.clock, deps.logger);
+export async function recoverInterruptedSignals(deps: RecoveryDeps, options: { includeOwn: boolean }): Promise<void> {
+  const interrupted = await failInterruptedSignals(deps.store, deps.clock, deps.logger, options);
   void reconcileInterrupted(interrupted, deps);
 }
 
 /**
- * At start-up, before the service listens: every signal this replica left `processing` when it
- * stopped, and any replica's whose claim outlived its lease, becomes `unknown`, answered (and
- * replayed) 503 execution_outcome_unknown. It is never sent again.
+ * While the service runs: every SWEEP_INTERVAL_MS, the claims of other replicas past their lease
+ * (their owner died) are interrupted and reconciled, so a retry gets their answer rather than
+ * 409 signal_in_progress for ever. Returns the function that stops it.
  */
-export async function failInterruptedSignals(store: SignalStore, clock: Clock, logger: Logger): Promise<InterruptedSignal[]> {
+export function sweepAbandonedClaims(deps: RecoveryDeps): () => void {
+  let sweeping = false;
+  const timer = deps.clock.setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    recoverInterruptedSignals(deps, { includeOwn: false })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not look for abandoned claims'))
+      .finally(() => (sweeping = false));
+  }, SWEEP_INTERVAL_MS);
+  timer.unref();
+  return () => deps.clock.clearTimer(timer);
+}
+
+/**
+ * Every signal whose claim outlived its lease, and with `includeOwn` every one this replica
+ * left `processing` when it stopped, becomes `unknown`, answered (and replayed) 503
+ * execution_outcome_unknown. It is never sent again.
+ */
+export async function failInterruptedSignals(store: SignalStore, clock: Clock, logger: Logger, options: { includeOwn: boolean }): Promise<InterruptedSignal[]> {
   const at = new Date(clock.now());
-  const interrupted = await store.failAbandoned(at.toISOString(), (signal) => {
-    const error = { code: 'execution_outcome_unknown', message: INTERRUPTED_MESSAGE };
-    return { httpStatus: 503, error, responseBody: JSON.stringify(envelope(error.code, error.message, { requestId: signal.requestId, now: at })) };
-  });
+  const interrupted = await store.failAbandoned(
+    at.toISOString(),
+    (signal) => {
+      const error = { code: 'execution_outcome_unknown', message: INTERRUPTED_MESSAGE };
+      return { httpStatus: 503, error, responseBody: JSON.stringify(envelope(error.code, error.message, { requestId: signal.requestId, now: at })) };
+    },
+    options,
+  );
   for (const signal of interrupted) {
-    logger.error({ signalId: signal.signalId, orderComment: signal.orderComment }, 'signal interrupted by a restart: outcome unknown');
+    logger.error({ signalId: signal.signalId, orderComment: signal.orderComment }, 'signal interrupted (a replica stopped inside it): outcome unknown');
   }
   return interrupted;
 }

@@ -150,8 +150,9 @@ export class SqliteSignalStore implements SignalStore {
       ),
       release: db.prepare("DELETE FROM signals WHERE signal_id = ? AND state = 'processing' AND owner = ?"),
       find: db.prepare<[string], SignalRow>(`SELECT ${RECORD_COLUMNS} FROM signals WHERE signal_id = ?`),
-      abandoned: db.prepare<{ owner: string; at: string }, AbandonedRow>(
-        "SELECT signal_id, request_id, order_comment FROM signals WHERE state = 'processing' AND (owner = @owner OR lease_expires_at <= @at)",
+      abandoned: db.prepare<{ owner: string; at: string; includeOwn: number }, AbandonedRow>(
+        `SELECT signal_id, request_id, order_comment FROM signals
+         WHERE state = 'processing' AND ((owner = @owner AND @includeOwn = 1) OR (owner <> @owner AND lease_expires_at <= @at))`,
       ),
       lateResult: db.prepare(
         `UPDATE signals SET order_ticket = @order, deal_ticket = @deal, position_ticket = @position,
@@ -224,9 +225,9 @@ export class SqliteSignalStore implements SignalStore {
     });
   }
 
-  failAbandoned(at: string, answer: AbandonedAnswer): Promise<InterruptedSignal[]> {
+  failAbandoned(at: string, answer: AbandonedAnswer, { includeOwn }: { includeOwn: boolean }): Promise<InterruptedSignal[]> {
     return this.writer.run(() =>
-      this.statements.abandoned.all({ owner: this.replicaId, at }).map((row) => {
+      this.statements.abandoned.all({ owner: this.replicaId, at, includeOwn: includeOwn ? 1 : 0 }).map((row) => {
         const signal = interruptedOf(row);
         this.statements.complete.run(outcomeColumns(signal.signalId, abandonedOutcome(signal, answer, at)));
         return signal;

@@ -120,11 +120,13 @@ export interface SignalStore {
   /** One page of records, newest received first (then signal_id), and the position to continue from. */
   list(filter: SignalFilter, limit: number): Promise<SignalPage>;
   /**
-   * At start-up: the claims still `processing` that this replica made before it stopped, and
-   * those of any replica whose lease ended at or before `at`, become `unknown` with the answer
-   * `answer` builds; they are never sent again. A live replica's claim within its lease is left alone.
+   * The claims still `processing` of other replicas whose lease ended at or before `at` (their
+   * owner died, or is stuck past every bound) become `unknown` with the answer `answer` builds;
+   * they are never sent again. With `includeOwn` (at start-up, when this replica has nothing in
+   * flight), every claim this replica left `processing` too. A live replica's claim within its
+   * lease is left alone.
    */
-  failAbandoned(at: string, answer: AbandonedAnswer): Promise<InterruptedSignal[]>;
+  failAbandoned(at: string, answer: AbandonedAnswer, options: { includeOwn: boolean }): Promise<InterruptedSignal[]>;
   /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
   recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void>;
   recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void>;

@@ -238,7 +238,7 @@ describe('start-up reconciliation', () => {
       magic: h.config.MAGIC_NUMBER,
       comment,
     });
-    const interrupted = await failInterruptedSignals(h.store, h.clock, h.app.log as never);
+    const interrupted = await failInterruptedSignals(h.store, h.clock, h.app.log as never, { includeOwn: true });
     await reconcileInterrupted(interrupted, { terminal: h.terminal, store: h.store, clock: h.clock, logger: h.app.log as never, magic: h.config.MAGIC_NUMBER });
     const record = (await getSignal(h.app, signalId)).json();
     expect(record.state).toBe('unknown');

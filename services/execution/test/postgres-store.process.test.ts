@@ -125,6 +125,22 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       await live.close();
     });
 
+    it("a running replica takes over a dead replica's claim once its lease has passed", async () => {
+      const url = await database();
+      const signalId = randomUUID();
+      const dead = await PostgresSignalStore.open(url, 'b');
+      await dead.claim(claim(signalId, { receivedAt: new Date(NOW).toISOString(), leaseExpiresAt: new Date(NOW + 65_000).toISOString() }));
+      await dead.close();
+      const live = await simulatedApp({ store: await PostgresSignalStore.open(url, 'a') });
+      const state = async () => ((await getSignal(live.app, signalId)).json() as { state: string }).state;
+      await live.clock.advanceAsync(60_000);
+      expect(await state()).toBe('processing');
+      await live.clock.advanceAsync(10_000);
+      await until(async () => (await state()) === 'unknown', 5_000);
+      expect((await getSignal(live.app, signalId)).json()).toMatchObject({ http_status: 503, error: { code: 'execution_outcome_unknown' } });
+      await live.app.close();
+    });
+
     it('the server process keeps its signals in the database DATABASE_URL names', async () => {
       const url = await database();
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-pg-'));

@@ -196,7 +196,9 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         await before.complete('y', filled);
         await before.close();
         const after = await open('a');
-        expect(await after.failAbandoned(restartAt, unknownAnswer)).toEqual([{ signalId: 'x', requestId: 'req-x', orderComment: claim('x').orderComment }]);
+        expect(await after.failAbandoned(restartAt, unknownAnswer, { includeOwn: true })).toEqual([
+          { signalId: 'x', requestId: 'req-x', orderComment: claim('x').orderComment },
+        ]);
         expect(await after.find('x')).toMatchObject({
           state: 'unknown',
           http_status: 503,
@@ -213,7 +215,7 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         const open = await database();
         const [a, b] = [await open('a'), await open('b')];
         await b.claim(claim('x'));
-        expect(await a.failAbandoned(restartAt, unknownAnswer)).toEqual([]);
+        expect(await a.failAbandoned(restartAt, unknownAnswer, { includeOwn: true })).toEqual([]);
         await b.complete('x', filled);
         expect((await a.find('x'))?.state).toBe('filled');
       });
@@ -224,11 +226,28 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         await b.claim(claim('x', { leaseExpiresAt: '2026-01-05T12:00:20.000Z' }));
         await b.claim(claim('y', { leaseExpiresAt: restartAt }));
         await b.claim(claim('z', { leaseExpiresAt: '2026-01-05T12:00:30.001Z' }));
-        const taken = await a.failAbandoned(restartAt, unknownAnswer);
+        const taken = await a.failAbandoned(restartAt, unknownAnswer, { includeOwn: true });
         expect(taken.map((s) => s.signalId).sort()).toEqual(['x', 'y']);
         expect((await a.find('z'))?.state).toBe('processing');
         await expect(b.complete('x', filled)).rejects.toThrow(/not processing/);
         expect((await a.find('x'))?.state).toBe('unknown');
+      });
+    });
+
+    describe('while running', () => {
+      const sweepAt = '2026-01-05T12:01:30.000Z';
+
+      it("takes over other replicas' claims past their lease, never its own in flight", async () => {
+        const open = await database();
+        const [a, b] = [await open('a'), await open('b')];
+        await a.claim(claim('mine'));
+        await b.claim(claim('dead'));
+        await b.claim(claim('live', { leaseExpiresAt: '2026-01-05T12:02:00.000Z' }));
+        expect((await a.failAbandoned(sweepAt, unknownAnswer, { includeOwn: false })).map((s) => s.signalId)).toEqual(['dead']);
+        expect((await a.find('mine'))?.state).toBe('processing');
+        expect((await a.find('live'))?.state).toBe('processing');
+        await a.complete('mine', filled);
+        expect((await a.find('mine'))?.state).toBe('filled');
       });
     });
 
