@@ -43,6 +43,7 @@ const ACCEPTED_WAIT_MS = 1000;
  * (the account still deploying, market data still loading) for its Retry-After and asks again, as
  * the SDK's HttpClient does; both within the call's deadline (its `timeoutMs` from the start):
  * a wait that would pass it fails at once, `rate_limited` for credits, `unavailable` for a 202.
+ * The request sent after the waits has the time left, and never less than half `timeoutMs`.
  */
 export class MetaApiHttp {
   private readonly pool: Pool;
@@ -90,7 +91,9 @@ export class MetaApiHttp {
     const deadline = clock.now() + timeoutMs;
     for (;;) {
       await this.pace(deadline, method);
-      const answer = await this.inSlot(() => this.once(method, path, body, deadline - clock.now()));
+      // Waits end by the deadline, but the request itself always gets half its timeout at least:
+      // a trade cut short by our own waiting would be an ambiguous timeout.
+      const answer = await this.inSlot(() => this.once(method, path, body, Math.max(deadline - clock.now(), timeoutMs / 2)));
       if (answer.status !== 202) return answer;
       // 202 Accepted: "retry-after: interval in seconds to retry" (MetaApi REST pages; the SDK's
       // HttpClient waits it and asks again until its own deadline, then throws TimeoutError).

@@ -55,6 +55,8 @@ export type FakeRoute =
 
 export type FakeFault = { route?: FakeRoute; onArrive?: () => void } & (
   | { kind: 'hang' }
+  /** Served as usual, after `onArrive` (where a test moves the clock: a slow answer). */
+  | { kind: 'pass' }
   | { kind: 'reset' }
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
   /** Answers the trade with this code; `execute` runs it first; `thenDisconnect` leaves the terminal without broker. */
@@ -300,6 +302,8 @@ export class FakeMetaApiServer {
     switch (fault.kind) {
       case 'hang':
         return true;
+      case 'pass':
+        return false;
       case 'reset':
         req.socket.destroy();
         return true;

@@ -3,7 +3,7 @@ import type { BrokerError } from '../../src/errors.js';
 import { RETCODE } from '../../src/mt5-retcodes.js';
 import type { TradeRequest } from '../../src/terminal.js';
 import { driveClock } from '../drive-clock.js';
-import { failure, fakeSetup, marketBuyOf, READ_TIMEOUT_MS, type FakeSetup } from './harness.js';
+import { failure, fakeSetup, marketBuyOf, READ_TIMEOUT_MS, TRADE_TIMEOUT_MS, type FakeSetup } from './harness.js';
 
 const MAGIC = 880_002;
 const COMMENT = 'tradingview:limits-0001';
@@ -58,6 +58,17 @@ describe('MetaApi limits and states', () => {
       expect(result.retcode).toBe(RETCODE.DONE);
       expect(trades()).toHaveLength(2);
       expect((await s.terminal.findByComment(COMMENT, MAGIC)).filter((r) => r.kind === 'deal')).toHaveLength(1);
+    });
+
+    it('gives the request sent after the waits half its timeout at least, so a trade is not cut short by them', async () => {
+      s = await fakeSetup();
+      await s.terminal.connect();
+      s.fake.deployFor(TRADE_TIMEOUT_MS - 1_000);
+      // The account is ready 1 s before the trade's deadline, and the answer then takes 5 s.
+      s.fake.inject({ route: 'trade', kind: 'pass', onArrive: () => s.clock.advance(5_000) });
+      const result = await driven(s.terminal.orderSend(marketBuy()), 1_000);
+      expect(result.retcode).toBe(RETCODE.DONE);
+      expect(trades().length).toBeGreaterThan(1);
     });
 
     it('waits for market data that is still loading', async () => {
