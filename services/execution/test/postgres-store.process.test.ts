@@ -132,7 +132,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       await dead.claim(claim(signalId, { receivedAt: new Date(NOW).toISOString(), leaseExpiresAt: new Date(NOW + 65_000).toISOString() }));
       await dead.close();
       const live = await simulatedApp({ store: await PostgresSignalStore.open(url, 'a') });
-      const state = async () => ((await getSignal(live.app, signalId)).json() as { state: string }).state;
+      const state = async () => (await getSignal(live.app, signalId)).json<{ state: string }>().state;
       await live.clock.advanceAsync(60_000);
       expect(await state()).toBe('processing');
       await live.clock.advanceAsync(10_000);
