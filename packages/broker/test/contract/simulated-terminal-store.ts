@@ -156,7 +156,12 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       const everything = reopened.findRecords('', MAGIC, 1_000_000);
       expect(everything.length).toBeGreaterThanOrEqual(3);
       expect(everything.length).toBeLessThan(2_400);
-      expect(reopened.findRecords('', MAGIC, 3).map((r) => r.comment).sort()).toEqual(['n-1198', 'n-1199', 'n-1199']);
+      expect(
+        reopened
+          .findRecords('', MAGIC, 3)
+          .map((r) => r.comment)
+          .sort(),
+      ).toEqual(['n-1198', 'n-1199', 'n-1199']);
     });
 
     it('expires a resting order of a restarted terminal at its expiration', async () => {
