@@ -20,11 +20,6 @@ export interface OpenPostgresOptions {
   timeoutMs?: number;
 }
 
-/** Whether a string names a PostgreSQL database (DATABASE_URL's scheme). */
-export function isPostgresUrl(url: string | undefined): url is string {
-  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
-}
-
 /** A connection pool to the database, its schema brought up to date first. */
 export async function openPostgres(options: OpenPostgresOptions): Promise<PostgresPool> {
   const timeoutMs = options.timeoutMs ?? 10_000;
