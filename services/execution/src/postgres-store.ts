@@ -104,8 +104,8 @@ export class PostgresSignalStore implements SignalStore {
   ) {}
 
   /** Connects to the database and brings its schema up to date (safe when replicas start at once). */
-  static async open(url: string, replicaId: string, options: { maxConnections?: number } = {}): Promise<PostgresSignalStore> {
-    const pool = await openPostgres({ url, store: 'execution', migrations: POSTGRES_MIGRATIONS, maxConnections: options.maxConnections });
+  static async open(url: string, replicaId: string): Promise<PostgresSignalStore> {
+    const pool = await openPostgres({ url, store: 'execution', migrations: POSTGRES_MIGRATIONS });
     return new PostgresSignalStore(pool, replicaId);
   }
 
