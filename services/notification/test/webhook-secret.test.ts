@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { ConfigError, createLogger, loadConfig } from '@fxdesk/core';
-import { NOTIFICATION_CHANNELS } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { logChannelSetup, type Transports } from '../src/channels/index.js';
+import type { Transport } from '../src/channels/transport.js';
 import { NotificationConfigSchema } from '../src/config.js';
 
 const WEBHOOK = { MESSENGER_APP_VERIFY_TOKEN: 'verify-token-123' };
@@ -29,10 +29,13 @@ describe('MESSENGER_APP_APP_SECRET', () => {
     });
     const logger = createLogger({ name: 'notification', level: 'info', stream: sink });
     const config = loadConfig(NotificationConfigSchema, {});
-    const messengerOn = (provider: 'sandbox' | 'whatsapp') =>
-      Object.fromEntries(
-        NOTIFICATION_CHANNELS.map((c) => [c, { provider: c === 'MESSENGER_APP' ? provider : 'sandbox', send: () => Promise.reject(new Error('not sent')) }]),
-      ) as Transports;
+    const unsent: Transport = { provider: 'sandbox', send: () => Promise.reject(new Error('not sent')) };
+    const messengerOn = (provider: 'sandbox' | 'whatsapp'): Transports => ({
+      CHAT_APP: unsent,
+      EMAIL: unsent,
+      SMS: unsent,
+      MESSENGER_APP: { ...unsent, provider },
+    });
     logChannelSetup(config, messengerOn('sandbox'), logger);
     logChannelSetup(config, messengerOn('whatsapp'), logger);
     const notice = 'MESSENGER_APP_APP_SECRET is not set: POST /webhooks/messenger_app refuses status updates';
