@@ -6,9 +6,12 @@
  * on one `data:` line.
  */
 
-/** One named event with its id; `data` must not contain a line break. */
-export function eventFrame(event: string, id: number, data: string): string {
-  return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
+/**
+ * One named event with its id; `data` must not contain a line break. A null id writes no `id:`
+ * field, which leaves the client's last event id as it was (§9.2.6).
+ */
+export function eventFrame(event: string, id: number | string | null, data: string): string {
+  return id === null ? `event: ${event}\ndata: ${data}\n\n` : `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }
 
 /**

@@ -33,7 +33,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
     now: () => deps.clock.now(),
   });
 
-  const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger });
+  const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger, replication: deps.replication });
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: { ...market.readinessChecks(), ...deps.checks } });
   registerStreamMetrics(app, market);
 
@@ -52,10 +52,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
   // preClose runs before the HTTP server stops accepting and waits for open requests: ending
   // the streams here is what lets app.close() finish with clients still connected. It also
   // runs before every onClose hook, so the session lets go of the feed before its owner closes it.
-  app.addHook('preClose', (done) => {
-    market.stop();
-    done();
-  });
+  app.addHook('preClose', () => market.stop());
   return { app, market };
 }
 

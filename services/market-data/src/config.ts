@@ -60,6 +60,10 @@ export const MarketDataConfigSchema = z
       .optional(),
     /** The Open API's JSON port. */
     CTRADER_PORT: envInt(5036, { min: 1, max: 65_535 }),
+    /** With REDIS_URL (replicas): ticks the Redis stream keeps at least, the reach of a resume with Last-Event-ID. */
+    TICK_STREAM_RETENTION: envInt(100_000, { min: 1000, max: 100_000_000 }),
+    /** With REDIS_URL: the ingesting replica's lease; another replica takes the venue this long after it stops renewing. */
+    INGEST_LEASE_MS: envInt(4000, { min: 1000, max: 60_000 }),
   })
   .superRefine((config, ctx) => {
     if (config.BROKER !== 'ctrader') return;

@@ -1,9 +1,14 @@
+import os from 'node:os';
 import type { QuoteFeed } from '@fxdesk/broker';
 import type { CheckResult } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createQuoteFeed, describeBroker } from './broker.js';
 import type { MarketDataConfig } from './config.js';
+import { RedisLease } from './redis-lease.js';
+import { Replication } from './replication.js';
+import { TickLog } from './tick-log.js';
 
 /** What the market-data service runs on. */
 export interface MarketDataDeps {
@@ -15,11 +20,62 @@ export interface MarketDataDeps {
   close: () => Promise<void>;
   /** Readiness checks the broker adds to the service's own (cTrader: `ctrader_token`). */
   checks?: Record<string, () => CheckResult>;
+  /** With REDIS_URL: this replica's lease and the shared tick stream. */
+  replication?: Replication;
+}
+
+/** The keys of every replica of one deployment share this prefix. */
+export const REDIS_KEY_PREFIX = 'fxdesk:market-data';
+
+const CONNECT_TIMEOUT_MS = 2000;
+
+/**
+ * One replica on the Redis at `url`: a connection for commands (the lease, appends, resumes)
+ * and one for the blocking reads. Neither queues commands while Redis is down: they fail at once
+ * and the loops retry, so nothing piles up in memory during an outage. Waits for both to connect
+ * (at most CONNECT_TIMEOUT_MS: a Redis that is down is reported by readiness, not fatal).
+ */
+export async function createReplication(options: { url: string; owner: string; retention: number; leaseMs: number; logger: Logger }): Promise<{
+  replication: Replication;
+  close: () => Promise<void>;
+}> {
+  const connect = () =>
+    new Redis(options.url, { connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, enableOfflineQueue: false }).on('error', () => {});
+  const commands = connect();
+  const reader = connect();
+  await Promise.all(
+    [commands, reader].map((redis) => new Promise((resolve) => setTimeout(resolve, CONNECT_TIMEOUT_MS).unref() && redis.once('ready', resolve))),
+  );
+  const log = new TickLog({ redis: commands, prefix: REDIS_KEY_PREFIX, retention: options.retention });
+  const lease = new RedisLease({ redis: commands, key: log.leaseKey, owner: options.owner, ttlMs: options.leaseMs });
+  const replication = new Replication({ log, lease, reader, logger: options.logger });
+  return {
+    replication,
+    close: async () => {
+      reader.disconnect();
+      commands.disconnect();
+    },
+  };
 }
 
 /** The real dependencies the config asks for: the feed BROKER names, on the system clock. */
 export async function createDeps(config: MarketDataConfig, logger: Logger): Promise<MarketDataDeps> {
   logger.info(`quotes from ${describeBroker(config)}`);
   const { feed, close, checks } = createQuoteFeed(config, systemClock);
-  return { clock: systemClock, feed, logger, close, checks };
+  if (!config.REDIS_URL) return { clock: systemClock, feed, logger, close, checks };
+  // A process's own id: a REPLICA_ID from a .env shared by every replica would make them all "own" the lease.
+  const owner = `${os.hostname()}-${process.pid}`;
+  logger.info({ replica: owner }, 'replica on Redis: one replica (holding the lease) connects the venue; every replica streams from the Redis stream');
+  const redis = await createReplication({ url: config.REDIS_URL, owner, retention: config.TICK_STREAM_RETENTION, leaseMs: config.INGEST_LEASE_MS, logger });
+  return {
+    clock: systemClock,
+    feed,
+    logger,
+    checks,
+    replication: redis.replication,
+    close: async () => {
+      await close();
+      await redis.close();
+    },
+  };
 }

@@ -12,6 +12,8 @@ export interface FeedSessionOptions {
   symbols: readonly string[];
   onQuote: (quote: Quote) => void;
   onState: (change: FeedStateChange) => void;
+  /** The catalog served and the symbols subscribed, once loaded (before the first subscription). */
+  onCatalog: (catalog: ReadonlyMap<string, FeedSymbol>, subscribed: readonly string[]) => void;
 }
 
 const FIRST_RETRY_MS = 1000;
@@ -76,8 +78,11 @@ export class FeedSession {
     if (this.isStopped || feed.state() === 'connecting') return;
     try {
       if (feed.state() !== 'connected') await feed.connect();
-      this.catalog ??= this.served(await feed.symbols());
-      this.subscribed ??= [...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name);
+      if (!this.catalog || !this.subscribed) {
+        this.catalog = this.served(await feed.symbols());
+        this.subscribed = [...this.catalog.values()].filter((s) => s.enabled).map((s) => s.name);
+        this.options.onCatalog(this.catalog, this.subscribed);
+      }
       await feed.subscribe([...this.subscribed]);
       this.failures = 0;
     } catch (err) {

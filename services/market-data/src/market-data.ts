@@ -8,9 +8,11 @@ import { toIntervalCandles } from './candles.js';
 import type { MarketDataConfig } from './config.js';
 import { brokerFailure, errors } from './errors.js';
 import { FeedSession } from './feed-session.js';
+import type { ReplicaHandlers, Replication } from './replication.js';
 import { ConnectionMonitor } from './status.js';
 import type { StreamClient } from './stream-client.js';
-import { StreamHub } from './stream-hub.js';
+import { StreamHub, type Resume } from './stream-hub.js';
+import type { LogEntry, LogSnapshot, ReplicatedCatalog } from './tick-log.js';
 import { toTick } from './ticks.js';
 
 /** A page of candles by range: the candles, and the `from` of the next page (null: none now). */
@@ -24,11 +26,22 @@ export interface MarketDataOptions {
   feed: QuoteFeed;
   clock: Clock;
   logger: Logger;
+  /** With REDIS_URL: one replica of several, ingesting only while it holds the lease. */
+  replication?: Replication;
+}
+
+interface Catalog {
+  symbols: ReadonlyMap<string, FeedSymbol>;
+  subscribed: readonly string[];
 }
 
 /**
  * The market-data service's logic, free of HTTP: the feed session, the latest tick of each
  * symbol, the connection state, the SSE hub, candles and the catalog. Routes call it.
+ *
+ * Alone, the feed session's quotes, states and catalog go straight to the hub and the monitor.
+ * As a replica, the session runs only while this replica holds the lease, and writes them to
+ * the Redis stream; every replica, the leader included, applies them as it reads the stream.
  */
 export class MarketData {
   readonly hub: StreamHub;
@@ -37,20 +50,28 @@ export class MarketData {
   private readonly feed: QuoteFeed;
   private readonly clock: Clock;
   private readonly config: MarketDataConfig;
-  private readonly session: FeedSession;
+  private readonly logger: Logger;
+  private readonly replication: Replication | undefined;
+  /** The feed session; as a replica, only while this replica leads. */
+  private session: FeedSession | undefined;
+  private servedCatalog: Catalog | undefined;
   private readonly monitor: ConnectionMonitor;
   private readonly latest = new Map<string, Tick>();
+  /** Whether the last append to the stream failed (logged once until one succeeds). */
+  private isPublishFailing = false;
 
   constructor(options: MarketDataOptions) {
-    const { config, feed, clock, logger } = options;
+    const { config, feed, clock, logger, replication } = options;
     this.feed = feed;
     this.clock = clock;
     this.config = config;
+    this.logger = logger;
+    this.replication = replication;
     this.maxCandles = config.MAX_CANDLES;
     this.monitor = new ConnectionMonitor({
       clock,
       stalenessMs: config.TICK_STALENESS_SECONDS * 1000,
-      servedSymbols: () => this.session.subscribedSymbols(),
+      servedSymbols: () => this.servedCatalog?.subscribed,
       isMarketOpen: (symbol, epochMs) => feed.isMarketOpen(symbol, epochMs),
       onChange: () => this.hub.publishStatus(),
     });
@@ -62,35 +83,32 @@ export class MarketData {
       stuckMs: config.STREAM_STUCK_SECONDS * 1000,
       queueMax: config.STREAM_QUEUE_MAX_EVENTS,
       currentStatus: () => this.monitor.status(),
+      idsFromStream: replication !== undefined,
     });
-    this.session = new FeedSession({
-      feed,
-      clock,
-      logger,
-      reconnectMaxMs: config.FEED_RECONNECT_MAX_SECONDS * 1000,
-      symbols: config.SYMBOLS,
-      onQuote: (quote) => this.ingest(quote),
-      onState: (change) => {
-        logger.info({ state: change.state, reason: change.reason }, 'broker feed state changed');
-        this.monitor.noteFeedState(change);
-      },
-    });
+    if (!replication) this.session = this.newSession();
   }
 
-  /** Connects the feed (first attempt awaited; retries continue in the background). */
+  /**
+   * Connects the feed (first attempt awaited; retries continue in the background); as a
+   * replica, starts reading the stream and contending for the lease instead.
+   */
   async start(): Promise<void> {
     this.monitor.start();
-    await this.session.start();
+    if (this.replication) this.replication.start(this.replicaHandlers());
+    else await this.session?.start();
   }
 
   /**
    * Ends every stream and stops the monitor and the feed session; the feed itself is closed by
-   * its owner. Runs before the HTTP server closes, so open streams never hold it up.
+   * its owner. Runs before the HTTP server closes, so open streams never hold it up. A replica
+   * also lets go of the venue and gives its lease up.
    */
-  stop(): void {
+  async stop(): Promise<void> {
     this.monitor.stop();
     this.hub.closeAll();
-    this.session.stop();
+    this.session?.stop();
+    this.session = undefined;
+    await this.replication?.stop({ follow: () => this.letGoOfVenue() });
   }
 
   /** The enabled-or-not catalog, in the feed's order. */
@@ -120,7 +138,7 @@ export class MarketData {
 
   async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
     const entry = this.symbol(symbol);
-    if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
+    this.assertVenue();
     let bars;
     try {
       // One more than asked: the last bar may be the forming one, which is dropped.
@@ -148,7 +166,7 @@ export class MarketData {
     if (toMs !== undefined && fromMs >= toMs) throw errors.create('invalid_range', '`from` must be before `to`');
     toMs ??= this.clock.now();
     const entry = this.symbol(symbol);
-    if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
+    this.assertVenue();
     let bars;
     try {
       // One more than asked: whether another page follows, and where it starts.
@@ -189,26 +207,135 @@ export class MarketData {
     return wanted;
   }
 
-  openStream(res: ServerResponse, symbols: ReadonlySet<string> | null): StreamClient {
-    return this.hub.open(res, symbols);
+  /**
+   * Starts the stream. As a replica, a client that sends `Last-Event-ID` first gets every tick
+   * the stream holds after that id (or, when they are gone, the replay and a status saying so);
+   * alone, or without the header, the replay of the last tick of each symbol.
+   */
+  async openStream(res: ServerResponse, symbols: ReadonlySet<string> | null, lastEventId?: string): Promise<StreamClient> {
+    if (!this.replication || lastEventId === undefined) return this.hub.open(res, symbols);
+    const client = this.hub.openResuming(res, symbols);
+    let resume: Resume;
+    try {
+      const missed = await this.replication.log.after(lastEventId);
+      resume = missed.isComplete
+        ? { ticks: missed.entries.flatMap((e) => (e.kind === 'tick' ? [{ id: e.id, tick: e.tick }] : [])), lastId: missed.lastId }
+        : { missedReason: missed.reason };
+    } catch (err) {
+      resume = { missedReason: `Redis did not answer (${(err as Error).message})` };
+    }
+    this.hub.join(client, resume);
+    return client;
   }
 
   readinessChecks(): Record<string, () => CheckResult> {
-    return { broker: () => this.monitor.brokerCheck(), ticks: () => this.monitor.ticksCheck() };
+    const checks: Record<string, () => CheckResult> = { broker: () => this.monitor.brokerCheck(), ticks: () => this.monitor.ticksCheck() };
+    const replication = this.replication;
+    if (replication) checks.replica = () => replication.check();
+    return checks;
+  }
+
+  private newSession(): FeedSession {
+    return new FeedSession({
+      feed: this.feed,
+      clock: this.clock,
+      logger: this.logger,
+      reconnectMaxMs: this.config.FEED_RECONNECT_MAX_SECONDS * 1000,
+      symbols: this.config.SYMBOLS,
+      onQuote: (quote) => this.ingest(quote),
+      onState: (change) => {
+        this.logger.info({ state: change.state, reason: change.reason }, 'broker feed state changed');
+        if (this.replication) this.publish((owner, log) => log.appendState(owner, change));
+        else this.monitor.noteFeedState(change);
+      },
+      onCatalog: (symbols, subscribed) => {
+        if (this.replication) this.publish((owner, log) => log.appendCatalog(owner, { symbols: [...symbols.values()], subscribed: [...subscribed] }));
+        else this.servedCatalog = { symbols, subscribed };
+      },
+    });
+  }
+
+  /** Candles come from the venue, which only the leading replica is connected to. */
+  private assertVenue(): void {
+    if (this.replication && !this.replication.isLeader) {
+      throw errors.create('broker_unavailable', 'this replica does not hold the venue connection; candles are served by the replica that does');
+    }
+    if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
   }
 
   private catalog(): ReadonlyMap<string, FeedSymbol> {
-    const catalog = this.session.symbols();
+    const catalog = this.servedCatalog?.symbols;
     if (!catalog) throw errors.create('broker_unavailable', 'the symbol catalog is not loaded yet: the broker session has not connected');
     return catalog;
   }
 
   private ingest(quote: Quote): void {
-    const entry = this.session.symbols()?.get(quote.symbol);
+    const entry = this.session?.symbols()?.get(quote.symbol);
     if (!entry) return;
     const tick = toTick(quote, entry.digits, this.feed.name);
-    this.latest.set(quote.symbol, tick);
-    this.monitor.noteQuote(quote.symbol);
-    this.hub.publishTick(tick);
+    if (this.replication) this.publish((owner, log) => log.appendTick(owner, tick));
+    else this.applyTick(tick);
+  }
+
+  private applyTick(tick: Tick, id?: string): void {
+    this.latest.set(tick.symbol, tick);
+    this.monitor.noteQuote(tick.symbol);
+    this.hub.publishTick(tick, id);
+  }
+
+  private applyCatalog(catalog: ReplicatedCatalog): void {
+    this.servedCatalog = { symbols: new Map(catalog.symbols.map((s) => [s.name, s])), subscribed: catalog.subscribed };
+  }
+
+  /** Appends to the stream as the lease's owner; a refusal means the lease is gone, which the lease loop acts on. */
+  private publish(append: (owner: string, log: Replication['log']) => Promise<string | null>): void {
+    const replication = this.replication as Replication;
+    append(replication.owner, replication.log).then(
+      (id) => {
+        if (id === null) this.logger.debug('an append to the tick stream was refused: this replica no longer holds the lease');
+        this.isPublishFailing = false;
+      },
+      (err: unknown) => {
+        if (!this.isPublishFailing) this.logger.warn({ err }, 'could not append to the tick stream (Redis); ticks are lost until it answers');
+        this.isPublishFailing = true;
+      },
+    );
+  }
+
+  private async letGoOfVenue(): Promise<void> {
+    this.session?.stop();
+    this.session = undefined;
+    await this.feed.close();
+  }
+
+  private replicaHandlers(): ReplicaHandlers {
+    return {
+      lead: async () => {
+        this.session = this.newSession();
+        await this.session.start();
+      },
+      follow: () => this.letGoOfVenue(),
+      snapshot: (snapshot: LogSnapshot) => {
+        if (snapshot.catalog) this.applyCatalog(snapshot.catalog);
+        if (snapshot.change) this.monitor.noteFeedState(snapshot.change);
+        // The last tick of each symbol, for the replay on connect; not a fresh quote, so the monitor is not told.
+        for (const { id, tick } of snapshot.ticks) {
+          this.latest.set(tick.symbol, tick);
+          this.hub.publishTick(tick, id);
+        }
+        this.hub.notePosition(snapshot.lastId);
+      },
+      entry: (entry: LogEntry) => {
+        if (entry.kind === 'tick') return this.applyTick(entry.tick, entry.id);
+        if (entry.kind === 'state') this.monitor.noteFeedState(entry.change);
+        else this.applyCatalog(entry.catalog);
+        this.hub.notePosition(entry.id);
+      },
+      redisState: (reason, current) => {
+        const now = this.clock.now();
+        if (reason !== undefined) this.monitor.noteFeedState({ state: 'disconnected', reason: `Redis unreachable: ${reason}`, at: now });
+        else this.monitor.noteFeedState(current?.change ?? { state: 'disconnected', reason: 'no replica has connected the venue yet', at: now });
+      },
+    };
   }
 }

@@ -94,6 +94,20 @@ export class StreamClient {
     this.queue.set(STATUS_KEY, null);
   }
 
+  /**
+   * Writes `events` missed ticks in one piece, whatever the socket's backpressure: a resuming
+   * client gets every one (bounded by the stream's retention), none coalesced away.
+   */
+  sendBacklog(batch: string, events: number): void {
+    if (this.isClosed || events === 0) return;
+    if (!this.isBackpressured) {
+      this.write(batch, events);
+      return;
+    }
+    this.delivered += events;
+    this.res.write(batch);
+  }
+
   /** Writes a frame that is not a tick (heartbeat, retry hint), skipped while backpressured. */
   sendRaw(frame: string): void {
     if (this.isClosed || this.isBackpressured) return;

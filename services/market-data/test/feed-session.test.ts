@@ -15,7 +15,7 @@ afterEach(() => {
 
 function start(feed: FakeFeed, clock: ManualClock, reconnectMaxMs = 4000, symbols: string[] = []) {
   const states: FeedStateChange[] = [];
-  session = new FeedSession({ feed, clock, logger, reconnectMaxMs, symbols, onQuote: () => {}, onState: (c) => states.push(c) });
+  session = new FeedSession({ feed, clock, logger, reconnectMaxMs, symbols, onQuote: () => {}, onState: (c) => states.push(c), onCatalog: () => {} });
   return { states, started: session.start() };
 }
 

@@ -19,10 +19,14 @@ export class TestEventSource {
   readonly source: EventSource;
   private waiters: Array<() => void> = [];
 
-  constructor(url: string, apiKey: string | undefined) {
+  /** `headers` go with the first request only (say a Last-Event-ID to resume from). */
+  constructor(url: string, apiKey: string | undefined, headers: Record<string, string> = {}) {
+    let firstHeaders: Record<string, string> | undefined = headers;
     this.source = new EventSource(url, {
       fetch: async (input, init) => {
-        const headers = apiKey ? { ...init.headers, 'x-api-key': apiKey } : init.headers;
+        const extra = { ...firstHeaders, ...(apiKey ? { 'x-api-key': apiKey } : {}) };
+        firstHeaders = undefined;
+        const headers = { ...init.headers, ...extra };
         const response = await fetch(input, { ...init, headers });
         this.headers = response.headers;
         this.status = response.status;

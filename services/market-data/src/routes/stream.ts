@@ -16,7 +16,7 @@ export function registerStreamRoutes(app: App, market: MarketData): void {
         tags: ['stream'],
         summary: 'Live bid/ask quotes as server-sent events (`tick` and `status` events)',
         description:
-          'On connect: a `retry:` hint, the last known tick of each requested symbol once, then a `status` event with the current connection state. Then a `tick` per quote, a `status` per change of the connection state (and after a slow client catches up, with its `dropped` counter), and a comment heartbeat every STREAM_HEARTBEAT_SECONDS.',
+          'On connect: a `retry:` hint, the last known tick of each requested symbol once, then a `status` event with the current connection state. Then a `tick` per quote, a `status` per change of the connection state (and after a slow client catches up, with its `dropped` counter), and a comment heartbeat every STREAM_HEARTBEAT_SECONDS. With replicas (REDIS_URL set), event ids are Redis stream ids and a `Last-Event-ID` header resumes: every tick after that id the stream still holds (TICK_STREAM_RETENTION), instead of the replay; an id older than that gets the replay and a `status` whose `reason` says ticks were missed.',
         querystring: TickStreamQuerySchema,
         response: marketDataResponses.stream,
       },
@@ -28,7 +28,8 @@ export function registerStreamRoutes(app: App, market: MarketData): void {
       const res = reply.raw;
       reply.hijack();
       res.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
-      const client = market.openStream(res, symbols);
+      const lastEventId = request.headers['last-event-id'];
+      const client = await market.openStream(res, symbols, typeof lastEventId === 'string' ? lastEventId : undefined);
       const startedAt = performance.now();
       res.once('close', () => {
         request.log.info(
