@@ -1,32 +1,8 @@
-import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { StreamClient } from '../src/stream-client.js';
-
-/** A response whose socket accepts writes only while `accepting` is true. */
-class FakeResponse extends EventEmitter {
-  accepting = true;
-  written: string[] = [];
-  destroyed = false;
-  ended = false;
-  socket = { writableLength: 0, destroySoon: () => {} };
-  write(chunk: string): boolean {
-    this.written.push(chunk);
-    return this.accepting;
-  }
-  end(): void {
-    this.ended = true;
-  }
-  destroy(): void {
-    this.destroyed = true;
-  }
-  /** The peer read everything: the socket drains. */
-  drain(): void {
-    this.accepting = true;
-    this.emit('drain');
-  }
-}
+import { FakeResponse } from './fake-response.js';
 
 function clientOn(res: FakeResponse, queueMax = 100) {
   const clock = new ManualClock();

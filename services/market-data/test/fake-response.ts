@@ -1,0 +1,25 @@
+import { EventEmitter } from 'node:events';
+
+/** A response whose socket accepts writes only while `accepting` is true. */
+export class FakeResponse extends EventEmitter {
+  accepting = true;
+  written: string[] = [];
+  destroyed = false;
+  ended = false;
+  socket = { writableLength: 0, destroySoon: () => {} };
+  write(chunk: string): boolean {
+    this.written.push(chunk);
+    return this.accepting;
+  }
+  end(): void {
+    this.ended = true;
+  }
+  destroy(): void {
+    this.destroyed = true;
+  }
+  /** The peer read everything: the socket drains. */
+  drain(): void {
+    this.accepting = true;
+    this.emit('drain');
+  }
+}
