@@ -7,7 +7,7 @@ import type { LogEntry, LogSnapshot, TickLog } from './tick-log.js';
 
 /** What the replica does as its role and the stream change. */
 export interface ReplicaHandlers {
-  /** This replica took the lease: open the venue connection and publish. */
+  /** This replica took the lease: open the venue connection and publish (renewals go on meanwhile). */
   lead(): Promise<void>;
   /** This replica lost the lease (or is stopping): let go of the venue connection. */
   follow(): Promise<void>;
@@ -102,7 +102,8 @@ export class Replication {
           this.isLeading = true;
           this.holder = this.owner;
           logger.info({ replica: this.owner }, 'took the market-data lease: this replica connects the venue and publishes ticks');
-          await handlers.lead();
+          // Not awaited: a venue slow to connect must not hold up the renewals.
+          handlers.lead().catch((err: unknown) => logger.error({ err }, 'could not start the venue session'));
         } else {
           this.holder = await lease.holder();
         }
