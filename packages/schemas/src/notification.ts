@@ -56,7 +56,14 @@ export const DeliveryRecordSchema = z
     status: DeliveryStatusSchema,
     attempts: z.number().int().meta({ description: 'Send attempts made so far' }),
     provider: z.enum(NOTIFICATION_PROVIDERS).nullable().meta({ description: 'Which transport sent it; null until the first attempt ends' }),
-    providerMessageId: z.string().nullable(),
+    providerMessageId: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The provider's id of the message: Telegram message_id (of each part, comma-separated, for a message sent in parts; " +
+          '<chat id>:<message_id> when sent to the supergroup a group moved to), the email Message-ID, Twilio SM… sid, WhatsApp wamid, sandbox-<id>',
+      }),
     error: ProviderErrorSchema.nullable().meta({ description: 'The last error: the reason of a failure, or of the last retry while pending' }),
     subject: z.string().nullable(),
     createdAt: z.string(),
