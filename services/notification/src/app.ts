@@ -68,7 +68,14 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
     logger: app.log as Logger,
     onStored: () => outbox.wake(),
   });
-  const webhook = new MessengerWebhook({ store, clock, verifyToken: config.MESSENGER_APP_VERIFY_TOKEN, appSecret: config.MESSENGER_APP_APP_SECRET });
+  const webhook = new MessengerWebhook({
+    store,
+    clock,
+    verifyToken: config.MESSENGER_APP_VERIFY_TOKEN,
+    appSecret: config.MESSENGER_APP_APP_SECRET,
+    hasTemplate: config.MESSENGER_APP_TEMPLATE !== undefined,
+    onRequeued: () => outbox.wake(),
+  });
 
   const smsStatus = new SmsStatusWebhook({ store, clock, authToken: config.SMS_AUTH_TOKEN, publicBaseUrl: config.PUBLIC_BASE_URL });
 

@@ -72,6 +72,22 @@ export const NotificationConfigSchema = z
       .default('v23.0'),
     MESSENGER_APP_VERIFY_TOKEN: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
     MESSENGER_APP_APP_SECRET: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
+    /** The approved template a user gets when their 24-hour window is not open (unset: always free-form text). */
+    MESSENGER_APP_TEMPLATE: z
+      .string()
+      .regex(/^[a-z0-9_]{1,512}$/, { message: 'expected a template name: lowercase letters, digits and underscores' })
+      .optional(),
+    MESSENGER_APP_TEMPLATE_LANGUAGE: z
+      .string()
+      .regex(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, { message: 'expected a template language code like en or en_US' })
+      .default('en_US'),
+    /** What fills the template's body parameters {{1}}, {{2}}, …, in order. */
+    MESSENGER_APP_TEMPLATE_PARAMETERS: envList(['message']).pipe(
+      z
+        .array(z.enum(['subject', 'message'], { message: 'expected subject or message' }))
+        .min(1)
+        .max(10),
+    ),
 
     // The outbox.
     MAX_DELIVERY_ATTEMPTS: envInt(5, { min: 1, max: 100 }),

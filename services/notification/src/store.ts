@@ -73,6 +73,23 @@ const MIGRATIONS = [
     PRIMARY KEY (delivery_id, part)
   );
   `,
+  `
+  -- WhatsApp's customer service windows: when each user (by wa_id) last wrote to the business
+  -- number. Free-form text reaches them for 24 hours after; the template any time.
+  CREATE TABLE messenger_sessions (
+    wa_id TEXT PRIMARY KEY,
+    last_inbound_at INTEGER NOT NULL
+  );
+  -- MESSENGER_APP deliveries put back in the queue to go as the template after the platform
+  -- failed their text with 131047 (at most once each), and that text's wamid: later reports about
+  -- it are about a message the template replaced.
+  CREATE TABLE messenger_template_resends (
+    delivery_id TEXT PRIMARY KEY REFERENCES deliveries(id),
+    text_wamid TEXT NOT NULL,
+    failed_at INTEGER NOT NULL
+  );
+  CREATE INDEX messenger_template_resends_text ON messenger_template_resends(text_wamid);
+  `,
 ];
 
 interface DeliveryRow {
@@ -255,12 +272,14 @@ export class NotificationStore {
          WHERE status = 'sending' AND lease_until < @now
          RETURNING id`,
       ),
+      // @status is `sent`, or `queued` when the provider has only queued it (a status report that
+      // got here first has already moved the record on, and is kept).
       markSent: db.prepare(
         `UPDATE deliveries SET
-           status = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN 'sent' ELSE status END,
+           status = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN @status ELSE status END,
            error = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN NULL ELSE error END,
            provider = @provider, provider_message_id = @providerMessageId, sandbox_request = @sandboxRequest,
-           sent_at = COALESCE(sent_at, @now), lease_until = NULL, next_attempt_at = NULL, updated_at = @now
+           sent_at = CASE WHEN @status = 'sent' THEN COALESCE(sent_at, @now) ELSE sent_at END, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
          WHERE id = @id`,
       ),
       markRetry: db.prepare(
@@ -284,8 +303,8 @@ export class NotificationStore {
          WHERE id = @id AND status IN ('pending', 'sending')`,
       ),
       byId: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
-      byProviderMessageId: db.prepare<[string], DeliveryRow>(
-        `SELECT * FROM deliveries WHERE provider_message_id = ? AND channel = 'MESSENGER_APP' ORDER BY seq LIMIT 1`,
+      byProviderMessageId: db.prepare<[string, NotificationChannel], DeliveryRow>(
+        `SELECT * FROM deliveries WHERE provider_message_id = ? AND channel = ? ORDER BY seq LIMIT 1`,
       ),
       updateTracking: db.prepare(
         `UPDATE deliveries SET status = @status, error = @error, sent_at = @sentAt, delivered_at = @deliveredAt, read_at = @readAt,
@@ -295,6 +314,22 @@ export class NotificationStore {
       ),
       nextDue: db.prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'`),
       countByStatus: db.prepare<[], { status: DeliveryStatus; n: number }>('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status'),
+      noteInbound: db.prepare(
+        `INSERT INTO messenger_sessions (wa_id, last_inbound_at) VALUES (@waId, @at)
+         ON CONFLICT (wa_id) DO UPDATE SET last_inbound_at = MAX(last_inbound_at, excluded.last_inbound_at)`,
+      ),
+      lastInbound: db.prepare<[string], { last_inbound_at: number }>('SELECT last_inbound_at FROM messenger_sessions WHERE wa_id = ?'),
+      closeSession: db.prepare('DELETE FROM messenger_sessions WHERE wa_id = @waId AND last_inbound_at <= @at'),
+      claimTemplateResend: db.prepare(
+        'INSERT INTO messenger_template_resends (delivery_id, text_wamid, failed_at) VALUES (@id, @wamid, @at) ON CONFLICT DO NOTHING',
+      ),
+      replacedText: db.prepare<[string], { delivery_id: string }>('SELECT delivery_id FROM messenger_template_resends WHERE text_wamid = ?'),
+      // The text's attempt is given back: the template takes its place.
+      requeueAsTemplate: db.prepare(
+        `UPDATE deliveries SET status = 'pending', error = @error, next_attempt_at = @now, attempts = MAX(attempts - 1, 0), sent_at = NULL,
+           lease_until = NULL, updated_at = @now
+         WHERE id = @id AND status = 'sent'`,
+      ),
     };
   }
 
@@ -393,10 +428,15 @@ export class NotificationStore {
     }));
   }
 
-  markSent(id: string, result: { provider: NotificationProvider; providerMessageId: string | null; sandboxRequest?: unknown }, now: number): Promise<void> {
+  markSent(
+    id: string,
+    result: { provider: NotificationProvider; providerMessageId: string | null; sandboxRequest?: unknown; queued?: boolean },
+    now: number,
+  ): Promise<void> {
     return this.committer.run(() => {
       this.statements.markSent.run({
         id,
+        status: result.queued ? 'queued' : 'sent',
         provider: result.provider,
         providerMessageId: result.providerMessageId,
         sandboxRequest: result.sandboxRequest === undefined ? null : JSON.stringify(result.sandboxRequest),
@@ -433,9 +473,7 @@ export class NotificationStore {
 
   /** The parts of a split message a delivery has sent, in order. */
   partsSent(deliveryId: string): SentPart[] {
-    return this.statements.partsOf
-      .all(deliveryId)
-      .map((r) => ({ part: r.part, parts: r.parts, address: r.address, providerMessageId: r.provider_message_id }));
+    return this.statements.partsOf.all(deliveryId).map((r) => ({ part: r.part, parts: r.parts, address: r.address, providerMessageId: r.provider_message_id }));
   }
 
   /** Records one part the provider accepted, so that a retry does not send it again. */
@@ -452,21 +490,23 @@ export class NotificationStore {
   }
 
   /**
-   * Applies a platform status report to the MESSENGER_APP delivery it names: by the provider's
-   * message id, else by our delivery id echoed in `biz_opaque_callback_data`.
+   * Applies a platform status report to the delivery of `channel` it names: by the provider's
+   * message id, else by our delivery id echoed back (WhatsApp's `biz_opaque_callback_data`, the
+   * query of Twilio's StatusCallback).
    */
   applyPlatformStatus(
     providerMessageId: string,
     callbackData: string | undefined,
     update: PlatformUpdate,
     now: number,
+    channel: NotificationChannel = 'MESSENGER_APP',
   ): Promise<'applied' | 'unchanged' | 'unknown'> {
     const s = this.statements;
     return this.committer.run(() => {
-      let row = s.byProviderMessageId.get(providerMessageId);
+      let row = s.byProviderMessageId.get(providerMessageId, channel);
       if (!row && callbackData) {
         const byId = s.byId.get(callbackData);
-        if (byId?.channel === 'MESSENGER_APP') row = byId;
+        if (byId?.channel === channel) row = byId;
       }
       if (!row) return 'unknown';
       const next = applyPlatformUpdate(
@@ -491,6 +531,47 @@ export class NotificationStore {
       });
       return 'applied';
     });
+  }
+
+  /** WhatsApp users wrote to the business number at these times (epoch ms): their windows open or move on. */
+  noteInbound(messages: { waId: string; at: number }[]): Promise<void> {
+    return this.committer.run(() => {
+      for (const m of messages) this.statements.noteInbound.run(m);
+    });
+  }
+
+  /** When `waId` last wrote to the business number (epoch ms), if it ever did. */
+  lastInboundAt(waId: string): number | undefined {
+    return this.statements.lastInbound.get(waId)?.last_inbound_at;
+  }
+
+  /** `waId`'s window is closed at `at` (the platform answered 131047): what it wrote before then no longer counts. */
+  closeSession(waId: string, at: number): Promise<void> {
+    return this.committer.run(() => {
+      this.statements.closeSession.run({ waId, at });
+    });
+  }
+
+  /**
+   * After the platform failed a MESSENGER_APP text with 131047: puts the delivery it names (by
+   * wamid, else by the delivery id echoed back) back in the queue, due now, with the 131047 as its
+   * last error and the attempt given back. Once per delivery, and only from `sent`: otherwise
+   * (`refused`) the failure is applied as any other.
+   */
+  requeueAsTemplate(providerMessageId: string, callbackData: string | undefined, error: ProviderError, at: number, now: number): Promise<'queued' | 'refused'> {
+    const s = this.statements;
+    return this.committer.run(() => {
+      const row = s.byProviderMessageId.get(providerMessageId, 'MESSENGER_APP') ?? (callbackData ? s.byId.get(callbackData) : undefined);
+      if (row?.channel !== 'MESSENGER_APP' || row.status !== 'sent') return 'refused';
+      if (s.claimTemplateResend.run({ id: row.id, wamid: providerMessageId, at }).changes === 0) return 'refused';
+      s.requeueAsTemplate.run({ id: row.id, error: JSON.stringify(error), now });
+      return 'queued';
+    });
+  }
+
+  /** Whether `wamid` is a text that a template replaced (requeueAsTemplate): its reports no longer apply. */
+  isReplacedText(wamid: string): boolean {
+    return this.statements.replacedText.get(wamid) !== undefined;
   }
 
   get(id: string): DeliveryRecord | undefined {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '@fxdesk/schemas';
 import { HttpClient } from '../src/channels/http.js';
@@ -44,6 +45,23 @@ async function start(env: Record<string, string | undefined> = {}): Promise<Harn
   const service = h;
   wa.now = () => service.clock.now();
   return h;
+}
+
+/** The platform's webhooks so far, POSTed to the service as Meta posts them; then the outbox's work. */
+async function deliverWebhooks(service: Harness): Promise<Record<string, unknown>[]> {
+  const acks: Record<string, unknown>[] = [];
+  for (const w of wa.takeWebhooks()) {
+    const res = await service.app.inject({
+      method: 'POST',
+      url: '/webhooks/messenger_app',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': w.signature },
+      payload: w.raw,
+    });
+    expect(res.statusCode).toBe(200);
+    acks.push(res.json());
+  }
+  await service.outbox.settle();
+  return acks;
 }
 
 async function notify(service: Harness, message = 'EUR_USD long filled at 1.0850', extra: Record<string, unknown> = {}): Promise<string[]> {
@@ -116,6 +134,113 @@ describe('the WhatsApp transport and the approved template', () => {
     await t.send.send(message(ALICE));
     expect(wa.received.map((r) => r.json?.type)).toEqual(['text', 'template']);
     expect(closed).toEqual([ALICE]);
+  });
+});
+
+describe('MESSENGER_APP and the 24-hour customer service window', () => {
+  it('sends free-form text while the window the user opened lasts, and the template again once it has closed', async () => {
+    const service = await start();
+    wa.userWrites(ALICE, 'alerts please');
+    await deliverWebhooks(service);
+    expect(service.store.lastInboundAt(ALICE)).toBe(Math.floor(service.clock.now() / 1000) * 1000);
+
+    await notify(service, 'first');
+    await service.clock.advanceAsync(23 * HOUR);
+    await notify(service, 'second');
+    await service.clock.advanceAsync(HOUR);
+    await notify(service, 'third');
+    await deliverWebhooks(service);
+    expect(wa.accepted.map((m) => [m.type, m.text])).toEqual([
+      ['text', 'first'],
+      ['text', 'second'],
+      ['template', 'fxdesk alert: third'],
+    ]);
+    expect(wa.refusals).toEqual([]);
+    expect(service.store.countByStatus()).toEqual({ sent: 3 });
+  });
+
+  it('records the failed status of a text outside the window (131047) when no template is configured', async () => {
+    const service = await start({ MESSENGER_APP_TEMPLATE: undefined });
+    const [id] = await notify(service);
+    expect(record(service, id as string).status).toBe('sent');
+    const [ack] = await deliverWebhooks(service);
+    expect(ack).toMatchObject({ received: 1, applied: 1 });
+    expect(record(service, id as string)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: {
+        code: '131047',
+        message: 'Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+      },
+    });
+  });
+
+  it('sends the template, once and without spending an attempt, after the platform fails a text with 131047', async () => {
+    const service = await start({ MAX_DELIVERY_ATTEMPTS: '1' });
+    wa.userWrites(ALICE);
+    await deliverWebhooks(service);
+    wa.forgetWindow(ALICE);
+    const [id] = await notify(service);
+    expect(wa.accepted.map((m) => m.type)).toEqual(['text']);
+
+    const [ack] = await deliverWebhooks(service);
+    expect(ack).toMatchObject({ received: 1, applied: 1 });
+    // Back in the queue with the text's attempt given back, waiting for the user's next turn (the text took this one).
+    expect(record(service, id as string)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(wa.accepted.map((m) => m.type)).toEqual(['text']);
+    await service.clock.advanceAsync(PAIR_INTERVAL_MS);
+    await service.outbox.settle();
+    expect(wa.accepted.map((m) => m.type)).toEqual(['text', 'template']);
+    expect(record(service, id as string)).toMatchObject({ status: 'sent', attempts: 1, providerMessageId: wa.accepted[1]?.wamid, error: null });
+    expect(service.store.lastInboundAt(ALICE)).toBeUndefined();
+
+    // The platform repeats the text's report (webhooks come at least once): it moves nothing and sends nothing.
+    const [repeat] = wa.accepted;
+    const raw = JSON.stringify({
+      entry: [
+        {
+          changes: [
+            {
+              value: {
+                statuses: [
+                  { id: repeat?.wamid, status: 'failed', recipient_id: ALICE, biz_opaque_callback_data: id, errors: [{ code: 131047 }] },
+                  { id: repeat?.wamid, status: 'sent', recipient_id: ALICE, biz_opaque_callback_data: id },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const res = await service.app.inject({
+      method: 'POST',
+      url: '/webhooks/messenger_app',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` },
+      payload: raw,
+    });
+    await service.outbox.settle();
+    expect(res.json()).toMatchObject({ received: 2, applied: 0, unchanged: 2 });
+    expect(record(service, id as string)).toMatchObject({ status: 'sent', providerMessageId: wa.accepted[1]?.wamid });
+    expect(wa.accepted).toHaveLength(2);
+  });
+
+  it('reports a template the platform does not know (132001) as a failure, not a retry', async () => {
+    const service = await start({ MESSENGER_APP_TEMPLATE: 'fxdesk_alert', MESSENGER_APP_TEMPLATE_LANGUAGE: 'pt_BR' });
+    const [id] = await notify(service);
+    expect(record(service, id as string)).toMatchObject({ status: 'failed', error: { code: '132001' } });
+  });
+
+  it('fills a subject and a message parameter in the template’s order', async () => {
+    const service = await start({
+      MESSENGER_APP_TEMPLATE: 'fxdesk_alert_titled',
+      MESSENGER_APP_TEMPLATE_LANGUAGE: 'en',
+      MESSENGER_APP_TEMPLATE_PARAMETERS: 'subject,message',
+    });
+    await notify(service, '<p>GBP_USD <b>short</b></p><ul><li>SL 1.2710</li><li>TP 1.2600</li></ul>', { subject: 'Signal', contentType: 'html' });
+    await service.clock.advanceAsync(PAIR_INTERVAL_MS);
+    await notify(service, 'No subject here\nsecond line');
+    expect(wa.accepted.map((m) => m.text)).toEqual(['*Signal*: GBP_USD short | • SL 1.2710 | • TP 1.2600', '*No subject here*: No subject here | second line']);
+    expect(wa.refusals).toEqual([]);
   });
 });
 

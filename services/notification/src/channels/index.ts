@@ -7,7 +7,7 @@ import { sandboxFor } from './sandbox.js';
 import { TelegramTransport, type TelegramMemory } from './telegram.js';
 import type { Transport } from './transport.js';
 import { twilioTransport } from './twilio.js';
-import { whatsAppTransport } from './whatsapp.js';
+import { whatsAppTransport, type MessengerSessions } from './whatsapp.js';
 
 export type Transports = Record<NotificationChannel, Transport>;
 
@@ -23,13 +23,14 @@ export function recipientsFromConfig(config: NotificationConfig): Record<Notific
 
 /**
  * The real transport of every channel whose credentials are set, the sandbox for the others.
- * `close()` releases their connections (the HTTP pool, the SMTP pool). `telegram.memory` keeps
- * what Telegram's transport must not forget (chats that moved, parts of split messages sent).
+ * `close()` releases their connections (the HTTP pool, the SMTP pool). `kept.memory` keeps what
+ * the transports must not forget: Telegram's chats that moved and parts of split messages sent,
+ * WhatsApp users' customer service windows.
  */
 export function transportsFromConfig(
   config: NotificationConfig,
   now: () => number,
-  telegram: { memory: TelegramMemory; logger?: Logger },
+  kept: { memory: TelegramMemory & MessengerSessions; logger?: Logger },
 ): { transports: Transports; close: () => Promise<void> } {
   const http = new HttpClient(config.PROVIDER_TIMEOUT_MS);
   const sandbox = {
@@ -46,7 +47,7 @@ export function transportsFromConfig(
       : undefined;
   const transports: Transports = {
     CHAT_APP: config.CHAT_APP_BOT_TOKEN
-      ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, telegram.memory, now, telegram.logger)
+      ? new TelegramTransport({ baseUrl: config.CHAT_APP_BASE_URL, botToken: config.CHAT_APP_BOT_TOKEN }, http, kept.memory, now, kept.logger)
       : sandboxFor('CHAT_APP', sandbox),
     EMAIL: email ?? sandboxFor('EMAIL', sandbox),
     SMS:
@@ -74,6 +75,17 @@ export function transportsFromConfig(
             },
             http,
             now,
+            {
+              sessions: kept.memory,
+              template:
+                config.MESSENGER_APP_TEMPLATE === undefined
+                  ? undefined
+                  : {
+                      name: config.MESSENGER_APP_TEMPLATE,
+                      language: config.MESSENGER_APP_TEMPLATE_LANGUAGE,
+                      parameters: config.MESSENGER_APP_TEMPLATE_PARAMETERS,
+                    },
+            },
           )
         : sandboxFor('MESSENGER_APP', sandbox),
   };

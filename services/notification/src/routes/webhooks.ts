@@ -60,7 +60,9 @@ export function registerWebhookRoutes(app: App, webhook: MessengerWebhook): void
         description:
           'Verifies `X-Hub-Signature-256` (HMAC-SHA256 of the raw body keyed by MESSENGER_APP_APP_SECRET, compared in constant time; 401 when ' +
           'missing or wrong, and for every request while no app secret is set), then applies ' +
-          '`entry[].changes[].value.statuses[]` to the deliveries they name, never moving one backwards. Unknown message ids are acknowledged with 200.',
+          '`entry[].changes[].value.statuses[]` to the deliveries they name, never moving one backwards. Unknown message ids are acknowledged with 200. ' +
+          'Users’ own messages (`value.messages[]`) open their 24-hour customer service window; a `failed` status with error 131047 closes it and, ' +
+          'with MESSENGER_APP_TEMPLATE set, puts its delivery back in the queue, once, to go as the template.',
         body: WebhookNotificationSchema,
         response: {
           200: WebhookAckSchema,
