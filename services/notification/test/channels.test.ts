@@ -161,20 +161,20 @@ describe('SMS through the Twilio Messages API', () => {
     ...more,
   });
 
-  it('posts To, From and the plain-text Body form-encoded with basic auth, storing each SID', async () => {
+  it('posts To, From and the plain-text Body form-encoded with basic auth, storing each SID as queued', async () => {
     service = await startService(env());
     const sent = await sendOne(service, 'SMS', { subject: 'Fill', message: '<p>Long <b>EUR_USD</b> &amp; done</p>', contentType: 'html' });
     expect(twilio.received.map((r) => r.form)).toEqual([
       { To: '+14155550100', From: '+14155550000', Body: 'Fill\nLong EUR_USD & done' },
       { To: '+447700900123', From: '+14155550000', Body: 'Fill\nLong EUR_USD & done' },
     ]);
-    expect(sent.every((d) => d.status === 'sent' && d.provider === 'twilio' && /^SM[0-9a-f]{32}$/.test(d.providerMessageId ?? ''))).toBe(true);
+    expect(sent.every((d) => d.status === 'queued' && d.provider === 'twilio' && /^SM[0-9a-f]{32}$/.test(d.providerMessageId ?? ''))).toBe(true);
   });
 
   it('cuts a body over 1600 characters', async () => {
     service = await startService(env({ SMS_TO: '+14155550100' }));
     const [d] = await sendOne(service, 'SMS', { message: 'x'.repeat(5000) });
-    expect(d?.status).toBe('sent');
+    expect(d?.status).toBe('queued');
     expect(twilio.received[0]?.form?.Body).toHaveLength(1600);
   });
 
@@ -186,7 +186,7 @@ describe('SMS through the Twilio Messages API', () => {
     expect(Date.parse(d?.nextAttemptAt as string) - service.clock.now()).toBe(3000);
     await service.clock.advanceAsync(3000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
   });
 
   it('retries a 503 with backoff', async () => {
@@ -196,7 +196,7 @@ describe('SMS through the Twilio Messages API', () => {
     expect(d).toMatchObject({ status: 'pending', error: { code: '20503' } });
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
   });
 
   it("fails a 400 at once with Twilio's code and message", async () => {

@@ -4,9 +4,11 @@
  * - `POST {base}/2010-04-01/Accounts/{AccountSid}/Messages.json`, HTTP basic auth
  *   `AccountSid:AuthToken`, form-encoded `To`, `From` (or `MessagingServiceSid` for an MG… sender)
  *   and `Body` (at most 1600 characters).
- * - Success: 201 with the Message resource; the provider id is its `sid` (SM…). With a
- *   `StatusCallback` URL Twilio then reports each later status of the message to it
- *   (https://www.twilio.com/docs/messaging/guides/outbound-message-status-in-status-callbacks).
+ * - Success: 201 with the Message resource; the provider id is its `sid` (SM…). Its status is
+ *   `queued` (`accepted` through a Messaging Service): taken, not sent
+ *   (https://www.twilio.com/docs/messaging/guides/outbound-message-status-in-status-callbacks),
+ *   so the delivery is recorded `queued`. With a `StatusCallback` URL Twilio then reports each
+ *   later status (sending, sent, delivered, undelivered, failed) to it; see sms-status.ts.
  * - Failure (https://www.twilio.com/docs/usage/twilios-response#response-formats-exceptions):
  *   `{ "code", "message", "more_info", "status" }`; 429 (error 20429) "is never processed and is
  *   always safe to retry", with `Retry-After`.
@@ -75,10 +77,11 @@ function readTwilioReply(res: HttpResponse, now: () => number): string {
 }
 
 export function twilioTransport(options: TwilioOptions, http: HttpClient, now: () => number): Transport {
-  return new HttpTransport(
+  const transport = new HttpTransport(
     'twilio',
     http,
     (message) => twilioRequest(options, message),
     (res) => readTwilioReply(res, now),
   );
+  return { provider: 'twilio', send: async (message) => ({ ...(await transport.send(message)), queued: true }) };
 }
