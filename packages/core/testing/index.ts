@@ -6,3 +6,4 @@ export * from './openapi-contract.js';
 export * from './client-contract.js';
 export * from './processes.js';
 export * from './engines.js';
+export * from './fake-response.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { StreamClient } from '../src/stream-client.js';
-import { FakeResponse } from './fake-response.js';
+import { FakeResponse } from '@fxdesk/core/testing';
 
 function clientOn(res: FakeResponse, queueMax = 100) {
   const clock = new ManualClock();

@@ -4,7 +4,7 @@ import { ManualClock } from '@fxdesk/primitives';
 import type { Tick } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamHub } from '../src/stream-hub.js';
-import { FakeResponse } from './fake-response.js';
+import { FakeResponse } from '@fxdesk/core/testing';
 
 const tick = (symbol: string, n: number): Tick => ({ symbol, bid: n, ask: n + 1, spread: 1, ts: '2026-01-05T12:00:00.000Z', provider: 'simulated' });
 const id = (n: number) => `1000-${n}`;

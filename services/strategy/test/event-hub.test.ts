@@ -1,36 +1,21 @@
-import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { createLogger, MetricsRegistry } from '@fxdesk/core';
+import { FakeResponse } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
 import { SseParser } from '@fxdesk/client';
 import type { LabEvent, PairRecord, StrategyStatus } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { EventHub, HEARTBEAT_MS, LAB_EVERY_MS, PAIR_EVERY_MS, STATUS_EVERY_MS, STUCK_MS } from '../src/event-hub.js';
 
-/** A response whose socket accepts writes only while `accepting` is true. */
-class FakeResponse extends EventEmitter {
-  accepting = true;
+/** The kit's fake response, reading back the events written to it. */
+class EventsResponse extends FakeResponse {
   text = '';
-  destroyed = false;
-  ended = false;
-  socket = { writableLength: 0, destroySoon: () => {} };
   private readonly parser = new SseParser();
   readonly events: { event: string; id: number; data: unknown }[] = [];
-  write(chunk: string): boolean {
+  override write(chunk: string): boolean {
     this.text += chunk;
     for (const e of this.parser.push(chunk)) this.events.push({ event: e.event, id: Number(e.id), data: JSON.parse(e.data) as unknown });
-    return this.accepting;
-  }
-  end(): void {
-    this.ended = true;
-  }
-  destroy(): void {
-    this.destroyed = true;
-  }
-  /** The peer read everything: the socket drains. */
-  drain(): void {
-    this.accepting = true;
-    this.emit('drain');
+    return super.write(chunk);
   }
   ids(): number[] {
     return this.events.map((e) => e.id);
@@ -71,7 +56,7 @@ function hubOf(options: { replay?: number; maxClients?: number } = {}) {
     pairRecords: () => [...records.values()],
   });
   const open = (lastEventId?: string) => {
-    const res = new FakeResponse();
+    const res = new EventsResponse();
     const stream = hub.open(res as unknown as ServerResponse, lastEventId);
     return { res, stream };
   };

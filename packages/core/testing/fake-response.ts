@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 
-/** A response whose socket accepts writes only while `accepting` is true. */
+/**
+ * A server response for stream tests (SSE hubs write to it): its socket accepts writes only while
+ * `accepting` is true, and `drain()` plays the peer reading everything.
+ */
 export class FakeResponse extends EventEmitter {
   accepting = true;
   written: string[] = [];
