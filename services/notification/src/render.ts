@@ -317,16 +317,6 @@ export interface Content {
   subject?: string | null;
 }
 
-/** The sendMessage text: Telegram HTML, the subject as a bold first line, within 4096 visible characters. */
-export function telegramText({ message, contentType, subject }: Content): string {
-  if (contentType === 'html') {
-    return toTelegramHtml(`${subject ? `<b>${escapeHtml(subject)}</b><br>` : ''}${message}`);
-  }
-  const head = subject ? `${subject}\n` : '';
-  const whole = truncate(head + message, TELEGRAM_MAX_TEXT);
-  return head && whole.startsWith(head) ? `<b>${escapeHtml(subject as string)}</b>\n${escapeHtml(whole.slice(head.length))}` : escapeHtml(whole);
-}
-
 /**
  * Plain text for SMS and WhatsApp: the subject as a first line, HTML reduced to text, then
  * `adapt`ed to the channel's alphabet (SMS: GSM-7 look-alikes) and cut to `max` with `ellipsis`.

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { htmlToText, plainText, telegramText, toTelegramHtml, truncate } from '../src/render.js';
+import { telegramWholeText } from '../src/channels/telegram-split.js';
+import { htmlToText, plainText, toTelegramHtml, truncate } from '../src/render.js';
 import { applyPlatformUpdate, type TrackedState } from '../src/status.js';
 import { parseTelegramHtml } from './fakes.js';
 
@@ -110,7 +111,7 @@ describe('Telegram HTML', () => {
   });
 
   it('makes the subject a bold first line of text messages', () => {
-    expect(telegramText({ message: 'a < b', contentType: 'text', subject: 'S&P' })).toBe('<b>S&amp;P</b>\na &lt; b');
+    expect(telegramWholeText({ message: 'a < b', contentType: 'text', subject: 'S&P' })).toBe('<b>S&amp;P</b>\na &lt; b');
   });
 
   it('opens a tag once however deeply the input nests it', () => {
