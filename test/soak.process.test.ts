@@ -6,8 +6,9 @@ describe('the soak benchmark (bench/soak)', () => {
   it('runs the stack under its load for a few seconds and reports every service, with no errors but the deliberate ones', async () => {
     // 0.1 minute: the whole soak (the stack, the browser, every kind of load, the report) in a few seconds.
     const result = await run('bench/soak/index.ts', {}, ['0.1']).done;
-    expect(result.stderr).not.toMatch(/Error/);
-    expect(result.code).toBe(0);
+    const printed = `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+    expect(result.stderr, printed).not.toMatch(/Error/);
+    expect(result.code, printed).toBe(0);
     for (const service of STACK) expect(result.stdout).toMatch(new RegExp(`^${service.name} +\\d+ +0 +\\d+ +0 +[\\d.]+ MB`, 'm'));
     expect(result.stdout).toMatch(/^execution: the load sent \d+ \((\d+) deliberately bad, \1 of them refused 4xx\)/m);
     expect(result.stdout).toContain('errors: none but the deliberate bad input');
