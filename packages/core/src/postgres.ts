@@ -78,3 +78,13 @@ export async function inTransaction<T>(pool: PostgresPool, work: (client: Postgr
     client.release(broken);
   }
 }
+
+/** Whether the database answers a `SELECT 1` now, for a readiness check; the detail says why not. */
+export async function postgresHealth(pool: PostgresPool): Promise<{ ok: boolean; detail: string }> {
+  try {
+    await pool.query('SELECT 1');
+    return { ok: true, detail: 'PostgreSQL' };
+  } catch (err) {
+    return { ok: false, detail: `PostgreSQL does not answer: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

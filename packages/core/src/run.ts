@@ -17,8 +17,8 @@ export interface RunServiceOptions<S extends z.ZodType<ServerConfig>> {
   env?: Env;
   /** Longest wait for in-flight work on shutdown before the process exits anyway (may depend on the settings). */
   shutdownTimeoutMs?: number | ((config: z.output<S>) => number);
-  /** Whether the service keeps files under DATA_DIR and so holds `<DATA_DIR>/<name>.lock` (default true). */
-  ownsDataDir?: boolean;
+  /** Whether the service keeps files under DATA_DIR and so holds `<DATA_DIR>/<name>.lock` (default true; may depend on the settings). */
+  ownsDataDir?: boolean | ((config: z.output<S>) => boolean);
 }
 
 /**
@@ -49,7 +49,8 @@ export async function runService<S extends z.ZodType<ServerConfig>>(options: Run
     logger.warn(`${name} is not set: using the development value "${resolvedEnv[name]}". Set ${name} before exposing this service.`);
   }
 
-  if ((options.ownsDataDir ?? true) && config.DATA_DIR !== undefined && config.DATA_DIR !== ':memory:') {
+  const ownsDataDir = typeof options.ownsDataDir === 'function' ? options.ownsDataDir(config) : (options.ownsDataDir ?? true);
+  if (ownsDataDir && config.DATA_DIR !== undefined && config.DATA_DIR !== ':memory:') {
     try {
       const held = lockDataDir(config.DATA_DIR, options.name);
       // Held until the process exits (the reference also keeps the handle from being collected).

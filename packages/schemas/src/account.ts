@@ -243,6 +243,16 @@ export const accountErrorResponses = {
     503: ErrorEnvelopeSchema.describe('The broker throttles or cannot be reached (`broker_unavailable`, with Retry-After)'),
     504: ErrorEnvelopeSchema.describe('The broker did not answer in time (`broker_timeout`)'),
   },
+  /** The broker reads stored as snapshots (summary, details), after `broker`: their 503 has two causes. */
+  storedRead: {
+    503: ErrorEnvelopeSchema.describe(
+      'The broker throttles or cannot be reached (`broker_unavailable`), or the snapshot database cannot (`storage_unavailable`); both with Retry-After',
+    ),
+  },
+  /** Every route that reads the snapshot store. */
+  storage: {
+    503: ErrorEnvelopeSchema.describe('The snapshot database cannot be reached (`storage_unavailable`, with Retry-After)'),
+  },
   /** Every route with query parameters. */
   badQuery: {
     422: ErrorEnvelopeSchema.describe('A query parameter is missing or malformed (`validation_error`, with details)'),

@@ -10,7 +10,7 @@ import type {
   AccountSnapshotRef,
   AccountSummaryRead,
 } from '@fxdesk/schemas';
-import { brokerFailure, errors } from './errors.js';
+import { brokerFailure, errors, storageFailure } from './errors.js';
 import { InstrumentsCache } from './instruments-cache.js';
 import type { SnapshotStore } from './store.js';
 
@@ -37,12 +37,12 @@ export class AccountReads {
 
   async summary(): Promise<AccountSummaryRead> {
     const account = await this.call(() => this.options.broker.summary());
-    return { account, snapshot: this.persist('summary', account) };
+    return { account, snapshot: await this.persist('summary', account) };
   }
 
   async details(): Promise<AccountDetailsRead> {
     const account = await this.call(() => this.options.broker.details());
-    return { account, snapshot: this.persist('details', account) };
+    return { account, snapshot: await this.persist('details', account) };
   }
 
   /** The tradable instruments, all or the named ones (404 instrument_not_found names any the broker does not list). */
@@ -63,8 +63,12 @@ export class AccountReads {
     };
   }
 
-  snapshots(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[] {
-    return this.options.store.recent(limit, kind);
+  async snapshots(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]> {
+    try {
+      return await this.options.store.recent(limit, kind);
+    } catch (err) {
+      throw storageFailure('read the snapshots', err);
+    }
   }
 
   async changes(sinceTransactionId: string): Promise<AccountChanges> {
@@ -83,7 +87,7 @@ export class AccountReads {
     const { broker, store, brokerDescription } = this.options;
     return {
       configuration: () => ({ ok: true, detail: `broker ${brokerDescription}` }),
-      database: () => ({ ok: store.ping(), detail: 'snapshot store answers' }),
+      database: () => store.health(),
       broker_auth: async () => {
         const summary = await broker.summary();
         return { ok: true, detail: `${broker.name} accepted the credentials for account ${summary.id}` };
@@ -105,8 +109,14 @@ export class AccountReads {
     }
   }
 
-  private persist(kind: AccountSnapshotKind, account: AccountSnapshot['account']): AccountSnapshotRef {
-    const snapshot = this.options.store.add(kind, this.options.broker.name, account, new Date(this.options.clock.now()).toISOString());
-    return { id: snapshot.id, takenAt: snapshot.takenAt };
+  /** Stores the read; a read that cannot be stored is not answered (each answer names its snapshot). */
+  private async persist(kind: AccountSnapshotKind, account: AccountSnapshot['account']): Promise<AccountSnapshotRef> {
+    const { store, broker, clock } = this.options;
+    try {
+      const snapshot = await store.add(kind, broker.name, account, new Date(clock.now()).toISOString());
+      return { id: snapshot.id, takenAt: snapshot.takenAt };
+    } catch (err) {
+      throw storageFailure(`store the ${kind} snapshot`, err);
+    }
   }
 }

@@ -21,6 +21,8 @@ export const AccountConfigSchema = z
     BROKER_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
     /** Newest snapshots kept in the database; older ones are deleted as new ones arrive (0: keep all). */
     SNAPSHOT_RETENTION: envInt(100_000, { min: 0 }),
+    /** postgres://… keeps the snapshots in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
     SIM_ACCOUNT_BALANCE: z
       .string()
       .regex(/^\d{1,15}(\.\d{1,4})?$/, { message: 'expected a non-negative decimal like 100000 or 2500.50' })

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { createAccountReader, describeBroker } from './broker.js';
 import type { AccountConfig } from './config.js';
+import { PostgresSnapshotStore } from './postgres-store.js';
 import { SqliteSnapshotStore, type SnapshotStore } from './store.js';
 
 /** What the account service runs on. */
@@ -18,16 +19,21 @@ export interface AccountDeps {
   close: () => Promise<void>;
 }
 
-/** The real dependencies: the account BROKER names and `<DATA_DIR>/account.db`, on the system clock. */
-export async function createDeps(config: AccountConfig, logger: Logger): Promise<AccountDeps> {
-  logger.info(`reading the ${describeBroker(config)} account`);
-  return openDeps(config, { clock: systemClock, logger, databaseFile: databasePath(config.DATA_DIR, 'account') });
+/** The snapshot store: PostgreSQL when DATABASE_URL names one, else `<DATA_DIR>/account.db`. */
+export async function openSnapshotStore(config: AccountConfig): Promise<SnapshotStore> {
+  if (config.DATABASE_URL !== undefined) return PostgresSnapshotStore.open(config.DATABASE_URL, config.SNAPSHOT_RETENTION);
+  return new SqliteSnapshotStore(databasePath(config.DATA_DIR, 'account'), config.SNAPSHOT_RETENTION);
 }
 
-/** The same dependencies on a given clock and database file (tests: a manual clock and `:memory:`). */
-export function openDeps(config: AccountConfig, { clock, logger, databaseFile }: { clock: Clock; logger?: Logger; databaseFile: string }): AccountDeps {
+/** The real dependencies: the account BROKER names and the snapshot store, on the system clock. */
+export async function createDeps(config: AccountConfig, logger: Logger): Promise<AccountDeps> {
+  logger.info(`reading the ${describeBroker(config)} account; snapshots in ${config.DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL'}`);
+  return openDeps(config, { clock: systemClock, logger, store: await openSnapshotStore(config) });
+}
+
+/** The same dependencies on a given clock and snapshot store (tests: a manual clock and a private database). */
+export function openDeps(config: AccountConfig, { clock, logger, store }: { clock: Clock; logger?: Logger; store: SnapshotStore }): AccountDeps {
   const broker = createAccountReader(config, clock);
-  const store = new SqliteSnapshotStore(databaseFile, config.SNAPSHOT_RETENTION);
   return {
     clock,
     broker,
@@ -35,7 +41,7 @@ export function openDeps(config: AccountConfig, { clock, logger, databaseFile }:
     logger,
     close: async () => {
       await broker.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -8,7 +8,16 @@ export const errors = defineErrors({
   broker_timeout: 504,
   transaction_not_found: 404,
   instrument_not_found: 404,
+  storage_unavailable: 503,
 });
+
+/** A snapshot store call that failed (the database is down or unreachable): 503 with Retry-After, not a 500. */
+export function storageFailure(what: string, err: unknown): Error {
+  return errors.create('storage_unavailable', `could not ${what}: the snapshot database is unavailable; retry later`, {
+    cause: err,
+    headers: { 'retry-after': '5' },
+  });
+}
 
 /** Seconds a client is told to wait when the broker gave no Retry-After of its own. */
 const DEFAULT_RETRY_AFTER_SECONDS = { throttled: 1, unavailable: 5 };

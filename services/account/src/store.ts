@@ -2,16 +2,21 @@ import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
 import type { AccountSnapshot, AccountSnapshotKind } from '@fxdesk/schemas';
 
 /** The summary or details read a snapshot holds. */
-type SnapshotAccount = AccountSnapshot['account'];
+export type SnapshotAccount = AccountSnapshot['account'];
 
-/** The snapshot repository; SQLite here, another database behind the same methods later. */
+/**
+ * The snapshot repository. Two implementations pass one contract (test/snapshot-store.contract.ts):
+ * SQLite, the embedded default (this file), and PostgreSQL for several replicas on one database
+ * (postgres-store.ts). Either keeps the newest `retention` snapshots exactly, whoever writes them.
+ */
 export interface SnapshotStore {
-  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): AccountSnapshot;
+  /** Stores one snapshot, durably, and deletes what falls out of the retention. */
+  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): Promise<AccountSnapshot>;
   /** Newest first; `kind` narrows to one endpoint's snapshots. */
-  recent(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[];
-  /** Whether the database answers (readiness). */
-  ping(): boolean;
-  close(): void;
+  recent(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]>;
+  /** Whether the database answers now (readiness), and which one it is. */
+  health(): Promise<{ ok: boolean; detail: string }>;
+  close(): Promise<void>;
 }
 
 const MIGRATIONS = [
@@ -28,12 +33,15 @@ const MIGRATIONS = [
    CREATE INDEX snapshots_by_kind ON snapshots (kind, id);`,
 ];
 
-/** The columns as a snapshot names its fields; `account` is still its JSON text. */
-const SNAPSHOT_COLUMNS = 'id, kind, taken_at AS takenAt, broker, account_id AS accountId, last_transaction_id AS lastTransactionId, as_of AS asOf, account';
-type SnapshotRow = Omit<AccountSnapshot, 'account'> & { account: string };
+/** The columns as a snapshot names its fields, in both databases; `account` is still its JSON text. */
+export const SNAPSHOT_COLUMNS =
+  'id, kind, taken_at AS "takenAt", broker, account_id AS "accountId", last_transaction_id AS "lastTransactionId", as_of AS "asOf", account';
 
-function fromRow(row: SnapshotRow): AccountSnapshot {
-  return { ...row, account: JSON.parse(row.account) as SnapshotAccount };
+/** A row as read; PostgreSQL's BIGINT id comes as a string. */
+export type SnapshotRow = Omit<AccountSnapshot, 'account' | 'id'> & { id: number | string; account: string };
+
+export function snapshotOf(row: SnapshotRow): AccountSnapshot {
+  return { ...row, id: Number(row.id), account: JSON.parse(row.account) as SnapshotAccount };
 }
 
 /** The service's statements, prepared once per database. */
@@ -51,6 +59,10 @@ function prepareStatements(db: SqliteDatabase) {
   };
 }
 
+/**
+ * The snapshots in `<DATA_DIR>/account.db`. Its calls are synchronous underneath (one process
+ * writes the file, one statement at a time), so they settle at once.
+ */
 export class SqliteSnapshotStore implements SnapshotStore {
   private readonly db: SqliteDatabase;
   private readonly sql: ReturnType<typeof prepareStatements>;
@@ -68,20 +80,24 @@ export class SqliteSnapshotStore implements SnapshotStore {
     });
   }
 
-  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): AccountSnapshot {
-    return fromRow(this.addAndPrune(kind, broker, account, takenAt));
+  async add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): Promise<AccountSnapshot> {
+    return snapshotOf(this.addAndPrune(kind, broker, account, takenAt));
   }
 
-  recent(limit: number, kind?: AccountSnapshotKind): AccountSnapshot[] {
+  async recent(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]> {
     const rows = kind ? this.sql.newestOfKind.all(kind, limit) : this.sql.newest.all(limit);
-    return rows.map(fromRow);
+    return rows.map(snapshotOf);
   }
 
-  ping(): boolean {
-    return this.sql.ping.get() !== undefined;
+  async health(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      return { ok: this.sql.ping.get() !== undefined, detail: 'SQLite' };
+    } catch (err) {
+      return { ok: false, detail: `SQLite does not answer: ${err instanceof Error ? err.message : String(err)}` };
+    }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

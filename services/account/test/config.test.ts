@@ -53,6 +53,15 @@ describe('account configuration', () => {
     expect(() => loadConfig(AccountConfigSchema, { ...base, SIM_ACCOUNT_CURRENCY: 'XAU' })).toThrow(/SIM_ACCOUNT_CURRENCY: expected one of/);
   });
 
+  it('takes a postgres:// DATABASE_URL and refuses any other', () => {
+    expect(loadConfig(AccountConfigSchema, { ...base, DATABASE_URL: 'postgres://fxdesk@db:5432/fxdesk' }).DATABASE_URL).toBe(
+      'postgres://fxdesk@db:5432/fxdesk',
+    );
+    expect(() => loadConfig(AccountConfigSchema, { ...base, DATABASE_URL: 'mysql://db/fxdesk' })).toThrow(
+      /DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+  });
+
   it('never echoes the OANDA token in its message', () => {
     let message = '';
     try {

@@ -7,6 +7,7 @@ import type { AccountSummary } from '@fxdesk/schemas';
 import { buildApp } from '../src/app.js';
 import { AccountConfigSchema, type AccountConfig } from '../src/config.js';
 import { openDeps, type AccountDeps } from '../src/deps.js';
+import { SqliteSnapshotStore, type SnapshotStore } from '../src/store.js';
 
 export const TEST_KEY = 'test-account-key-5b1e9d';
 export const KEY_HEADER = { 'x-internal-api-key': TEST_KEY };
@@ -50,6 +51,8 @@ export interface OandaHarness extends Harness {
 interface StartOptions {
   env?: Env;
   dbFile?: string;
+  /** The snapshot store, instead of SQLite in `dbFile`. */
+  store?: SnapshotStore;
   logLevel?: string;
   /** Where the manual clock starts (default Monday 2026-01-05 12:00 UTC, market open). */
   at?: string;
@@ -58,18 +61,19 @@ interface StartOptions {
 /** The app as server.ts starts it: closing it closes its deps. By default the deps server.ts makes, on a manual clock and a private in-memory database. */
 export async function buildTestApp(
   config: AccountConfig,
-  deps: AccountDeps = openDeps(config, { clock: new ManualClock(), databaseFile: ':memory:' }),
+  deps: AccountDeps = openDeps(config, { clock: new ManualClock(), store: new SqliteSnapshotStore(':memory:', config.SNAPSHOT_RETENTION) }),
 ): Promise<App> {
   const { app } = await buildApp({ config, deps });
   app.addHook('onClose', deps.close);
   return app;
 }
 
-/** The service as server.ts builds it (the broker BROKER names, a SQLite snapshot store), on a manual clock. */
+/** The service as server.ts builds it (the broker BROKER names, a SQLite snapshot store unless given one), on a manual clock. */
 async function startService(config: AccountConfig, clock: ManualClock, options: StartOptions): Promise<Harness> {
   const logs = new LogCapture();
   const logger = createLogger({ name: 'account', level: options.logLevel ?? 'silent', stream: logs });
-  const app = await buildTestApp(config, openDeps(config, { clock, logger, databaseFile: options.dbFile ?? ':memory:' }));
+  const store = options.store ?? new SqliteSnapshotStore(options.dbFile ?? ':memory:', config.SNAPSHOT_RETENTION);
+  const app = await buildTestApp(config, openDeps(config, { clock, logger, store }));
   return {
     app,
     clock,

@@ -54,7 +54,7 @@ function readerWithInstruments(instruments: () => Promise<Instrument[]>): Accoun
 
 async function readiness(reader: AccountReader) {
   const store = new SqliteSnapshotStore(':memory:');
-  const app = await buildTestApp(testConfig(), { clock: new ManualClock(), broker: reader, store, close: async () => store.close() });
+  const app = await buildTestApp(testConfig(), { clock: new ManualClock(), broker: reader, store, close: () => store.close() });
   const res = await app.inject({ method: 'GET', url: '/health/ready' });
   await app.close();
   return res;

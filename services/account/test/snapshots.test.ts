@@ -1,9 +1,24 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@fxdesk/primitives';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDeps } from '../src/deps.js';
 import { SqliteSnapshotStore } from '../src/store.js';
-import { startOanda, SUMMARY } from './helpers.js';
+import { buildTestApp, envelopeOf, KEY_HEADER, startOanda, testConfig } from './helpers.js';
+import { snapshotStoreContract } from './snapshot-store.contract.js';
+
+const contractDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-account-contract-'));
+let databases = 0;
+afterAll(() => fs.rmSync(contractDir, { recursive: true, force: true }));
+
+// A file rather than :memory:, so that two stores (two replicas) can open the same database.
+snapshotStoreContract('SQLite', {
+  database: async () => {
+    const file = path.join(contractDir, `account-${++databases}.db`);
+    return async (retention) => new SqliteSnapshotStore(file, retention);
+  },
+});
 
 describe('snapshots on disk', () => {
   let dir: string;
@@ -32,11 +47,22 @@ describe('snapshots on disk', () => {
     ]);
     expect(snapshots[1].account).toEqual(summary.account);
   });
+});
 
-  it('keep only the newest SNAPSHOT_RETENTION rows', () => {
-    const store = new SqliteSnapshotStore(path.join(dir, 'retention.db'), 3);
-    const ids = Array.from({ length: 5 }, () => store.add('summary', 'stub', SUMMARY, '2026-01-05T12:00:00.000Z').id);
-    expect(store.recent(10).map((s) => s.id)).toEqual(ids.slice(2).reverse());
-    store.close();
+describe('a snapshot store that fails', () => {
+  it('answers 503 storage_unavailable with Retry-After, for a read it could not store and for the list', async () => {
+    const config = testConfig();
+    const store = new SqliteSnapshotStore(':memory:');
+    const app = await buildTestApp(config, openDeps(config, { clock: new ManualClock('2026-01-05T12:00:00Z'), store }));
+    await store.close();
+    for (const route of ['summary', 'details', 'snapshots']) {
+      const res = await app.inject({ url: `/api/v1/account/${route}`, headers: KEY_HEADER });
+      expect(res.statusCode, route).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(envelopeOf(res).code).toBe('storage_unavailable');
+    }
+    const ready = await app.inject({ url: '/health/ready' });
+    expect(ready.json().checks.database).toEqual({ ok: false, detail: expect.stringMatching(/^SQLite does not answer: /) });
+    await app.close();
   });
 });

@@ -10,7 +10,7 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account summary; the read is persisted as a snapshot',
-        response: { 200: AccountSummaryReadSchema, ...accountErrorResponses.broker },
+        response: { 200: AccountSummaryReadSchema, ...accountErrorResponses.broker, ...accountErrorResponses.storedRead },
       },
     },
     async () => reads.summary(),
@@ -22,7 +22,7 @@ export function registerAccountRoutes(app: App, reads: AccountReads): void {
       schema: {
         tags: ['account'],
         summary: 'Normalized account details (open trades, positions, pending orders); persisted as a snapshot',
-        response: { 200: AccountDetailsReadSchema, ...accountErrorResponses.broker },
+        response: { 200: AccountDetailsReadSchema, ...accountErrorResponses.broker, ...accountErrorResponses.storedRead },
       },
     },
     async () => reads.details(),

@@ -11,9 +11,9 @@ export function registerSnapshotRoutes(app: App, reads: AccountReads): void {
         tags: ['account'],
         summary: 'Recent persisted account snapshots, newest first',
         querystring: AccountSnapshotsQuerySchema,
-        response: { 200: AccountSnapshotsSchema, ...accountErrorResponses.badQuery },
+        response: { 200: AccountSnapshotsSchema, ...accountErrorResponses.storage, ...accountErrorResponses.badQuery },
       },
     },
-    (request) => ({ snapshots: reads.snapshots(request.query.limit, request.query.kind) }),
+    async (request) => ({ snapshots: await reads.snapshots(request.query.limit, request.query.kind) }),
   );
 }
