@@ -31,6 +31,11 @@ export class SoakStack {
     try {
       await until(() => exited() || stack.process.out.stdout.includes('fxdesk is up'), 60_000);
       await until(async () => exited() || (await Promise.all(services.map((s) => answers(`${s.url}/health/ready`)))).every(Boolean), 60_000);
+      // The strategy starts itself (AUTO_START) once the market lists its symbols, which can be
+      // just after every service is ready: until then its pair routes answer 404. The soak
+      // starts where a trader does after `npm start`, with the strategy running.
+      const strategy = services.find((s) => s.name === 'strategy') as SoakService;
+      await until(async () => exited() || (await isRunning(strategy.url)), 60_000);
     } catch (err) {
       await stack.stop();
       throw err;
@@ -83,6 +88,12 @@ export class SoakStack {
     if (this.process.child.exitCode === null) this.process.child.kill('SIGINT');
     return (await this.process.done).code;
   }
+}
+
+/** Whether the strategy at `url` says it is running. */
+async function isRunning(url: string): Promise<boolean> {
+  const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5_000) });
+  return res.ok && ((await res.json()) as { running?: boolean }).running === true;
 }
 
 /** CPU time (user + system) of a process so far, in seconds; NaN where /proc cannot tell. */
