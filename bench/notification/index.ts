@@ -100,7 +100,7 @@ async function measure(mode: 'service' | 'bare'): Promise<{ result: autocannon.R
 async function drainBacklog(): Promise<{ deliveries: number; seconds: number; commits: { commits: number; operations: number } }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-outbox-'));
   const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0', CHAT_APP_CHAT_IDS: '111' });
-  const deps = openDeps(config, { clock: systemClock });
+  const deps = await openDeps(config, { clock: systemClock });
   const { app, store, outbox } = await buildApp({ config, deps });
   app.addHook('onClose', deps.close);
   await app.ready();
@@ -130,7 +130,7 @@ async function drainBacklog(): Promise<{ deliveries: number; seconds: number; co
   await outbox.settle();
   const seconds = (performance.now() - started) / 1000;
   const after = store.commitStats();
-  const sent = store.countByStatus().sent ?? 0;
+  const sent = (await store.countByStatus()).sent ?? 0;
   await app.close();
   fs.rmSync(dir, { recursive: true, force: true });
   return { deliveries: sent, seconds, commits: { commits: after.commits - before.commits, operations: after.operations - before.operations } };

@@ -10,6 +10,7 @@ import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
 import { openDeps } from '../../services/notification/src/deps.js';
+import type { SqliteNotificationStore } from '../../services/notification/src/sqlite-store.js';
 
 const [mode = 'service', dataDir = './data', apiKey = 'bench-notification-key'] = process.argv.slice(2);
 const body = { requestId: '3f0a6b2e-8c1d-4e5f-9a7b-1c2d3e4f5a6b', deliveryIds: ['7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a'], deliveriesAttempted: 1 };
@@ -28,14 +29,16 @@ if (mode === 'bare') {
     RATE_LIMIT_PER_MINUTE: '0',
     CHAT_APP_CHAT_IDS: '111',
   });
-  const deps = openDeps(config, { clock: systemClock });
+  const deps = await openDeps(config, { clock: systemClock });
   const { app, store } = await buildApp({ config, deps });
   app.addHook('onClose', deps.close);
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
   process.once('SIGTERM', () => {
-    const stats = { commits: store.commitStats(), deliveries: store.countByStatus(), synchronous: store.db.pragma('synchronous', { simple: true }) };
-    void app.close().then(() => {
+    const synchronous = (store as SqliteNotificationStore).db.pragma('synchronous', { simple: true });
+    void store.countByStatus().then(async (deliveries) => {
+      const stats = { commits: store.commitStats(), deliveries, synchronous };
+      await app.close();
       process.stdout.write(`${JSON.stringify(stats)}\n`);
       process.exit(0);
     });

@@ -43,9 +43,16 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
   });
 
   const attempts = app.metrics.counter('notification_delivery_attempts_total', 'Delivery attempts by channel and outcome (sent, retry, failed).');
-  app.metrics.gauge('notification_deliveries', 'Delivery records by status.', () =>
-    Object.entries(store.countByStatus()).map(([status, n]) => [{ status }, n]),
-  );
+  // The gauges are read synchronously while /metrics renders: the counts are read just before.
+  let byStatus: Record<string, number> = {};
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url !== '/metrics') return;
+    byStatus = await store.countByStatus().catch((err: unknown) => {
+      request.log.warn({ err }, 'metrics: counting deliveries by status failed; the last counts are shown');
+      return byStatus;
+    });
+  });
+  app.metrics.gauge('notification_deliveries', 'Delivery records by status.', () => Object.entries(byStatus).map(([status, n]) => [{ status }, n]));
   const outbox = new Outbox({
     store,
     transports: deps.transports,
@@ -79,7 +86,7 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
 
   const smsStatus = new SmsStatusWebhook({ store, clock, authToken: config.SMS_AUTH_TOKEN, publicBaseUrl: config.PUBLIC_BASE_URL });
 
-  registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: { database: () => store.check() } });
+  registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: { database: () => store.health() } });
 
   await app.register(async (api) => {
     if (config.NOTIFICATION_API_KEY === undefined) app.log.warn('NOTIFICATION_API_KEY is not set: /notifications accepts requests without a key');

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { z } from 'zod';
 import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/schemas';
@@ -98,6 +99,14 @@ export const NotificationConfigSchema = z
     OUTBOX_POLL_INTERVAL_MS: envInt(1000, { min: 10, max: 600_000 }),
     /** Channels sent at most once: a delivery whose outcome is unknown fails instead of being resent. */
     AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(NOTIFICATION_CHANNELS, { message: `expected channels among ${NOTIFICATION_CHANNELS.join(', ')}` }))),
+    /**
+     * This replica's name on the deliveries it claims: only a claim's owner records its retry or
+     * failure. Unique per running process; the default (host name and process id) is.
+     */
+    REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' })
+      .default(() => `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64)),
   })
   .superRefine((c, ctx) => {
     // A half-configured channel is a mistake, never a silent fall-back to the sandbox.

@@ -3,7 +3,8 @@ import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { logChannelSetup, transportsFromConfig, type Transports } from './channels/index.js';
 import type { NotificationConfig } from './config.js';
-import { NotificationStore } from './store.js';
+import { SqliteNotificationStore } from './sqlite-store.js';
+import type { NotificationStore } from './store.js';
 
 /** What the notification service runs on. */
 export interface NotificationDeps {
@@ -21,14 +22,14 @@ export interface NotificationDeps {
 
 /** The real dependencies: `<DATA_DIR>/notification.db` and the transports the config asks for, on the system clock. */
 export async function createDeps(config: NotificationConfig, logger: Logger): Promise<NotificationDeps> {
-  const deps = openDeps(config, { clock: systemClock, logger });
+  const deps = await openDeps(config, { clock: systemClock, logger });
   logChannelSetup(config, deps.transports, logger);
   return deps;
 }
 
 /** The same dependencies on a given clock (tests: a manual one, and DATA_DIR `:memory:` or a temporary folder). */
-export function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): NotificationDeps {
-  const store = new NotificationStore(databasePath(config.DATA_DIR, 'notification'));
+export async function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): Promise<NotificationDeps> {
+  const store = new SqliteNotificationStore(databasePath(config.DATA_DIR, 'notification'), config.REPLICA_ID);
   const providers = transportsFromConfig(config, () => clock.now(), { memory: store, logger });
   return {
     clock,
@@ -38,7 +39,7 @@ export function openDeps(config: NotificationConfig, { clock, logger }: { clock:
     random: Math.random,
     close: async () => {
       await providers.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -125,7 +125,7 @@ export class MessengerWebhook {
     if (!parsed.success || !(APPLIED_STATUSES as readonly string[]).includes(parsed.data.status)) return 'ignored';
     const s = parsed.data;
     // A report about a text the template replaced (a repeat of its 131047) moves nothing.
-    if (this.o.store.isReplacedText(s.id)) return 'unchanged';
+    if (await this.o.store.isReplacedText(s.id)) return 'unchanged';
     const now = this.o.clock.now();
     const at = platformTime(s.timestamp, now);
     const update = { status: s.status as AppliedStatus, at, ...(s.status === 'failed' ? { error: platformError(s.errors) } : {}) };

@@ -76,19 +76,19 @@ export class Notifier {
   }
 
   /** One page of delivery records, newest first; a cursor this service did not issue is a validation error. */
-  list({ limit, cursor: cursorText, ...filters }: DeliveryListQuery): DeliveryList {
+  async list({ limit, cursor: cursorText, ...filters }: DeliveryListQuery): Promise<DeliveryList> {
     const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
     if (cursorText !== undefined && !cursor) {
       throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
         details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
       });
     }
-    const page = this.o.store.list(filters, limit, cursor);
+    const page = await this.o.store.list(filters, limit, cursor);
     return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
   }
 
-  get(id: string): DeliveryRecord {
-    const record = this.o.store.get(id);
+  async get(id: string): Promise<DeliveryRecord> {
+    const record = await this.o.store.get(id);
     if (!record) throw new AppError('not_found', `no delivery record ${id.slice(0, 100)}`);
     return record;
   }

@@ -25,14 +25,16 @@ export interface OutboxOptions {
 }
 
 /**
- * The durable outbox worker. Deliveries wait in SQLite as `pending`; the worker claims the due
- * ones atomically (status `sending`, a lease), sends each through its channel's transport, and
- * records the outcome: `sent`, `pending` again with a backoff, or `failed`. Nothing lives only in
- * memory: a restart finds every pending delivery where it was.
+ * The durable outbox worker. Deliveries wait in the store as `pending`; the worker claims the due
+ * ones atomically (status `sending`, this replica as owner, a lease), sends each through its
+ * channel's transport, and records the outcome: `sent`, `pending` again with a backoff, or
+ * `failed`. Nothing lives only in memory: a restart finds every pending delivery where it was, and
+ * replicas on one PostgreSQL database share the queue, each claiming rows the others have not.
  *
  * The crash window is between the provider accepting a message and our commit of `sent`. A
- * delivery caught in it stays `sending` until its lease runs out; then at-least-once channels
- * send it again and at-most-once channels fail it with `outcome_unknown` (recoverInDoubt).
+ * delivery caught in it stays `sending` until its lease runs out; then any replica's worker finds
+ * it: at-least-once channels send it again and at-most-once channels fail it with
+ * `outcome_unknown` (recoverInDoubt).
  */
 export class Outbox {
   private inFlight = 0;
@@ -42,6 +44,8 @@ export class Outbox {
   private timer: TimerHandle | undefined;
   private readonly sends = new Set<Promise<void>>();
   private lastRecovery = Number.NEGATIVE_INFINITY;
+  /** Counts schedule() calls: one that finds a later one made after it leaves the timer to that one. */
+  private schedules = 0;
 
   constructor(private readonly o: OutboxOptions) {}
 
@@ -75,7 +79,7 @@ export class Outbox {
       await this.pump();
       await Promise.allSettled([...this.sends]);
       await new Promise((resolve) => setImmediate(resolve));
-      const due = this.o.store.nextDueAt();
+      const due = await this.o.store.nextDueAt();
       if (this.inFlight === 0 && this.running === undefined && (due === undefined || due > this.o.clock.now())) return;
     }
   }
@@ -108,7 +112,7 @@ export class Outbox {
     } catch (err) {
       this.o.logger.error({ err }, 'outbox: claiming deliveries failed');
     } finally {
-      this.schedule();
+      await this.schedule().catch((err: unknown) => this.o.logger.error({ err }, 'outbox: reading when the next delivery falls due failed'));
     }
   }
 
@@ -122,11 +126,13 @@ export class Outbox {
   }
 
   /** Sleeps until the next delivery falls due, or the poll interval, whichever comes first. */
-  private schedule(): void {
+  private async schedule(): Promise<void> {
     if (this.stopped) return;
-    if (this.timer) this.o.clock.clearTimer(this.timer);
+    const mine = ++this.schedules;
     // With every slot busy, a finishing send wakes the next pass; the timer only keeps the poll.
-    const due = this.inFlight >= this.o.concurrency ? undefined : this.o.store.nextDueAt();
+    const due = this.inFlight >= this.o.concurrency ? undefined : await this.o.store.nextDueAt();
+    if (this.stopped || mine !== this.schedules) return;
+    if (this.timer) this.o.clock.clearTimer(this.timer);
     const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
     this.timer = this.o.clock
       .setTimeout(() => {

@@ -78,10 +78,30 @@ export interface PacingKey {
   rule: WindowRule;
 }
 
+/** A calendar as plain data (JSON), to keep it in a database between decisions. */
+export interface CalendarSnapshot {
+  windows: [key: string, rule: WindowRule, times: number[]][];
+  held: [id: string, at: number, keys: PacingKey[]][];
+}
+
 /** The reserved times of every scope, and which reservation each message holds. */
 export class PacingCalendar {
   private readonly windows = new Map<string, Window>();
   private readonly held = new Map<string, { at: number; keys: PacingKey[] }>();
+
+  static restore(snapshot: CalendarSnapshot): PacingCalendar {
+    const calendar = new PacingCalendar();
+    for (const [key, rule, times] of snapshot.windows) calendar.window({ key, rule }).times.push(...times);
+    for (const [id, at, keys] of snapshot.held) calendar.held.set(id, { at, keys });
+    return calendar;
+  }
+
+  snapshot(): CalendarSnapshot {
+    return {
+      windows: [...this.windows].map(([key, w]) => [key, w.rule, w.times]),
+      held: [...this.held].map(([id, mine]) => [id, mine.at, mine.keys]),
+    };
+  }
 
   private window(k: PacingKey): Window {
     let w = this.windows.get(k.key);
@@ -157,6 +177,62 @@ export class PacingCalendar {
     for (const [key, w] of this.windows) {
       w.prune(now);
       if (w.times.length === 0) this.windows.delete(key);
+    }
+  }
+}
+
+/** A scope a provider held (a 429's retry_after, WhatsApp's 4^X wait): nothing goes before `until`; `strikes` holds in a row. */
+export interface PacingHold {
+  until: number;
+  strikes: number;
+}
+
+/** What a pacer keeps between its decisions: its calendar, its holds by scope, when it last pruned. */
+export interface PacingState {
+  calendar: PacingCalendar;
+  holds: Map<string, PacingHold>;
+  prunedAt: number;
+}
+
+/** Where pacers keep their state, shared by every worker that sends for the same account. */
+export interface PacingBook {
+  /**
+   * Runs `decide` on the state of the pacer `name`, alone: no other decision on that pacer, in
+   * this process or another sharing the book, runs in between. What `decide` changes is kept.
+   */
+  decide<T>(name: string, decide: (state: PacingState) => T): Promise<T>;
+}
+
+function emptyState(): PacingState {
+  return { calendar: new PacingCalendar(), holds: new Map(), prunedAt: Number.NEGATIVE_INFINITY };
+}
+
+/** A pacer's state as JSON text (PacingBook implementations that keep it in a database). */
+export function serializePacing(state: PacingState): string {
+  return JSON.stringify({ calendar: state.calendar.snapshot(), holds: [...state.holds], prunedAt: Number.isFinite(state.prunedAt) ? state.prunedAt : null });
+}
+
+/** The state serializePacing wrote; an empty one for no text. */
+export function parsePacing(text: string | null | undefined): PacingState {
+  if (!text) return emptyState();
+  const data = JSON.parse(text) as { calendar: CalendarSnapshot; holds: [string, PacingHold][]; prunedAt: number | null };
+  return { calendar: PacingCalendar.restore(data.calendar), holds: new Map(data.holds), prunedAt: data.prunedAt ?? Number.NEGATIVE_INFINITY };
+}
+
+/** The pacers' state in this process's memory: one process sends for the account (the SQLite default). */
+export class MemoryPacingBook implements PacingBook {
+  private readonly states = new Map<string, PacingState>();
+
+  decide<T>(name: string, decide: (state: PacingState) => T): Promise<T> {
+    let state = this.states.get(name);
+    if (!state) {
+      state = emptyState();
+      this.states.set(name, state);
+    }
+    try {
+      return Promise.resolve(decide(state));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 }

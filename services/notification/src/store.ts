@@ -1,129 +1,6 @@
-import { GroupCommit, openDatabase, type SqliteDatabase } from '@fxdesk/core';
 import type { DeliveryRecord, DeliveryStatus, NotificationChannel, NotificationContentType, NotificationProvider, ProviderError } from '@fxdesk/schemas';
+import type { PacingBook } from './pacing.js';
 import { applyPlatformUpdate, type PlatformUpdate } from './status.js';
-
-const MIGRATIONS = [
-  `
-  CREATE TABLE requests (
-    id TEXT PRIMARY KEY,
-    source TEXT NOT NULL,
-    idempotency_key TEXT,
-    message TEXT NOT NULL,
-    subject TEXT,
-    content_type TEXT NOT NULL,
-    channels TEXT NOT NULL,
-    payload_hash TEXT NOT NULL,
-    created_at INTEGER NOT NULL
-  );
-  -- The idempotency claim: one row per (source, key); NULL keys never collide.
-  CREATE UNIQUE INDEX requests_idempotency ON requests(source, idempotency_key);
-
-  CREATE TABLE deliveries (
-    seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    request_id TEXT NOT NULL REFERENCES requests(id),
-    channel TEXT NOT NULL,
-    recipient TEXT NOT NULL,
-    source TEXT NOT NULL,
-    subject TEXT,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    provider TEXT,
-    provider_message_id TEXT,
-    error TEXT,
-    sandbox_request TEXT,
-    next_attempt_at INTEGER,
-    lease_until INTEGER,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    sent_at INTEGER,
-    delivered_at INTEGER,
-    read_at INTEGER
-  );
-  CREATE INDEX deliveries_request ON deliveries(request_id, seq);
-  -- The outbox's queries name these partial indexes (INDEXED BY): the planner would rather take
-  -- deliveries_status and sort every pending row.
-  CREATE INDEX deliveries_due ON deliveries(next_attempt_at, seq) WHERE status = 'pending';
-  CREATE INDEX deliveries_lease ON deliveries(lease_until) WHERE status = 'sending';
-  CREATE INDEX deliveries_provider_message ON deliveries(provider_message_id) WHERE provider_message_id IS NOT NULL;
-  CREATE INDEX deliveries_newest ON deliveries(created_at, seq);
-  CREATE INDEX deliveries_source ON deliveries(source, created_at, seq);
-  CREATE INDEX deliveries_recipient ON deliveries(recipient, created_at, seq);
-  CREATE INDEX deliveries_status ON deliveries(status, created_at, seq);
-  CREATE INDEX deliveries_channel ON deliveries(channel, created_at, seq);
-  `,
-  `
-  -- Where a recipient's messages go now: a Telegram group upgraded to a supergroup has a new chat id.
-  CREATE TABLE recipient_routes (
-    channel TEXT NOT NULL,
-    recipient TEXT NOT NULL,
-    routed_to TEXT NOT NULL,
-    changed_at INTEGER NOT NULL,
-    PRIMARY KEY (channel, recipient)
-  );
-  -- The provider messages a delivery has sent so far (a long Telegram message goes in parts): a
-  -- retry carries on after the last one recorded.
-  CREATE TABLE delivery_parts (
-    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
-    part INTEGER NOT NULL,
-    parts INTEGER NOT NULL,
-    address TEXT NOT NULL,
-    provider_message_id TEXT,
-    sent_at INTEGER NOT NULL,
-    PRIMARY KEY (delivery_id, part)
-  );
-  `,
-  `
-  -- WhatsApp's customer service windows: when each user (by wa_id) last wrote to the business
-  -- number. Free-form text reaches them for 24 hours after; the template any time.
-  CREATE TABLE messenger_sessions (
-    wa_id TEXT PRIMARY KEY,
-    last_inbound_at INTEGER NOT NULL
-  );
-  -- MESSENGER_APP deliveries put back in the queue to go as the template after the platform
-  -- failed their text with 131047 (at most once each), and that text's wamid: later reports about
-  -- it are about a message the template replaced.
-  CREATE TABLE messenger_template_resends (
-    delivery_id TEXT PRIMARY KEY REFERENCES deliveries(id),
-    text_wamid TEXT NOT NULL,
-    failed_at INTEGER NOT NULL
-  );
-  CREATE INDEX messenger_template_resends_text ON messenger_template_resends(text_wamid);
-  `,
-];
-
-interface DeliveryRow {
-  seq: number;
-  id: string;
-  request_id: string;
-  channel: NotificationChannel;
-  recipient: string;
-  source: string;
-  subject: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  provider: NotificationProvider | null;
-  provider_message_id: string | null;
-  error: string | null;
-  sandbox_request: string | null;
-  next_attempt_at: number | null;
-  lease_until: number | null;
-  created_at: number;
-  updated_at: number;
-  sent_at: number | null;
-  delivered_at: number | null;
-  read_at: number | null;
-}
-
-interface RequestRow {
-  id: string;
-  source: string;
-  idempotency_key: string | null;
-  message: string;
-  subject: string | null;
-  content_type: NotificationContentType;
-  payload_hash: string;
-}
 
 export interface NewNotification {
   requestId: string;
@@ -166,11 +43,13 @@ export interface SentPart {
   providerMessageId: string | null;
 }
 
-interface PartRow {
-  part: number;
-  parts: number;
-  address: string;
-  provider_message_id: string | null;
+/** What a transport reported when the provider took a delivery. */
+export interface SentResult {
+  provider: NotificationProvider;
+  providerMessageId: string | null;
+  sandboxRequest?: unknown;
+  /** Taken into the provider's own send queue, not sent yet (Twilio's 201): recorded `queued`. */
+  queued?: boolean;
 }
 
 export interface ListFilters {
@@ -185,9 +64,155 @@ export interface Cursor {
   seq: number;
 }
 
+/** One page of the list, newest first, and where the next one starts when more follow. */
+export interface DeliveryPage {
+  items: DeliveryRecord[];
+  next: Cursor | undefined;
+}
+
+/** What the outbox's lease recovery did: deliveries failed as `outcome_unknown`, and deliveries to be sent again. */
+export interface Recovered {
+  failed: string[];
+  resent: string[];
+}
+
+/**
+ * The notification service's repository: requests, their deliveries (the outbox), what the
+ * channels keep (moved chats, parts of split messages, WhatsApp windows and template resends, the
+ * pacing calendars), and the queries the routes and the outbox make.
+ *
+ * Two implementations keep the same contract (test/notification-store.contract.ts): SQLite, the
+ * embedded default, one file, writes grouped into one commit per event-loop turn
+ * (sqlite-store.ts); and PostgreSQL, for several replicas on one database (postgres-store.ts),
+ * where everything the replicas coordinate on lives in the database: the idempotency claim, the
+ * outbox's leases (claimed with FOR UPDATE SKIP LOCKED), the webhooks' status moves and the
+ * pacing calendars. Times are epoch ms from the caller's clock in both.
+ *
+ * The store is opened as one replica (`replicaId`): the deliveries it claims are its own until
+ * their lease ends, and only the owner of a claim records a retry or a failure on it.
+ */
+export interface NotificationStore {
+  /** This replica's name on the deliveries it claims. */
+  readonly replicaId: string;
+  /** Where the Telegram and WhatsApp pacers keep their calendars. */
+  readonly pacing: PacingBook;
+  /**
+   * Stores a request and its deliveries in one transaction, or, when (source, idempotencyKey)
+   * is already claimed, returns the original. The unique index decides, inside the transaction:
+   * concurrent twins, on any replica, can never both insert.
+   */
+  create(n: NewNotification): Promise<CreatedNotification>;
+  /**
+   * Claims up to `limit` due deliveries in one statement: status `sending`, one more attempt,
+   * this replica as owner, a lease until `leaseUntil`. A delivery is claimed by exactly one
+   * worker, whatever the number of workers, processes or replicas.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Deliveries left `sending` past their lease (their worker died mid-call, on any replica): the
+   * outcome is unknown. At-most-once channels, and deliveries out of attempts, fail with
+   * `outcome_unknown`; the others go back to `pending` to be sent again.
+   */
+  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<Recovered>;
+  /** The provider took it: `sent` (or `queued`), whoever holds the claim now; a status report that came first is kept. */
+  markSent(id: string, result: SentResult, now: number): Promise<void>;
+  /**
+   * Back to `pending` until `nextAttemptAt`, if this replica's claim still holds it; `refundAttempt`:
+   * the attempt did not count (a pacing hold).
+   */
+  markRetry(id: string, error: ProviderError, provider: NotificationProvider, nextAttemptAt: number, now: number, refundAttempt?: boolean): Promise<void>;
+  /** `failed` with the provider's error, if this replica's claim still holds it. */
+  markFailed(id: string, error: ProviderError, provider: NotificationProvider, now: number): Promise<void>;
+  /** Where a channel's recipient is sent now, following every recorded move (undefined: where it says). */
+  routeOf(channel: NotificationChannel, recipient: string): Promise<string | undefined>;
+  /** Records that `recipient`'s messages go to `routedTo` from now on. */
+  reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void>;
+  /** The parts of a split message a delivery has sent, in order. */
+  partsSent(deliveryId: string): Promise<SentPart[]>;
+  /** Records one part the provider accepted, so that a retry does not send it again. */
+  recordPart(deliveryId: string, sent: SentPart, now: number): Promise<void>;
+  /**
+   * Applies a platform status report to the delivery of `channel` it names: by the provider's
+   * message id, else by our delivery id echoed back (WhatsApp's `biz_opaque_callback_data`, the
+   * query of Twilio's StatusCallback). Read and written as one step: reports racing on two
+   * replicas never undo each other.
+   */
+  applyPlatformStatus(
+    providerMessageId: string,
+    callbackData: string | undefined,
+    update: PlatformUpdate,
+    now: number,
+    channel?: NotificationChannel,
+  ): Promise<'applied' | 'unchanged' | 'unknown'>;
+  /** WhatsApp users wrote to the business number at these times (epoch ms): their windows open or move on. */
+  noteInbound(messages: { waId: string; at: number }[]): Promise<void>;
+  /** When `waId` last wrote to the business number (epoch ms), if it ever did. */
+  lastInboundAt(waId: string): Promise<number | undefined>;
+  /** `waId`'s window is closed at `at` (the platform answered 131047): what it wrote before then no longer counts. */
+  closeSession(waId: string, at: number): Promise<void>;
+  /**
+   * After the platform failed a MESSENGER_APP text with 131047: puts the delivery it names (by
+   * wamid, else by the delivery id echoed back) back in the queue, due now, with the 131047 as its
+   * last error and the attempt given back. Once per delivery, and only from `sent`: otherwise
+   * (`refused`) the failure is applied as any other.
+   */
+  requeueAsTemplate(providerMessageId: string, callbackData: string | undefined, error: ProviderError, at: number, now: number): Promise<'queued' | 'refused'>;
+  /** Whether `wamid` is a text that a template replaced (requeueAsTemplate): its reports no longer apply. */
+  isReplacedText(wamid: string): Promise<boolean>;
+  get(id: string): Promise<DeliveryRecord | undefined>;
+  /** Newest first; `cursor` continues after the last row of the previous page. */
+  list(filters: ListFilters, limit: number, cursor: Cursor | undefined): Promise<DeliveryPage>;
+  /** When the earliest pending delivery falls due (epoch ms), if any. */
+  nextDueAt(): Promise<number | undefined>;
+  countByStatus(): Promise<Record<string, number>>;
+  /** Commits since open and the writes in them (SQLite groups many writes in one). */
+  commitStats(): { commits: number; operations: number };
+  /** Whether the database answers now, for /health/ready. */
+  health(): Promise<{ ok: boolean; detail: string }>;
+  /** Writes what is queued and lets the database go. */
+  close(): Promise<void>;
+}
+
+/** A row of `deliveries`, as both databases return it. */
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  request_id: string;
+  channel: NotificationChannel;
+  recipient: string;
+  source: string;
+  subject: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  provider: NotificationProvider | null;
+  provider_message_id: string | null;
+  error: string | null;
+  sandbox_request: string | null;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+}
+
+/** The request columns a claimed delivery carries. */
+export interface RequestContent {
+  message: string;
+  subject: string | null;
+  content_type: NotificationContentType;
+}
+
+/** The error of a delivery whose worker stopped during the provider call, on an at-most-once channel (or out of attempts). */
+export const IN_DOUBT_ERROR = JSON.stringify({
+  code: 'outcome_unknown',
+  message: 'the worker stopped during the provider call; not sent again, the message may or may not have gone out',
+} satisfies ProviderError);
+
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-function toRecord(row: DeliveryRow): DeliveryRecord {
+export function toRecord(row: DeliveryRow): DeliveryRecord {
   const record: DeliveryRecord = {
     id: row.id,
     requestId: row.request_id,
@@ -211,6 +236,82 @@ function toRecord(row: DeliveryRow): DeliveryRecord {
   return record;
 }
 
+export function claimedOf(row: DeliveryRow, request: RequestContent): ClaimedDelivery {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    channel: row.channel,
+    recipient: row.recipient,
+    attempts: row.attempts,
+    message: request.message,
+    subject: request.subject,
+    contentType: request.content_type,
+  };
+}
+
+/** The columns markSent writes. */
+export function sentColumns(id: string, result: SentResult, now: number) {
+  return {
+    id,
+    status: result.queued ? 'queued' : 'sent',
+    provider: result.provider,
+    providerMessageId: result.providerMessageId,
+    sandboxRequest: result.sandboxRequest === undefined ? null : JSON.stringify(result.sandboxRequest),
+    now,
+  };
+}
+
+/** The columns a platform status report moves a delivery to, or undefined when it moves nothing. */
+export function trackingColumns(row: DeliveryRow, update: PlatformUpdate, now: number) {
+  const next = applyPlatformUpdate(
+    {
+      status: row.status,
+      error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
+      sentAt: row.sent_at,
+      deliveredAt: row.delivered_at,
+      readAt: row.read_at,
+    },
+    update,
+  );
+  if (!next) return undefined;
+  return {
+    id: row.id,
+    status: next.status,
+    error: next.error === null ? null : JSON.stringify(next.error),
+    sentAt: next.sentAt,
+    deliveredAt: next.deliveredAt,
+    readAt: next.readAt,
+    now,
+  };
+}
+
+/** A chat moves once (a group becomes a supergroup); the bound only guards against a cycle. */
+export const MAX_ROUTE_HOPS = 8;
+
+/**
+ * The conditions of one page of the list: equality on the filtered columns, then a range on
+ * (created_at, seq) after the cursor. `param` binds a value and gives its placeholder.
+ */
+export function listConditions(filters: ListFilters, cursor: Cursor | undefined, param: (name: string, value: string | number) => string): string[] {
+  const where: string[] = [];
+  for (const key of ['source', 'recipient', 'status', 'channel'] as const) {
+    const value = filters[key];
+    if (value !== undefined) where.push(`${key} = ${param(key, value)}`);
+  }
+  if (cursor) {
+    const at = param('cursorAt', cursor.createdAt);
+    where.push(`(created_at < ${at} OR (created_at = ${at} AND seq < ${param('cursorSeq', cursor.seq)}))`);
+  }
+  return where;
+}
+
+/** A page of `limit` rows from a query that read one more: the extra row tells that more follow. */
+export function pageOf(rows: DeliveryRow[], limit: number): DeliveryPage {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(toRecord), next: rows.length > limit && last ? { createdAt: last.created_at, seq: last.seq } : undefined };
+}
+
 /** Opaque to clients: base64url of the position of the last row of a page. */
 export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.seq])).toString('base64url');
@@ -226,409 +327,4 @@ export function decodeCursor(text: string): Cursor | undefined {
     // falls through
   }
   return undefined;
-}
-
-/**
- * The notification service's SQLite repository: requests, their deliveries (the outbox), and the
- * queries the routes and the outbox worker make. Every write goes through the group committer.
- */
-export class NotificationStore {
-  readonly db: SqliteDatabase;
-  private readonly committer: GroupCommit;
-  private readonly statements;
-  /** One prepared statement per combination of list filters (at most 32). */
-  private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-
-  constructor(file: string) {
-    this.db = openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
-    this.committer = new GroupCommit(this.db);
-    const db = this.db;
-    this.statements = {
-      insertRequest: db.prepare(
-        `INSERT INTO requests (id, source, idempotency_key, message, subject, content_type, channels, payload_hash, created_at)
-         VALUES (@id, @source, @idempotencyKey, @message, @subject, @contentType, @channels, @payloadHash, @now)
-         ON CONFLICT (source, idempotency_key) DO NOTHING`,
-      ),
-      requestByKey: db.prepare<[string, string], RequestRow>('SELECT * FROM requests WHERE source = ? AND idempotency_key = ?'),
-      requestById: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE id = ?'),
-      deliveryIdsOf: db.prepare<[string], { id: string }>('SELECT id FROM deliveries WHERE request_id = ? ORDER BY seq'),
-      insertDelivery: db.prepare(
-        `INSERT INTO deliveries (id, request_id, channel, recipient, source, subject, status, next_attempt_at, created_at, updated_at)
-         VALUES (@id, @requestId, @channel, @recipient, @source, @subject, 'pending', @now, @now, @now)`,
-      ),
-      claim: db.prepare<{ now: number; limit: number; leaseUntil: number }, DeliveryRow>(
-        `UPDATE deliveries SET status = 'sending', attempts = attempts + 1, lease_until = @leaseUntil, updated_at = @now
-         WHERE seq IN (SELECT seq FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at, seq LIMIT @limit)
-         RETURNING *`,
-      ),
-      failInDoubt: db.prepare<{ now: number; error: string; atMostOnce: string; maxAttempts: number }, { id: string }>(
-        `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'failed', error = @error, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
-         WHERE status = 'sending' AND lease_until < @now
-           AND (channel IN (SELECT value FROM json_each(@atMostOnce)) OR attempts >= @maxAttempts)
-         RETURNING id`,
-      ),
-      resendInDoubt: db.prepare<{ now: number }, { id: string }>(
-        `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'pending', next_attempt_at = @now, lease_until = NULL, updated_at = @now
-         WHERE status = 'sending' AND lease_until < @now
-         RETURNING id`,
-      ),
-      // @status is `sent`, or `queued` when the provider has only queued it (a status report that
-      // got here first has already moved the record on, and is kept).
-      markSent: db.prepare(
-        `UPDATE deliveries SET
-           status = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN @status ELSE status END,
-           error = CASE WHEN status IN ('pending', 'sending') OR (status = 'failed' AND json_extract(error, '$.code') = 'outcome_unknown') THEN NULL ELSE error END,
-           provider = @provider, provider_message_id = @providerMessageId, sandbox_request = @sandboxRequest,
-           sent_at = CASE WHEN @status = 'sent' THEN COALESCE(sent_at, @now) ELSE sent_at END, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
-         WHERE id = @id`,
-      ),
-      markRetry: db.prepare(
-        `UPDATE deliveries SET status = 'pending', error = @error, provider = @provider, next_attempt_at = @nextAttemptAt, lease_until = NULL,
-           attempts = attempts - @refund, updated_at = @now
-         WHERE id = @id AND status = 'sending'`,
-      ),
-      routeOf: db.prepare<[string, string], { routed_to: string }>('SELECT routed_to FROM recipient_routes WHERE channel = ? AND recipient = ?'),
-      route: db.prepare(
-        `INSERT INTO recipient_routes (channel, recipient, routed_to, changed_at) VALUES (@channel, @recipient, @routedTo, @now)
-         ON CONFLICT (channel, recipient) DO UPDATE SET routed_to = excluded.routed_to, changed_at = excluded.changed_at`,
-      ),
-      partsOf: db.prepare<[string], PartRow>('SELECT part, parts, address, provider_message_id FROM delivery_parts WHERE delivery_id = ? ORDER BY part'),
-      recordPart: db.prepare(
-        `INSERT INTO delivery_parts (delivery_id, part, parts, address, provider_message_id, sent_at)
-         VALUES (@deliveryId, @part, @parts, @address, @providerMessageId, @now)
-         ON CONFLICT (delivery_id, part) DO NOTHING`,
-      ),
-      markFailed: db.prepare(
-        `UPDATE deliveries SET status = 'failed', error = @error, provider = @provider, next_attempt_at = NULL, lease_until = NULL, updated_at = @now
-         WHERE id = @id AND status IN ('pending', 'sending')`,
-      ),
-      byId: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
-      byProviderMessageId: db.prepare<[string, NotificationChannel], DeliveryRow>(
-        `SELECT * FROM deliveries WHERE provider_message_id = ? AND channel = ? ORDER BY seq LIMIT 1`,
-      ),
-      updateTracking: db.prepare(
-        `UPDATE deliveries SET status = @status, error = @error, sent_at = @sentAt, delivered_at = @deliveredAt, read_at = @readAt,
-           next_attempt_at = CASE WHEN @status = 'pending' THEN next_attempt_at ELSE NULL END,
-           lease_until = CASE WHEN @status = 'sending' THEN lease_until ELSE NULL END, updated_at = @now
-         WHERE id = @id`,
-      ),
-      nextDue: db.prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending'`),
-      countByStatus: db.prepare<[], { status: DeliveryStatus; n: number }>('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status'),
-      noteInbound: db.prepare(
-        `INSERT INTO messenger_sessions (wa_id, last_inbound_at) VALUES (@waId, @at)
-         ON CONFLICT (wa_id) DO UPDATE SET last_inbound_at = MAX(last_inbound_at, excluded.last_inbound_at)`,
-      ),
-      lastInbound: db.prepare<[string], { last_inbound_at: number }>('SELECT last_inbound_at FROM messenger_sessions WHERE wa_id = ?'),
-      closeSession: db.prepare('DELETE FROM messenger_sessions WHERE wa_id = @waId AND last_inbound_at <= @at'),
-      claimTemplateResend: db.prepare(
-        'INSERT INTO messenger_template_resends (delivery_id, text_wamid, failed_at) VALUES (@id, @wamid, @at) ON CONFLICT DO NOTHING',
-      ),
-      replacedText: db.prepare<[string], { delivery_id: string }>('SELECT delivery_id FROM messenger_template_resends WHERE text_wamid = ?'),
-      // The text's attempt is given back: the template takes its place.
-      requeueAsTemplate: db.prepare(
-        `UPDATE deliveries SET status = 'pending', error = @error, next_attempt_at = @now, attempts = MAX(attempts - 1, 0), sent_at = NULL,
-           lease_until = NULL, updated_at = @now
-         WHERE id = @id AND status = 'sent'`,
-      ),
-    };
-  }
-
-  /**
-   * Stores a request and its deliveries in one transaction, or, when (source, idempotencyKey)
-   * is already claimed, returns the original. The unique index decides, inside the transaction:
-   * concurrent twins can never both insert.
-   */
-  create(n: NewNotification): Promise<CreatedNotification> {
-    const s = this.statements;
-    return this.committer.run(() => {
-      const inserted = s.insertRequest.run({
-        id: n.requestId,
-        source: n.source,
-        idempotencyKey: n.idempotencyKey ?? null,
-        message: n.message,
-        subject: n.subject ?? null,
-        contentType: n.contentType,
-        channels: JSON.stringify(n.channels),
-        payloadHash: n.payloadHash,
-        now: n.now,
-      });
-      if (inserted.changes === 0) {
-        const original = s.requestByKey.get(n.source, n.idempotencyKey as string) as RequestRow;
-        return {
-          replayed: true,
-          requestId: original.id,
-          deliveryIds: s.deliveryIdsOf.all(original.id).map((r) => r.id),
-          samePayload: original.payload_hash === n.payloadHash,
-        };
-      }
-      for (const d of n.deliveries) {
-        s.insertDelivery.run({
-          id: d.id,
-          requestId: n.requestId,
-          channel: d.channel,
-          recipient: d.recipient,
-          source: n.source,
-          subject: n.subject ?? null,
-          now: n.now,
-        });
-      }
-      return { replayed: false, requestId: n.requestId, deliveryIds: n.deliveries.map((d) => d.id), samePayload: true };
-    });
-  }
-
-  /**
-   * Claims up to `limit` due deliveries in one statement: status `sending`, one more attempt,
-   * a lease until `leaseUntil`. A row is claimed by exactly one worker, whatever the number of
-   * workers or processes, because the UPDATE both checks and changes the status under SQLite's
-   * write lock.
-   */
-  claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]> {
-    const s = this.statements;
-    return this.committer.run(() => {
-      const rows = s.claim.all({ now, limit, leaseUntil });
-      const requests = new Map<string, RequestRow>();
-      return rows
-        .sort((a, b) => a.seq - b.seq)
-        .map((row) => {
-          let request = requests.get(row.request_id);
-          if (!request) {
-            request = s.requestById.get(row.request_id);
-            // The foreign key keeps every delivery's request; a miss is a broken database.
-            if (!request) throw new Error(`delivery ${row.id} names request ${row.request_id}, which is not stored`);
-            requests.set(row.request_id, request);
-          }
-          return {
-            id: row.id,
-            requestId: row.request_id,
-            channel: row.channel,
-            recipient: row.recipient,
-            attempts: row.attempts,
-            message: request.message,
-            subject: request.subject,
-            contentType: request.content_type,
-          };
-        });
-    });
-  }
-
-  /**
-   * Deliveries left `sending` past their lease (their worker died mid-call): the outcome is
-   * unknown. At-most-once channels, and deliveries out of attempts, fail with `outcome_unknown`;
-   * the others go back to `pending` to be sent again.
-   */
-  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<{ failed: string[]; resent: string[] }> {
-    const s = this.statements;
-    const error = JSON.stringify({
-      code: 'outcome_unknown',
-      message: 'the worker stopped during the provider call; not sent again, the message may or may not have gone out',
-    } satisfies ProviderError);
-    return this.committer.run(() => ({
-      failed: s.failInDoubt.all({ now, error, atMostOnce: JSON.stringify(atMostOnce), maxAttempts }).map((r) => r.id),
-      resent: s.resendInDoubt.all({ now }).map((r) => r.id),
-    }));
-  }
-
-  markSent(
-    id: string,
-    result: { provider: NotificationProvider; providerMessageId: string | null; sandboxRequest?: unknown; queued?: boolean },
-    now: number,
-  ): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.markSent.run({
-        id,
-        status: result.queued ? 'queued' : 'sent',
-        provider: result.provider,
-        providerMessageId: result.providerMessageId,
-        sandboxRequest: result.sandboxRequest === undefined ? null : JSON.stringify(result.sandboxRequest),
-        now,
-      });
-    });
-  }
-
-  /** Back to `pending` until `nextAttemptAt`; `refundAttempt`: the attempt did not count (a pacing hold). */
-  markRetry(id: string, error: ProviderError, provider: NotificationProvider, nextAttemptAt: number, now: number, refundAttempt = false): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.markRetry.run({ id, error: JSON.stringify(error), provider, nextAttemptAt, now, refund: refundAttempt ? 1 : 0 });
-    });
-  }
-
-  /** Where a channel's recipient is sent now, following every recorded move (undefined: where it says). */
-  routeOf(channel: NotificationChannel, recipient: string): string | undefined {
-    let to: string | undefined;
-    // A chat moves once (a group becomes a supergroup); the bound only guards against a cycle.
-    for (let at = recipient, hops = 0; hops < 8; hops++) {
-      const next = this.statements.routeOf.get(channel, at)?.routed_to;
-      if (next === undefined || next === at) break;
-      to = at = next;
-    }
-    return to;
-  }
-
-  /** Records that `recipient`'s messages go to `routedTo` from now on. */
-  reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.route.run({ channel, recipient, routedTo, now });
-    });
-  }
-
-  /** The parts of a split message a delivery has sent, in order. */
-  partsSent(deliveryId: string): SentPart[] {
-    return this.statements.partsOf.all(deliveryId).map((r) => ({ part: r.part, parts: r.parts, address: r.address, providerMessageId: r.provider_message_id }));
-  }
-
-  /** Records one part the provider accepted, so that a retry does not send it again. */
-  recordPart(deliveryId: string, sent: SentPart, now: number): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.recordPart.run({ deliveryId, ...sent, now });
-    });
-  }
-
-  markFailed(id: string, error: ProviderError, provider: NotificationProvider, now: number): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.markFailed.run({ id, error: JSON.stringify(error), provider, now });
-    });
-  }
-
-  /**
-   * Applies a platform status report to the delivery of `channel` it names: by the provider's
-   * message id, else by our delivery id echoed back (WhatsApp's `biz_opaque_callback_data`, the
-   * query of Twilio's StatusCallback).
-   */
-  applyPlatformStatus(
-    providerMessageId: string,
-    callbackData: string | undefined,
-    update: PlatformUpdate,
-    now: number,
-    channel: NotificationChannel = 'MESSENGER_APP',
-  ): Promise<'applied' | 'unchanged' | 'unknown'> {
-    const s = this.statements;
-    return this.committer.run(() => {
-      let row = s.byProviderMessageId.get(providerMessageId, channel);
-      if (!row && callbackData) {
-        const byId = s.byId.get(callbackData);
-        if (byId?.channel === channel) row = byId;
-      }
-      if (!row) return 'unknown';
-      const next = applyPlatformUpdate(
-        {
-          status: row.status,
-          error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
-          sentAt: row.sent_at,
-          deliveredAt: row.delivered_at,
-          readAt: row.read_at,
-        },
-        update,
-      );
-      if (!next) return 'unchanged';
-      s.updateTracking.run({
-        id: row.id,
-        status: next.status,
-        error: next.error === null ? null : JSON.stringify(next.error),
-        sentAt: next.sentAt,
-        deliveredAt: next.deliveredAt,
-        readAt: next.readAt,
-        now,
-      });
-      return 'applied';
-    });
-  }
-
-  /** WhatsApp users wrote to the business number at these times (epoch ms): their windows open or move on. */
-  noteInbound(messages: { waId: string; at: number }[]): Promise<void> {
-    return this.committer.run(() => {
-      for (const m of messages) this.statements.noteInbound.run(m);
-    });
-  }
-
-  /** When `waId` last wrote to the business number (epoch ms), if it ever did. */
-  lastInboundAt(waId: string): number | undefined {
-    return this.statements.lastInbound.get(waId)?.last_inbound_at;
-  }
-
-  /** `waId`'s window is closed at `at` (the platform answered 131047): what it wrote before then no longer counts. */
-  closeSession(waId: string, at: number): Promise<void> {
-    return this.committer.run(() => {
-      this.statements.closeSession.run({ waId, at });
-    });
-  }
-
-  /**
-   * After the platform failed a MESSENGER_APP text with 131047: puts the delivery it names (by
-   * wamid, else by the delivery id echoed back) back in the queue, due now, with the 131047 as its
-   * last error and the attempt given back. Once per delivery, and only from `sent`: otherwise
-   * (`refused`) the failure is applied as any other.
-   */
-  requeueAsTemplate(providerMessageId: string, callbackData: string | undefined, error: ProviderError, at: number, now: number): Promise<'queued' | 'refused'> {
-    const s = this.statements;
-    return this.committer.run(() => {
-      const row = s.byProviderMessageId.get(providerMessageId, 'MESSENGER_APP') ?? (callbackData ? s.byId.get(callbackData) : undefined);
-      if (row?.channel !== 'MESSENGER_APP' || row.status !== 'sent') return 'refused';
-      if (s.claimTemplateResend.run({ id: row.id, wamid: providerMessageId, at }).changes === 0) return 'refused';
-      s.requeueAsTemplate.run({ id: row.id, error: JSON.stringify(error), now });
-      return 'queued';
-    });
-  }
-
-  /** Whether `wamid` is a text that a template replaced (requeueAsTemplate): its reports no longer apply. */
-  isReplacedText(wamid: string): boolean {
-    return this.statements.replacedText.get(wamid) !== undefined;
-  }
-
-  get(id: string): DeliveryRecord | undefined {
-    const row = this.statements.byId.get(id);
-    return row ? toRecord(row) : undefined;
-  }
-
-  /** Newest first; `cursor` continues after the last row of the previous page. */
-  list(filters: ListFilters, limit: number, cursor: Cursor | undefined): { items: DeliveryRecord[]; next: Cursor | undefined } {
-    const where: string[] = [];
-    const params: Record<string, string | number> = { limit: limit + 1 };
-    for (const key of ['source', 'recipient', 'status', 'channel'] as const) {
-      const value = filters[key];
-      if (value !== undefined) {
-        where.push(`${key} = @${key}`);
-        params[key] = value;
-      }
-    }
-    if (cursor) {
-      where.push('(created_at < @cursorAt OR (created_at = @cursorAt AND seq < @cursorSeq))');
-      params.cursorAt = cursor.createdAt;
-      params.cursorSeq = cursor.seq;
-    }
-    const sql = `SELECT * FROM deliveries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, seq DESC LIMIT @limit`;
-    let statement = this.listStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.listStatements.set(sql, statement);
-    }
-    const rows = statement.all(params) as DeliveryRow[];
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { items: page.map(toRecord), next: rows.length > limit && last ? { createdAt: last.created_at, seq: last.seq } : undefined };
-  }
-
-  /** When the earliest pending delivery falls due (epoch ms), if any. */
-  nextDueAt(): number | undefined {
-    return this.statements.nextDue.get()?.due ?? undefined;
-  }
-
-  countByStatus(): Record<string, number> {
-    return Object.fromEntries(this.statements.countByStatus.all().map((r) => [r.status, r.n]));
-  }
-
-  /** Group-commit counters: batches committed, writes in them. */
-  commitStats(): { commits: number; operations: number } {
-    return { commits: this.committer.stats.commits, operations: this.committer.stats.operations };
-  }
-
-  /** The readiness check: the database answers a query (throws when it cannot). */
-  check(): { ok: true } {
-    this.db.prepare('SELECT 1').get();
-    return { ok: true };
-  }
-
-  close(): void {
-    this.committer.close();
-    this.db.close();
-  }
 }

@@ -26,8 +26,8 @@ afterEach(async () => {
   service = undefined;
 });
 
-function records(h: Harness, requestBody: { deliveryIds?: unknown }): DeliveryRecord[] {
-  return (requestBody.deliveryIds as string[]).map((id) => h.store.get(id) as DeliveryRecord);
+function records(h: Harness, requestBody: { deliveryIds?: unknown }): Promise<DeliveryRecord[]> {
+  return Promise.all((requestBody.deliveryIds as string[]).map(async (id) => (await h.store.get(id)) as DeliveryRecord));
 }
 
 async function sendOne(h: Harness, channel: string, extra: Record<string, unknown> = {}): Promise<DeliveryRecord[]> {
@@ -68,7 +68,7 @@ describe('CHAT_APP through the Telegram Bot API', () => {
     const message = `<h1>Report</h1><p>P&amp;L <b>+12</b> <span style="x">on</span> <i>EUR<u>USD</i></u></p><table><tr><td>${'x<y '.repeat(2000)}</td></tr></table>`;
     const [d] = await sendOne(service, 'CHAT_APP', { message, contentType: 'html' });
     await drainOutbox(service);
-    expect(service.store.get(d?.id as string)?.status).toBe('sent');
+    expect((await service.store.get(d?.id as string))?.status).toBe('sent');
     const texts = telegram.received.map((r) => String(r.json?.text));
     const visible = texts.map((t) => parseTelegramHtml(t)).map((p) => ('visible' in p ? p.visible : p.error));
     // The cut falls on the last line break that fits; the 8,000-character line after it is cut at the limit.
@@ -90,7 +90,7 @@ describe('CHAT_APP through the Telegram Bot API', () => {
     await service.clock.advanceAsync(1);
     await service.outbox.settle();
     expect(telegram.received).toHaveLength(2);
-    expect(service.store.get(first?.id as string)).toMatchObject({ status: 'sent', attempts: 1, error: null });
+    expect(await service.store.get(first?.id as string)).toMatchObject({ status: 'sent', attempts: 1, error: null });
   });
 
   it('retries a 5xx with exponential backoff (full jitter, here half of each ceiling)', async () => {
@@ -101,12 +101,12 @@ describe('CHAT_APP through the Telegram Bot API', () => {
     expect(Date.parse(d?.nextAttemptAt as string) - service.clock.now()).toBe(500);
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    const second = service.store.get(d?.id as string);
+    const second = await service.store.get(d?.id as string);
     expect(second).toMatchObject({ status: 'pending', attempts: 2, error: { code: '502' } });
     expect(Date.parse(second?.nextAttemptAt as string) - service.clock.now()).toBe(1000);
     await service.clock.advanceAsync(1000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 3 });
+    expect(await service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 3 });
     expect(telegram.received).toHaveLength(3);
   });
 
@@ -130,7 +130,7 @@ describe('CHAT_APP through the Telegram Bot API', () => {
     const [d] = await sendOne(service, 'CHAT_APP');
     await service.clock.advanceAsync(1000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({
+    expect(await service.store.get(d?.id as string)).toMatchObject({
       status: 'failed',
       attempts: 2,
       error: { code: '503', message: 'Service Unavailable (gave up after 2 attempts)' },
@@ -186,7 +186,7 @@ describe('SMS through the Twilio Messages API', () => {
     expect(Date.parse(d?.nextAttemptAt as string) - service.clock.now()).toBe(3000);
     await service.clock.advanceAsync(3000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
+    expect(await service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
   });
 
   it('retries a 503 with backoff', async () => {
@@ -196,7 +196,7 @@ describe('SMS through the Twilio Messages API', () => {
     expect(d).toMatchObject({ status: 'pending', error: { code: '20503' } });
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
+    expect(await service.store.get(d?.id as string)).toMatchObject({ status: 'queued', attempts: 2 });
   });
 
   it("fails a 400 at once with Twilio's code and message", async () => {
@@ -256,7 +256,7 @@ describe('MESSENGER_APP through the WhatsApp Cloud API', () => {
     expect(Date.parse(d?.nextAttemptAt as string) - service.clock.now()).toBe(2000);
     await service.clock.advanceAsync(2000);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(await service.store.get(d?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
   });
 
   it('retries the throttling code 130429 even when it comes with a 400', async () => {
@@ -273,7 +273,7 @@ describe('MESSENGER_APP through the WhatsApp Cloud API', () => {
     expect(d).toMatchObject({ status: 'pending', error: { code: '130429' } });
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)?.status).toBe('sent');
+    expect((await service.store.get(d?.id as string))?.status).toBe('sent');
   });
 
   it('retries a 500 with backoff', async () => {
@@ -283,7 +283,7 @@ describe('MESSENGER_APP through the WhatsApp Cloud API', () => {
     expect(d).toMatchObject({ status: 'pending', error: { code: '131000', httpStatus: 500 } });
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d?.id as string)?.status).toBe('sent');
+    expect((await service.store.get(d?.id as string))?.status).toBe('sent');
   });
 
   it('fails a permanent 400 at once with the Graph error', async () => {
@@ -370,7 +370,7 @@ describe('EMAIL through SMTP', () => {
     smtp.reject = () => undefined;
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(temp?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(await service.store.get(temp?.id as string)).toMatchObject({ status: 'sent', attempts: 2 });
     expect(smtp.mails.map((m) => m.to)).toEqual([['trader@example.com']]);
   });
 });

@@ -23,7 +23,7 @@ describe('a message that renders to nothing', () => {
       code: 'validation_error',
       details: [{ path: 'body.message', message: 'the HTML renders to no text' }],
     });
-    expect(h.store.countByStatus()).toEqual({});
+    expect(await h.store.countByStatus()).toEqual({});
   });
 
   it('is refused even when a subject would give the other channels a first line', async () => {

@@ -33,7 +33,7 @@ export async function buildTestService(
 ): Promise<NotificationService & { clock: ManualClock }> {
   const clock = new ManualClock();
   const config = testConfig(env);
-  const deps = openDeps(config, { clock });
+  const deps = await openDeps(config, { clock });
   const service = await buildApp({ config, deps: { ...deps, transports: { ...deps.transports, ...overrides.transports }, random: () => 0.5 } });
   service.app.addHook('onClose', deps.close);
   return { ...service, clock };
@@ -47,7 +47,7 @@ export async function drainOutbox(service: NotificationService & { clock: Manual
   const start = service.clock.now();
   for (;;) {
     await service.outbox.settle();
-    const due = service.store.nextDueAt();
+    const due = await service.store.nextDueAt();
     if (due === undefined || due - start > limitMs) return service.clock.now() - start;
     await service.clock.advanceAsync(Math.max(0, due - service.clock.now()));
   }

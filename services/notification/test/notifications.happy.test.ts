@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '@fxdesk/schemas';
 import { API_KEY, startService, type Harness } from './harness.js';
+import type { SqliteNotificationStore } from '../src/sqlite-store.js';
 
 const RECIPIENTS = { CHAT_APP_CHAT_IDS: '111,222', EMAIL_TO: 'a@example.com', SMS_TO: '+14155550100', MESSENGER_APP_TO: '14155550101' };
 const body = { message: 'GBP_USD short opened', channels: ['CHAT_APP', 'EMAIL'], source: 'strategy' };
@@ -19,7 +20,7 @@ describe('POST /notifications', () => {
     expect(res.json).toEqual({ requestId: expect.any(String), deliveryIds: expect.any(Array), deliveriesAttempted: 5 });
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const ids = res.json.deliveryIds as string[];
-    const stored = ids.map((id) => h?.store.get(id) as DeliveryRecord);
+    const stored = await Promise.all(ids.map(async (id) => (await h?.store.get(id)) as DeliveryRecord));
     expect(stored.map((d) => [d.channel, d.recipient])).toEqual([
       ['CHAT_APP', '111'],
       ['CHAT_APP', '222'],
@@ -42,7 +43,7 @@ describe('POST /notifications', () => {
     const res = await h.notify(body);
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({ status: 'skipped' });
-    expect(h.store.countByStatus()).toEqual({});
+    expect(await h.store.countByStatus()).toEqual({});
   });
 
   it('replays the original 201 body for a repeated (source, idempotencyKey) and sends nothing again', async () => {
@@ -54,7 +55,7 @@ describe('POST /notifications', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json).toEqual(first.json);
     await h.outbox.settle();
-    expect(h.store.countByStatus()).toEqual({ sent: 3 });
+    expect(await h.store.countByStatus()).toEqual({ sent: 3 });
   });
 
   it('keeps idempotency keys apart per source', async () => {
@@ -73,8 +74,9 @@ describe('POST /notifications', () => {
     expect(new Set(answers.map((a) => a.json.requestId)).size).toBe(1);
     expect(new Set(answers.map((a) => JSON.stringify(a.json.deliveryIds))).size).toBe(1);
     expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
-    expect(h.store.db.prepare('SELECT COUNT(*) AS n FROM requests').get()).toEqual({ n: 1 });
-    expect(h.store.db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 3 });
+    const { db } = h.store as SqliteNotificationStore;
+    expect(db.prepare('SELECT COUNT(*) AS n FROM requests').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 3 });
   });
 
   it('refuses bad bodies with 422 and the envelope', async () => {

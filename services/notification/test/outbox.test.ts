@@ -77,7 +77,7 @@ describe('the outbox', () => {
     expect(new Set(all).size).toBe(200);
     expect(one.sent.length).toBeGreaterThan(0);
     expect(two.sent.length).toBeGreaterThan(0);
-    expect(a.store.countByStatus()).toEqual({ sent: 200 });
+    expect(await a.store.countByStatus()).toEqual({ sent: 200 });
   });
 
   it('sends again, after the lease, a delivery its dead worker left in flight (at-least-once)', async () => {
@@ -86,7 +86,7 @@ describe('the outbox', () => {
     const res = await dead.notify({ message: 'm', channels: ['CHAT_APP'], source: 'test' });
     const id = (res.json.deliveryIds as string[])[0] as string;
     await until(() => hanging.calls === 1);
-    expect(dead.store.get(id)).toMatchObject({ status: 'sending', attempts: 1 });
+    expect(await dead.store.get(id)).toMatchObject({ status: 'sending', attempts: 1 });
 
     const counting = new CountingTransport();
     const restarted = await on({ CHAT_APP_CHAT_IDS: '111' }, counting);
@@ -95,7 +95,7 @@ describe('the outbox', () => {
     await restarted.clock.advanceAsync(35_001);
     await restarted.outbox.settle();
     expect(counting.sent).toEqual([id]);
-    expect(restarted.store.get(id)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(await restarted.store.get(id)).toMatchObject({ status: 'sent', attempts: 2 });
     hanging.abandon();
   });
 
@@ -111,7 +111,7 @@ describe('the outbox', () => {
     await restarted.clock.advanceAsync(35_001);
     await restarted.outbox.settle();
     expect(counting.sent).toEqual([]);
-    expect(restarted.store.get(id)).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
+    expect(await restarted.store.get(id)).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
     hanging.abandon();
   });
 
@@ -126,7 +126,11 @@ describe('the outbox', () => {
     open.push(h);
     const res = await h.notify({ message: 'm', channels: ['SMS'], source: 'test' });
     await h.outbox.settle();
-    expect(h.store.get((res.json.deliveryIds as string[])[0] as string)).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'outcome_unknown' } });
+    expect(await h.store.get((res.json.deliveryIds as string[])[0] as string)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { code: 'outcome_unknown' },
+    });
   });
 
   it('picks up, after a graceful restart, the deliveries still waiting for a retry', async () => {
@@ -141,7 +145,7 @@ describe('the outbox', () => {
     const first = await on({ CHAT_APP_CHAT_IDS: '111,222' }, flaky);
     const res = await first.notify({ message: 'm', channels: ['CHAT_APP'], source: 'test' });
     await first.outbox.settle();
-    expect(first.store.countByStatus()).toEqual({ pending: 2 });
+    expect(await first.store.countByStatus()).toEqual({ pending: 2 });
     await first.close();
     open.splice(open.indexOf(first), 1);
 
@@ -149,7 +153,7 @@ describe('the outbox', () => {
     const second = await on({ CHAT_APP_CHAT_IDS: '111,222' }, flaky);
     await second.clock.advanceAsync(1000);
     await second.outbox.settle();
-    expect((res.json.deliveryIds as string[]).map((id) => second.store.get(id)?.status)).toEqual(['sent', 'sent']);
+    expect(await Promise.all((res.json.deliveryIds as string[]).map(async (id) => (await second.store.get(id))?.status))).toEqual(['sent', 'sent']);
   });
 
   it('holds a delivery for the wait a transport asks, without spending its attempts', async () => {
@@ -164,13 +168,13 @@ describe('the outbox', () => {
     const h = await on({ CHAT_APP_CHAT_IDS: '111', MAX_DELIVERY_ATTEMPTS: '1' }, pacing);
     const id = ((await h.notify({ message: 'm', channels: ['CHAT_APP'], source: 'test' })).json.deliveryIds as string[])[0] as string;
     await h.outbox.settle();
-    expect(h.store.get(id)).toMatchObject({ status: 'pending', attempts: 0, error: { code: 'paced' } });
-    expect(Date.parse(h.store.get(id)?.nextAttemptAt as string) - h.clock.now()).toBe(6000);
+    expect(await h.store.get(id)).toMatchObject({ status: 'pending', attempts: 0, error: { code: 'paced' } });
+    expect(Date.parse((await h.store.get(id))?.nextAttemptAt as string) - h.clock.now()).toBe(6000);
     for (let i = 0; i < 3; i++) {
       await h.clock.advanceAsync(6000);
       await h.outbox.settle();
     }
-    expect(h.store.get(id)).toMatchObject({ status: 'sent', attempts: 1, error: null });
+    expect(await h.store.get(id)).toMatchObject({ status: 'sent', attempts: 1, error: null });
   });
 });
 

@@ -58,7 +58,7 @@ describe('Telegram pacing', () => {
     const ids = [...(await notify(h, 'm1')), ...(await notify(h, 'm2')), ...(await notify(h, 'm3'))];
     await drainOutbox(h);
 
-    expect(ids.map((id) => h.store.get(id)).map((d) => [d?.status, d?.attempts])).toEqual(Array.from({ length: 6 }, () => ['sent', 1]));
+    expect((await Promise.all(ids.map((id) => h.store.get(id)))).map((d) => [d?.status, d?.attempts])).toEqual(Array.from({ length: 6 }, () => ['sent', 1]));
     // 222 goes on a message a second; 111 waits the 5 s, then goes on the same way.
     expect(accepted(telegram.calls, '222').map((c) => c.at - t0)).toEqual([0, 1000, 2000]);
     expect(accepted(telegram.calls, '111').map((c) => c.at - t0)).toEqual([5000, 6000, 7000]);
@@ -73,7 +73,7 @@ describe('Telegram pacing', () => {
     await drainOutbox(h);
 
     expect(floods(telegram.calls)).toEqual([]);
-    expect(h.store.countByStatus()).toEqual({ sent: 22 * 41 });
+    expect(await h.store.countByStatus()).toEqual({ sent: 22 * 41 });
     // 902 messages at 30 a second: the bot's limit is reached, and never passed, in any second.
     const inSecondFrom = (at: number) => telegram.calls.filter((c) => c.at >= at && c.at < at + 1000).length;
     expect(Math.max(...telegram.calls.map((c) => inSecondFrom(c.at)))).toBe(TELEGRAM_LIMITS.perBot.limit);
@@ -96,14 +96,14 @@ describe('a group upgraded to a supergroup', () => {
       ['-1004001', 'ok'],
     ]);
     const sentTo = telegram.calls[1]?.outcome;
-    expect(h.store.get(first as string)).toMatchObject({
+    expect(await h.store.get(first as string)).toMatchObject({
       status: 'sent',
       attempts: 1,
       error: null,
       recipient: '-4001',
       providerMessageId: `-1004001:${sentTo && 'messageId' in sentTo ? sentTo.messageId : ''}`,
     });
-    expect(h.store.routeOf('CHAT_APP', '-4001')).toBe('-1004001');
+    expect(await h.store.routeOf('CHAT_APP', '-4001')).toBe('-1004001');
 
     await h.close();
     telegram.reset();
@@ -111,7 +111,7 @@ describe('a group upgraded to a supergroup', () => {
     const [later] = await notify(h, 'after the move');
     await drainOutbox(h);
     expect(telegram.calls.map((c) => c.chat)).toEqual(['-1004001']);
-    expect(h.store.get(later as string)).toMatchObject({ status: 'sent', recipient: '-4001' });
+    expect(await h.store.get(later as string)).toMatchObject({ status: 'sent', recipient: '-4001' });
   });
 });
 
@@ -126,11 +126,11 @@ describe('a message longer than 4096 characters', () => {
 
     const texts = telegram.received.map((r) => r.json?.text);
     expect(texts).toEqual([lines[0], lines[1], lines[1], lines[2]]);
-    const record = h.store.get(id as string);
+    const record = await h.store.get(id as string);
     expect(record).toMatchObject({ status: 'sent', attempts: 2, error: null });
     const messageIds = accepted(telegram.calls, '111').map((c) => ('messageId' in c.outcome ? String(c.outcome.messageId) : ''));
     expect(record?.providerMessageId).toBe(messageIds.join(','));
-    expect(h.store.partsSent(id as string).map((p) => [p.part, p.parts])).toEqual([
+    expect((await h.store.partsSent(id as string)).map((p) => [p.part, p.parts])).toEqual([
       [0, 3],
       [1, 3],
       [2, 3],
@@ -147,7 +147,7 @@ describe('a message longer than 4096 characters', () => {
     h = await start(['111']);
     await drainOutbox(h);
     expect(telegram.received.map((r) => r.json?.text)).toEqual(lines);
-    expect(h.store.get(id as string)?.status).toBe('sent');
+    expect((await h.store.get(id as string))?.status).toBe('sent');
   });
 
   it('is recorded sent without sending again when every part was accepted before the worker stopped', async () => {
@@ -171,7 +171,7 @@ describe('a message longer than 4096 characters', () => {
     for (const part of [0, 1, 2]) await h.store.recordPart(id, { part, parts: 3, address: '111', providerMessageId: String(500 + part) }, h.clock.now());
     await drainOutbox(h);
     expect(telegram.received).toEqual([]);
-    expect(h.store.get(id)).toMatchObject({ status: 'sent', providerMessageId: '500,501,502' });
+    expect(await h.store.get(id)).toMatchObject({ status: 'sent', providerMessageId: '500,501,502' });
   });
 });
 
@@ -197,8 +197,8 @@ describe('a burst of 200 alerts', () => {
       const wallMs = performance.now() - wallStart;
 
       expect(held).toHaveLength(1);
-      expect(h.store.countByStatus()).toEqual({ sent: 200 * chats.length });
-      expect(ids.every((id) => h.store.get(id)?.attempts === 1)).toBe(true);
+      expect(await h.store.countByStatus()).toEqual({ sent: 200 * chats.length });
+      expect((await Promise.all(ids.map((id) => h.store.get(id)))).every((d) => d?.attempts === 1)).toBe(true);
       expect(everyFloodWaitedOut(telegram.calls, held)).toBe(true);
       // The fake found no message over a documented limit: the pacer kept under all of them.
       expect(floods(telegram.calls)).toEqual([]);

@@ -39,7 +39,7 @@ async function sendOne(h: Harness): Promise<DeliveryRecord> {
   const res = await h.notify({ message: 'EUR_USD long filled at 1.0850', channels: ['SMS'], source: 'strategy' });
   expect(res.statusCode).toBe(201);
   await h.outbox.settle();
-  return h.store.get((res.json.deliveryIds as string[])[0] as string) as DeliveryRecord;
+  return (await h.store.get((res.json.deliveryIds as string[])[0] as string)) as DeliveryRecord;
 }
 
 describe('a full sender queue (21611)', () => {
@@ -53,7 +53,7 @@ describe('a full sender queue (21611)', () => {
     twilio.queueCapacity = 1;
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d.id)).toMatchObject({ status: 'queued', attempts: 2, error: null });
+    expect(await service.store.get(d.id)).toMatchObject({ status: 'queued', attempts: 2, error: null });
     expect(twilio.messages).toHaveLength(1);
   });
 });
@@ -66,7 +66,7 @@ describe('a 5xx after Twilio created the message', () => {
     expect(d).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'outcome_unknown', httpStatus: 500 } });
     await service.clock.advanceAsync(600_000);
     await service.outbox.settle();
-    expect(service.store.get(d.id)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(await service.store.get(d.id)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(twilio.messages).toHaveLength(1);
   });
 
@@ -77,7 +77,7 @@ describe('a 5xx after Twilio created the message', () => {
     expect(d).toMatchObject({ status: 'pending', error: { code: '20500', httpStatus: 500 } });
     await service.clock.advanceAsync(500);
     await service.outbox.settle();
-    expect(service.store.get(d.id)).toMatchObject({ status: 'queued', attempts: 2 });
+    expect(await service.store.get(d.id)).toMatchObject({ status: 'queued', attempts: 2 });
     expect(twilio.messages).toHaveLength(2);
   });
 });
@@ -100,7 +100,7 @@ describe('Twilio status callbacks', () => {
     const sentAt = service.clock.now();
     await service.clock.advanceAsync(4000);
     await deliver(service, twilio.report(sid, 'delivered'));
-    expect(service.store.get(d.id)).toMatchObject({
+    expect(await service.store.get(d.id)).toMatchObject({
       status: 'delivered',
       sentAt: new Date(sentAt).toISOString(),
       deliveredAt: new Date(sentAt + 4000).toISOString(),
@@ -117,11 +117,11 @@ describe('Twilio status callbacks', () => {
     await deliver(service, twilio.report(first?.sid as string, 'sent'));
     await deliver(service, twilio.report(first?.sid as string, 'undelivered', { errorCode: 30003 }));
     await deliver(service, twilio.report(second?.sid as string, 'failed', { errorCode: 30001 }));
-    expect(service.store.get(a as string)).toMatchObject({
+    expect(await service.store.get(a as string)).toMatchObject({
       status: 'undelivered',
       error: { code: '30003', message: 'Twilio reported the message undelivered (https://www.twilio.com/docs/api/errors/30003)' },
     });
-    expect(service.store.get(b as string)).toMatchObject({ status: 'failed', error: { code: '30001' } });
+    expect(await service.store.get(b as string)).toMatchObject({ status: 'failed', error: { code: '30001' } });
     expect(
       (await service.app.inject({ method: 'GET', url: '/notifications?status=undelivered', headers: { 'x-api-key': 'test-notification-key' } })).json(),
     ).toMatchObject({
@@ -136,7 +136,7 @@ describe('Twilio status callbacks', () => {
     await deliver(service, twilio.report(sid, 'delivered'));
     expect(await deliver(service, twilio.report(sid, 'sent'))).toMatchObject({ json: { unchanged: 1 } });
     await deliver(service, twilio.report(sid, 'undelivered', { errorCode: 30005 }));
-    expect(service.store.get(d.id)).toMatchObject({ status: 'delivered', error: null });
+    expect(await service.store.get(d.id)).toMatchObject({ status: 'delivered', error: null });
   });
 
   it('refuses a callback signed with another token with 403, and leaves the record as it was', async () => {
@@ -144,7 +144,7 @@ describe('Twilio status callbacks', () => {
     const d = await sendOne(service);
     const forged = twilio.report(twilio.messages[0]?.sid as string, 'delivered', { authToken: 'not-the-auth-token' });
     expect(await deliver(service, forged)).toMatchObject({ statusCode: 403, json: { code: 'forbidden' } });
-    expect(service.store.get(d.id)?.status).toBe('queued');
+    expect((await service.store.get(d.id))?.status).toBe('queued');
   });
 
   it('refuses a signed callback whose parameters or URL were changed, or that carries no signature', async () => {
@@ -157,7 +157,7 @@ describe('Twilio status callbacks', () => {
     expect((await deliver(service, otherDelivery)).statusCode).toBe(403);
     const unsigned = { ...genuine, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     expect((await deliver(service, unsigned)).statusCode).toBe(403);
-    expect(service.store.get(d.id)?.status).toBe('queued');
+    expect((await service.store.get(d.id))?.status).toBe('queued');
     expect((await deliver(service, genuine)).statusCode).toBe(200);
   });
 
@@ -171,7 +171,7 @@ describe('Twilio status callbacks', () => {
       payload: { MessageSid: d.providerMessageId, MessageStatus: 'delivered' },
     });
     expect(res.statusCode).toBe(415);
-    expect(service.store.get(d.id)?.status).toBe('queued');
+    expect((await service.store.get(d.id))?.status).toBe('queued');
   });
 
   it('refuses every callback when PUBLIC_BASE_URL is unset, and then asks Twilio for none', async () => {
@@ -192,7 +192,7 @@ describe('Twilio status callbacks', () => {
       payload: new URLSearchParams(params).toString(),
     });
     expect(res.statusCode).toBe(403);
-    expect(service.store.get(d.id)?.status).toBe('queued');
+    expect((await service.store.get(d.id))?.status).toBe('queued');
   });
 
   it('finds the record by the delivery id in the URL when the sid was never stored: an in-doubt SMS learns it went out', async () => {
@@ -201,7 +201,7 @@ describe('Twilio status callbacks', () => {
     const d = await sendOne(service);
     expect(d).toMatchObject({ status: 'failed', providerMessageId: null, error: { code: 'outcome_unknown' } });
     await deliver(service, twilio.report(twilio.messages[0]?.sid as string, 'delivered'));
-    expect(service.store.get(d.id)).toMatchObject({ status: 'delivered', error: null });
+    expect(await service.store.get(d.id)).toMatchObject({ status: 'delivered', error: null });
     expect(twilio.messages).toHaveLength(1);
   });
 
@@ -221,7 +221,7 @@ describe('Twilio status callbacks', () => {
       });
     expect((await inject(`https://desk.example.com:8443/notify/webhooks/sms?delivery=${d.id}`))?.statusCode).toBe(403);
     expect((await inject(`https://desk.example.com:443/notify/webhooks/sms?delivery=${d.id}`))?.statusCode).toBe(200);
-    expect(service.store.get(d.id)?.status).toBe('sent');
+    expect((await service.store.get(d.id))?.status).toBe('sent');
   });
 
   it('acknowledges a signed callback for a message it does not know with 200, changing nothing', async () => {
@@ -242,7 +242,7 @@ describe('Twilio status callbacks', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ received: 1, applied: 0, unchanged: 0, unknown: 1, ignored: 0 });
-    expect(service.store.get(d.id)?.status).toBe('queued');
+    expect((await service.store.get(d.id))?.status).toBe('queued');
   });
 });
 

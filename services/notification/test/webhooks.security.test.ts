@@ -53,7 +53,7 @@ async function start(env: Record<string, string | undefined> = {}): Promise<Harn
 async function sentDeliveries(): Promise<DeliveryRecord[]> {
   const res = await h.notify({ message: 'hello', channels: ['MESSENGER_APP'], source: 'strategy' });
   await h.outbox.settle();
-  return (res.json.deliveryIds as string[]).map((id) => h.store.get(id) as DeliveryRecord);
+  return Promise.all((res.json.deliveryIds as string[]).map(async (id) => (await h.store.get(id)) as DeliveryRecord));
 }
 
 async function post(raw: string, signature: string | null = sign(raw)) {
@@ -129,7 +129,7 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
       const res = await post(raw, signature);
       expect(res).toMatchObject({ statusCode: 401, json: { code: 'unauthorized', message: expect.stringContaining('MESSENGER_APP_APP_SECRET is not set') } });
     }
-    expect(h.store.get(d?.id as string)?.status).toBe('sent');
+    expect((await h.store.get(d?.id as string))?.status).toBe('sent');
   });
 
   it('applies delivered, read and failed to the records they name', async () => {
@@ -145,8 +145,8 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
       ]),
     );
     expect(res).toMatchObject({ statusCode: 200, json: { received: 3, applied: 3, unknown: 0 } });
-    expect(h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:05.000Z', readAt: '2026-01-05T12:00:09.000Z' });
-    expect(h.store.get(b?.id as string)).toMatchObject({
+    expect(await h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:05.000Z', readAt: '2026-01-05T12:00:09.000Z' });
+    expect(await h.store.get(b?.id as string)).toMatchObject({
       status: 'failed',
       error: { code: '131026', message: 'Message undeliverable: Message Undeliverable.' },
     });
@@ -157,10 +157,10 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
     const [a] = await sentDeliveries();
     const wamid = a?.providerMessageId as string;
     await post(statusPayload([status(wamid, 'read', T + 9)]));
-    expect(h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:09.000Z', readAt: '2026-01-05T12:00:09.000Z' });
+    expect(await h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:09.000Z', readAt: '2026-01-05T12:00:09.000Z' });
     const late = await post(statusPayload([status(wamid, 'delivered', T + 4)]));
     expect(late.json).toMatchObject({ applied: 1 });
-    expect(h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:04.000Z', readAt: '2026-01-05T12:00:09.000Z' });
+    expect(await h.store.get(a?.id as string)).toMatchObject({ status: 'read', deliveredAt: '2026-01-05T12:00:04.000Z', readAt: '2026-01-05T12:00:09.000Z' });
   });
 
   it('never moves a record backwards', async () => {
@@ -177,8 +177,8 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
       ]),
     );
     expect(res.json).toMatchObject({ received: 5, applied: 0, unchanged: 5 });
-    expect(h.store.get(a?.id as string)?.status).toBe('read');
-    expect(h.store.get(b?.id as string)?.status).toBe('delivered');
+    expect((await h.store.get(a?.id as string))?.status).toBe('read');
+    expect((await h.store.get(b?.id as string))?.status).toBe('delivered');
   });
 
   it('finds a record by the delivery id echoed in biz_opaque_callback_data when the wamid is not stored', async () => {
@@ -186,7 +186,7 @@ describe('POST /webhooks/messenger_app (status updates)', () => {
     const [a] = await sentDeliveries();
     const res = await post(statusPayload([status('wamid.unknown-to-us', 'delivered', T + 2, { biz_opaque_callback_data: a?.id })]));
     expect(res.json).toMatchObject({ applied: 1 });
-    expect(h.store.get(a?.id as string)?.status).toBe('delivered');
+    expect((await h.store.get(a?.id as string))?.status).toBe('delivered');
   });
 
   it('acknowledges unknown message ids and other statuses with 200', async () => {

@@ -71,7 +71,7 @@ async function notify(service: Harness, message = 'EUR_USD long filled at 1.0850
   return res.json.deliveryIds as string[];
 }
 
-const record = (service: Harness, id: string) => service.store.get(id) as DeliveryRecord;
+const record = async (service: Harness, id: string) => (await service.store.get(id)) as DeliveryRecord;
 
 describe('the WhatsApp transport and the approved template', () => {
   const template: WhatsAppTemplate = { name: 'fxdesk_alert', language: 'en_US', parameters: ['message'] };
@@ -93,7 +93,7 @@ describe('the WhatsApp transport and the approved template', () => {
     const now = Date.UTC(2026, 0, 5, 12);
     wa.now = () => now;
     const sessions: MessengerSessions = {
-      lastInboundAt: (waId) => lastInbound[waId],
+      lastInboundAt: async (waId) => lastInbound[waId],
       closeSession: async (waId) => {
         closed.push(waId);
       },
@@ -142,7 +142,7 @@ describe('MESSENGER_APP and the 24-hour customer service window', () => {
     const service = await start();
     wa.userWrites(ALICE, 'alerts please');
     await deliverWebhooks(service);
-    expect(service.store.lastInboundAt(ALICE)).toBe(Math.floor(service.clock.now() / 1000) * 1000);
+    expect(await service.store.lastInboundAt(ALICE)).toBe(Math.floor(service.clock.now() / 1000) * 1000);
 
     await notify(service, 'first');
     await service.clock.advanceAsync(23 * HOUR);
@@ -156,16 +156,16 @@ describe('MESSENGER_APP and the 24-hour customer service window', () => {
       ['template', 'fxdesk alert: third'],
     ]);
     expect(wa.refusals).toEqual([]);
-    expect(service.store.countByStatus()).toEqual({ sent: 3 });
+    expect(await service.store.countByStatus()).toEqual({ sent: 3 });
   });
 
   it('records the failed status of a text outside the window (131047) when no template is configured', async () => {
     const service = await start({ MESSENGER_APP_TEMPLATE: undefined });
     const [id] = await notify(service);
-    expect(record(service, id as string).status).toBe('sent');
+    expect((await record(service, id as string)).status).toBe('sent');
     const [ack] = await deliverWebhooks(service);
     expect(ack).toMatchObject({ received: 1, applied: 1 });
-    expect(record(service, id as string)).toMatchObject({
+    expect(await record(service, id as string)).toMatchObject({
       status: 'failed',
       attempts: 1,
       error: {
@@ -186,13 +186,13 @@ describe('MESSENGER_APP and the 24-hour customer service window', () => {
     const [ack] = await deliverWebhooks(service);
     expect(ack).toMatchObject({ received: 1, applied: 1 });
     // Back in the queue with the text's attempt given back, waiting for the user's next turn (the text took this one).
-    expect(record(service, id as string)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await record(service, id as string)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(wa.accepted.map((m) => m.type)).toEqual(['text']);
     await service.clock.advanceAsync(PAIR_INTERVAL_MS);
     await service.outbox.settle();
     expect(wa.accepted.map((m) => m.type)).toEqual(['text', 'template']);
-    expect(record(service, id as string)).toMatchObject({ status: 'sent', attempts: 1, providerMessageId: wa.accepted[1]?.wamid, error: null });
-    expect(service.store.lastInboundAt(ALICE)).toBeUndefined();
+    expect(await record(service, id as string)).toMatchObject({ status: 'sent', attempts: 1, providerMessageId: wa.accepted[1]?.wamid, error: null });
+    expect(await service.store.lastInboundAt(ALICE)).toBeUndefined();
 
     // The platform repeats the text's report (webhooks come at least once): it moves nothing and sends nothing.
     const [repeat] = wa.accepted;
@@ -220,14 +220,14 @@ describe('MESSENGER_APP and the 24-hour customer service window', () => {
     });
     await service.outbox.settle();
     expect(res.json()).toMatchObject({ received: 2, applied: 0, unchanged: 2 });
-    expect(record(service, id as string)).toMatchObject({ status: 'sent', providerMessageId: wa.accepted[1]?.wamid });
+    expect(await record(service, id as string)).toMatchObject({ status: 'sent', providerMessageId: wa.accepted[1]?.wamid });
     expect(wa.accepted).toHaveLength(2);
   });
 
   it('reports a template the platform does not know (132001) as a failure, not a retry', async () => {
     const service = await start({ MESSENGER_APP_TEMPLATE: 'fxdesk_alert', MESSENGER_APP_TEMPLATE_LANGUAGE: 'pt_BR' });
     const [id] = await notify(service);
-    expect(record(service, id as string)).toMatchObject({ status: 'failed', error: { code: '132001' } });
+    expect(await record(service, id as string)).toMatchObject({ status: 'failed', error: { code: '132001' } });
   });
 
   it('fills a subject and a message parameter in the template’s order', async () => {
@@ -277,7 +277,7 @@ describe('MESSENGER_APP and the pair rate limit', () => {
       await service.clock.advanceAsync(PAIR_INTERVAL_MS);
       await service.outbox.settle();
     }
-    expect(service.store.countByStatus()).toEqual({ sent: 10 });
+    expect(await service.store.countByStatus()).toEqual({ sent: 10 });
     expect(wa.refusals).toEqual([]);
     for (const user of [ALICE, BOB]) {
       const mine = wa.accepted.filter((m) => m.to === user);
@@ -297,16 +297,16 @@ describe('MESSENGER_APP and the pair rate limit', () => {
     const toAlice = (req: Received) => (req.json?.to === ALICE ? pairLimit : undefined);
     wa.provider.next(toAlice, toAlice, toAlice);
     const [alice, bob] = await notify(service);
-    expect(record(service, bob as string)).toMatchObject({ status: 'sent', attempts: 1 });
-    expect(record(service, alice as string)).toMatchObject({ status: 'pending', attempts: 0, error: { code: '131056' } });
-    expect(Date.parse(record(service, alice as string).nextAttemptAt as string) - service.clock.now()).toBe(1000);
+    expect(await record(service, bob as string)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await record(service, alice as string)).toMatchObject({ status: 'pending', attempts: 0, error: { code: '131056' } });
+    expect(Date.parse((await record(service, alice as string)).nextAttemptAt as string) - service.clock.now()).toBe(1000);
     await service.clock.advanceAsync(1000);
     await service.outbox.settle();
-    expect(record(service, alice as string)).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(Date.parse(record(service, alice as string).nextAttemptAt as string) - service.clock.now()).toBe(4000);
+    expect(await record(service, alice as string)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(Date.parse((await record(service, alice as string)).nextAttemptAt as string) - service.clock.now()).toBe(4000);
     await service.clock.advanceAsync(4000);
     await service.outbox.settle();
-    expect(record(service, alice as string)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await record(service, alice as string)).toMatchObject({ status: 'sent', attempts: 1 });
   });
 
   it('answers 131056 from the fake when a user is sent to faster than a burst allows', async () => {
@@ -339,10 +339,10 @@ describe('MESSENGER_APP errors the platform asks to retry', () => {
       const service = await start();
       wa.provider.next(graphError(status, code, title));
       const [id] = await notify(service);
-      expect(record(service, id as string)).toMatchObject({ status: 'pending', attempts: 1, error: { code: String(code) } });
+      expect(await record(service, id as string)).toMatchObject({ status: 'pending', attempts: 1, error: { code: String(code) } });
       await service.clock.advanceAsync(500);
       await service.outbox.settle();
-      expect(record(service, id as string)).toMatchObject({ status: 'sent', attempts: 2 });
+      expect(await record(service, id as string)).toMatchObject({ status: 'sent', attempts: 2 });
     });
   }
 });

@@ -25,7 +25,7 @@ export function recipientsFromConfig(config: NotificationConfig): Record<Notific
  * The real transport of every channel whose credentials are set, the sandbox for the others.
  * `close()` releases their connections (the HTTP pool, the SMTP pool). `kept.memory` keeps what
  * the transports must not forget: Telegram's chats that moved and parts of split messages sent,
- * WhatsApp users' customer service windows.
+ * WhatsApp users' customer service windows, and both pacing calendars.
  */
 export function transportsFromConfig(
   config: NotificationConfig,
@@ -77,6 +77,7 @@ export function transportsFromConfig(
             now,
             {
               sessions: kept.memory,
+              pacing: kept.memory.pacing,
               template:
                 config.MESSENGER_APP_TEMPLATE === undefined
                   ? undefined

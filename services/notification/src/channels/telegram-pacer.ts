@@ -1,4 +1,4 @@
-import { PacingCalendar, type PacingKey, type WindowRule } from '../pacing.js';
+import type { PacingBook, PacingKey, WindowRule } from '../pacing.js';
 
 /**
  * Telegram's documented limits, from the Bot FAQ "My bot is hitting limits, how do I avoid this?"
@@ -26,16 +26,18 @@ export function isGroupChat(chat: string): boolean {
 /** A reservation nobody came back for this long after its time is given back. */
 const STALE_MS = 60_000;
 
+/** The pacer's name in its book. */
+const PACER = 'telegram';
+
 /**
  * Which messages of one bot go when: each chat at most one a second, each group at most 20 a
  * minute, the bot at most 30 a second; and a chat Telegram held with a 429 waits its `retry_after`
- * while the other chats go on. In memory: after a restart the first messages go at once and
- * the calendar fills again (a 429 then teaches the rest).
+ * while the other chats go on. The calendar and the holds live in `book`: in this process's
+ * memory on SQLite (after a restart the first messages go at once and a 429 teaches the rest),
+ * in the database on PostgreSQL, where every replica sending for the bot shares them.
  */
 export class TelegramPacer {
-  private readonly calendar = new PacingCalendar();
-  private readonly holds = new Map<string, number>();
-  private prunedAt = Number.NEGATIVE_INFINITY;
+  constructor(private readonly book: PacingBook) {}
 
   private keys(chat: string): PacingKey[] {
     const keys: PacingKey[] = [{ key: `chat:${chat}`, rule: TELEGRAM_LIMITS.perChat }];
@@ -45,26 +47,30 @@ export class TelegramPacer {
   }
 
   /** The time of the delivery's next message to `chat`: at or before `now` means go now (the turn is taken), else wait for it. */
-  turn(deliveryId: string, chat: string, now: number): number {
-    if (now - this.prunedAt >= 1000) {
-      this.prunedAt = now;
-      this.calendar.prune(now, STALE_MS);
-      for (const [c, until] of this.holds) if (until <= now) this.holds.delete(c);
-    }
-    return this.calendar.reserve(deliveryId, this.keys(chat), now, this.holds.get(chat) ?? now);
+  turn(deliveryId: string, chat: string, now: number): Promise<number> {
+    return this.book.decide(PACER, (state) => {
+      if (now - state.prunedAt >= 1000) {
+        state.prunedAt = now;
+        state.calendar.prune(now, STALE_MS);
+        for (const [c, hold] of state.holds) if (hold.until <= now) state.holds.delete(c);
+      }
+      return state.calendar.reserve(deliveryId, this.keys(chat), now, state.holds.get(chat)?.until ?? now);
+    });
   }
 
   /** Telegram held `chat` until `untilMs` (a 429's retry_after): its reserved turns are made again after it. */
-  hold(chat: string, untilMs: number): void {
-    this.holds.set(chat, Math.max(untilMs, this.holds.get(chat) ?? untilMs));
-    this.calendar.releaseAll(`chat:${chat}`);
+  hold(chat: string, untilMs: number): Promise<void> {
+    return this.book.decide(PACER, ({ calendar, holds }) => {
+      holds.set(chat, { until: Math.max(untilMs, holds.get(chat)?.until ?? untilMs), strikes: 0 });
+      calendar.releaseAll(`chat:${chat}`);
+    });
   }
 
   /**
    * Gives back a turn taken at `at` whose message Telegram refused (a 4xx or 5xx answer: nothing
    * was posted, and the limits count messages). A 429 holds instead; a lost answer keeps the turn.
    */
-  giveBack(chat: string, at: number): void {
-    this.calendar.unreserve(this.keys(chat), at);
+  giveBack(chat: string, at: number): Promise<void> {
+    return this.book.decide(PACER, ({ calendar }) => calendar.unreserve(this.keys(chat), at));
   }
 }

@@ -14,6 +14,7 @@
  */
 import type { NotificationChannel } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
+import type { PacingBook } from '../pacing.js';
 import { bodyExcerpt, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
 import { TelegramPacer } from './telegram-pacer.js';
 import { telegramParts } from './telegram-split.js';
@@ -68,11 +69,16 @@ function readTelegramReply(res: HttpResponse, now: () => number): { messageId: s
   return Number.isSafeInteger(migrated) ? { refusal, movedTo: String(migrated) } : { refusal };
 }
 
-/** What the Telegram transport keeps in the database: chats that moved, and the parts of split messages already sent. */
+/**
+ * What the Telegram transport keeps in the database: chats that moved, the parts of split messages
+ * already sent, and its pacing calendar. Read at each send, so that every process sending for the
+ * bot acts on what any of them learnt.
+ */
 export interface TelegramMemory {
-  routeOf(channel: NotificationChannel, recipient: string): string | undefined;
+  readonly pacing: PacingBook;
+  routeOf(channel: NotificationChannel, recipient: string): Promise<string | undefined>;
   reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void>;
-  partsSent(deliveryId: string): { part: number; address: string; providerMessageId: string | null }[];
+  partsSent(deliveryId: string): Promise<{ part: number; address: string; providerMessageId: string | null }[]>;
   recordPart(deliveryId: string, sent: { part: number; parts: number; address: string; providerMessageId: string | null }, now: number): Promise<void>;
 }
 
@@ -84,9 +90,7 @@ export interface TelegramMemory {
  */
 export class TelegramTransport implements Transport {
   readonly provider = 'telegram' as const;
-  private readonly pacer = new TelegramPacer();
-  /** Recipients' current chats, read once from `memory`. */
-  private readonly routes = new Map<string, string>();
+  private readonly pacer: TelegramPacer;
 
   constructor(
     private readonly options: TelegramOptions,
@@ -94,28 +98,21 @@ export class TelegramTransport implements Transport {
     private readonly memory: TelegramMemory,
     private readonly now: () => number,
     private readonly logger?: Logger,
-  ) {}
-
-  private chatOf(recipient: string): string {
-    let chat = this.routes.get(recipient);
-    if (chat === undefined) {
-      chat = this.memory.routeOf('CHAT_APP', recipient) ?? recipient;
-      this.routes.set(recipient, chat);
-    }
-    return chat;
+  ) {
+    this.pacer = new TelegramPacer(memory.pacing);
   }
 
   async send(message: OutboundMessage): Promise<SendResult> {
-    const chat = this.chatOf(message.recipient);
+    const chat = (await this.memory.routeOf('CHAT_APP', message.recipient)) ?? message.recipient;
     const now = this.now();
-    const turn = this.pacer.turn(message.deliveryId, chat, now);
+    const turn = await this.pacer.turn(message.deliveryId, chat, now);
     if (turn > now) throw holdUntil(turn, now, { code: 'paced', message: `waiting for chat ${chat}'s turn under Telegram's limits` });
 
     const parts = telegramParts(message);
-    const done = parts.length > 1 ? this.memory.partsSent(message.deliveryId) : [];
+    const done = parts.length > 1 ? await this.memory.partsSent(message.deliveryId) : [];
     if (done.length >= parts.length) {
       // Every part was accepted before the worker stopped short of recording the delivery sent.
-      this.pacer.giveBack(chat, turn);
+      await this.pacer.giveBack(chat, turn);
       return this.sent(message, done);
     }
     const part = done.length;
@@ -123,7 +120,7 @@ export class TelegramTransport implements Transport {
     const res = await this.http.post(req.url, { headers: req.headers, body: req.body });
     const reply = readTelegramReply(res, this.now);
     if ('refusal' in reply) {
-      if (reply.refusal.providerError.httpStatus !== 429) this.pacer.giveBack(chat, turn);
+      if (reply.refusal.providerError.httpStatus !== 429) await this.pacer.giveBack(chat, turn);
       throw await this.refused(message, chat, reply.refusal, reply.movedTo);
     }
 
@@ -131,7 +128,7 @@ export class TelegramTransport implements Transport {
       await this.memory.recordPart(message.deliveryId, { part, parts: parts.length, address: chat, providerMessageId: reply.messageId }, this.now());
       if (part + 1 < parts.length) {
         const at = this.now();
-        throw holdUntil(this.pacer.turn(message.deliveryId, chat, at), at, {
+        throw holdUntil(await this.pacer.turn(message.deliveryId, chat, at), at, {
           code: 'in_parts',
           message: `part ${part + 1} of ${parts.length} sent (message_id ${reply.messageId}); the next goes at the chat's next turn`,
         });
@@ -156,17 +153,16 @@ export class TelegramTransport implements Transport {
     const now = this.now();
     if (movedTo !== undefined && movedTo !== chat) {
       await this.memory.reroute('CHAT_APP', message.recipient, movedTo, now);
-      this.routes.set(message.recipient, movedTo);
       this.logger?.warn(
         { deliveryId: message.deliveryId, recipient: message.recipient, from: chat, to: movedTo },
         'Telegram: the group was upgraded to a supergroup (migrate_to_chat_id): this delivery and every later one to the recipient go to the new chat',
       );
-      return holdUntil(this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
+      return holdUntil(await this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
     }
     if (refusal.providerError.httpStatus === 429 && refusal.retryAfterMs !== undefined) {
       // The flood wait is the chat's: its other deliveries wait behind it, the other chats go on.
-      this.pacer.hold(chat, now + refusal.retryAfterMs);
-      return holdUntil(this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
+      await this.pacer.hold(chat, now + refusal.retryAfterMs);
+      return holdUntil(await this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
     }
     return refusal;
   }

@@ -1,4 +1,4 @@
-import { PacingCalendar, type PacingKey, type WindowRule } from '../pacing.js';
+import type { PacingBook, PacingKey, WindowRule } from '../pacing.js';
 
 /**
  * WhatsApp's pair rate limit (Cloud API overview, "Pair rate limits",
@@ -21,47 +21,55 @@ export const PAIR_BACKOFF_MAX_EXPONENT = 6;
 /** A reservation nobody came back for this long after its time is given back. */
 const STALE_MS = 120_000;
 
+/** The pacer's name in its book. */
+const PACER = 'whatsapp';
+
 /**
  * Which message to a WhatsApp user goes when: one every 6 seconds per user, and after a 131056
  * (another sender on the number, or a restart that forgot the calendar) the user's queue waits
- * 4^X seconds while the other users go on. In memory: after a restart the first message to each
- * user goes at once.
+ * 4^X seconds while the other users go on. The calendar and the holds live in `book`: in memory on
+ * SQLite (after a restart the first message to each user goes at once), in the database on
+ * PostgreSQL, shared by every replica.
  */
 export class WhatsAppPacer {
-  private readonly calendar = new PacingCalendar();
-  private readonly holds = new Map<string, { until: number; strikes: number }>();
-  private prunedAt = Number.NEGATIVE_INFINITY;
+  constructor(private readonly book: PacingBook) {}
 
   private keys(waId: string): PacingKey[] {
     return [{ key: `pair:${waId}`, rule: PAIR_RATE }];
   }
 
   /** The time of the delivery's message to `waId`: at or before `now` means go now (the turn is taken), else wait for it. */
-  turn(deliveryId: string, waId: string, now: number): number {
-    if (now - this.prunedAt >= PAIR_RATE.windowMs) {
-      this.prunedAt = now;
-      this.calendar.prune(now, STALE_MS);
-    }
-    const hold = this.holds.get(waId);
-    return this.calendar.reserve(deliveryId, this.keys(waId), now, Math.max(now, hold?.until ?? now));
+  turn(deliveryId: string, waId: string, now: number): Promise<number> {
+    return this.book.decide(PACER, (state) => {
+      if (now - state.prunedAt >= PAIR_RATE.windowMs) {
+        state.prunedAt = now;
+        state.calendar.prune(now, STALE_MS);
+      }
+      const hold = state.holds.get(waId);
+      return state.calendar.reserve(deliveryId, this.keys(waId), now, Math.max(now, hold?.until ?? now));
+    });
   }
 
-  /** WhatsApp refused a message to `waId` with 131056: its queue waits 4^X s, X one more each time in a row. Returns the end of the wait. */
-  refused(waId: string, now: number): number {
-    const strikes = this.holds.get(waId)?.strikes ?? 0;
-    const until = now + 4 ** Math.min(strikes, PAIR_BACKOFF_MAX_EXPONENT) * 1000;
-    this.holds.set(waId, { until, strikes: strikes + 1 });
-    this.calendar.releaseAll(`pair:${waId}`);
-    return until;
+  /** WhatsApp refused a message to `waId` with 131056: its queue waits 4^X s, X one more each time in a row. Resolves to the end of the wait. */
+  refused(waId: string, now: number): Promise<number> {
+    return this.book.decide(PACER, ({ calendar, holds }) => {
+      const strikes = holds.get(waId)?.strikes ?? 0;
+      const until = now + 4 ** Math.min(strikes, PAIR_BACKOFF_MAX_EXPONENT) * 1000;
+      holds.set(waId, { until, strikes: strikes + 1 });
+      calendar.releaseAll(`pair:${waId}`);
+      return until;
+    });
   }
 
   /** WhatsApp took a message to `waId`: the 4^X count starts again. */
-  accepted(waId: string): void {
-    this.holds.delete(waId);
+  accepted(waId: string): Promise<void> {
+    return this.book.decide(PACER, ({ holds }) => {
+      holds.delete(waId);
+    });
   }
 
   /** Gives back a turn taken at `at` whose message WhatsApp refused for another reason (nothing went to the user). */
-  giveBack(waId: string, at: number): void {
-    this.calendar.unreserve(this.keys(waId), at);
+  giveBack(waId: string, at: number): Promise<void> {
+    return this.book.decide(PACER, ({ calendar }) => calendar.unreserve(this.keys(waId), at));
   }
 }

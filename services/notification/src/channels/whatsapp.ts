@@ -28,6 +28,7 @@
 import { bodyExcerpt, isSuccess, providerRefusal, type HttpClient, type HttpResponse } from './http.js';
 import { holdUntil, isRetryableStatus, type DeliveryError, type OutboundMessage, type ProviderRequest, type SendResult, type Transport } from './transport.js';
 import { WhatsAppPacer } from './whatsapp-pacer.js';
+import { MemoryPacingBook, type PacingBook } from '../pacing.js';
 import { plainText, truncate } from '../render.js';
 
 export const WHATSAPP_MAX_BODY = 4096;
@@ -66,7 +67,7 @@ export interface WhatsAppTemplate {
 /** The customer service windows, as the status webhook learns them (the store keeps them). */
 export interface MessengerSessions {
   /** When `waId` last wrote to the business number (epoch ms), if it ever did. */
-  lastInboundAt(waId: string): number | undefined;
+  lastInboundAt(waId: string): Promise<number | undefined>;
   /** The platform said `waId`'s window is closed at `at` (a 131047): earlier messages no longer count. */
   closeSession(waId: string, at: number): Promise<void>;
 }
@@ -165,36 +166,40 @@ function readGraphReply(res: HttpResponse, now: () => number): { id: string } | 
  */
 class WhatsAppTransport implements Transport {
   readonly provider = 'whatsapp' as const;
-  private readonly pacer = new WhatsAppPacer();
+  private readonly pacer: WhatsAppPacer;
 
   private readonly sessions: MessengerSessions | undefined;
   private readonly template: WhatsAppTemplate | undefined;
 
-  /** Without `sessions` no window is known to be open: every message goes as the template when there is one. */
+  /**
+   * Without `sessions` no window is known to be open: every message goes as the template when
+   * there is one. Without `pacing` the pair rate's calendar is this transport's own, in memory.
+   */
   constructor(
     private readonly options: WhatsAppOptions,
     private readonly http: HttpClient,
     private readonly now: () => number,
-    kept: { sessions?: MessengerSessions; template?: WhatsAppTemplate } = {},
+    kept: WhatsAppKept = {},
   ) {
     this.sessions = kept.sessions;
     this.template = kept.template;
+    this.pacer = new WhatsAppPacer(kept.pacing ?? new MemoryPacingBook());
   }
 
   /** Whether free-form text may go to `waId` now: its last message is recent enough. */
-  private isSessionOpen(waId: string, now: number): boolean {
-    const last = this.sessions?.lastInboundAt(waId);
+  private async isSessionOpen(waId: string, now: number): Promise<boolean> {
+    const last = await this.sessions?.lastInboundAt(waId);
     return last !== undefined && now < last + SESSION_WINDOW_MS - SESSION_MARGIN_MS;
   }
 
   async send(message: OutboundMessage): Promise<SendResult> {
     const waId = waIdOf(message.recipient);
     const now = this.now();
-    const turn = this.pacer.turn(message.deliveryId, waId, now);
+    const turn = await this.pacer.turn(message.deliveryId, waId, now);
     if (turn > now) {
       throw holdUntil(turn, now, { code: 'paced', message: 'waiting for this user’s turn: WhatsApp takes one message every 6 s to the same user' });
     }
-    const asTemplate = this.template !== undefined && !this.isSessionOpen(waId, now);
+    const asTemplate = this.template !== undefined && !(await this.isSessionOpen(waId, now));
     let reply = await this.post(asTemplate ? this.templateRequest(message) : whatsappRequest(this.options, message));
     if ('code' in reply && reply.code === OUTSIDE_WINDOW && !asTemplate && this.template !== undefined) {
       // The text was refused, not delivered: the template takes its turn.
@@ -202,13 +207,14 @@ class WhatsAppTransport implements Transport {
       reply = await this.post(this.templateRequest(message));
     }
     if ('id' in reply) {
-      this.pacer.accepted(waId);
+      // The message went: a failure to clear the user's 4^X count must not make it a failed attempt (and a resend).
+      await this.pacer.accepted(waId).catch(() => undefined);
       return { provider: this.provider, providerMessageId: reply.id };
     }
     // A refusal sent nothing, so its turn is given back; a lost answer (a network error is thrown before here) keeps it.
-    this.pacer.giveBack(waId, turn);
+    await this.pacer.giveBack(waId, turn);
     if (reply.code === PAIR_RATE_LIMIT) {
-      const until = this.pacer.refused(waId, this.now());
+      const until = await this.pacer.refused(waId, this.now());
       throw holdUntil(until, this.now(), { code: String(PAIR_RATE_LIMIT), message: `${reply.refusal.providerError.message} (this user's queue waits)` });
     }
     throw reply.refusal;
@@ -224,12 +230,14 @@ class WhatsAppTransport implements Transport {
   }
 }
 
-/** MESSENGER_APP's transport: `kept` the customer service windows the webhook learns and the template, when configured. */
-export function whatsAppTransport(
-  options: WhatsAppOptions,
-  http: HttpClient,
-  now: () => number,
-  kept: { sessions?: MessengerSessions; template?: WhatsAppTemplate } = {},
-): Transport {
+/** What the transport keeps outside itself: the customer service windows the webhook learns, the template when configured, the pacing calendar. */
+export interface WhatsAppKept {
+  sessions?: MessengerSessions;
+  template?: WhatsAppTemplate;
+  pacing?: PacingBook;
+}
+
+/** MESSENGER_APP's transport. */
+export function whatsAppTransport(options: WhatsAppOptions, http: HttpClient, now: () => number, kept: WhatsAppKept = {}): Transport {
   return new WhatsAppTransport(options, http, now, kept);
 }
