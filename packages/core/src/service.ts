@@ -234,7 +234,9 @@ async function registerRateLimit(app: App, options: ServiceOptions): Promise<voi
     global: limit !== undefined,
     max: limit?.max ?? 1000,
     timeWindow: limit?.timeWindowMs ?? 60_000,
-    ...(redis ? { redis, skipOnError: true } : {}),
+    // Services may share one Redis: each counts under its own name, so a client's budget at one
+    // service is not spent at another.
+    ...(redis ? { redis, nameSpace: `fxdesk:${options.name}:rate-limit:`, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
         headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },

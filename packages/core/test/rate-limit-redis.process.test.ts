@@ -3,9 +3,9 @@ import { startRedis, type RunningEngine } from '../testing/engines.js';
 import { freePort } from '../testing/processes.js';
 import { buildService, type App } from '../src/service.js';
 
-async function replica(redisUrl: string, max: number): Promise<App> {
+async function replica(redisUrl: string, max: number, name = 'replica'): Promise<App> {
   const app = await buildService({
-    name: 'replica',
+    name,
     title: 't',
     description: 'd',
     version: '1',
@@ -35,6 +35,15 @@ describe('rate limit with REDIS_URL', () => {
     for (const app of [a, b, a, b]) codes.push((await app.inject({ url: '/r', remoteAddress: '10.1.1.1' })).statusCode);
     expect(codes).toEqual([200, 200, 200, 429]);
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('counts each service apart on one Redis: a client of two services has a budget at each', async () => {
+    const execution = await replica(url, 2, 'execution');
+    const account = await replica(url, 2, 'account');
+    const codes: number[] = [];
+    for (const app of [execution, execution, account, account, execution]) codes.push((await app.inject({ url: '/r', remoteAddress: '10.2.2.2' })).statusCode);
+    expect(codes).toEqual([200, 200, 200, 200, 429]);
+    await Promise.all([execution.close(), account.close()]);
   });
 
   it('lets requests through while the store is unreachable', async () => {
