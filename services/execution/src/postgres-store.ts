@@ -1,4 +1,4 @@
-import { inTransaction, openPostgres, type GroupCommitStats, type PostgresPool } from '@fxdesk/core';
+import { inTransaction, openPostgres, postgresHealth, type GroupCommitStats, type PostgresPool } from '@fxdesk/core';
 import type { BrokerTickets, Reconciliation, SignalRecord, TradeOutcome } from '@fxdesk/schemas';
 import type { QueryConfig, QueryResultRow } from 'pg';
 import {
@@ -199,13 +199,8 @@ export class PostgresSignalStore implements SignalStore {
     await this.write('reconciliation', RECONCILIATION, [signalId, JSON.stringify(reconciliation), reconciliation.checked_at]);
   }
 
-  async health(): Promise<{ ok: boolean; detail: string }> {
-    try {
-      await this.pool.query('SELECT 1');
-      return { ok: true, detail: 'PostgreSQL' };
-    } catch (err) {
-      return { ok: false, detail: `PostgreSQL does not answer: ${err instanceof Error ? err.message : String(err)}` };
-    }
+  health(): Promise<{ ok: boolean; detail: string }> {
+    return postgresHealth(this.pool);
   }
 
   async close(): Promise<void> {
