@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export type Env = Record<string, string | undefined>;
@@ -124,6 +125,15 @@ export function envList(defaultValue: string[] = []) {
     .prefault(defaultValue.join(','));
 }
 
+/** What Fastify's trustProxy (proxy-addr) takes: an address, address/prefix, or one of its named ranges. */
+function isProxyAddress(value: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(value)) return true;
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Settings every service shares. A service's schema is `z.object({ ...commonSettings(port), ... })`. */
@@ -140,6 +150,8 @@ export function commonSettings(defaultPort: number, defaultHost = '0.0.0.0') {
     SIM_MARKET_HOURS: envBoolean(true),
     CORS_ORIGINS: envList([]),
     REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'expected a redis:// or rediss:// URL' }).optional(),
+    /** Proxies whose X-Forwarded-For names the client: addresses, CIDR ranges or loopback | linklocal | uniquelocal. */
+    TRUST_PROXY: envList([]).pipe(z.array(z.string().refine(isProxyAddress, 'expected an IP address, a CIDR range, loopback, linklocal or uniquelocal'))),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024, max: 64 * 1_048_576 }),
     /** Requests per minute per client IP; 0 turns the limit off. */
     RATE_LIMIT_PER_MINUTE: envInt(6000, { min: 0 }),
@@ -162,6 +174,7 @@ export function kitOptionsFromConfig(config: CommonConfig) {
     secrets: secretValues(config),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     corsOrigins: config.CORS_ORIGINS,
+    trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : undefined,
     rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { max: config.RATE_LIMIT_PER_MINUTE, timeWindowMs: 60_000, redisUrl: config.REDIS_URL } : undefined,
   };
 }

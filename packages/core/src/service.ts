@@ -49,7 +49,8 @@ export interface ServiceOptions {
   tags?: { name: string; description: string }[];
   metrics?: MetricsRegistry;
   now?: () => number;
-  trustProxy?: boolean;
+  /** Proxies trusted to name the client in X-Forwarded-For (request.ip, the rate limit's key): true for any, or their addresses and ranges. */
+  trustProxy?: boolean | string[];
   /** Puts the kit's own routes (`/docs…`, `/metrics`) behind this key, for a spec that keys every non-health route. */
   kitRoutesAuth?: ApiKeyOptions;
   /** Values that must never reach a log line, wherever a client puts them in a URL (the configured keys). */

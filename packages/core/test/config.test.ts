@@ -83,6 +83,14 @@ describe('loadConfig', () => {
     expect(loadConfig(Schema, { REDIS_URL: 'redis://localhost:6379' }).REDIS_URL).toBe('redis://localhost:6379');
   });
 
+  it('reads TRUST_PROXY as addresses, CIDR ranges and named ranges, refusing anything else', () => {
+    expect(loadConfig(Schema, {}).TRUST_PROXY).toEqual([]);
+    expect(loadConfig(Schema, { TRUST_PROXY: 'loopback, 10.0.0.0/8,::1,fd00::/8' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', '::1', 'fd00::/8']);
+    for (const bad of ['true', 'proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/8', '::1/129', '*']) {
+      expect(() => loadConfig(Schema, { TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
+
   it('bounds integers', () => {
     const S = z.object({ N: envInt(5, { min: 1, max: 10 }) });
     expect(() => loadConfig(S, { N: '0' })).toThrow(/N/);

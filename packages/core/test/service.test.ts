@@ -149,6 +149,19 @@ describe('rate limit', () => {
     expect((await app.inject({ url: '/r', remoteAddress: '10.0.0.2' })).statusCode).toBe(200);
   });
 
+  it('counts the client a trusted proxy names in X-Forwarded-For, and an untrusted sender by its own address', async () => {
+    const app = await kit({ rateLimit: { max: 1, timeWindowMs: 60_000 }, trustProxy: ['127.0.0.1'] });
+    app.get('/r', async () => ({}));
+    const viaProxy = (client: string) => app.inject({ url: '/r', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client } });
+    expect((await viaProxy('203.0.113.7')).statusCode).toBe(200);
+    expect((await viaProxy('203.0.113.8')).statusCode).toBe(200);
+    expect((await viaProxy('203.0.113.7')).statusCode).toBe(429);
+    // A client that is not the proxy cannot pick its own budget by sending the header.
+    const spoofed = (forwarded: string) => app.inject({ url: '/r', remoteAddress: '198.51.100.1', headers: { 'x-forwarded-for': forwarded } });
+    expect((await spoofed('192.0.2.1')).statusCode).toBe(200);
+    expect((await spoofed('192.0.2.2')).statusCode).toBe(429);
+  });
+
   it('lets a route set its own limit', async () => {
     const app = await kit({ rateLimit: { max: 100, timeWindowMs: 60_000 } });
     app.post('/p', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ({}));
