@@ -7,3 +7,4 @@ export * from './client-contract.js';
 export * from './processes.js';
 export * from './engines.js';
 export * from './fake-response.js';
+export * from './store-contract.js';

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NotificationChannel } from '@fxdesk/schemas';
-import { afterEach, describe, expect, it } from 'vitest';
+import { storesClosedAfterEach } from '@fxdesk/core/testing';
+import { describe, expect, it } from 'vitest';
 import type { PacingKey } from '../src/pacing.js';
 import type { NewNotification, NotificationStore } from '../src/store.js';
 
@@ -43,19 +44,7 @@ const chat: PacingKey = { key: 'chat:1', rule: { limit: 1, windowMs: 1000 } };
 
 export function notificationStoreContract(name: string, harness: NotificationStoreHarness): void {
   describe(`notification store contract: ${name}`, () => {
-    const opened: NotificationStore[] = [];
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((store) => store.close()));
-    });
-
-    async function database(): Promise<OpenStore> {
-      const open = await harness.database();
-      return async (replicaId) => {
-        const store = await open(replicaId);
-        opened.push(store);
-        return store;
-      };
-    }
+    const database = storesClosedAfterEach(() => harness.database());
 
     async function store(replicaId = 'a'): Promise<NotificationStore> {
       return (await database())(replicaId);
@@ -68,7 +57,7 @@ export function notificationStoreContract(name: string, harness: NotificationSto
     }
 
     /** Stores one delivery and claims it on `s`, at T0. */
-    async function claimedOne(s: NotificationStore, fields: Partial<NewNotification> = {}): Promise<string> {
+    async function claimedOne(s: NotificationStore, fields: Parameters<typeof notification>[0] = {}): Promise<string> {
       const n = notification(fields);
       await s.create(n);
       const [claimed] = await s.claimDue(T0, 1, T0 + LEASE_MS);
