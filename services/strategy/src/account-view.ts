@@ -10,7 +10,7 @@ export interface AccountViewOptions {
   /** How long an answer of the account service is reused (0: every /status asks). */
   refreshMs: number;
   /** The paper account, used when no account service is configured. */
-  paper: () => StrategyAccount;
+  paper: () => Promise<StrategyAccount>;
 }
 
 /**

@@ -11,7 +11,8 @@ import { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
-import { StrategyStore } from './store.js';
+import { SqliteStrategyStore } from './sqlite-store.js';
+import type { StrategyStore } from './store.js';
 
 export interface StrategyDeps {
   clock: Clock;
@@ -36,7 +37,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const clock = systemClock;
   const client = <T>(url: string | undefined, apiKey: string | undefined, make: (options: ClientOptions) => T) =>
     url === undefined ? undefined : make({ baseUrl: url, apiKey, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
-  const store = new StrategyStore(databasePath(config.DATA_DIR, 'strategy'));
+  const store = new SqliteStrategyStore(databasePath(config.DATA_DIR, 'strategy'));
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
   const market = marketData
     ? undefined
@@ -62,7 +63,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     lab,
     close: async () => {
       await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), pool.close()]);
-      store.close();
+      await store.close();
       lab.store.close();
     },
   };

@@ -1,6 +1,6 @@
 import { AppError, type MetricsRegistry } from '@fxdesk/core';
 import { backoffDelayMs, type Backoff, type Clock, type TimerHandle } from '@fxdesk/primitives';
-import { InstrumentNameSchema, TIMEFRAME_SECONDS, type PairRecord, type StartRequest, type StrategySignal } from '@fxdesk/schemas';
+import { InstrumentNameSchema, TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type StartRequest, type StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import type { DownstreamHealth } from './downstream.js';
@@ -12,8 +12,8 @@ import { PairTracker, trackerSettingsOf, type TrackerSettings } from './pair-tra
 import { rulesOf, type StrategyRules } from './rules.js';
 import type { SignalDispatcher } from './signal-dispatch.js';
 import { signalIdFor } from './signal-id.js';
-import { decide, ruleSettingsOf, signalIndicators } from './signal-rule.js';
-import type { StrategyStore } from './store.js';
+import { decide, ruleSettingsOf, signalIndicators, type RuleCandle } from './signal-rule.js';
+import type { RunChange, RunState, StrategyStore } from './store.js';
 import { symbolOf } from './symbols.js';
 
 export interface EngineOptions {
@@ -27,17 +27,21 @@ export interface EngineOptions {
   paper: PaperAccount;
   health: DownstreamHealth;
   events: EventHub;
+  /** Whether this engine decides from the start (default); a replica's starts following. */
+  isLeading?: boolean;
 }
 
 interface Run {
-  id: number;
+  /** The recorded run this one applies. */
+  generation: number;
   startedAt: number;
   instruments: string[];
   dryRun: boolean;
-  signalsGenerated: number;
   subscription: QuoteSubscription | undefined;
   timer: TimerHandle | undefined;
 }
+
+type StartedRun = { startedAt: number; instruments: string[]; dryRun: boolean };
 
 /** Prices of a pair are written with this many digits when the market's catalog cannot be read. */
 const FALLBACK_DIGITS = 5;
@@ -47,15 +51,27 @@ const RETRY_BACKOFF: Backoff = { baseMs: 1000, capMs: 30_000 };
 /** Boot reads of the catalog (at 0, 1, 3 and 7 s) that may fail before it counts as a failure. */
 const QUIET_BOOT_TRIES = 4;
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
  * The strategy: started, stopped and restarted by the API; while running, each monitored pair
  * is warmed up from history, then fed each closed candle of TIMEFRAME as it closes (a timer on
  * the clock at every candle boundary + CANDLE_CLOSE_DELAY_MS asks the source for what closed),
  * and the signal rule decides on the newest candle. Quotes keep `current_price` and freshness.
+ *
+ * The run is recorded in the store, and each start, stop or restart is recorded only over the
+ * state this engine last saw (its generation), so replicas on one store never both start a run.
+ * Only a leading engine decides (signals, orders, announcements, paper trades); a following one
+ * (another replica leads) tracks the same pairs from the market, for /pairs and /status, and
+ * runs what the store records (`syncRun`).
  */
 export class StrategyEngine {
   private run: Run | undefined;
-  private isStarting = false;
+  /** The generation of the recorded run this engine runs or saw stopped; undefined until read. */
+  private generation: number | undefined;
+  private isLeading: boolean;
+  /** Starts, stops, restarts and syncs, one at a time. */
+  private transitions: Promise<unknown> = Promise.resolve();
   private lastStart: { instruments: string[]; dryRun: boolean } | undefined;
   private pairs = new Map<string, PairTracker>();
   private bySymbol = new Map<string, PairTracker>();
@@ -65,7 +81,6 @@ export class StrategyEngine {
   /** Consecutive failed polls of each pair, for the delay of its next try. */
   private failedPolls = new Map<PairTracker, number>();
   private readonly tasks = new Set<Promise<void>>();
-  private nextRunId = 1;
   private readonly timeframeMs: number;
   /** The rule's settings, from the config: the same type a backtest runs with. */
   private readonly rules: StrategyRules;
@@ -74,6 +89,7 @@ export class StrategyEngine {
   private readonly candles;
 
   constructor(private readonly o: EngineOptions) {
+    this.isLeading = o.isLeading ?? true;
     const c = o.config;
     this.timeframeMs = TIMEFRAME_SECONDS[c.TIMEFRAME] * 1000;
     this.rules = rulesOf(c);
@@ -101,41 +117,169 @@ export class StrategyEngine {
     };
   }
 
-  async start(request: StartRequest): Promise<{ startedAt: number; instruments: string[]; dryRun: boolean }> {
-    if (this.run || this.isStarting) throw errors.create('strategy_already_running', 'the strategy is already running; POST /stop or POST /restart');
-    this.isStarting = true;
-    try {
-      const instruments = [...new Set(request.instruments ?? this.o.config.INSTRUMENTS)];
-      const catalog = await this.listedSymbols();
-      if (catalog) this.refuseUnlisted(instruments, catalog, request.instruments !== undefined);
-      const run = this.begin(instruments, request.dry_run ?? false, catalog);
-      return { startedAt: run.startedAt, instruments: [...run.instruments], dryRun: run.dryRun };
-    } finally {
-      this.isStarting = false;
-    }
+  get leads(): boolean {
+    return this.isLeading;
   }
 
-  /** Stops the strategy as asked through the API: a restarted process will not resume it. */
-  stop(): { stoppedAt: number; signalsGenerated: number } {
-    const stopped = this.halt();
-    this.o.store.saveRunState({ ...(this.lastStart as { instruments: string[]; dryRun: boolean }), running: false }, new Date(stopped.stoppedAt).toISOString());
-    return stopped;
+  async start(request: StartRequest): Promise<StartedRun> {
+    return this.serially(async () => {
+      await this.readGeneration();
+      return this.startNow(request);
+    });
+  }
+
+  /** Stops the strategy as asked through the API: a restarted process, or another replica, will not resume it. */
+  async stop(): Promise<{ stoppedAt: number; signalsGenerated: number }> {
+    return this.serially(async () => {
+      await this.readGeneration();
+      const run = this.runOrRefuse();
+      const signalsGenerated = await this.o.store.countSince(iso(run.startedAt));
+      await this.record({ running: false, instruments: run.instruments, dryRun: run.dryRun, startedAt: iso(run.startedAt) });
+      return { ...this.halt(), signalsGenerated };
+    });
+  }
+
+  /** Stop, then start again with the same instruments and dry_run. */
+  async restart(): Promise<{ restartedAt: number; instruments: string[]; dryRun: boolean }> {
+    return this.serially(async () => {
+      await this.readGeneration();
+      const run = this.runOrRefuse();
+      const catalog = await this.listedSymbols();
+      if (catalog) this.refuseUnlisted(run.instruments, catalog, true);
+      const state = await this.record({ running: true, instruments: run.instruments, dryRun: run.dryRun, startedAt: iso(this.o.clock.now()) });
+      this.halt();
+      const started = await this.begin(state, catalog);
+      return { restartedAt: started.startedAt, instruments: [...started.instruments], dryRun: started.dryRun };
+    });
   }
 
   /**
-   * What the process does at start: resumes what was running when it last stopped (a crash, a
+   * What a sole process does at start: resumes what was running when it last stopped (a crash, a
    * deploy, a reboot) with the same instruments and dry_run when `resume`, or starts on
    * INSTRUMENTS with dry_run false when `autoStart` and no run was ever recorded. A stop made
    * through the API is recorded, so it stays stopped either way.
    */
   async startAtBoot(options: { resume: boolean; autoStart: boolean }): Promise<'resumed' | 'started' | undefined> {
-    const state = this.o.store.runState();
+    const state = await this.serially(async () => {
+      await this.readGeneration();
+      return this.o.store.runState();
+    });
     const how = state?.running && options.resume ? 'resumed' : !state && options.autoStart ? 'started' : undefined;
     // The market-data service may still be starting beside this one: wait until it lists its
     // symbols, so the pairs start with their real digits and a warm-up that can be read.
-    if (how === undefined || !(await this.untilListed()) || this.run) return undefined;
-    await this.start(how === 'resumed' ? { instruments: state?.instruments, dry_run: state?.dryRun } : {});
-    return how;
+    if (how === undefined || !(await this.untilListed())) return undefined;
+    return this.serially(async () => {
+      if (this.run) return undefined;
+      await this.startNow(how === 'resumed' ? { instruments: state?.instruments, dry_run: state?.dryRun } : {});
+      return how;
+    });
+  }
+
+  /**
+   * Runs what the store records now (a replica: another one started, stopped or restarted the
+   * run, or this one is taking the lead), keeping the pairs when the run is the one already
+   * running.
+   */
+  async syncRun(): Promise<void> {
+    await this.serially(async () => {
+      const state = await this.o.store.runState();
+      if (state) await this.adopt(state);
+    });
+  }
+
+  /**
+   * This engine decides from now on (its replica took the lead): it first runs what the store
+   * records, then decides on each pair's newest candle when it closed within the last timeframe
+   * (the leader before may have died before deciding; a signal it stored is found, not made
+   * again) and settles the paper trades on the candles the pairs hold. With `autoStart`, a desk
+   * that never recorded a run starts on INSTRUMENTS once the market lists its symbols.
+   */
+  async lead(options: { autoStart: boolean }): Promise<void> {
+    await this.syncRun();
+    await this.serially(async () => {
+      this.isLeading = true;
+      const run = this.run;
+      if (run) for (const pair of this.pairs.values()) this.track(this.catchUp(run, pair));
+    });
+    if (options.autoStart) this.track(this.autoStart());
+  }
+
+  /** This engine stops deciding (another replica leads, or may): its pairs go on following the market. */
+  follow(): void {
+    this.isLeading = false;
+  }
+
+  /** Runs `work` after every transition asked before it. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.transitions.then(work);
+    this.transitions = result.catch(() => undefined);
+    return result;
+  }
+
+  private async readGeneration(): Promise<void> {
+    this.generation ??= (await this.o.store.runState())?.generation ?? 0;
+  }
+
+  private runOrRefuse(): Run {
+    if (!this.run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
+    return this.run;
+  }
+
+  private async startNow(request: StartRequest): Promise<StartedRun> {
+    if (this.run) throw errors.create('strategy_already_running', 'the strategy is already running; POST /stop or POST /restart');
+    const instruments = [...new Set(request.instruments ?? this.o.config.INSTRUMENTS)];
+    const catalog = await this.listedSymbols();
+    if (catalog) this.refuseUnlisted(instruments, catalog, request.instruments !== undefined);
+    const state = await this.record({ running: true, instruments, dryRun: request.dry_run ?? false, startedAt: iso(this.o.clock.now()) });
+    const run = await this.begin(state, catalog);
+    return { startedAt: run.startedAt, instruments: [...run.instruments], dryRun: run.dryRun };
+  }
+
+  /**
+   * Records a change over the generation this engine saw. When another replica recorded one
+   * first, this engine runs that one instead and the change is refused as the state now stands.
+   */
+  private async record(change: RunChange): Promise<RunState> {
+    const state = await this.o.store.recordRun(change, iso(this.o.clock.now()), this.generation ?? 0);
+    if (state) {
+      this.generation = state.generation;
+      return state;
+    }
+    const current = (await this.o.store.runState()) as RunState;
+    await this.adopt(current);
+    if (current.running) throw errors.create('strategy_already_running', 'another replica started the strategy meanwhile; POST /stop or POST /restart');
+    throw errors.create('strategy_not_running', 'another replica stopped the strategy meanwhile; POST /start');
+  }
+
+  /**
+   * Runs a recorded state here. One that needs the market's catalog while the market cannot list
+   * it is left for the next sync (the engine keeps the generation it had).
+   */
+  private async adopt(state: RunState): Promise<void> {
+    if (state.generation === this.generation) return;
+    if (this.run && (!state.running || this.run.generation !== state.generation)) this.halt();
+    if (state.running && !this.run) {
+      const catalog = await this.listedSymbols(true);
+      if (!catalog) return;
+      await this.begin(state, catalog);
+    }
+    this.lastStart = { instruments: state.instruments, dryRun: state.dryRun };
+    this.generation = state.generation;
+  }
+
+  /** AUTO_START on a replica taking the lead: a desk that never recorded a run starts once the market lists its symbols. */
+  private async autoStart(): Promise<void> {
+    const isFresh = async () => {
+      await this.readGeneration();
+      return this.generation === 0 && this.isLeading && !this.isClosed;
+    };
+    if (!(await this.serially(isFresh)) || !(await this.untilListed())) return;
+    try {
+      const started = await this.serially(async () => (await isFresh()) && (await this.startNow({})));
+      if (started) this.o.logger.info({ ...this.state }, 'started the strategy by itself (AUTO_START); POST /stop stops it');
+    } catch (err) {
+      this.o.logger.error({ err }, 'could not start the strategy by itself (AUTO_START); POST /start to start it');
+    }
   }
 
   /**
@@ -150,26 +294,16 @@ export class StrategyEngine {
     return false;
   }
 
-  /** Stops the run without recording it as the user's stop (shutdown, restart). */
-  private halt(): { stoppedAt: number; signalsGenerated: number } {
-    const run = this.run;
-    if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
+  /** Stops the run here without recording anything (a stop, a restart, a shutdown, another replica's change). */
+  private halt(): { stoppedAt: number } {
+    const run = this.runOrRefuse();
     this.run = undefined;
     run.subscription?.close();
     if (run.timer) this.o.clock.clearTimer(run.timer);
-    this.o.logger.info({ signalsGenerated: run.signalsGenerated }, 'strategy stopped');
+    this.o.logger.info({ generation: run.generation }, 'strategy stopped');
     this.o.events.statusChanged();
     this.o.events.pairsChanged();
-    return { stoppedAt: this.o.clock.now(), signalsGenerated: run.signalsGenerated };
-  }
-
-  /** Stop, then start again with the same instruments and dry_run. */
-  async restart(): Promise<{ restartedAt: number; instruments: string[]; dryRun: boolean }> {
-    const run = this.run;
-    if (!run) throw errors.create('strategy_not_running', 'the strategy is not running; POST /start');
-    this.halt();
-    const started = await this.start({ instruments: run.instruments, dry_run: run.dryRun });
-    return { restartedAt: started.startedAt, instruments: started.instruments, dryRun: started.dryRun };
+    return { stoppedAt: this.o.clock.now() };
   }
 
   /** The monitored pairs (of the running start, or the last one when stopped), in start order. */
@@ -192,7 +326,7 @@ export class StrategyEngine {
   /** Whether an instrument name is one this desk knows: monitored, configured, signalled, or listed by the market. */
   async isKnownInstrument(instrument: string): Promise<boolean> {
     if (!InstrumentNameSchema.safeParse(instrument).success) return false;
-    if (this.pairs.has(instrument) || this.o.config.INSTRUMENTS.includes(instrument) || this.o.store.hasInstrument(instrument)) return true;
+    if (this.pairs.has(instrument) || this.o.config.INSTRUMENTS.includes(instrument) || (await this.o.store.hasInstrument(instrument))) return true;
     const catalog = await this.listedSymbols();
     return catalog?.has(symbolOf(instrument, this.o.config.SYMBOL_MAP)) ?? false;
   }
@@ -209,23 +343,27 @@ export class StrategyEngine {
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
   }
 
-  private begin(instruments: string[], dryRun: boolean, catalog: Map<string, SourceSymbol> | undefined): Run {
+  /** Runs a recorded run here: its pairs, their last signals, the quotes, the candle timer and the warm-up. */
+  private async begin(state: RunState, catalog: Map<string, SourceSymbol> | undefined): Promise<Run> {
     const { config, clock } = this.o;
-    const run: Run = { id: this.nextRunId++, startedAt: clock.now(), instruments, dryRun, signalsGenerated: 0, subscription: undefined, timer: undefined };
+    const { instruments, dryRun } = state;
+    const pairs = instruments.map((instrument) => {
+      const symbol = symbolOf(instrument, config.SYMBOL_MAP);
+      return new PairTracker(instrument, symbol, catalog?.get(symbol)?.digits ?? FALLBACK_DIGITS, this.trackerSettings);
+    });
+    const lastSignals = await Promise.all(instruments.map((instrument) => this.o.store.latest(instrument)));
+    const run: Run = { generation: state.generation, startedAt: Date.parse(state.startedAt), instruments, dryRun, subscription: undefined, timer: undefined };
     this.run = run;
     this.lastStart = { instruments, dryRun };
-    this.o.store.saveRunState({ running: true, instruments, dryRun }, new Date(run.startedAt).toISOString());
     this.pairs = new Map();
     this.bySymbol = new Map();
     this.failedPolls = new Map();
-    for (const instrument of instruments) {
-      const symbol = symbolOf(instrument, config.SYMBOL_MAP);
-      const pair = new PairTracker(instrument, symbol, catalog?.get(symbol)?.digits ?? FALLBACK_DIGITS, this.trackerSettings);
-      const last = this.o.store.latest(instrument);
+    pairs.forEach((pair, i) => {
+      const last = lastSignals[i];
       if (last) pair.lastSignal = { type: last.type, time: last.generated_at, entry_price: last.entry_price };
-      this.pairs.set(instrument, pair);
-      this.bySymbol.set(symbol, pair);
-    }
+      this.pairs.set(pair.instrument, pair);
+      this.bySymbol.set(pair.symbol, pair);
+    });
     run.subscription = this.o.source.subscribe([...this.bySymbol.keys()], {
       onQuote: (quote) => {
         const pair = this.bySymbol.get(quote.symbol);
@@ -238,7 +376,7 @@ export class StrategyEngine {
     });
     this.scheduleNextClose(run);
     for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
-    this.o.logger.info({ instruments, dryRun, timeframe: config.TIMEFRAME, source: this.o.source.name }, 'strategy started');
+    this.o.logger.info({ instruments, dryRun, timeframe: config.TIMEFRAME, source: this.o.source.name, leads: this.isLeading }, 'strategy started');
     this.o.events.statusChanged();
     this.o.events.pairsChanged();
     return run;
@@ -321,10 +459,9 @@ export class StrategyEngine {
       if (added.length === 0) return;
       this.candles.inc({ instrument: pair.instrument }, added.length);
       this.publishCandles(pair, added.length, last === null);
-      this.o.paper.onCandles(pair.instrument, added);
-      const newest = added[added.length - 1]!;
-      const closedAgoMs = this.o.clock.now() - (newest.time * 1000 + this.timeframeMs);
-      if (closedAgoMs < this.timeframeMs) this.decideOn(run, pair);
+      if (!this.isLeading) return;
+      await this.o.paper.onCandles(pair.instrument, added);
+      if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
     } catch (err) {
       logger.error({ err, instrument: pair.instrument }, 'processing closed candles failed');
     } finally {
@@ -362,15 +499,34 @@ export class StrategyEngine {
     events.pairChanged(pair.instrument);
   }
 
-  private decideOn(run: Run, pair: PairTracker): void {
+  private closedWithinTimeframe(pair: PairTracker): boolean {
+    const last = pair.lastCandleTime;
+    return last !== null && this.o.clock.now() - (last * 1000 + this.timeframeMs) < this.timeframeMs;
+  }
+
+  /** A new leader's first look at a pair: the paper trades on the candles it holds, then its newest candle. */
+  private async catchUp(run: Run, pair: PairTracker): Promise<void> {
+    try {
+      await this.o.paper.onCandles(pair.instrument, pair.chartCandles(this.o.config.CHART_CANDLES).map(ruleCandleOf));
+      if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
+    } catch (err) {
+      this.o.logger.error({ err, instrument: pair.instrument }, 'catching up on taking the lead failed');
+    }
+  }
+
+  /**
+   * Decides on the pair's newest candle and, for a signal, stores it (and its paper trade) in one
+   * write that does nothing when the signal_id is already stored: a restart inside the same
+   * candle, or another replica that led a moment ago, finds it, and only the process whose write
+   * stored it sends it on.
+   */
+  private async decideOn(run: Run, pair: PairTracker): Promise<void> {
     const snapshot = pair.latest;
-    if (!snapshot) return;
+    if (!snapshot || this.run !== run || !this.isLeading) return;
     const { config, clock, store } = this.o;
     const decision = decide(snapshot, ruleSettingsOf(this.rules, pair.digits));
     if (!decision) return;
     const signalId = signalIdFor(pair.instrument, config.TIMEFRAME, snapshot.candle.time);
-    // Already produced for this candle (a restart inside it): never a second signal, order or message.
-    if (store.find(signalId)) return;
     const generatedAt = new Date(clock.now()).toISOString();
     const signal: StrategySignal = {
       type: decision.type,
@@ -389,8 +545,7 @@ export class StrategyEngine {
       dry_run: run.dryRun,
       ...this.o.dispatcher.initialStates(run.dryRun),
     };
-    if (!store.insert(signal)) return;
-    run.signalsGenerated += 1;
+    if (!(await store.insert(signal, run.dryRun ? this.o.paper.tradeOf(signal) : undefined))) return;
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
     this.signals.inc({ instrument: pair.instrument, type: signal.type });
     this.o.logger.info(
@@ -408,8 +563,13 @@ export class StrategyEngine {
       `signal ${signal.type} ${pair.instrument}`,
     );
     this.o.events.signal(signal);
-    if (run.dryRun) this.o.paper.open(signal);
     this.o.events.statusChanged();
-    this.o.dispatcher.dispatch(signal);
+    // A leader that lost the lead while storing leaves the sends to the next one, which resumes what is pending.
+    if (this.isLeading) this.o.dispatcher.dispatch(signal);
   }
+}
+
+/** A chart candle back as the candle it was made from. */
+function ruleCandleOf(candle: ChartCandle): RuleCandle {
+  return { time: Date.parse(candle.time) / 1000, open: candle.open, high: candle.high, low: candle.low, close: candle.close, volume: candle.volume };
 }

@@ -31,14 +31,15 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
 /**
  * The account that dry_run signals trade (README "Paper trading"): each signal opens TRADE_VOLUME
  * lots at its entry price with its stop loss and take profit; a later closed candle whose range
- * reaches the stop (checked first) or the target closes it there. Trades live in SQLite, so the
+ * reaches the stop (checked first) or the target closes it there. Trades live in the store, so the
  * balance survives a restart.
  */
 export class PaperAccount {
   constructor(private readonly o: PaperAccountOptions) {}
 
-  open(signal: StrategySignal): void {
-    this.o.store.openPaperTrade({
+  /** The trade a dry_run signal opens, stored with the signal in one write. */
+  tradeOf(signal: StrategySignal): PaperTrade {
+    return {
       signalId: signal.signal_id,
       instrument: signal.instrument,
       side: signal.type === 'LONG' ? 1 : -1,
@@ -48,25 +49,30 @@ export class PaperAccount {
       takeProfit: signal.take_profit,
       candleTime: Date.parse(signal.candle_time) / 1000,
       openedAt: signal.generated_at,
-    });
-    this.o.events.statusChanged();
+    };
   }
 
-  /** Closes the open trades of `instrument` whose stop or target these candles (oldest first) reached. */
-  onCandles(instrument: string, candles: readonly Candle[]): void {
-    let open = this.o.store.openPaperTrades().filter((t) => t.instrument === instrument);
+  /**
+   * Closes the open trades of `instrument` whose stop or target these candles (oldest first)
+   * reached. Candles seen before change nothing: a trade closes once, at the first that reached it.
+   */
+  async onCandles(instrument: string, candles: readonly Candle[]): Promise<void> {
+    let open = (await this.o.store.openPaperTrades()).filter((t) => t.instrument === instrument);
     for (const candle of candles) {
       if (open.length === 0) return;
-      open = open.filter((trade) => candle.time <= trade.candleTime || !this.closeIfReached(trade, candle));
+      const still: PaperTrade[] = [];
+      for (const trade of open) if (candle.time <= trade.candleTime || !(await this.closeIfReached(trade, candle))) still.push(trade);
+      open = still;
     }
   }
 
   /** Balance, equity and margin, marking open trades at `priceOf` (their entry when unknown). */
-  snapshot(priceOf: (instrument: string) => number | null): StrategyAccount {
-    const balance = this.o.startBalance + this.o.store.realizedPaperPnl();
+  async snapshot(priceOf: (instrument: string) => number | null): Promise<StrategyAccount> {
+    const [realized, trades] = await Promise.all([this.o.store.realizedPaperPnl(), this.o.store.openPaperTrades()]);
+    const balance = this.o.startBalance + realized;
     let unrealized = 0;
     let marginUsed = 0;
-    for (const trade of this.o.store.openPaperTrades()) {
+    for (const trade of trades) {
       const price = priceOf(trade.instrument) ?? trade.entry;
       unrealized += this.toAccount(trade.side * (price - trade.entry) * trade.units, trade.instrument, price);
       marginUsed += (trade.units * this.baseInAccount(trade.instrument, price)) / this.o.leverage;
@@ -76,7 +82,7 @@ export class PaperAccount {
   }
 
   /** Closes `trade` at its stop or target when `candle` reached one; whether it did. */
-  private closeIfReached(trade: PaperTrade, candle: Candle): boolean {
+  private async closeIfReached(trade: PaperTrade, candle: Candle): Promise<boolean> {
     const long = trade.side === 1;
     const stopHit = long ? candle.low <= trade.stopLoss : candle.high >= trade.stopLoss;
     const targetHit = long ? candle.high >= trade.takeProfit : candle.low <= trade.takeProfit;
@@ -84,7 +90,7 @@ export class PaperAccount {
     // Both inside one candle: which came first is unknown, so the stop is assumed (the cautious reading).
     const exit = stopHit ? trade.stopLoss : trade.takeProfit;
     const pnl = this.toAccount(trade.side * (exit - trade.entry) * trade.units, trade.instrument, exit);
-    this.o.store.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
+    await this.o.store.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
     this.o.events.statusChanged();
     return true;
   }

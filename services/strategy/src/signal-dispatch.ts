@@ -96,6 +96,10 @@ export function announcement(signal: StrategySignal): { subject: string; message
  */
 export class SignalDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
+  /** The signal_ids being sent: a resume never starts a second send of one. */
+  private readonly sending = new Set<string>();
+  /** One more at each standDown: a send of an earlier turn stops at its next wait. */
+  private turn = 0;
   /** Downstream calls on the wire right now (a task waiting for its retry delay has none). */
   private readonly calls = new Set<Promise<unknown>>();
   private readonly timers = new Set<{ handle: TimerHandle; resolve: () => void }>();
@@ -126,17 +130,29 @@ export class SignalDispatcher {
 
   /** Starts sending a stored signal; returns at once (whenIdle waits). */
   dispatch(signal: StrategySignal): void {
-    if (this.isClosed) return;
-    const task = this.run(signal).catch((err: unknown) => this.o.logger.error({ err, signalId: signal.signal_id }, 'dispatching a signal failed'));
+    if (this.isClosed || this.sending.has(signal.signal_id)) return;
+    this.sending.add(signal.signal_id);
+    const task = this.run(signal, this.turn)
+      .catch((err: unknown) => this.o.logger.error({ err, signalId: signal.signal_id }, 'dispatching a signal failed'))
+      .finally(() => this.sending.delete(signal.signal_id));
     this.inFlight.add(task);
     void task.finally(() => this.inFlight.delete(task));
   }
 
-  /** Sends again what a previous process left pending (a crash between storing and sending). */
-  resumeUnfinished(): number {
-    const pending = this.o.store.unfinished();
+  /** Sends again what a previous process, or the replica that led before, left pending (a crash between storing and sending). */
+  async resumeUnfinished(): Promise<number> {
+    const pending = await this.o.store.unfinished();
     for (const signal of pending) this.dispatch(signal);
     return pending.length;
+  }
+
+  /**
+   * Gives up the retries waiting now (this replica no longer leads): their signals stay pending
+   * for the next leader's resume. A call on the wire finishes and is stored.
+   */
+  standDown(): void {
+    this.turn++;
+    this.cancelWaits();
   }
 
   /** Waits until no downstream call is on the wire; a send waiting for its retry delay counts as idle. */
@@ -150,12 +166,16 @@ export class SignalDispatcher {
   /** Stops retrying (an attempt in progress finishes; what stays pending is resumed at the next start). */
   async close(): Promise<void> {
     this.isClosed = true;
+    this.cancelWaits();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private cancelWaits(): void {
     for (const t of this.timers) {
       this.o.clock.clearTimer(t.handle);
       t.resolve();
     }
     this.timers.clear();
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private onWire<T>(call: Promise<T>): Promise<T> {
@@ -165,27 +185,27 @@ export class SignalDispatcher {
     return call;
   }
 
-  private async run(initial: StrategySignal): Promise<void> {
+  private async run(initial: StrategySignal, turn: number): Promise<void> {
     let signal = initial;
     if (signal.execution.status === 'pending') {
-      const execution = await this.submit(signal);
+      const execution = await this.submit(signal, turn);
       if (execution) {
-        this.o.store.updateExecution(signal.signal_id, execution);
+        await this.o.store.updateExecution(signal.signal_id, execution);
         signal = { ...signal, execution };
         this.o.events.order({ signal_id: signal.signal_id, instrument: signal.instrument, execution });
       }
     }
-    if (signal.notification.status === 'pending') {
-      const notification = await this.announce(signal);
+    if (signal.notification.status === 'pending' && turn === this.turn) {
+      const notification = await this.announce(signal, turn);
       if (notification) {
-        this.o.store.updateNotification(signal.signal_id, notification);
+        await this.o.store.updateNotification(signal.signal_id, notification);
         this.o.events.delivery({ signal_id: signal.signal_id, instrument: signal.instrument, notification });
       }
     }
   }
 
   /** Submits the order; the final state, or undefined when closed before one was reached. */
-  private async submit(signal: StrategySignal): Promise<SignalExecution | undefined> {
+  private async submit(signal: StrategySignal, turn: number): Promise<SignalExecution | undefined> {
     const client = this.o.execution as ExecutionClient;
     const payload = submissionFor(signal, this.o.volume, this.o.source);
     let attempts = signal.execution.attempts;
@@ -210,12 +230,12 @@ export class SignalDispatcher {
           this.o.logger.warn({ signalId: signal.signal_id, code, err: message }, `order for ${signal.type} ${signal.instrument}: ${status}`);
           return { status, code, message, tickets: null, attempts, updated_at: now() };
         }
-        if (!(await this.pause(retry, err))) return undefined;
+        if (!(await this.pause(retry, err, turn))) return undefined;
       }
     }
   }
 
-  private async announce(signal: StrategySignal): Promise<SignalNotification | undefined> {
+  private async announce(signal: StrategySignal, turn: number): Promise<SignalNotification | undefined> {
     const client = this.o.notification as NotificationClient;
     const { subject, message } = announcement(signal);
     let attempts = signal.notification.attempts;
@@ -234,21 +254,21 @@ export class SignalDispatcher {
           const { message: why } = errorFields(err);
           return { status: 'failed', request_id: null, delivery_ids: [], message: why, attempts, updated_at: now() };
         }
-        if (!(await this.pause(retry, err))) return undefined;
+        if (!(await this.pause(retry, err, turn))) return undefined;
       }
     }
   }
 
-  /** Waits before retry `retry` (1 s, 2 s, 4 s…, or the server's Retry-After when longer); false when closed meanwhile. */
-  private pause(retry: number, err: unknown): Promise<boolean> {
+  /** Waits before retry `retry` (1 s, 2 s, 4 s…, or the server's Retry-After when longer); false when closed or stood down meanwhile. */
+  private pause(retry: number, err: unknown, turn: number): Promise<boolean> {
     const retryAfterMs = err instanceof ServiceError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 0;
     const delayMs = backoffDelayMs(RETRY_BACKOFF, retry, { atLeastMs: retryAfterMs });
     return new Promise((resolve) => {
-      if (this.isClosed) return resolve(false);
+      if (this.isClosed || turn !== this.turn) return resolve(false);
       const entry = {
         handle: this.o.clock.setTimeout(() => {
           this.timers.delete(entry);
-          resolve(!this.isClosed);
+          resolve(!this.isClosed && turn === this.turn);
         }, delayMs),
         resolve: () => resolve(false),
       };

@@ -1,57 +1,22 @@
-import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
 import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 
-const MIGRATIONS = [
-  `CREATE TABLE signals (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     signal_id TEXT NOT NULL UNIQUE,
-     instrument TEXT NOT NULL,
-     generated_at TEXT NOT NULL,
-     generated_day TEXT NOT NULL,
-     body TEXT NOT NULL,
-     execution TEXT NOT NULL,
-     notification TEXT NOT NULL
-   );
-   CREATE INDEX signals_by_instrument ON signals (instrument, seq);
-   CREATE INDEX signals_by_day ON signals (generated_day);
-   CREATE TABLE paper_trades (
-     signal_id TEXT PRIMARY KEY,
-     instrument TEXT NOT NULL,
-     side INTEGER NOT NULL,
-     units REAL NOT NULL,
-     entry REAL NOT NULL,
-     stop_loss REAL NOT NULL,
-     take_profit REAL NOT NULL,
-     candle_time INTEGER NOT NULL,
-     opened_at TEXT NOT NULL,
-     closed_at TEXT,
-     exit_price REAL,
-     pnl REAL
-   );
-   CREATE INDEX paper_trades_open ON paper_trades (closed_at);`,
-  // The last start and whether the strategy was running, so a restarted process can resume it.
-  `CREATE TABLE run_state (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     running INTEGER NOT NULL,
-     instruments TEXT NOT NULL,
-     dry_run INTEGER NOT NULL,
-     updated_at TEXT NOT NULL
-   );`,
-];
-
-/** The last start, and whether the strategy was still running when the process last stopped. */
+/**
+ * The strategy's run as recorded: the last start, stop or restart. Every replica runs what it
+ * says; `generation` counts the changes, so a replica sees a restart (same instruments, same
+ * dry_run) as a change too.
+ */
 export interface RunState {
   running: boolean;
   instruments: string[];
   dryRun: boolean;
+  /** When the run last started or restarted (ISO). */
+  startedAt: string;
+  /** 1 for the first change ever recorded, one more for each after it. */
+  generation: number;
 }
 
-interface SignalRow {
-  seq: number;
-  body: string;
-  execution: string;
-  notification: string;
-}
+/** A change of the run to record: the state without its generation, which the store counts. */
+export type RunChange = Omit<RunState, 'generation'>;
 
 /** A paper position opened by a dry_run signal. `side` is 1 (long) or −1 (short). */
 export interface PaperTrade {
@@ -67,22 +32,17 @@ export interface PaperTrade {
   openedAt: string;
 }
 
-interface PaperTradeRow {
-  signal_id: string;
-  instrument: string;
-  side: number;
-  units: number;
-  entry: number;
-  stop_loss: number;
-  take_profit: number;
-  candle_time: number;
-  opened_at: string;
-}
-
 export interface SignalPage {
   signals: StrategySignal[];
   /** seq of the last signal of the page when older ones exist. */
   nextBefore: number | null;
+}
+
+export interface PageOptions {
+  instrument?: string;
+  limit: number;
+  /** The nextBefore of the previous page. */
+  before?: number;
 }
 
 /** The UTC calendar day of an ISO timestamp or epoch ms, `YYYY-MM-DD`. */
@@ -91,167 +51,141 @@ export function utcDay(time: string | number): string {
 }
 
 /**
- * The strategy's SQLite file: every signal (with what execution and notification made of it)
- * and the paper trades. Signals are keyed by their deterministic signal_id, so producing the
- * same signal twice (a restart inside the same candle) stores it once.
+ * The strategy's records: every signal (with what execution and notification made of it), the
+ * paper trades and the run. Signals are keyed by their deterministic signal_id, and `insert` is
+ * the one gate a signal passes before it is sent anywhere: it stores a signal_id once, however
+ * many processes produce it, so a signal is emitted at most once.
+ *
+ * Two implementations pass the same contract (test/strategy-store.contract.ts): SQLite, the
+ * embedded default (sqlite-store.ts), and PostgreSQL for several replicas on one database
+ * (postgres-store.ts). Timestamps are ISO-8601 text in both.
  */
-export class StrategyStore {
-  private readonly db: SqliteDatabase;
-
-  constructor(file: string) {
-    this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
-  }
-
-  /** Stores a new signal; false (and nothing written) when its signal_id is already stored. */
-  insert(signal: StrategySignal): boolean {
-    const { execution, notification, ...body } = signal;
-    const result = this.db
-      .prepare(
-        `INSERT INTO signals (signal_id, instrument, generated_at, generated_day, body, execution, notification)
-         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (signal_id) DO NOTHING`,
-      )
-      .run(
-        signal.signal_id,
-        signal.instrument,
-        signal.generated_at,
-        utcDay(signal.generated_at),
-        JSON.stringify(body),
-        JSON.stringify(execution),
-        JSON.stringify(notification),
-      );
-    return result.changes === 1;
-  }
-
-  /** Records a start (running) or a stop asked through the API (not running). */
-  saveRunState(state: RunState, at: string): void {
-    this.db
-      .prepare(
-        `INSERT INTO run_state (id, running, instruments, dry_run, updated_at) VALUES (1, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET running = excluded.running, instruments = excluded.instruments,
-           dry_run = excluded.dry_run, updated_at = excluded.updated_at`,
-      )
-      .run(state.running ? 1 : 0, JSON.stringify(state.instruments), state.dryRun ? 1 : 0, at);
-  }
-
-  runState(): RunState | undefined {
-    const row = this.db.prepare('SELECT running, instruments, dry_run FROM run_state WHERE id = 1').get() as
-      { running: number; instruments: string; dry_run: number } | undefined;
-    return row && { running: row.running === 1, instruments: JSON.parse(row.instruments) as string[], dryRun: row.dry_run === 1 };
-  }
-
-  find(signalId: string): StrategySignal | undefined {
-    const row = this.db.prepare('SELECT seq, body, execution, notification FROM signals WHERE signal_id = ?').get(signalId) as SignalRow | undefined;
-    return row && toSignal(row);
-  }
-
-  latest(instrument: string): StrategySignal | undefined {
-    const row = this.db.prepare('SELECT seq, body, execution, notification FROM signals WHERE instrument = ? ORDER BY seq DESC LIMIT 1').get(instrument) as
-      SignalRow | undefined;
-    return row && toSignal(row);
-  }
-
+export interface StrategyStore {
+  /**
+   * Stores a new signal, and the paper trade a dry_run signal opens, in one write; false (and
+   * nothing written) when its signal_id is already stored.
+   */
+  insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean>;
+  find(signalId: string): Promise<StrategySignal | undefined>;
+  /** The newest signal of a pair. */
+  latest(instrument: string): Promise<StrategySignal | undefined>;
   /** generated_at of the newest signal of any pair. */
-  lastSignalTime(): string | undefined {
-    const row = this.db.prepare('SELECT generated_at FROM signals ORDER BY seq DESC LIMIT 1').get() as { generated_at: string } | undefined;
-    return row?.generated_at;
-  }
+  lastSignalTime(): Promise<string | undefined>;
+  /** Signals generated on a UTC day (`YYYY-MM-DD`). */
+  countOnDay(day: string): Promise<number>;
+  /** Signals generated at or after an instant (ISO). */
+  countSince(at: string): Promise<number>;
+  hasInstrument(instrument: string): Promise<boolean>;
+  /** Newest first, `limit` at most, and where the next page starts. */
+  page(options: PageOptions): Promise<SignalPage>;
+  updateExecution(signalId: string, execution: SignalExecution): Promise<void>;
+  updateNotification(signalId: string, notification: SignalNotification): Promise<void>;
+  /** Signals whose submission or announcement never finished (the process stopped in between), oldest first. */
+  unfinished(): Promise<StrategySignal[]>;
 
-  countOnDay(day: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM signals WHERE generated_day = ?').get(day) as { n: number }).n;
-  }
+  /** The run as last recorded; undefined when none ever was. */
+  runState(): Promise<RunState | undefined>;
+  /**
+   * Records a start, stop or restart made after the state of generation `expected` (0: none
+   * recorded yet): the new state, or undefined, with nothing written, when another change was
+   * recorded since.
+   */
+  recordRun(change: RunChange, at: string, expected: number): Promise<RunState | undefined>;
 
-  hasInstrument(instrument: string): boolean {
-    return this.db.prepare('SELECT 1 FROM signals WHERE instrument = ? LIMIT 1').get(instrument) !== undefined;
-  }
-
-  /** Newest first; `before` is the nextBefore of the previous page. */
-  page(options: { instrument?: string; limit: number; before?: number }): SignalPage {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (options.instrument !== undefined) {
-      where.push('instrument = ?');
-      args.push(options.instrument);
-    }
-    if (options.before !== undefined) {
-      where.push('seq < ?');
-      args.push(options.before);
-    }
-    const sql = `SELECT seq, body, execution, notification FROM signals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...args, options.limit + 1) as SignalRow[];
-    const more = rows.length > options.limit;
-    const kept = more ? rows.slice(0, options.limit) : rows;
-    return { signals: kept.map(toSignal), nextBefore: more ? (kept[kept.length - 1] as SignalRow).seq : null };
-  }
-
-  updateExecution(signalId: string, execution: SignalExecution): void {
-    this.db.prepare('UPDATE signals SET execution = ? WHERE signal_id = ?').run(JSON.stringify(execution), signalId);
-  }
-
-  updateNotification(signalId: string, notification: SignalNotification): void {
-    this.db.prepare('UPDATE signals SET notification = ? WHERE signal_id = ?').run(JSON.stringify(notification), signalId);
-  }
-
-  /** Signals whose submission or announcement never finished (the process stopped in between). */
-  unfinished(): StrategySignal[] {
-    const rows = this.db
-      .prepare(
-        `SELECT seq, body, execution, notification FROM signals
-         WHERE json_extract(execution, '$.status') = 'pending' OR json_extract(notification, '$.status') = 'pending'
-         ORDER BY seq`,
-      )
-      .all() as SignalRow[];
-    return rows.map(toSignal);
-  }
-
-  openPaperTrade(trade: PaperTrade): void {
-    this.db
-      .prepare(
-        `INSERT INTO paper_trades (signal_id, instrument, side, units, entry, stop_loss, take_profit, candle_time, opened_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (signal_id) DO NOTHING`,
-      )
-      .run(trade.signalId, trade.instrument, trade.side, trade.units, trade.entry, trade.stopLoss, trade.takeProfit, trade.candleTime, trade.openedAt);
-  }
-
-  openPaperTrades(): PaperTrade[] {
-    const rows = this.db.prepare('SELECT * FROM paper_trades WHERE closed_at IS NULL ORDER BY opened_at').all() as PaperTradeRow[];
-    return rows.map((r) => ({
-      signalId: r.signal_id,
-      instrument: r.instrument,
-      side: r.side === 1 ? 1 : -1,
-      units: r.units,
-      entry: r.entry,
-      stopLoss: r.stop_loss,
-      takeProfit: r.take_profit,
-      candleTime: r.candle_time,
-      openedAt: r.opened_at,
-    }));
-  }
-
-  closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string): void {
-    this.db
-      .prepare('UPDATE paper_trades SET closed_at = ?, exit_price = ?, pnl = ? WHERE signal_id = ? AND closed_at IS NULL')
-      .run(closedAt, exitPrice, pnl, signalId);
-  }
-
+  openPaperTrades(): Promise<PaperTrade[]>;
+  closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string): Promise<void>;
   /** Profit and loss of every closed paper trade, in the account currency. */
-  realizedPaperPnl(): number {
-    return (this.db.prepare('SELECT COALESCE(SUM(pnl), 0) AS total FROM paper_trades WHERE closed_at IS NOT NULL').get() as { total: number }).total;
-  }
+  realizedPaperPnl(): Promise<number>;
 
-  /** Throws when the database cannot be read. */
-  ping(): void {
-    this.db.prepare('SELECT 1').get();
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
-  }
+  /** Whether the database answers now, for /health and /health/ready. */
+  health(): Promise<{ ok: boolean; detail: string }>;
+  close(): Promise<void>;
 }
 
-function toSignal(row: SignalRow): StrategySignal {
+/** The columns a signal is read from, in both databases. */
+export interface SignalRow {
+  seq: number | string;
+  body: string;
+  execution: string;
+  notification: string;
+}
+
+export function signalOf(row: SignalRow): StrategySignal {
   return {
     ...(JSON.parse(row.body) as Omit<StrategySignal, 'execution' | 'notification'>),
     execution: JSON.parse(row.execution) as SignalExecution,
     notification: JSON.parse(row.notification) as SignalNotification,
   };
+}
+
+/** A page of `limit` signals from rows read one past it: the extra row tells that older ones exist. */
+export function pageOf(rows: SignalRow[], limit: number): SignalPage {
+  const kept = rows.slice(0, limit);
+  const last = kept.at(-1);
+  return { signals: kept.map(signalOf), nextBefore: rows.length > limit && last ? Number(last.seq) : null };
+}
+
+/** The values of a signal's insert: its columns, the JSON of its body and of its two outcomes. */
+export function signalColumns(signal: StrategySignal): [string, string, string, string, string, string, string] {
+  const { execution, notification, ...body } = signal;
+  return [
+    signal.signal_id,
+    signal.instrument,
+    signal.generated_at,
+    utcDay(signal.generated_at),
+    JSON.stringify(body),
+    JSON.stringify(execution),
+    JSON.stringify(notification),
+  ];
+}
+
+/** A row of the run's table, as both databases return it (SQLite's booleans are 0 and 1). */
+export interface RunRow {
+  running: number | boolean;
+  instruments: string;
+  dry_run: number | boolean;
+  started_at: string;
+  generation: number;
+}
+
+export function runStateOf(row: RunRow): RunState {
+  return {
+    running: Boolean(row.running),
+    instruments: JSON.parse(row.instruments) as string[],
+    dryRun: Boolean(row.dry_run),
+    startedAt: row.started_at,
+    generation: row.generation,
+  };
+}
+
+/** A row of the paper trades, as both databases return it (PostgreSQL's BIGINT as text). */
+export interface PaperTradeRow {
+  signal_id: string;
+  instrument: string;
+  side: number;
+  units: number;
+  entry: number;
+  stop_loss: number;
+  take_profit: number;
+  candle_time: number | string;
+  opened_at: string;
+}
+
+export function paperTradeOf(row: PaperTradeRow): PaperTrade {
+  return {
+    signalId: row.signal_id,
+    instrument: row.instrument,
+    side: row.side === 1 ? 1 : -1,
+    units: row.units,
+    entry: row.entry,
+    stopLoss: row.stop_loss,
+    takeProfit: row.take_profit,
+    candleTime: Number(row.candle_time),
+    openedAt: row.opened_at,
+  };
+}
+
+/** The values of a paper trade's insert, in column order. */
+export function paperTradeColumns(trade: PaperTrade): (string | number)[] {
+  return [trade.signalId, trade.instrument, trade.side, trade.units, trade.entry, trade.stopLoss, trade.takeProfit, trade.candleTime, trade.openedAt];
 }

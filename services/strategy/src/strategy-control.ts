@@ -142,10 +142,7 @@ export class StrategyControl {
   /** The kit's readiness checks: the signal database answers. */
   readinessChecks() {
     return {
-      database: () => {
-        this.o.deps.store.ping();
-        return { ok: true, detail: 'signal database answers' };
-      },
+      database: () => this.o.deps.store.health(),
     };
   }
 
@@ -156,8 +153,12 @@ export class StrategyControl {
    */
   startAtBoot(): void {
     const { config, logger } = this.o;
-    const resumed = this.dispatcher.resumeUnfinished();
-    if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+    this.dispatcher.resumeUnfinished().then(
+      (resumed) => {
+        if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+      },
+      (err: unknown) => logger.error({ err }, 'could not read the signals a previous run left unsent'),
+    );
     this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
       (how) => {
         if (how === 'resumed') logger.info({ ...this.engine.state }, 'resumed the strategy that was running before the restart');
@@ -172,14 +173,10 @@ export class StrategyControl {
    * strategy could not record signals; logged on `log`). A failing downstream service does not
    * make the strategy unhealthy: it shows in the status record.
    */
-  healthRecord(log: Pick<Logger, 'error'>): StrategyHealth {
-    let healthy = true;
-    try {
-      this.o.deps.store.ping();
-    } catch (err) {
-      healthy = false;
-      log.error({ err }, 'the signal database does not answer');
-    }
+  async healthRecord(log: Pick<Logger, 'error'>): Promise<StrategyHealth> {
+    const database = await this.o.deps.store.health();
+    const healthy = database.ok;
+    if (!healthy) log.error({ detail: database.detail }, 'the signal database does not answer');
     const now = this.o.deps.clock.now();
     return {
       status: healthy ? 'healthy' : 'unhealthy',
@@ -194,15 +191,21 @@ export class StrategyControl {
     const { engine } = this;
     const { store, clock } = this.o.deps;
     const state = engine.state;
+    const [today, lastSignalTime, account, paper] = await Promise.all([
+      store.countOnDay(utcDay(clock.now())),
+      store.lastSignalTime(),
+      this.account.current(),
+      this.paper.snapshot((instrument) => this.currentPrice(instrument)),
+    ]);
     return {
       running: engine.isRunning,
       started_at: state.startedAt === null ? null : iso(state.startedAt),
       active_pairs: state.instruments,
-      total_signals_today: store.countOnDay(utcDay(clock.now())),
-      last_signal_time: store.lastSignalTime() ?? null,
-      account: await this.account.current(),
+      total_signals_today: today,
+      last_signal_time: lastSignalTime ?? null,
+      account,
       account_source: this.account.source,
-      paper_account: this.paper.snapshot((instrument) => this.currentPrice(instrument)),
+      paper_account: paper,
       dry_run: state.dryRun,
       timeframe: this.o.config.TIMEFRAME,
       downstream: this.health.view(),
@@ -241,13 +244,13 @@ export class StrategyControl {
     if (!(await this.engine.isKnownInstrument(instrument))) {
       throw errors.create('instrument_not_found', `unknown instrument ${JSON.stringify(instrument.slice(0, 64))}; names look like EUR_USD`);
     }
-    const signal = this.o.deps.store.latest(instrument);
+    const signal = await this.o.deps.store.latest(instrument);
     return signal ? { instrument, signal } : { instrument, signal: null, message: `no signal for ${instrument} yet` };
   }
 
   /** Signal history, newest first, a page at a time. */
-  history({ instrument, limit, cursor }: SignalHistoryQuery): SignalHistory {
-    const page = this.o.deps.store.page({ instrument, limit, before: cursor === undefined ? undefined : decodeCursor(cursor) });
+  async history({ instrument, limit, cursor }: SignalHistoryQuery): Promise<SignalHistory> {
+    const page = await this.o.deps.store.page({ instrument, limit, before: cursor === undefined ? undefined : decodeCursor(cursor) });
     return { signals: page.signals, next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore) };
   }
 
@@ -256,8 +259,8 @@ export class StrategyControl {
     return { success: true, message: `strategy started on ${describeRun(started)}`, started_at: iso(started.startedAt), ...runScope(started) };
   }
 
-  stop(): StopResponse {
-    const stopped = this.engine.stop();
+  async stop(): Promise<StopResponse> {
+    const stopped = await this.engine.stop();
     const message = `strategy stopped after ${plural(stopped.signalsGenerated, 'signal')}`;
     return { success: true, message, stopped_at: iso(stopped.stoppedAt), signals_generated: stopped.signalsGenerated };
   }

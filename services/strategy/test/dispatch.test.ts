@@ -53,7 +53,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: false } });
     await advanceUntilSignal(h);
     await h.settle();
-    const signals = h.store.page({ limit: 500 }).signals;
+    const signals = (await h.store.page({ limit: 500 })).signals;
     expect(execution.requests).toHaveLength(signals.length);
     const signal = signals[0]!;
     const request = execution.requests.find((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)!;
@@ -87,7 +87,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.advance(1000);
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     const attempts = execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id);
     expect(attempts).toHaveLength(2);
     expect(attempts[1]!.body).toEqual(attempts[0]!.body);
@@ -100,7 +100,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.advance(10_000);
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     expect(signal.execution).toMatchObject({ status: 'rejected', code: 'invalid_stops', attempts: 1 });
     expect(execution.requests).toHaveLength(1);
   });
@@ -111,7 +111,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.advance(10_000);
-    expect(h.store.page({ limit: 1 }).signals[0]!.execution).toMatchObject({ status: 'unknown', code: 'execution_outcome_unknown' });
+    expect((await h.store.page({ limit: 1 })).signals[0]!.execution).toMatchObject({ status: 'unknown', code: 'execution_outcome_unknown' });
     expect(execution.requests).toHaveLength(1);
   });
 
@@ -122,7 +122,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.advance(1000);
-    expect(h.store.page({ limit: 1 }).signals[0]!.execution).toMatchObject({ status: 'failed', code: 'network_error', attempts: 2 });
+    expect((await h.store.page({ limit: 1 })).signals[0]!.execution).toMatchObject({ status: 'failed', code: 'network_error', attempts: 2 });
     const status = (await h.app.inject({ url: '/status' })).json();
     expect(status.running).toBe(true);
     expect(status.downstream.execution).toMatchObject({ state: 'failing', last_error: { code: 'network_error' } });
@@ -151,7 +151,7 @@ describe('orders to the execution service', () => {
     await advanceUntilSignal(h);
     await h.settle();
     expect(execution.requests).toHaveLength(0);
-    expect(h.store.page({ limit: 1 }).signals[0]!.execution.status).toBe('paper');
+    expect((await h.store.page({ limit: 1 })).signals[0]!.execution.status).toBe('paper');
     const paper = (await h.app.inject({ url: '/status' })).json().paper_account;
     expect(paper.margin_used).toBeGreaterThan(0);
   });
@@ -162,12 +162,12 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.settle();
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
-    h.store.updateExecution(signal.signal_id, { ...signal.execution, status: 'pending' });
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
+    await h.store.updateExecution(signal.signal_id, { ...signal.execution, status: 'pending' });
     const second = await harness({ clock: h.clock, deps: { store: h.store, execution: new ExecutionClient({ baseUrl: execution.url }) } });
     await second.settle();
     expect(execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)).toHaveLength(2);
-    expect(h.store.find(signal.signal_id)?.execution.status).toBe('filled');
+    expect((await h.store.find(signal.signal_id))?.execution.status).toBe('filled');
     await second.app.close();
   });
 });
@@ -179,7 +179,7 @@ describe('announcements to the notification service', () => {
     await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
     await advanceUntilSignal(h);
     await h.settle();
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     const request = notification.requests[0]!;
     expect(request.url).toBe('/notifications');
     expect(request.headers['x-api-key']).toBe('notify-key-123');
@@ -214,7 +214,7 @@ describe('announcements to the notification service', () => {
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.settle();
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     expect(signal.execution.status).toBe('filled');
     expect(signal.notification).toMatchObject({ status: 'failed', message: expect.stringContaining('unauthorized') });
     const status = (await h.app.inject({ url: '/status' })).json();

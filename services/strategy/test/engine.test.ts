@@ -139,7 +139,7 @@ describe('the engine', () => {
     try {
       await h.app.inject({ method: 'POST', url: '/start' });
       await h.settle();
-      const signals = h.store.page({ limit: 500 }).signals;
+      const signals = (await h.store.page({ limit: 500 })).signals;
       expect(signals.every((s) => s.candle_time === '2026-01-05T11:55:00.000Z')).toBe(true);
     } finally {
       await h.close();
@@ -151,7 +151,7 @@ describe('the engine', () => {
     try {
       await h.app.inject({ method: 'POST', url: '/start' });
       await advanceUntilSignal(h);
-      for (const s of h.store.page({ limit: 500 }).signals) {
+      for (const s of (await h.store.page({ limit: 500 })).signals) {
         expect(s.signal_id).toBe(signalIdFor(s.instrument, 'M5', Date.parse(s.candle_time) / 1000));
       }
     } finally {
@@ -164,20 +164,12 @@ describe('the engine', () => {
     try {
       await h.app.inject({ method: 'POST', url: '/start' });
       await advanceUntilSignal(h);
-      const before = h.store
-        .page({ limit: 500 })
-        .signals.map((s) => s.signal_id)
-        .sort();
+      const before = (await h.store.page({ limit: 500 })).signals.map((s) => s.signal_id).sort();
       await h.advance(60_000);
       const restarted = await h.app.inject({ method: 'POST', url: '/restart' });
       expect(restarted.statusCode).toBe(200);
       await h.settle();
-      expect(
-        h.store
-          .page({ limit: 500 })
-          .signals.map((s) => s.signal_id)
-          .sort(),
-      ).toEqual(before);
+      expect((await h.store.page({ limit: 500 })).signals.map((s) => s.signal_id).sort()).toEqual(before);
       expect((await h.app.inject({ method: 'POST', url: '/stop' })).json().signals_generated).toBe(0);
     } finally {
       await h.close();

@@ -84,8 +84,8 @@ async function walk(h: Harness, ms: number, stepMs = 5000): Promise<void> {
 
 /** Walks until the store holds a signal (the simulated market is deterministic). */
 async function walkUntilSignal(h: Harness): Promise<void> {
-  for (let i = 0; i < 200 * 30 && h.store.page({ limit: 1 }).signals.length === 0; i++) await h.advance(10_000);
-  expect(h.store.page({ limit: 1 }).signals).toHaveLength(1);
+  for (let i = 0; i < 200 * 30 && (await h.store.page({ limit: 1 })).signals.length === 0; i++) await h.advance(10_000);
+  expect((await h.store.page({ limit: 1 })).signals).toHaveLength(1);
 }
 
 function expectConsecutive(events: readonly ReadEvent[]): void {
@@ -122,7 +122,7 @@ describe('GET /events', () => {
 
     await walkUntilSignal(h);
     await h.settle();
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     await reader.until((r) => r.events.at(-1)?.id === h.events.lastId);
     expect(reader.ofType('signal').map((e) => e.data)).toEqual([signal]);
     expect(reader.ofType('status').at(-1)?.data).toMatchObject({ running: true, total_signals_today: 1, last_signal_time: signal.generated_at });
@@ -152,7 +152,7 @@ describe('GET /events', () => {
     await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'], dry_run: false } });
     await walkUntilSignal(h);
     await h.settle();
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     await reader.until((r) => r.ofType('delivery').length === 1);
     expect(reader.ofType('order').map((e) => e.data)).toEqual([{ signal_id: signal.signal_id, instrument: 'EUR_USD', execution: signal.execution }]);
     expect(signal.execution.status).toBe('filled');

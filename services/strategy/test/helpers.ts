@@ -17,7 +17,8 @@ import { LabPool } from '../src/lab/pool.js';
 import { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
-import { StrategyStore } from '../src/store.js';
+import { SqliteStrategyStore } from '../src/sqlite-store.js';
+import type { StrategyStore } from '../src/store.js';
 
 /** A Monday, markets open: 2026-01-05 12:00 UTC. */
 export const MONDAY_NOON = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** A database file (to test restarts); in memory by default. */
   dbFile?: string;
+  /** The strategy's store (a PostgreSQL one), closed with the harness; SQLite on `dbFile` by default. */
+  store?: StrategyStore;
   /** The lab's database file (to test restarts); in memory by default. */
   labDbFile?: string;
   /** Runs the lab's backtests: a pool of one worker thread by default. */
@@ -67,7 +70,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = options.clock ?? new ManualClock(MONDAY_NOON);
   const config = testConfig(options.env);
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
-  const store = new StrategyStore(options.dbFile ?? ':memory:');
+  const store = options.store ?? new SqliteStrategyStore(options.dbFile ?? ':memory:');
   const runner = options.labRunner ?? new LabPool({ workers: 1 });
   const lab = { store: new LabStore(options.labDbFile ?? ':memory:'), history: new SimulatedLabHistory(market), runner };
   const parts = { clock, store, source: new SimulatedSource(market), lab, ...options.deps };
@@ -76,7 +79,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     // The downstream clients a test passes are the test's to close.
     close: async () => {
       await Promise.all([parts.source.close(), runner instanceof LabPool ? runner.close() : undefined]);
-      store.close();
+      await store.close();
       lab.store.close();
     },
   };
@@ -121,7 +124,7 @@ export function tempDir(): { dir: string; remove: () => void } {
 export async function advanceUntilSignal(h: Harness, maxCandles = 200): Promise<void> {
   const stepMs = TIMEFRAME_SECONDS[h.config.TIMEFRAME] * 1000;
   for (let i = 0; i < maxCandles; i++) {
-    if (h.store.page({ limit: 1 }).signals.length > 0) return;
+    if ((await h.store.page({ limit: 1 })).signals.length > 0) return;
     await h.advance(stepMs);
   }
   throw new Error(`no signal in ${maxCandles} candles`);

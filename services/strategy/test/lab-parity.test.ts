@@ -53,7 +53,7 @@ describe('one decision path', () => {
       for (let i = 0; i < CLOSES; i++) await h.advance(MINUTE);
       const stored: StrategySignal[] = [];
       for (let before: number | undefined; ;) {
-        const page = h.store.page({ limit: 500, before });
+        const page = await h.store.page({ limit: 500, before });
         stored.push(...page.signals);
         if (page.nextBefore === null) break;
         before = page.nextBefore;

@@ -43,7 +43,7 @@ describe('Health record (GET /health)', () => {
   });
 
   it('answers status unhealthy with 503 when the signal database does not answer', async () => {
-    h.store.close();
+    await h.store.close();
     const res = await get('/health');
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ status: 'unhealthy' });
@@ -65,9 +65,9 @@ describe('Status record (GET /status)', () => {
   it('counts total_signals_today and gives last_signal_time of the newest signal', async () => {
     await start();
     await advanceUntilSignal(h);
-    const newest = h.store.page({ limit: 1 }).signals[0]!;
+    const newest = (await h.store.page({ limit: 1 })).signals[0]!;
     const body = (await get('/status')).json();
-    expect(body.total_signals_today).toBe(h.store.page({ limit: 500 }).signals.length);
+    expect(body.total_signals_today).toBe((await h.store.page({ limit: 500 })).signals.length);
     expect(body.total_signals_today).toBeGreaterThan(0);
     expect(body.last_signal_time).toBe(newest.generated_at);
   });
@@ -98,7 +98,7 @@ describe('Pair record (GET /pairs)', () => {
     await advanceUntilSignal(h);
     const { pairs } = (await get('/pairs')).json();
     for (const pair of pairs) {
-      const latest = h.store.latest(pair.instrument);
+      const latest = await h.store.latest(pair.instrument);
       expect(pair.last_signal).toEqual(latest ? { type: latest.type, time: latest.generated_at, entry_price: latest.entry_price } : null);
     }
     expect(pairs.some((p: { last_signal: unknown }) => p.last_signal !== null)).toBe(true);
@@ -113,7 +113,7 @@ describe('Signal record (GET /signals/{instrument})', () => {
   it('answers instrument and signal with type, generated_at, entry_price, stop_loss, take_profit, risk_reward, indicators and confluence_score', async () => {
     await start();
     await advanceUntilSignal(h);
-    const stored = h.store.page({ limit: 1 }).signals[0]!;
+    const stored = (await h.store.page({ limit: 1 })).signals[0]!;
     const res = await get(`/signals/${stored.instrument}`);
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -132,7 +132,7 @@ describe('Signal record (GET /signals/{instrument})', () => {
   it('writes trend as bullish or bearish, signal as a Stochastic RSI state and fvg.type as bullish, bearish or none', async () => {
     await start();
     await advanceUntilSignal(h);
-    const { signal } = (await get(`/signals/${h.store.page({ limit: 1 }).signals[0]!.instrument}`)).json();
+    const { signal } = (await get(`/signals/${(await h.store.page({ limit: 1 })).signals[0]!.instrument}`)).json();
     expect(['bullish', 'bearish']).toContain(signal.indicators.supertrend.trend);
     expect(['oversold', 'overbought', 'bullish_cross', 'bearish_cross', 'neutral']).toContain(signal.indicators.stochrsi.signal);
     expect(['bullish', 'bearish', 'none']).toContain(signal.indicators.fvg.type);
@@ -186,7 +186,7 @@ describe('States: not running → POST /start → running', () => {
   it('selects paper trading with dry_run true', async () => {
     expect((await start({ dry_run: true })).json().dry_run).toBe(true);
     await advanceUntilSignal(h);
-    const signal = h.store.page({ limit: 1 }).signals[0]!;
+    const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     expect(signal.dry_run).toBe(true);
     expect(signal.execution.status).toBe('paper');
   });
@@ -209,7 +209,7 @@ describe('States: running → POST /stop → not running', () => {
   it('answers stopped_at and signals_generated, the signals of the start it ends', async () => {
     await start();
     await advanceUntilSignal(h);
-    const generated = h.store.page({ limit: 500 }).signals.length;
+    const generated = (await h.store.page({ limit: 500 })).signals.length;
     const res = await post('/stop');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true, message: expect.any(String), stopped_at: new Date(h.clock.now()).toISOString(), signals_generated: generated });
@@ -289,7 +289,7 @@ describe('POST /start body (malformed: not shown; DESIGN §4)', () => {
 
 describe('Errors', () => {
   it('answers INTERNAL_ERROR 500 with the envelope (error, code, message, timestamp) on a server failure', async () => {
-    h.store.close();
+    await h.store.close();
     const body = expectEnvelope(await get('/status'), 500, 'INTERNAL_ERROR');
     expect(body.message).toBe('internal error');
   });
@@ -319,7 +319,7 @@ describe('Limits: confluence_score', () => {
   it('lies between 1 and 4 and equals the aligned indicators of every signal', async () => {
     await start({ instruments: ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD', 'XAU_USD', 'EUR_JPY'] });
     for (let i = 0; i < 40; i++) await h.advance(300_000);
-    const signals = h.store.page({ limit: 500 }).signals;
+    const signals = (await h.store.page({ limit: 500 })).signals;
     expect(signals.length).toBeGreaterThan(3);
     for (const s of signals) {
       const long = s.type === 'LONG';

@@ -16,7 +16,7 @@ export function registerHealthRecordRoutes(app: App, strategy: StrategyControl):
       },
     },
     async (request, reply) => {
-      const record = strategy.healthRecord(request.log);
+      const record = await strategy.healthRecord(request.log);
       return reply.status(record.status === 'healthy' ? 200 : 503).send(record);
     },
   );

@@ -1,0 +1,216 @@
+import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
+import {
+  pageOf,
+  paperTradeColumns,
+  paperTradeOf,
+  runStateOf,
+  signalColumns,
+  signalOf,
+  type PageOptions,
+  type PaperTrade,
+  type PaperTradeRow,
+  type RunChange,
+  type RunRow,
+  type RunState,
+  type SignalPage,
+  type SignalRow,
+  type StrategyStore,
+} from './store.js';
+
+/** The schema of strategy.db, in the order it grew (`user_version` counts those applied). */
+export const MIGRATIONS = [
+  `CREATE TABLE signals (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     signal_id TEXT NOT NULL UNIQUE,
+     instrument TEXT NOT NULL,
+     generated_at TEXT NOT NULL,
+     generated_day TEXT NOT NULL,
+     body TEXT NOT NULL,
+     execution TEXT NOT NULL,
+     notification TEXT NOT NULL
+   );
+   CREATE INDEX signals_by_instrument ON signals (instrument, seq);
+   CREATE INDEX signals_by_day ON signals (generated_day);
+   CREATE TABLE paper_trades (
+     signal_id TEXT PRIMARY KEY,
+     instrument TEXT NOT NULL,
+     side INTEGER NOT NULL,
+     units REAL NOT NULL,
+     entry REAL NOT NULL,
+     stop_loss REAL NOT NULL,
+     take_profit REAL NOT NULL,
+     candle_time INTEGER NOT NULL,
+     opened_at TEXT NOT NULL,
+     closed_at TEXT,
+     exit_price REAL,
+     pnl REAL
+   );
+   CREATE INDEX paper_trades_open ON paper_trades (closed_at);`,
+  // The last start and whether the strategy was running, so a restarted process can resume it.
+  `CREATE TABLE run_state (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     running INTEGER NOT NULL,
+     instruments TEXT NOT NULL,
+     dry_run INTEGER NOT NULL,
+     updated_at TEXT NOT NULL
+   );`,
+  // The run's start time and a count of its changes (issue 15); a row from before has neither:
+  // its start time reads as its last update.
+  `ALTER TABLE run_state ADD COLUMN started_at TEXT;
+   ALTER TABLE run_state ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX signals_by_time ON signals (generated_at);`,
+];
+
+const SIGNAL = 'SELECT seq, body, execution, notification FROM signals';
+const RUN = 'SELECT running, instruments, dry_run, COALESCE(started_at, updated_at) AS started_at, generation FROM run_state';
+
+/**
+ * The strategy's SQLite file (DATA_DIR/strategy.db, WAL, synchronous=FULL): one process reads
+ * and writes it. Each call runs at once on the event loop; the promises only give it the
+ * interface the PostgreSQL store needs.
+ */
+export class SqliteStrategyStore implements StrategyStore {
+  private readonly db: SqliteDatabase;
+  private readonly statements;
+  private readonly insertSignal: (signal: StrategySignal, paperTrade?: PaperTrade) => boolean;
+
+  constructor(file: string) {
+    this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
+    const sql = (text: string) => this.db.prepare(text);
+    this.statements = {
+      insert: sql(
+        `INSERT INTO signals (signal_id, instrument, generated_at, generated_day, body, execution, notification)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (signal_id) DO NOTHING`,
+      ),
+      find: sql(`${SIGNAL} WHERE signal_id = ?`),
+      latest: sql(`${SIGNAL} WHERE instrument = ? ORDER BY seq DESC LIMIT 1`),
+      lastSignalTime: sql('SELECT generated_at FROM signals ORDER BY seq DESC LIMIT 1'),
+      countOnDay: sql('SELECT COUNT(*) AS n FROM signals WHERE generated_day = ?'),
+      countSince: sql('SELECT COUNT(*) AS n FROM signals WHERE generated_at >= ?'),
+      hasInstrument: sql('SELECT 1 FROM signals WHERE instrument = ? LIMIT 1'),
+      updateExecution: sql('UPDATE signals SET execution = ? WHERE signal_id = ?'),
+      updateNotification: sql('UPDATE signals SET notification = ? WHERE signal_id = ?'),
+      unfinished: sql(`${SIGNAL} WHERE json_extract(execution, '$.status') = 'pending' OR json_extract(notification, '$.status') = 'pending' ORDER BY seq`),
+      runState: sql(`${RUN} WHERE id = 1`),
+      recordRun: sql(
+        `INSERT INTO run_state (id, running, instruments, dry_run, started_at, updated_at, generation) VALUES (1, ?, ?, ?, ?, ?, 1)
+         ON CONFLICT (id) DO UPDATE SET running = excluded.running, instruments = excluded.instruments, dry_run = excluded.dry_run,
+           started_at = excluded.started_at, updated_at = excluded.updated_at, generation = run_state.generation + 1
+         WHERE run_state.generation = ?
+         RETURNING running, instruments, dry_run, started_at, generation`,
+      ),
+      openPaperTrade: sql(
+        `INSERT INTO paper_trades (signal_id, instrument, side, units, entry, stop_loss, take_profit, candle_time, opened_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (signal_id) DO NOTHING`,
+      ),
+      openPaperTrades: sql('SELECT * FROM paper_trades WHERE closed_at IS NULL ORDER BY opened_at'),
+      closePaperTrade: sql('UPDATE paper_trades SET closed_at = ?, exit_price = ?, pnl = ? WHERE signal_id = ? AND closed_at IS NULL'),
+      realizedPaperPnl: sql('SELECT COALESCE(SUM(pnl), 0) AS total FROM paper_trades WHERE closed_at IS NOT NULL'),
+    };
+    this.insertSignal = this.db.transaction((signal: StrategySignal, paperTrade?: PaperTrade) => {
+      if (this.statements.insert.run(...signalColumns(signal)).changes !== 1) return false;
+      if (paperTrade) this.statements.openPaperTrade.run(...paperTradeColumns(paperTrade));
+      return true;
+    });
+  }
+
+  async insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean> {
+    return this.insertSignal(signal, paperTrade);
+  }
+
+  async find(signalId: string): Promise<StrategySignal | undefined> {
+    const row = this.statements.find.get(signalId) as SignalRow | undefined;
+    return row && signalOf(row);
+  }
+
+  async latest(instrument: string): Promise<StrategySignal | undefined> {
+    const row = this.statements.latest.get(instrument) as SignalRow | undefined;
+    return row && signalOf(row);
+  }
+
+  async lastSignalTime(): Promise<string | undefined> {
+    return (this.statements.lastSignalTime.get() as { generated_at: string } | undefined)?.generated_at;
+  }
+
+  async countOnDay(day: string): Promise<number> {
+    return (this.statements.countOnDay.get(day) as { n: number }).n;
+  }
+
+  async countSince(at: string): Promise<number> {
+    return (this.statements.countSince.get(at) as { n: number }).n;
+  }
+
+  async hasInstrument(instrument: string): Promise<boolean> {
+    return this.statements.hasInstrument.get(instrument) !== undefined;
+  }
+
+  async page(options: PageOptions): Promise<SignalPage> {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (options.instrument !== undefined) {
+      where.push('instrument = ?');
+      args.push(options.instrument);
+    }
+    if (options.before !== undefined) {
+      where.push('seq < ?');
+      args.push(options.before);
+    }
+    const sql = `${SIGNAL} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    return pageOf(this.db.prepare(sql).all(...args, options.limit + 1) as SignalRow[], options.limit);
+  }
+
+  async updateExecution(signalId: string, execution: SignalExecution): Promise<void> {
+    this.statements.updateExecution.run(JSON.stringify(execution), signalId);
+  }
+
+  async updateNotification(signalId: string, notification: SignalNotification): Promise<void> {
+    this.statements.updateNotification.run(JSON.stringify(notification), signalId);
+  }
+
+  async unfinished(): Promise<StrategySignal[]> {
+    return (this.statements.unfinished.all() as SignalRow[]).map(signalOf);
+  }
+
+  async runState(): Promise<RunState | undefined> {
+    const row = this.statements.runState.get() as RunRow | undefined;
+    return row && runStateOf(row);
+  }
+
+  async recordRun(change: RunChange, at: string, expected: number): Promise<RunState | undefined> {
+    const row = this.statements.recordRun.get(
+      change.running ? 1 : 0,
+      JSON.stringify(change.instruments),
+      change.dryRun ? 1 : 0,
+      change.startedAt,
+      at,
+      expected,
+    ) as RunRow | undefined;
+    return row && runStateOf(row);
+  }
+
+  async openPaperTrades(): Promise<PaperTrade[]> {
+    return (this.statements.openPaperTrades.all() as PaperTradeRow[]).map(paperTradeOf);
+  }
+
+  async closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string): Promise<void> {
+    this.statements.closePaperTrade.run(closedAt, exitPrice, pnl, signalId);
+  }
+
+  async realizedPaperPnl(): Promise<number> {
+    return (this.statements.realizedPaperPnl.get() as { total: number }).total;
+  }
+
+  async health(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return { ok: true, detail: 'signal database answers' };
+    } catch (err) {
+      return { ok: false, detail: `the signal database does not answer: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
