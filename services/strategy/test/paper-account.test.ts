@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { contractSize, PaperAccount } from '../src/paper-account.js';
 import { SqliteStrategyStore } from '../src/sqlite-store.js';
 import type { StrategyStore } from '../src/store.js';
+import { signalFixture } from './signal-fixture.js';
 
 const stores: StrategyStore[] = [];
 afterEach(() => Promise.all(stores.splice(0).map((s) => s.close())));
@@ -25,33 +26,6 @@ function account(rates: Record<string, number> = {}) {
   return { store, paper, open };
 }
 
-function signal(over: Partial<StrategySignal>): StrategySignal {
-  return {
-    type: 'LONG',
-    generated_at: '2026-01-05T12:00:01.000Z',
-    entry_price: 1.1,
-    stop_loss: 1.099,
-    take_profit: 1.102,
-    risk_reward: 2,
-    indicators: {
-      supertrend: { direction: 1, trend: 'bullish' },
-      stochrsi: { k: 30, signal: 'bullish_cross' },
-      fvg: { type: 'none', zone: null },
-      volume_profile: { poc: 1.1, vah: 1.101, val: 1.099 },
-    },
-    confluence_score: 2,
-    signal_id: '9b2f3c59-4b7d-5a61-8e0c-1d2e3f4a5b6c',
-    instrument: 'EUR_USD',
-    symbol: 'EURUSD',
-    timeframe: 'M5',
-    candle_time: '2026-01-05T11:55:00.000Z',
-    dry_run: true,
-    execution: { status: 'paper', code: null, message: null, tickets: null, attempts: 0, updated_at: null },
-    notification: { status: 'not_configured', request_id: null, delivery_ids: [], message: null, attempts: 0, updated_at: null },
-    ...over,
-  };
-}
-
 const candle = (time: string, low: number, high: number) => ({
   time: Date.parse(time) / 1000,
   open: (low + high) / 2,
@@ -64,41 +38,41 @@ const candle = (time: string, low: number, high: number) => ({
 describe('the paper account', () => {
   it('opens TRADE_VOLUME lots per signal: 10 000 units of EUR at 0.10 lot, margin at the leverage', async () => {
     const { paper, open } = account();
-    await open(signal({}));
+    await open(signalFixture({}));
     // 10 000 × 1.1 USD / 30.
     expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 366.67, margin_available: 99_633.33 });
   });
 
   it('marks an open trade to the current price', async () => {
     const { paper, open } = account();
-    await open(signal({}));
+    await open(signalFixture({}));
     expect((await paper.snapshot(() => 1.1005)).equity).toBe(100_005);
   });
 
   it('closes a LONG at its take profit when a later candle reaches it, realizing the gain', async () => {
     const { paper, open } = account();
-    await open(signal({}));
+    await open(signalFixture({}));
     await paper.onCandles('EUR_USD', [candle('2026-01-05T12:00:00Z', 1.0995, 1.1021)]);
     expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_020, equity: 100_020, margin_used: 0, margin_available: 100_020 });
   });
 
   it('assumes the stop first when one candle reaches both the stop and the target', async () => {
     const { paper, open } = account();
-    await open(signal({}));
+    await open(signalFixture({}));
     await paper.onCandles('EUR_USD', [candle('2026-01-05T12:00:00Z', 1.098, 1.103)]);
     expect((await paper.snapshot(() => 1.1)).balance).toBe(99_990);
   });
 
   it('leaves the trade open on the candle it came from and on candles that reach neither level', async () => {
     const { paper, store, open } = account();
-    await open(signal({}));
+    await open(signalFixture({}));
     await paper.onCandles('EUR_USD', [candle('2026-01-05T11:55:00Z', 1.098, 1.103), candle('2026-01-05T12:00:00Z', 1.0995, 1.1015)]);
     expect(await store.openPaperTrades()).toHaveLength(1);
   });
 
   it('converts a JPY-quoted result to USD at the exit price', async () => {
     const { paper, open } = account();
-    await open(signal({ instrument: 'USD_JPY', symbol: 'USDJPY', type: 'SHORT', entry_price: 150, stop_loss: 150.5, take_profit: 149 }));
+    await open(signalFixture({ instrument: 'USD_JPY', symbol: 'USDJPY', type: 'SHORT', entry_price: 150, stop_loss: 150.5, take_profit: 149 }));
     await paper.onCandles('USD_JPY', [candle('2026-01-05T12:00:00Z', 148.9, 149.8)]);
     // 10 000 × (150 − 149) JPY = 10 000 JPY at 149 JPY per USD.
     expect((await paper.snapshot(() => null)).balance).toBe(100_067.11);
@@ -106,7 +80,7 @@ describe('the paper account', () => {
 
   it('converts a cross through the quote currency rate when the market knows it', async () => {
     const { paper, open } = account({ GBPUSD: 1.25 });
-    await open(signal({ instrument: 'EUR_GBP', symbol: 'EURGBP', entry_price: 0.85, stop_loss: 0.849, take_profit: 0.852 }));
+    await open(signalFixture({ instrument: 'EUR_GBP', symbol: 'EURGBP', entry_price: 0.85, stop_loss: 0.849, take_profit: 0.852 }));
     await paper.onCandles('EUR_GBP', [candle('2026-01-05T12:00:00Z', 0.8495, 0.8525)]);
     // 10 000 × 0.002 GBP = 20 GBP = 25 USD.
     expect((await paper.snapshot(() => null)).balance).toBe(100_025);

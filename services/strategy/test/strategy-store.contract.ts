@@ -1,0 +1,222 @@
+/**
+ * The contract every StrategyStore keeps, run against each implementation (store.test.ts on
+ * SQLite, postgres-store.process.test.ts on a real PostgreSQL server).
+ */
+import { randomUUID } from 'node:crypto';
+import type { StrategySignal } from '@fxdesk/schemas';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PaperTrade, RunChange, StrategyStore } from '../src/store.js';
+import { signalFixture } from './signal-fixture.js';
+
+/** Opens a store on one database; every call is another connection to the same data (another replica). */
+export type OpenStore = () => Promise<StrategyStore>;
+
+export interface StrategyStoreHarness {
+  /** A fresh, empty database. */
+  database(): Promise<OpenStore>;
+}
+
+const at = (second: number) => `2026-01-05T12:00:${String(second).padStart(2, '0')}.000Z`;
+
+/** A signal with a fresh id, generated at second `second` of 12:00. */
+function signalAt(second: number, over: Partial<StrategySignal> = {}): StrategySignal {
+  return signalFixture({ signal_id: randomUUID(), generated_at: at(second), ...over });
+}
+
+const pending = {
+  execution: { status: 'pending', code: null, message: null, tickets: null, attempts: 0, updated_at: null },
+  notification: { status: 'pending', request_id: null, delivery_ids: [], message: null, attempts: 0, updated_at: null },
+} as const satisfies Pick<StrategySignal, 'execution' | 'notification'>;
+
+function tradeOf(signal: StrategySignal): PaperTrade {
+  return {
+    signalId: signal.signal_id,
+    instrument: signal.instrument,
+    side: 1,
+    units: 10_000,
+    entry: signal.entry_price,
+    stopLoss: signal.stop_loss,
+    takeProfit: signal.take_profit,
+    candleTime: Date.parse(signal.candle_time) / 1000,
+    openedAt: signal.generated_at,
+  };
+}
+
+const started: RunChange = { running: true, instruments: ['EUR_USD', 'USD_JPY'], dryRun: true, startedAt: at(0) };
+
+export function strategyStoreContract(name: string, harness: StrategyStoreHarness): void {
+  describe(`strategy store contract: ${name}`, () => {
+    const opened: StrategyStore[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
+
+    async function database(): Promise<OpenStore> {
+      const open = await harness.database();
+      return async () => {
+        const store = await open();
+        opened.push(store);
+        return store;
+      };
+    }
+
+    async function store(): Promise<StrategyStore> {
+      return (await database())();
+    }
+
+    describe('signals', () => {
+      it('stores a signal and reads it back as it was', async () => {
+        const s = await store();
+        const signal = signalAt(1);
+        expect(await s.insert(signal)).toBe(true);
+        expect(await s.find(signal.signal_id)).toEqual(signal);
+        expect(await s.find(randomUUID())).toBeUndefined();
+      });
+
+      it('stores a signal_id once: a second insert writes nothing and keeps the first', async () => {
+        const s = await store();
+        const signal = signalAt(1);
+        await s.insert(signal);
+        expect(await s.insert({ ...signal, generated_at: at(2), entry_price: 1.2 })).toBe(false);
+        expect(await s.find(signal.signal_id)).toEqual(signal);
+        expect((await s.page({ limit: 10 })).signals).toHaveLength(1);
+      });
+
+      it('lets exactly one of 50 simultaneous inserts of one signal_id through, spread over two replicas', async () => {
+        const open = await database();
+        const replicas = [await open(), await open()];
+        const signal = signalAt(1);
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.insert(signal, tradeOf(signal))));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await replicas[0]!.page({ limit: 10 })).signals).toHaveLength(1);
+        expect(await replicas[1]!.openPaperTrades()).toHaveLength(1);
+      });
+
+      it('finds the latest signal of a pair, the newest generated_at, and whether a pair has any', async () => {
+        const s = await store();
+        expect(await s.lastSignalTime()).toBeUndefined();
+        expect(await s.latest('EUR_USD')).toBeUndefined();
+        const [first, second, other] = [signalAt(1), signalAt(2), signalAt(3, { instrument: 'USD_JPY', symbol: 'USDJPY' })];
+        for (const signal of [first, second, other]) await s.insert(signal);
+        expect(await s.latest('EUR_USD')).toEqual(second);
+        expect(await s.latest('USD_JPY')).toEqual(other);
+        expect(await s.lastSignalTime()).toBe(at(3));
+        expect(await s.hasInstrument('USD_JPY')).toBe(true);
+        expect(await s.hasInstrument('GBP_USD')).toBe(false);
+      });
+
+      it('counts the signals of a UTC day and those since an instant', async () => {
+        const s = await store();
+        await s.insert(signalAt(1, { generated_at: '2026-01-04T23:59:59.999Z' }));
+        for (const second of [0, 1, 2]) await s.insert(signalAt(second));
+        expect(await s.countOnDay('2026-01-05')).toBe(3);
+        expect(await s.countOnDay('2026-01-04')).toBe(1);
+        expect(await s.countOnDay('2026-01-06')).toBe(0);
+        expect(await s.countSince(at(1))).toBe(2);
+        expect(await s.countSince(at(3))).toBe(0);
+      });
+
+      it('pages newest first, by instrument too, to the last page', async () => {
+        const s = await store();
+        const signals = [0, 1, 2, 3, 4].map((second) => signalAt(second, second % 2 ? { instrument: 'USD_JPY', symbol: 'USDJPY' } : {}));
+        for (const signal of signals) await s.insert(signal);
+        const newestFirst = [...signals].reverse();
+        const first = await s.page({ limit: 2 });
+        expect(first.signals).toEqual(newestFirst.slice(0, 2));
+        const second = await s.page({ limit: 2, before: first.nextBefore as number });
+        expect(second.signals).toEqual(newestFirst.slice(2, 4));
+        const last = await s.page({ limit: 2, before: second.nextBefore as number });
+        expect(last).toEqual({ signals: newestFirst.slice(4), nextBefore: null });
+        expect((await s.page({ limit: 10, instrument: 'USD_JPY' })).signals).toEqual(newestFirst.filter((x) => x.instrument === 'USD_JPY'));
+        expect(await s.page({ limit: 2, instrument: 'GBP_USD' })).toEqual({ signals: [], nextBefore: null });
+      });
+
+      it('keeps the outcomes of the order and the announcement, and lists what is unfinished, oldest first', async () => {
+        const s = await store();
+        const [a, b, c] = [signalAt(1, pending), signalAt(2, pending), signalAt(3)];
+        for (const signal of [a, b, c]) await s.insert(signal);
+        expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([a.signal_id, b.signal_id]);
+        const filled = { ...pending.execution, status: 'filled' as const, tickets: { order: '1', deal: '2', position: '1' }, attempts: 1, updated_at: at(4) };
+        await s.updateExecution(a.signal_id, filled);
+        expect(await s.unfinished()).toEqual([{ ...a, execution: filled }, b]);
+        const sent = { ...pending.notification, status: 'sent' as const, request_id: 'r1', delivery_ids: ['d1'], attempts: 1, updated_at: at(5) };
+        await s.updateNotification(a.signal_id, sent);
+        expect(await s.find(a.signal_id)).toEqual({ ...a, execution: filled, notification: sent });
+        expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([b.signal_id]);
+      });
+
+      it('keeps its signals across a reopen', async () => {
+        const open = await database();
+        const first = await open();
+        const signal = signalAt(1);
+        await first.insert(signal);
+        await first.close();
+        expect(await (await open()).find(signal.signal_id)).toEqual(signal);
+      });
+    });
+
+    describe('the run', () => {
+      it('has none before the first start', async () => {
+        expect(await (await store()).runState()).toBeUndefined();
+      });
+
+      it('records a start, a stop and a restart, one generation each', async () => {
+        const s = await store();
+        expect(await s.recordRun(started, at(0), 0)).toEqual({ ...started, generation: 1 });
+        const stopped = { ...started, running: false };
+        expect(await s.recordRun(stopped, at(5), 1)).toEqual({ ...stopped, generation: 2 });
+        const restarted = { ...started, startedAt: at(9) };
+        expect(await s.recordRun(restarted, at(9), 2)).toEqual({ ...restarted, generation: 3 });
+        expect(await s.runState()).toEqual({ ...restarted, generation: 3 });
+      });
+
+      it('refuses a change made over a generation that is no longer the last, writing nothing', async () => {
+        const s = await store();
+        await s.recordRun(started, at(0), 0);
+        expect(await s.recordRun({ ...started, running: false }, at(1), 0)).toBeUndefined();
+        await s.recordRun({ ...started, running: false }, at(2), 1);
+        expect(await s.recordRun({ ...started, dryRun: false }, at(3), 1)).toBeUndefined();
+        expect(await s.runState()).toEqual({ ...started, running: false, generation: 2 });
+      });
+
+      it('records exactly one of 20 simultaneous starts spread over two replicas', async () => {
+        const open = await database();
+        const replicas = [await open(), await open()];
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.recordRun({ ...started, instruments: [`EUR_USD`, `I_${i}`] }, at(0), 0)),
+        );
+        const recorded = results.filter((r) => r !== undefined);
+        expect(recorded).toHaveLength(1);
+        expect(await replicas[1]!.runState()).toEqual(recorded[0]);
+      });
+    });
+
+    describe('paper trades', () => {
+      it('opens a dry_run signal’s trade with it, closes it once and sums the realized P/L', async () => {
+        const s = await store();
+        const [a, b] = [signalAt(1), signalAt(2, { instrument: 'USD_JPY', symbol: 'USDJPY' })];
+        await s.insert(a, tradeOf(a));
+        await s.insert(b, tradeOf(b));
+        expect(await s.openPaperTrades()).toEqual([tradeOf(a), tradeOf(b)]);
+        expect(await s.realizedPaperPnl()).toBe(0);
+        await s.closePaperTrade(a.signal_id, 1.102, 20, at(9));
+        await s.closePaperTrade(a.signal_id, 1.099, -10, at(10));
+        await s.closePaperTrade(b.signal_id, 1.098, -20.5, at(11));
+        expect(await s.openPaperTrades()).toEqual([]);
+        expect(await s.realizedPaperPnl()).toBe(-0.5);
+      });
+
+      it('opens no trade for a signal already stored', async () => {
+        const s = await store();
+        const signal = signalAt(1);
+        await s.insert(signal);
+        expect(await s.insert(signal, tradeOf(signal))).toBe(false);
+        expect(await s.openPaperTrades()).toEqual([]);
+      });
+    });
+
+    it('is healthy while its database answers', async () => {
+      expect(await (await store()).health()).toMatchObject({ ok: true });
+    });
+  });
+}
