@@ -91,7 +91,10 @@ export class PacingCalendar {
 
   static restore(snapshot: CalendarSnapshot): PacingCalendar {
     const calendar = new PacingCalendar();
-    for (const [key, rule, times] of snapshot.windows) calendar.window({ key, rule }).times.push(...times);
+    for (const [key, rule, times] of snapshot.windows) {
+      const window = calendar.window({ key, rule });
+      for (const t of times) window.times.push(t);
+    }
     for (const [id, at, keys] of snapshot.held) calendar.held.set(id, { at, keys });
     return calendar;
   }

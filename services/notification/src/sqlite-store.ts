@@ -6,7 +6,7 @@ import {
   claimedOf,
   IN_DOUBT_ERROR,
   listConditions,
-  MAX_ROUTE_HOPS,
+  followRoutes,
   pageOf,
   sentColumns,
   toRecord,
@@ -329,14 +329,8 @@ export class SqliteNotificationStore implements NotificationStore {
     });
   }
 
-  async routeOf(channel: NotificationChannel, recipient: string): Promise<string | undefined> {
-    let to: string | undefined;
-    for (let at = recipient, hops = 0; hops < MAX_ROUTE_HOPS; hops++) {
-      const next = this.statements.routeOf.get(channel, at)?.routed_to;
-      if (next === undefined || next === at) break;
-      to = at = next;
-    }
-    return to;
+  routeOf(channel: NotificationChannel, recipient: string): Promise<string | undefined> {
+    return followRoutes(recipient, async (at) => this.statements.routeOf.get(channel, at)?.routed_to);
   }
 
   reroute(channel: NotificationChannel, recipient: string, routedTo: string, now: number): Promise<void> {

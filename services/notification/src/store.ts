@@ -286,7 +286,18 @@ export function trackingColumns(row: DeliveryRow, update: PlatformUpdate, now: n
 }
 
 /** A chat moves once (a group becomes a supergroup); the bound only guards against a cycle. */
-export const MAX_ROUTE_HOPS = 8;
+const MAX_ROUTE_HOPS = 8;
+
+/** Where `recipient` is sent now, following each recorded move `routedFrom` reads (undefined: where it says). */
+export async function followRoutes(recipient: string, routedFrom: (at: string) => Promise<string | undefined>): Promise<string | undefined> {
+  let to: string | undefined;
+  for (let at = recipient, hops = 0; hops < MAX_ROUTE_HOPS; hops++) {
+    const next = await routedFrom(at);
+    if (next === undefined || next === at) break;
+    to = at = next;
+  }
+  return to;
+}
 
 /**
  * The conditions of one page of the list: equality on the filtered columns, then a range on
