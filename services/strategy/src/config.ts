@@ -83,6 +83,10 @@ export const StrategyConfigSchema = z
     PAPER_BALANCE: envNumber(100_000, { min: 0 }),
     PAPER_LEVERAGE: envInt(30, { min: 1, max: 1000 }),
 
+    // Replicas (issue 15).
+    /** postgres://… keeps the signals, the paper trades and the run in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
+
     // Downstream services.
     MARKET_DATA_URL: z.url().optional(),
     MARKET_DATA_API_KEY: z.string().min(1).optional(),

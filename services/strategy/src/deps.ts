@@ -11,6 +11,7 @@ import { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
+import { PostgresStrategyStore } from './postgres-store.js';
 import { SqliteStrategyStore } from './sqlite-store.js';
 import type { StrategyStore } from './store.js';
 
@@ -37,7 +38,9 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const clock = systemClock;
   const client = <T>(url: string | undefined, apiKey: string | undefined, make: (options: ClientOptions) => T) =>
     url === undefined ? undefined : make({ baseUrl: url, apiKey, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
-  const store = new SqliteStrategyStore(databasePath(config.DATA_DIR, 'strategy'));
+  const store: StrategyStore = config.DATABASE_URL
+    ? await PostgresStrategyStore.open(config.DATABASE_URL)
+    : new SqliteStrategyStore(databasePath(config.DATA_DIR, 'strategy'));
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
   const market = marketData
     ? undefined

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { StrategySignal } from '@fxdesk/schemas';
-import { afterEach, describe, expect, it } from 'vitest';
+import { storesClosedAfterEach } from '@fxdesk/core/testing';
+import { describe, expect, it } from 'vitest';
 import type { PaperTrade, RunChange, StrategyStore } from '../src/store.js';
 import { signalFixture } from './signal-fixture.js';
 
@@ -46,19 +47,7 @@ const started: RunChange = { running: true, instruments: ['EUR_USD', 'USD_JPY'],
 
 export function strategyStoreContract(name: string, harness: StrategyStoreHarness): void {
   describe(`strategy store contract: ${name}`, () => {
-    const opened: StrategyStore[] = [];
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((store) => store.close()));
-    });
-
-    async function database(): Promise<OpenStore> {
-      const open = await harness.database();
-      return async () => {
-        const store = await open();
-        opened.push(store);
-        return store;
-      };
-    }
+    const database = storesClosedAfterEach(() => harness.database());
 
     async function store(): Promise<StrategyStore> {
       return (await database())();

@@ -1,0 +1,37 @@
+import { postgresUnavailable, startPostgres, type RunningPostgres } from '@fxdesk/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStrategyStore } from '../src/postgres-store.js';
+import { signalFixture } from './signal-fixture.js';
+import { strategyStoreContract } from './strategy-store.contract.js';
+
+const unavailable = postgresUnavailable();
+let server: RunningPostgres;
+
+// One server for the file; each test gets its own database, sorted by an ICU locale (en-US) so
+// that a query relying on the database's collation for its order would show it.
+beforeAll(async () => {
+  if (!unavailable) server = await startPostgres();
+}, 300_000);
+afterAll(() => server?.stop());
+
+const database = () => server.createDatabase({ icuLocale: 'en-US' });
+
+describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  strategyStoreContract('PostgreSQL', {
+    database: async () => {
+      const url = await database();
+      return () => PostgresStrategyStore.open(url);
+    },
+  });
+
+  describe('PostgreSQL strategy store', () => {
+    it('migrates once when replicas start at the same moment', async () => {
+      const url = await database();
+      const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStrategyStore.open(url)));
+      const signal = signalFixture();
+      expect(await stores[3]!.insert(signal)).toBe(true);
+      expect(await stores[0]!.find(signal.signal_id)).toEqual(signal);
+      await Promise.all(stores.map((s) => s.close()));
+    });
+  });
+});
