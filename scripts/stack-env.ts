@@ -13,6 +13,13 @@ export const STACK_KEYS = {
   NOTIFICATION_API_KEY: 'dev-notification-key',
 } as const;
 
+/** The lines that show the development keys in use (none: no line). */
+export function describeDevKeys(names: Set<string>): string {
+  if (names.size === 0) return '';
+  const shown = [...names].map((k) => `  ${k}=${STACK_KEYS[k as keyof typeof STACK_KEYS]}`).join('\n');
+  return `development keys in use (set them in .env before exposing the desk):\n${shown}\n`;
+}
+
 /** The port of a service in the stack: its `<SERVICE>_PORT` override, else the table's. */
 export function stackPortOf(service: StackService, base: Env): number {
   const override = base[`${envPrefix(service)}_PORT`];
