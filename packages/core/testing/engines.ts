@@ -29,7 +29,7 @@ export interface RunningPostgres extends RunningEngine {
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
 /** The bin folder of the newest PostgreSQL of the Debian packages (they keep initdb and pg_ctl off PATH). */
-function postgresBin(): string | undefined {
+export function postgresBin(): string | undefined {
   if (!fs.existsSync(POSTGRES_ROOT)) return undefined;
   const versions = fs
     .readdirSync(POSTGRES_ROOT)
@@ -53,7 +53,7 @@ export function postgresUnavailable(): string | undefined {
 }
 
 /** The user the server runs as: PostgreSQL refuses to run as root, so root hands it to `postgres` (made by the package). */
-function serverUser(): { uid: number; gid: number } | undefined {
+export function postgresServerUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const line = fs
     .readFileSync('/etc/passwd', 'utf8')
@@ -104,7 +104,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const missing = postgresUnavailable();
   if (missing) throw new Error(missing);
   const bin = postgresBin() as string;
-  const user = serverUser();
+  const user = postgresServerUser();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-pg-'));
   if (user) fs.chownSync(dir, user.uid, user.gid);
   const data = path.join(dir, 'data');
