@@ -162,7 +162,8 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
           .map((r) => r.comment)
           .sort(),
       ).toEqual(['n-1198', 'n-1199', 'n-1199']);
-    });
+      // 1 200 order_sends, each durable before it answers: seconds on a store that syncs to disk.
+    }, 60_000);
 
     it('expires a resting order of a restarted terminal at its expiration', async () => {
       const first = await terminalOn(h.open());
