@@ -169,7 +169,8 @@ const mutatedSubmission = fc
     return JSON.stringify(s);
   });
 
-describe('hostile submissions to POST /v1/signals', () => {
+// Hundreds of requests each: seconds on a shared machine, more than vitest's 5 s default.
+describe('hostile submissions to POST /v1/signals', { timeout: 60_000 }, () => {
   it('answers 1,200 broken signals with a 4xx envelope and never reaches the terminal', async () => {
     await fc.assert(
       fc.asyncProperty(mutatedSubmission, async (payload) => expectRefusal(await post(payload))),
