@@ -94,3 +94,6 @@ export function composeBalancer(): BalancedService[] {
 
 /** Where compose mounts it from. */
 export const COMPOSE_NGINX_CONF = 'deploy/scale/nginx.conf';
+
+// `tsx scripts/scale.ts > deploy/scale/nginx.conf` writes compose's balancer config.
+if (process.argv[1] === import.meta.filename) process.stdout.write(nginxConfig(composeBalancer()));

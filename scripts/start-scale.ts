@@ -55,7 +55,9 @@ function initPostgres(initdb: string, dir: string, user: { uid: number; gid: num
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     const why = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').at(-1) ?? String(err);
-    fail(`initdb could not create the database cluster in ${dir}: ${why}${user ? ' (it runs as the postgres user: every folder above DATA_DIR must let it through)' : ''}`);
+    fail(
+      `initdb could not create the database cluster in ${dir}: ${why}${user ? ' (it runs as the postgres user: every folder above DATA_DIR must let it through)' : ''}`,
+    );
   }
 }
 

@@ -3,12 +3,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { serviceEntries } from '../scripts/build-services.js';
+import { COMPOSE_NGINX_CONF, composeBalancer, DATABASE_SERVICES, databaseName, nginxConfig, replicaNames } from '../scripts/scale.js';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
 import { STACK } from '../scripts/stack.js';
 import { ConfigError, loadConfig, withDevSecrets } from '@fxdesk/core';
 import { CONFIG_SCHEMAS, DEV_SECRETS, settingNames } from './services.js';
 
 interface ComposeService {
+  profiles?: string[];
+  build?: string;
+  volumes?: string[];
   command: string[];
   environment: Record<string, string>;
   ports: string[];
@@ -24,9 +28,22 @@ const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'ut
   volumes: Record<string, unknown>;
 };
 
+const inProfile = (name: string) => Object.keys(compose.services).filter((s) => compose.services[s]?.profiles?.includes(name));
+
+/** What a user puts in .env for each ${VAR:?…} (a long enough value for any key or password), each ${VAR:-default}'s default. */
+const resolve = (value: string) => value.replace(/\$\{\w+:\?[^}]*\}/g, 'compose-test-secret-value').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+
+/** Whether a service's config, given what compose sets, starts in production. */
+function startsInProduction(name: string, environment: Record<string, string>): void {
+  const env = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, resolve(v)]));
+  const production = { NODE_ENV: 'production', ...env };
+  expect(() => loadConfig(CONFIG_SCHEMAS[name]!, withDevSecrets(production, DEV_SECRETS[name] ?? {}).env)).not.toThrow(ConfigError);
+}
+
 describe('docker-compose.yml', () => {
-  it('runs exactly the five services of the stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(STACK.map((s) => s.name).sort());
+  it('runs exactly the five services of the stack without a profile', () => {
+    const always = Object.keys(compose.services).filter((s) => compose.services[s]?.profiles === undefined);
+    expect(always.sort()).toEqual(STACK.map((s) => s.name).sort());
   });
 
   for (const service of STACK) {
@@ -59,12 +76,7 @@ describe('docker-compose.yml', () => {
       });
 
       it('starts in production with what compose gives it: every setting its config requires there is set', () => {
-        // Each ${VAR:?…} stands for a value the user puts in .env (a long enough one for any key or
-        // password), each ${VAR:-default} for its default.
-        const resolve = (value: string) => value.replace(/\$\{\w+:\?[^}]*\}/g, 'compose-test-secret-value').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
-        const env = Object.fromEntries(Object.entries(c.environment).map(([k, v]) => [k, resolve(v)]));
-        const production = { NODE_ENV: 'production', ...env };
-        expect(() => loadConfig(CONFIG_SCHEMAS[service.name]!, withDevSecrets(production, DEV_SECRETS[service.name] ?? {}).env)).not.toThrow(ConfigError);
+        startsInProduction(service.name, c.environment);
       });
 
       it('takes its broker from its own stack-level name, simulated by default', () => {
@@ -91,8 +103,92 @@ describe('docker-compose.yml', () => {
     expect(env.NOTIFICATION_URL).toBe('http://notification:3010');
   });
 
-  it('declares the named data volume', () => {
-    expect(Object.keys(compose.volumes)).toEqual(['fxdesk-data']);
+  it('declares the named data volumes', () => {
+    expect(Object.keys(compose.volumes).sort()).toEqual(['fxdesk-data', 'fxdesk-postgres', 'fxdesk-redis', 'fxdesk-scale-data']);
+  });
+});
+
+describe("docker-compose.yml's scale profile", () => {
+  const replicas = STACK.flatMap((s) => replicaNames(s.name).map((name) => ({ service: s, name, c: compose.services[name] as ComposeService })));
+
+  it('runs PostgreSQL, Redis, two replicas of each service and their balancer, as scripts/scale.ts describes the scaled desk', () => {
+    expect(inProfile('scale').sort()).toEqual(['lb', 'postgres', 'redis', ...replicas.map((r) => r.name)].sort());
+  });
+
+  for (const { service, name, c } of replicas) {
+    describe(name, () => {
+      it(`starts ${service.name}'s bundle on its stack port`, () => {
+        expect(c.command).toEqual([bundles.get(service.name)]);
+        expect(c.environment.PORT).toBe(String(service.stackPort));
+      });
+
+      it('publishes no port: the balancer is the way in', () => {
+        expect(c.ports).toBeUndefined();
+      });
+
+      it('keeps its files in a folder of its own and shares Redis; a service that keeps state shares its PostgreSQL database', () => {
+        expect(c.volumes).toEqual(['fxdesk-scale-data:/app/data']);
+        expect(c.environment.DATA_DIR).toBe(`/app/data/${name}`);
+        expect(c.environment.REDIS_URL).toBe('redis://redis:6379');
+        const database = DATABASE_SERVICES.includes(service.name) ? `@postgres:5432/${databaseName(service.name)}` : undefined;
+        if (database) expect(c.environment.DATABASE_URL).toMatch(new RegExp(`^postgres://fxdesk:.*${database}$`));
+        else expect(c.environment.DATABASE_URL).toBeUndefined();
+      });
+
+      it('names itself where its config reads a REPLICA_ID, sets only variables its config knows, and trusts the balancer to name clients', () => {
+        const known = settingNames(service.name);
+        for (const variable of Object.keys(c.environment)) expect(known, `${name} sets ${variable}`).toContain(variable);
+        if (known.includes('REPLICA_ID')) expect(c.environment.REPLICA_ID).toBe(name);
+        expect(c.environment.TRUST_PROXY).toBe('uniquelocal');
+      });
+
+      it('starts in production with what compose gives it', () => {
+        startsInProduction(service.name, c.environment);
+      });
+
+      it('checks its health on /health/live at its own port', () => {
+        expect(c.healthcheck.test.join(' ')).toContain(`http://127.0.0.1:${service.stackPort}/health/live`);
+      });
+    });
+  }
+
+  it('points the strategy replicas at the other services through the balancer', () => {
+    for (const name of replicaNames('strategy')) {
+      const env = compose.services[name]?.environment ?? {};
+      expect([env.MARKET_DATA_URL, env.EXECUTION_URL, env.ACCOUNT_URL, env.NOTIFICATION_URL]).toEqual([
+        'http://lb:8010',
+        'http://lb:8001',
+        'http://lb:3000',
+        'http://lb:3010',
+      ]);
+    }
+  });
+
+  it("publishes the stack's ports on the balancer, order entry on the host loopback interface only", () => {
+    const lb = compose.services.lb as ComposeService;
+    expect(lb.ports.sort()).toEqual(
+      STACK.map((s) => (s.name === 'execution' ? `127.0.0.1:${s.stackPort}:${s.stackPort}` : `${s.stackPort}:${s.stackPort}`)).sort(),
+    );
+    expect(Object.keys(lb.depends_on ?? {}).sort()).toEqual(replicas.map((r) => r.name).sort());
+  });
+
+  it("gives nginx the config scripts/scale.ts writes for compose's replicas", () => {
+    expect((compose.services.lb as ComposeService).volumes).toContain(`./${COMPOSE_NGINX_CONF}:/etc/nginx/nginx.conf:ro`);
+    const committed = fs.readFileSync(path.join(root, COMPOSE_NGINX_CONF), 'utf8');
+    expect(committed, `out of date: npx tsx scripts/scale.ts > ${COMPOSE_NGINX_CONF}`).toBe(nginxConfig(composeBalancer()));
+  });
+
+  it('creates the database of each service that keeps state when PostgreSQL first starts', () => {
+    const postgres = compose.services.postgres as ComposeService;
+    const mount = postgres.volumes?.find((v) => v.endsWith(':/docker-entrypoint-initdb.d/fxdesk.sql:ro')) ?? '';
+    const sql = fs.readFileSync(path.join(root, mount.slice(2, mount.indexOf(':'))), 'utf8');
+    const created = [...sql.matchAll(/^CREATE DATABASE (\w+);$/gm)].map((m) => m[1]);
+    expect(created.sort()).toEqual(DATABASE_SERVICES.map(databaseName).sort());
+  });
+
+  it('builds the image once, in a service of each profile', () => {
+    const builders = Object.keys(compose.services).filter((s) => compose.services[s]?.build !== undefined);
+    expect(builders.sort()).toEqual(['market-data', 'market-data-1']);
   });
 });
 
