@@ -1,3 +1,4 @@
+import type { TradingSchedule } from './trading-schedule.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from './types.js';
 
 /** A symbol of the feed's catalog (cTrader `ProtoOALightSymbol` + `ProtoOASymbol`), normalized. */
@@ -10,6 +11,12 @@ export interface FeedSymbol {
   pipPosition: number;
   enabled: boolean;
   description: string;
+  /**
+   * When the symbol trades, where the venue gives it with the catalog (cTrader); absent, the
+   * feed's own rule answers (`isMarketOpen`). It travels with the entry, so a process without a
+   * session (another replica) counts open and closed markets as the one holding it does.
+   */
+  schedule?: TradingSchedule;
 }
 
 export type FeedState = 'connecting' | 'connected' | 'disconnected';

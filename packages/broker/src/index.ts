@@ -6,6 +6,7 @@ export * from './feed-events.js';
 export * from './listeners.js';
 export * from './mt5-retcodes.js';
 export * from './terminal.js';
+export * from './trading-schedule.js';
 export * from './types.js';
 export * from './ctrader/index.js';
 export * from './oanda/index.js';

@@ -5,6 +5,7 @@
  * one public door (`@fxdesk/broker/testing`).
  */
 export { FAKE_CREDENTIALS, FAKE_REFRESH_TOKEN, FakeCTraderServer } from '../test/ctrader/fake-ctrader-server.js';
+export { FAKE_SYMBOLS as FAKE_CTRADER_SYMBOLS } from '../test/ctrader/fake-symbols.js';
 export { FakeMetaApiServer } from '../test/metaapi/fake-metaapi-server.js';
 export { hiddenClassCount } from '../test/hidden-classes.js';
 export { FakeV20Server } from '../test/oanda/fake-v20-server.js';

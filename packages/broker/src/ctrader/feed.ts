@@ -3,12 +3,13 @@ import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { FeedEvents } from '../feed-events.js';
 import type { FeedSymbol, QuoteFeed } from '../feed.js';
+import { isScheduledOpen, type TradingSchedule } from '../trading-schedule.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
 import { OpenApiConnection } from './connection.js';
 import { lookbackMs, MAX_TIMESTAMP_MS, trendbarPeriod, type TrendbarPeriod } from './periods.js';
 import { decodePrice, decodeTrendbar } from './prices.js';
 import { RatePacer } from './rate-pacer.js';
-import { isScheduledOpen, scheduleOf, type TradingSchedule } from './schedule.js';
+import { scheduleOf } from './schedule.js';
 import type { CTraderTokenStore } from './token-store.js';
 import { CTraderTokens, isTokenRejection, type TokenStatus } from './tokens.js';
 import {
@@ -169,7 +170,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   /** The catalog loaded by the last session (kept while reconnecting). */
   async symbols(): Promise<FeedSymbol[]> {
     if (!this.catalog) throw new BrokerError('disconnected', 'the cTrader symbol catalog is not loaded: no session yet');
-    return [...this.catalog.values()].map((entry) => ({ ...entry.symbol }));
+    return [...this.catalog.values()].map((entry) => ({ ...entry.symbol, schedule: entry.schedule }));
   }
 
   /** Subscribes to spots; an unknown symbol fails the whole call with `not_found`. */

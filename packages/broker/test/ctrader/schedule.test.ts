@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isScheduledOpen, scheduleOf } from '../../src/ctrader/schedule.js';
+import { scheduleOf } from '../../src/ctrader/schedule.js';
+import { isScheduledOpen } from '../../src/trading-schedule.js';
 import { FX_WEEK } from './fake-symbols.js';
 
 const symbol = (extra: Record<string, unknown>) => scheduleOf({ symbolId: 1, digits: 5, pipPosition: 4, schedule: [], holiday: [], ...extra });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { drive, driveUntil, reach } from './drive.js';
+import { FX_WEEK } from './fake-symbols.js';
 import { FAKE_CREDENTIALS } from './fake-ctrader-server.js';
 import { startRig, type FeedRig } from './setup.js';
 
@@ -36,6 +37,7 @@ describe('cTrader session: authorization', () => {
       pipPosition: 2,
       enabled: true,
       description: 'US Dollar vs Japanese Yen',
+      schedule: { intervals: FX_WEEK, timeZone: 'UTC', holidays: [] },
     });
     expect(catalog.find((s) => s.name === 'USDTRY')?.enabled).toBe(false);
   });
