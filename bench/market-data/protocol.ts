@@ -9,10 +9,12 @@ export const BENCH_SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCHF'] 
 export interface ServerArgs {
   rate: number;
   clients: number;
+  /** A replica on this Redis (service-server.ts only). */
+  redisUrl: string | undefined;
 }
 
 export function parseServerArgs(argv: string[]): ServerArgs {
-  return { rate: Number(argv[2]), clients: Number(argv[3]) };
+  return { rate: Number(argv[2]), clients: Number(argv[3]), redisUrl: argv[4] };
 }
 
 /** User + system CPU time of this process so far, in microseconds. */

@@ -40,7 +40,8 @@ import { openConsolePage } from './console-page.js';
 import { describeLoad, startLoad } from './mix.js';
 import { printVerdict, table, type ServiceFigures } from './report.js';
 import type { Scrape } from './scrape.js';
-import { cpuSeconds, SoakStack, type ServiceName } from './stack.js';
+import { cpuSeconds } from '../proc.js';
+import { SoakStack, type ServiceName } from './stack.js';
 
 const MINUTES = Number(process.argv[2] ?? 10);
 if (!(MINUTES > 0)) {

@@ -95,14 +95,3 @@ async function isRunning(url: string): Promise<boolean> {
   const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5_000) });
   return res.ok && ((await res.json()) as { running?: boolean }).running === true;
 }
-
-/** CPU time (user + system) of a process so far, in seconds; NaN where /proc cannot tell. */
-export function cpuSeconds(pid: number | undefined): number {
-  try {
-    // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line, in clock ticks (100 a second on Linux).
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
