@@ -13,62 +13,93 @@ export interface WindowRule {
   windowMs: number;
 }
 
-/** One scope's reserved times, sorted. */
+/** The index in sorted `times` of the first time at or after `t` (strictly after with `after`). */
+function indexIn(times: number[], t: number, after = false): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = times[mid] as number;
+    if (x < t || (after && x === t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether `t` may join sorted `times`: every window of windowMs holding t holds fewer than `limit` of them. */
+function admitsIn(times: number[], { limit, windowMs }: WindowRule, t: number): boolean {
+  // The fullest window holding t starts at t or at a time in (t - windowMs, t].
+  const from = indexIn(times, t - windowMs, true);
+  const last = indexIn(times, t, true);
+  for (let i = from; i <= last; i++) {
+    const start = i < last ? (times[i] as number) : t;
+    if (indexIn(times, start + windowMs) - indexIn(times, start) >= limit) return false;
+  }
+  return true;
+}
+
+/** The earliest time at or after `t` that sorted `times` admit. */
+function earliestIn(times: number[], rule: WindowRule, t: number): number {
+  if (admitsIn(times, rule, t)) return t;
+  // Only the moment a time leaves a window can open room: each such end after t, in order.
+  for (let i = indexIn(times, t - rule.windowMs, true); i < times.length; i++) {
+    const candidate = (times[i] as number) + rule.windowMs;
+    if (candidate > t && admitsIn(times, rule, candidate)) return candidate;
+  }
+  return Math.max(t, (times.at(-1) ?? t) + rule.windowMs);
+}
+
+function insertSorted(times: number[], t: number): void {
+  times.splice(indexIn(times, t, true), 0, t);
+}
+
+function removeSorted(times: number[], t: number): void {
+  const i = indexIn(times, t);
+  if (times[i] === t) times.splice(i, 1);
+}
+
+/**
+ * One scope's times, sorted: the times messages went (or were let go), and the times booked for
+ * messages still waiting, which `booked` lists again.
+ */
 class Window {
   readonly times: number[] = [];
+  readonly booked: number[] = [];
 
   constructor(readonly rule: WindowRule) {}
 
-  /** The index of the first time at or after `t` (strictly after with `after`). */
-  private index(t: number, after = false): number {
-    let lo = 0;
-    let hi = this.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = this.times[mid] as number;
-      if (x < t || (after && x === t)) lo = mid + 1;
-      else hi = mid;
+  /** The times messages went: `times` without the bookings. */
+  private sent(): number[] {
+    const sent: number[] = [];
+    let j = 0;
+    for (const t of this.times) {
+      if (this.booked[j] === t) j++;
+      else sent.push(t);
     }
-    return lo;
+    return sent;
   }
 
-  /** Whether `t` may be added: every window of windowMs holding t holds fewer than `limit` times already. */
-  admits(t: number): boolean {
-    const { limit, windowMs } = this.rule;
-    // The fullest window holding t starts at t or at a reserved time in (t - windowMs, t].
-    const from = this.index(t - windowMs, true);
-    const last = this.index(t, true);
-    for (let i = from; i <= last; i++) {
-      const start = i < last ? (this.times[i] as number) : t;
-      if (this.index(start + windowMs) - this.index(start) >= limit) return false;
-    }
-    return true;
+  /** The earliest time at or after `t` this window admits, counting the bookings or only the messages that went. */
+  earliestFrom(t: number, countBooked: boolean): number {
+    return earliestIn(countBooked ? this.times : this.sent(), this.rule, t);
   }
 
-  /** The earliest time at or after `t` this window admits. */
-  earliestFrom(t: number): number {
-    if (this.admits(t)) return t;
-    // Only the moment a reserved time leaves a window can open room: each such end after t, in order.
-    for (let i = this.index(t - this.rule.windowMs, true); i < this.times.length; i++) {
-      const candidate = (this.times[i] as number) + this.rule.windowMs;
-      if (candidate > t && this.admits(candidate)) return candidate;
-    }
-    return Math.max(t, (this.times.at(-1) ?? t) + this.rule.windowMs);
+  add(t: number, booked: boolean): void {
+    insertSorted(this.times, t);
+    if (booked) insertSorted(this.booked, t);
   }
 
-  add(t: number): void {
-    this.times.splice(this.index(t, true), 0, t);
-  }
-
-  remove(t: number): void {
-    const i = this.index(t);
-    if (this.times[i] === t) this.times.splice(i, 1);
+  remove(t: number, booked: boolean): void {
+    removeSorted(this.times, t);
+    if (booked) removeSorted(this.booked, t);
   }
 
   /** Forgets times no window at or after `now` can hold. */
   prune(now: number): void {
-    const keep = this.index(now - this.rule.windowMs, true);
-    if (keep > 0) this.times.splice(0, keep);
+    for (const times of [this.times, this.booked]) {
+      const keep = indexIn(times, now - this.rule.windowMs, true);
+      if (keep > 0) times.splice(0, keep);
+    }
   }
 }
 
@@ -80,7 +111,7 @@ export interface PacingKey {
 
 /** A calendar as plain data (JSON), to keep it in a database between decisions. */
 export interface CalendarSnapshot {
-  windows: [key: string, rule: WindowRule, times: number[]][];
+  windows: [key: string, rule: WindowRule, times: number[], booked: number[]][];
   held: [id: string, at: number, keys: PacingKey[]][];
 }
 
@@ -91,9 +122,10 @@ export class PacingCalendar {
 
   static restore(snapshot: CalendarSnapshot): PacingCalendar {
     const calendar = new PacingCalendar();
-    for (const [key, rule, times] of snapshot.windows) {
+    for (const [key, rule, times, booked] of snapshot.windows) {
       const window = calendar.window({ key, rule });
       for (const t of times) window.times.push(t);
+      for (const t of booked) window.booked.push(t);
     }
     for (const [id, at, keys] of snapshot.held) calendar.held.set(id, { at, keys });
     return calendar;
@@ -101,7 +133,7 @@ export class PacingCalendar {
 
   snapshot(): CalendarSnapshot {
     return {
-      windows: [...this.windows].map(([key, w]) => [key, w.rule, w.times]),
+      windows: [...this.windows].map(([key, w]) => [key, w.rule, w.times, w.booked]),
       held: [...this.held].map(([id, mine]) => [id, mine.at, mine.keys]),
     };
   }
@@ -115,13 +147,16 @@ export class PacingCalendar {
     return w;
   }
 
-  /** The earliest time at or after `from` that every key admits (nothing is reserved). */
-  earliest(keys: PacingKey[], from: number): number {
+  /**
+   * The earliest time at or after `from` that every key admits (nothing is reserved), counting the
+   * times booked for waiting messages, or with `countBooked` false only the messages that went.
+   */
+  earliest(keys: PacingKey[], from: number, countBooked = true): number {
     let t = from;
     for (let moved = true; moved;) {
       moved = false;
       for (const k of keys) {
-        const next = this.window(k).earliestFrom(t);
+        const next = this.window(k).earliestFrom(t, countBooked);
         if (next > t) {
           t = next;
           moved = true;
@@ -132,37 +167,50 @@ export class PacingCalendar {
   }
 
   /**
-   * The time reserved for `id`'s next message: at or before `now` means go now (the time is taken),
-   * a later one is kept for it until it comes back then. `from` is the earliest time allowed at all
-   * (a hold); a reservation made for other keys or before `from` is made again.
+   * The time of `id`'s next message: at or before `now` means go now (the time is taken), a later
+   * one is booked for it until it comes back then. `from` is the earliest time allowed at all (a
+   * hold); a booking made for other keys, or before a hold that has not ended, is made again.
+   *
+   * A message whose booked time has come goes as soon as the messages that actually went allow:
+   * at once when it comes back on time, and when it comes back late (a busy worker, a slow claim)
+   * also at once unless the one booked before it went late too and less than a window ago, then
+   * that much later. Booked times only place it in the queue: checked against them, a late message
+   * would fall behind every message booked after it, and checked against none, two late sends
+   * could land closer than a rule allows.
    */
   reserve(id: string, keys: PacingKey[], now: number, from = now): number {
     const mine = this.held.get(id);
     if (mine) {
       const sameKeys = mine.keys.length === keys.length && mine.keys.every((k, i) => k.key === keys[i]?.key);
-      if (sameKeys && mine.at >= from) {
-        if (mine.at <= now) this.held.delete(id);
-        return mine.at;
+      if (sameKeys && (mine.at >= from || from <= now)) {
+        if (mine.at > now) return mine.at;
+        this.release(id);
+        return this.take(id, keys, now, this.earliest(keys, now, false));
       }
       this.release(id);
     }
-    const at = this.earliest(keys, Math.max(now, from));
-    for (const k of keys) this.window(k).add(at);
-    if (at > now) this.held.set(id, { at, keys });
+    return this.take(id, keys, now, this.earliest(keys, Math.max(now, from)));
+  }
+
+  /** Counts `at` against every key: taken when it is now or past, else booked for `id`. */
+  private take(id: string, keys: PacingKey[], now: number, at: number): number {
+    const booked = at > now;
+    for (const k of keys) this.window(k).add(at, booked);
+    if (booked) this.held.set(id, { at, keys });
     return at;
   }
 
   /** Gives back a time taken for a message that was not sent after all. */
   unreserve(keys: PacingKey[], at: number): void {
-    for (const k of keys) this.window(k).remove(at);
+    for (const k of keys) this.window(k).remove(at, false);
   }
 
-  /** Gives back a reservation not used (its message was held, or moved to other keys). */
+  /** Gives back a booking not used (its message was held, or moved to other keys). */
   release(id: string): void {
     const mine = this.held.get(id);
     if (!mine) return;
     this.held.delete(id);
-    for (const k of mine.keys) this.window(k).remove(mine.at);
+    for (const k of mine.keys) this.window(k).remove(mine.at, true);
   }
 
   /**
@@ -188,6 +236,12 @@ export class PacingCalendar {
 export interface PacingHold {
   until: number;
   strikes: number;
+}
+
+/** A message's turn, and the time the pacer decided it at: a turn after `now` is a wait. */
+export interface Turn {
+  at: number;
+  now: number;
 }
 
 /** What a pacer keeps between its decisions: its calendar, its holds by scope, when it last pruned. */

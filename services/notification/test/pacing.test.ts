@@ -37,6 +37,63 @@ describe('the pacing calendar', () => {
     expect(calendar.reserve('b', [chat], 1000)).toBe(1000);
   });
 
+  it('lets a message that comes back after its time go at once, in its place in the queue rather than behind the later ones', () => {
+    const calendar = new PacingCalendar();
+    expect(['a', 'b', 'c'].map((id) => calendar.reserve(id, [chat], 0))).toEqual([0, 1000, 2000]);
+    expect(calendar.reserve('b', [chat], 1030)).toBe(1030);
+    expect(calendar.reserve('c', [chat], 2250)).toBe(2250);
+    expect(calendar.reserve('d', [chat], 2250)).toBe(3250);
+  });
+
+  it('holds a message that comes back on time a window after the one before it, when that one went late', () => {
+    const calendar = new PacingCalendar();
+    for (const id of ['a', 'b', 'c']) calendar.reserve(id, [chat], 0);
+    expect(calendar.reserve('b', [chat], 1300)).toBe(1300);
+    expect(calendar.reserve('c', [chat], 2000)).toBe(2300);
+    expect(calendar.reserve('c', [chat], 2300)).toBe(2300);
+  });
+
+  it('makes again a reservation that falls before a hold still running', () => {
+    const calendar = new PacingCalendar();
+    for (const id of ['a', 'b']) calendar.reserve(id, [chat], 0);
+    expect(calendar.reserve('b', [chat], 500, 4000)).toBe(4000);
+    expect(calendar.reserve('b', [chat], 4000, 4000)).toBe(4000);
+  });
+
+  it('never lets more than a limit go in any window, however late each message comes back for its turn', () => {
+    const message = fc.record({
+      arrivalGapMs: fc.integer({ min: 0, max: 1500 }),
+      latenessMs: fc.array(fc.integer({ min: 0, max: 900 }), { minLength: 4, maxLength: 4 }),
+      keys: fc.subarray([chat, group, bot], { minLength: 1 }),
+    });
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 80 }), (messages) => {
+        const calendar = new PacingCalendar();
+        const went = new Map<string, number[]>();
+        // Each message asks at its arrival, then again at each time it is given, late by its next lateness, until it goes.
+        let arrival = 0;
+        const asks = messages.map((m, i) => ({ id: `m${i}`, at: (arrival += m.arrivalGapMs), tries: 0, m }));
+        while (asks.length > 0) {
+          asks.sort((x, y) => x.at - y.at);
+          const ask = asks.shift() as (typeof asks)[number];
+          const at = calendar.reserve(ask.id, ask.m.keys, ask.at);
+          if (at <= ask.at) {
+            for (const k of ask.m.keys) went.set(k.key, [...(went.get(k.key) ?? []), ask.at]);
+          } else {
+            asks.push({ ...ask, at: at + (ask.m.latenessMs[ask.tries % 4] as number), tries: ask.tries + 1 });
+          }
+        }
+        for (const k of [chat, group, bot]) {
+          const times = went.get(k.key) ?? [];
+          for (const start of times) {
+            expect(times.filter((t) => t >= start && t < start + k.rule.windowMs).length).toBeLessThanOrEqual(k.rule.limit);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('reserves again after a hold, in the order the messages come back', () => {
     const calendar = new PacingCalendar();
     for (const id of ['a', 'b', 'c']) calendar.reserve(id, [chat], 0);

@@ -1,4 +1,4 @@
-import type { PacingBook, PacingKey, WindowRule } from '../pacing.js';
+import type { PacingBook, PacingKey, Turn, WindowRule } from '../pacing.js';
 
 /**
  * Telegram's documented limits, from the Bot FAQ "My bot is hitting limits, how do I avoid this?"
@@ -37,7 +37,11 @@ const PACER = 'telegram';
  * in the database on PostgreSQL, where every replica sending for the bot shares them.
  */
 export class TelegramPacer {
-  constructor(private readonly book: PacingBook) {}
+  /** `now` is read when a decision runs: in the database, after the replicas before it have had theirs. */
+  constructor(
+    private readonly book: PacingBook,
+    private readonly now: () => number,
+  ) {}
 
   private keys(chat: string): PacingKey[] {
     const keys: PacingKey[] = [{ key: `chat:${chat}`, rule: TELEGRAM_LIMITS.perChat }];
@@ -47,14 +51,15 @@ export class TelegramPacer {
   }
 
   /** The time of the delivery's next message to `chat`: at or before `now` means go now (the turn is taken), else wait for it. */
-  turn(deliveryId: string, chat: string, now: number): Promise<number> {
+  turn(deliveryId: string, chat: string): Promise<Turn> {
     return this.book.decide(PACER, (state) => {
+      const now = this.now();
       if (now - state.prunedAt >= 1000) {
         state.prunedAt = now;
         state.calendar.prune(now, STALE_MS);
         for (const [c, hold] of state.holds) if (hold.until <= now) state.holds.delete(c);
       }
-      return state.calendar.reserve(deliveryId, this.keys(chat), now, state.holds.get(chat)?.until ?? now);
+      return { at: state.calendar.reserve(deliveryId, this.keys(chat), now, state.holds.get(chat)?.until ?? now), now };
     });
   }
 

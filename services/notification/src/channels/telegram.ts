@@ -99,13 +99,12 @@ export class TelegramTransport implements Transport {
     private readonly now: () => number,
     private readonly logger?: Logger,
   ) {
-    this.pacer = new TelegramPacer(memory.pacing);
+    this.pacer = new TelegramPacer(memory.pacing, now);
   }
 
   async send(message: OutboundMessage): Promise<SendResult> {
     const chat = (await this.memory.routeOf('CHAT_APP', message.recipient)) ?? message.recipient;
-    const now = this.now();
-    const turn = await this.pacer.turn(message.deliveryId, chat, now);
+    const { at: turn, now } = await this.pacer.turn(message.deliveryId, chat);
     if (turn > now) throw holdUntil(turn, now, { code: 'paced', message: `waiting for chat ${chat}'s turn under Telegram's limits` });
 
     const parts = telegramParts(message);
@@ -127,8 +126,8 @@ export class TelegramTransport implements Transport {
     if (parts.length > 1) {
       await this.memory.recordPart(message.deliveryId, { part, parts: parts.length, address: chat, providerMessageId: reply.messageId }, this.now());
       if (part + 1 < parts.length) {
-        const at = this.now();
-        throw holdUntil(await this.pacer.turn(message.deliveryId, chat, at), at, {
+        const next = await this.pacer.turn(message.deliveryId, chat);
+        throw holdUntil(next.at, next.now, {
           code: 'in_parts',
           message: `part ${part + 1} of ${parts.length} sent (message_id ${reply.messageId}); the next goes at the chat's next turn`,
         });
@@ -157,12 +156,14 @@ export class TelegramTransport implements Transport {
         { deliveryId: message.deliveryId, recipient: message.recipient, from: chat, to: movedTo },
         'Telegram: the group was upgraded to a supergroup (migrate_to_chat_id): this delivery and every later one to the recipient go to the new chat',
       );
-      return holdUntil(await this.pacer.turn(message.deliveryId, movedTo, now), now, refusal.providerError);
+      const next = await this.pacer.turn(message.deliveryId, movedTo);
+      return holdUntil(next.at, next.now, refusal.providerError);
     }
     if (refusal.providerError.httpStatus === 429 && refusal.retryAfterMs !== undefined) {
       // The flood wait is the chat's: its other deliveries wait behind it, the other chats go on.
       await this.pacer.hold(chat, now + refusal.retryAfterMs);
-      return holdUntil(await this.pacer.turn(message.deliveryId, chat, now), now, refusal.providerError);
+      const next = await this.pacer.turn(message.deliveryId, chat);
+      return holdUntil(next.at, next.now, refusal.providerError);
     }
     return refusal;
   }

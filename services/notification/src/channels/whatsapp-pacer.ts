@@ -1,4 +1,4 @@
-import type { PacingBook, PacingKey, WindowRule } from '../pacing.js';
+import type { PacingBook, PacingKey, Turn, WindowRule } from '../pacing.js';
 
 /**
  * WhatsApp's pair rate limit (Cloud API overview, "Pair rate limits",
@@ -32,32 +32,38 @@ const PACER = 'whatsapp';
  * PostgreSQL, shared by every replica.
  */
 export class WhatsAppPacer {
-  constructor(private readonly book: PacingBook) {}
+  /** `now` is read when a decision runs: in the database, after the replicas before it have had theirs. */
+  constructor(
+    private readonly book: PacingBook,
+    private readonly now: () => number,
+  ) {}
 
   private keys(waId: string): PacingKey[] {
     return [{ key: `pair:${waId}`, rule: PAIR_RATE }];
   }
 
   /** The time of the delivery's message to `waId`: at or before `now` means go now (the turn is taken), else wait for it. */
-  turn(deliveryId: string, waId: string, now: number): Promise<number> {
+  turn(deliveryId: string, waId: string): Promise<Turn> {
     return this.book.decide(PACER, (state) => {
+      const now = this.now();
       if (now - state.prunedAt >= PAIR_RATE.windowMs) {
         state.prunedAt = now;
         state.calendar.prune(now, STALE_MS);
       }
       const hold = state.holds.get(waId);
-      return state.calendar.reserve(deliveryId, this.keys(waId), now, Math.max(now, hold?.until ?? now));
+      return { at: state.calendar.reserve(deliveryId, this.keys(waId), now, Math.max(now, hold?.until ?? now)), now };
     });
   }
 
   /** WhatsApp refused a message to `waId` with 131056: its queue waits 4^X s, X one more each time in a row. Resolves to the end of the wait. */
-  refused(waId: string, now: number): Promise<number> {
+  refused(waId: string): Promise<Turn> {
     return this.book.decide(PACER, ({ calendar, holds }) => {
+      const now = this.now();
       const strikes = holds.get(waId)?.strikes ?? 0;
       const until = now + 4 ** Math.min(strikes, PAIR_BACKOFF_MAX_EXPONENT) * 1000;
       holds.set(waId, { until, strikes: strikes + 1 });
       calendar.releaseAll(`pair:${waId}`);
-      return until;
+      return { at: until, now };
     });
   }
 

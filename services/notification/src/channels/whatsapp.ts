@@ -183,7 +183,7 @@ class WhatsAppTransport implements Transport {
   ) {
     this.sessions = kept.sessions;
     this.template = kept.template;
-    this.pacer = new WhatsAppPacer(kept.pacing ?? new MemoryPacingBook());
+    this.pacer = new WhatsAppPacer(kept.pacing ?? new MemoryPacingBook(), now);
   }
 
   /** Whether free-form text may go to `waId` now: its last message is recent enough. */
@@ -194,8 +194,7 @@ class WhatsAppTransport implements Transport {
 
   async send(message: OutboundMessage): Promise<SendResult> {
     const waId = waIdOf(message.recipient);
-    const now = this.now();
-    const turn = await this.pacer.turn(message.deliveryId, waId, now);
+    const { at: turn, now } = await this.pacer.turn(message.deliveryId, waId);
     if (turn > now) {
       throw holdUntil(turn, now, { code: 'paced', message: 'waiting for this user’s turn: WhatsApp takes one message every 6 s to the same user' });
     }
@@ -214,8 +213,8 @@ class WhatsAppTransport implements Transport {
     // A refusal sent nothing, so its turn is given back; a lost answer (a network error is thrown before here) keeps it.
     await this.pacer.giveBack(waId, turn);
     if (reply.code === PAIR_RATE_LIMIT) {
-      const until = await this.pacer.refused(waId, this.now());
-      throw holdUntil(until, this.now(), { code: String(PAIR_RATE_LIMIT), message: `${reply.refusal.providerError.message} (this user's queue waits)` });
+      const wait = await this.pacer.refused(waId);
+      throw holdUntil(wait.at, wait.now, { code: String(PAIR_RATE_LIMIT), message: `${reply.refusal.providerError.message} (this user's queue waits)` });
     }
     throw reply.refusal;
   }
