@@ -99,6 +99,8 @@ export const NotificationConfigSchema = z
     OUTBOX_POLL_INTERVAL_MS: envInt(1000, { min: 10, max: 600_000 }),
     /** Channels sent at most once: a delivery whose outcome is unknown fails instead of being resent. */
     AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(NOTIFICATION_CHANNELS, { message: `expected channels among ${NOTIFICATION_CHANNELS.join(', ')}` }))),
+    /** postgres://… keeps the notifications in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
     /**
      * This replica's name on the deliveries it claims: only a claim's owner records its retry or
      * failure. Unique per running process; the default (host name and process id) is.

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { logChannelSetup, transportsFromConfig, type Transports } from './channels/index.js';
 import type { NotificationConfig } from './config.js';
+import { PostgresNotificationStore } from './postgres-store.js';
 import { SqliteNotificationStore } from './sqlite-store.js';
 import type { NotificationStore } from './store.js';
 
@@ -20,16 +21,23 @@ export interface NotificationDeps {
   close: () => Promise<void>;
 }
 
-/** The real dependencies: `<DATA_DIR>/notification.db` and the transports the config asks for, on the system clock. */
+/** The real dependencies: the store and the transports the config asks for, on the system clock. */
 export async function createDeps(config: NotificationConfig, logger: Logger): Promise<NotificationDeps> {
   const deps = await openDeps(config, { clock: systemClock, logger });
+  logger.info(`notifications in ${config.DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL'} as replica ${config.REPLICA_ID}`);
   logChannelSetup(config, deps.transports, logger);
   return deps;
 }
 
+/** The notifications in PostgreSQL when DATABASE_URL names one (migrated first), else in `<DATA_DIR>/notification.db`. */
+function openStore(config: NotificationConfig): Promise<NotificationStore> {
+  if (config.DATABASE_URL !== undefined) return PostgresNotificationStore.open(config.DATABASE_URL, config.REPLICA_ID);
+  return Promise.resolve(new SqliteNotificationStore(databasePath(config.DATA_DIR, 'notification'), config.REPLICA_ID));
+}
+
 /** The same dependencies on a given clock (tests: a manual one, and DATA_DIR `:memory:` or a temporary folder). */
 export async function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): Promise<NotificationDeps> {
-  const store = new SqliteNotificationStore(databasePath(config.DATA_DIR, 'notification'), config.REPLICA_ID);
+  const store = await openStore(config);
   const providers = transportsFromConfig(config, () => clock.now(), { memory: store, logger });
   return {
     clock,

@@ -131,6 +131,32 @@ function floodWait(times: number[], now: number, limit: number, windowMs: number
 }
 
 /**
+ * The Bot FAQ's limits as flood control keeps them: 1 message a second to a chat, 20 a minute to a
+ * group (a negative id or @channel), 30 a second from the bot. `admit` posts a message to `chat`
+ * at `at`, or answers the seconds to wait (nothing posted).
+ */
+function floodControl() {
+  const sent = new Map<string, number[]>();
+  const bot: number[] = [];
+  return {
+    admit(chat: string, at: number): number | undefined {
+      const times = sent.get(chat) ?? [];
+      const isGroup = chat.startsWith('-') || chat.startsWith('@');
+      const wait = floodWait(times, at, 1, 1000) ?? (isGroup ? floodWait(times, at, 20, 60_000) : undefined) ?? floodWait(bot, at, 30, 1000);
+      if (wait !== undefined) return wait;
+      times.push(at);
+      sent.set(chat, times);
+      bot.push(at);
+      return undefined;
+    },
+    clear() {
+      sent.clear();
+      bot.length = 0;
+    },
+  };
+}
+
+/**
  * The Bot API's sendMessage, with the limits the Bot FAQ documents
  * (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this), answered as
  * flood control answers: 429 `Too Many Requests: retry after N` with `parameters.retry_after`:
@@ -142,8 +168,7 @@ export function fakeTelegram(token: string, options: FakeTelegramOptions = {}): 
   const now = options.now ?? Date.now;
   let messageId = 100;
   const calls: TelegramCall[] = [];
-  const sent = new Map<string, number[]>();
-  const bot: number[] = [];
+  const limits = floodControl();
   const judge = (chat: string, reply: Reply): Reply => {
     const body = reply.body as { result?: { message_id: number }; error_code?: number; parameters?: { retry_after?: number } };
     calls.push({
@@ -169,15 +194,8 @@ export function fakeTelegram(token: string, options: FakeTelegramOptions = {}): 
     if (movedTo !== undefined)
       return judge(chat, telegramError(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo }));
     const at = now();
-    const times = sent.get(chat) ?? [];
-    const wait =
-      floodWait(times, at, 1, 1000) ??
-      (chat.startsWith('-') || chat.startsWith('@') ? floodWait(times, at, 20, 60_000) : undefined) ??
-      floodWait(bot, at, 30, 1000);
+    const wait = limits.admit(chat, at);
     if (wait !== undefined) return judge(chat, telegramError(429, `Too Many Requests: retry after ${wait}`, { retry_after: wait }));
-    times.push(at);
-    sent.set(chat, times);
-    bot.push(at);
     messageId += 1;
     return judge(chat, {
       status: 200,
@@ -188,10 +206,86 @@ export function fakeTelegram(token: string, options: FakeTelegramOptions = {}): 
   fake.reset = () => {
     reset();
     calls.length = 0;
-    sent.clear();
-    bot.length = 0;
+    limits.clear();
   };
   return Object.assign(fake, { calls });
+}
+
+/** What an outage fake does with a sendMessage: refuse it with a 500, hold it unanswered, or take it. */
+export type OutagePhase = 'fail' | 'hang' | 'succeed';
+
+/**
+ * A Bot API that goes through an outage, phase by phase as the test sets `phase`: `fail` answers
+ * 500 at once ({ ok: false, error_code: 500 }, nothing posted); `hang` never answers (the request
+ * is held until the client gives up; nothing posted); `succeed` posts the message when the request
+ * arrives, keeping the Bot FAQ's limits as fakeTelegram does (a 429 with retry_after past them,
+ * nothing posted), and answers `latencyMs` later, so a client killed meanwhile has had its message
+ * posted without hearing so. `posted` counts each (chat, text) posted: more than one is a duplicate.
+ */
+export function outageTelegram(token: string, latencyMs: number) {
+  const posted = new Map<string, number>();
+  const counts = { failed: 0, hung: 0, tooMany: 0, posted: 0 };
+  const limits = floodControl();
+  const held = new Set<http.ServerResponse>();
+  let phase: OutagePhase = 'fail';
+  let messageId = 100;
+  const reply = (res: http.ServerResponse, r: Reply) => {
+    res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(r.body));
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url !== `/bot${token}/sendMessage`) return reply(res, telegramError(404, 'Not Found'));
+      if (phase === 'fail') {
+        counts.failed += 1;
+        return reply(res, telegramError(500, 'Internal Server Error'));
+      }
+      if (phase === 'hang') {
+        counts.hung += 1;
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { chat_id: unknown; text: string };
+      const chat = String(body.chat_id);
+      const at = Date.now();
+      const wait = limits.admit(chat, at);
+      if (wait !== undefined) {
+        counts.tooMany += 1;
+        return reply(res, telegramError(429, `Too Many Requests: retry after ${wait}`, { retry_after: wait }));
+      }
+      const key = `${chat}\n${body.text}`;
+      posted.set(key, (posted.get(key) ?? 0) + 1);
+      counts.posted += 1;
+      messageId += 1;
+      const result = { ok: true, result: { message_id: messageId, date: Math.floor(at / 1000), chat: { id: body.chat_id, type: 'private' }, text: body.text } };
+      setTimeout(() => reply(res, { status: 200, body: result }), latencyMs);
+    });
+  });
+  return {
+    posted,
+    counts,
+    url: '',
+    setPhase(next: OutagePhase) {
+      phase = next;
+    },
+    /** Messages posted more than once. */
+    duplicates(): number {
+      return [...posted.values()].reduce((sum, n) => sum + n - 1, 0);
+    },
+    async start() {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return this;
+    },
+    async stop() {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 // ─── Twilio ────────────────────────────────────────────────────────────────────────────────
