@@ -2,6 +2,8 @@ import pg from 'pg';
 
 export type PostgresPool = pg.Pool;
 export type PostgresClient = pg.PoolClient;
+/** A connection of its own, outside any pool (connectPostgres). */
+export type PostgresSession = pg.Client;
 
 export interface OpenPostgresOptions {
   /** postgres://… (DATABASE_URL). */
@@ -87,4 +89,21 @@ export async function postgresHealth(pool: PostgresPool): Promise<{ ok: boolean;
   } catch (err) {
     return { ok: false, detail: `PostgreSQL does not answer: ${err instanceof Error ? err.message : String(err)}` };
   }
+}
+
+/**
+ * One connection of its own, outside any pool, for state that lives as long as the session: a
+ * session-level advisory lock, LISTEN. Its errors (the server gone, the connection cut) are the
+ * caller's to listen for; without a listener they are dropped rather than ending the process.
+ */
+export async function connectPostgres(options: { url: string; applicationName?: string; timeoutMs?: number }): Promise<PostgresSession> {
+  const client = new pg.Client({
+    connectionString: options.url,
+    application_name: options.applicationName,
+    connectionTimeoutMillis: options.timeoutMs ?? 10_000,
+    keepAlive: true,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
 }

@@ -103,6 +103,10 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     strategy.events.close();
     await Promise.all([strategy.events.whenIdle(), strategy.engine.close(), lab.close()]);
   });
-  app.addHook('onClose', async () => strategy.dispatcher.close());
+  // The lead is given up last, once the sends in flight are stored, so the next leader resumes only what is left.
+  app.addHook('onClose', async () => {
+    await strategy.dispatcher.close();
+    await deps.leadership?.stop();
+  });
   return { app, engine: strategy.engine, events: strategy.events, lab };
 }

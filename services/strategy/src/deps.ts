@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient, type ClientOptions } from '@fxdesk/client';
 import { databasePath } from '@fxdesk/core';
@@ -11,6 +12,8 @@ import { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
+import type { Leadership } from './leadership.js';
+import { PostgresLeadership } from './postgres-leadership.js';
 import { PostgresStrategyStore } from './postgres-store.js';
 import { SqliteStrategyStore } from './sqlite-store.js';
 import type { StrategyStore } from './store.js';
@@ -29,6 +32,8 @@ export interface StrategyDeps {
   account?: AccountClient;
   /** The strategy lab: its results (lab.db), the history it backtests on (the same market as `source`), its worker threads. */
   lab: LabDeps;
+  /** Set with DATABASE_URL: the election among the replicas on the database. Unset: this process is the only one, and leads. */
+  leadership?: Leadership;
   /** Closes what was opened for the app (after the app has closed). */
   close: () => Promise<void>;
 }
@@ -52,6 +57,11 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     history: marketData ? new MarketDataLabHistory(marketData) : new SimulatedLabHistory(market as SimulatedMarket),
     runner: pool,
   };
+  // A process's own id: a replica id from a .env shared by every replica would name them all alike.
+  const replicaId = `${os.hostname()}-${process.pid}`;
+  const leadership = config.DATABASE_URL
+    ? new PostgresLeadership({ url: config.DATABASE_URL, replicaId, clock, logger, checkMs: config.LEADER_CHECK_MS })
+    : undefined;
   const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const notification = client(config.NOTIFICATION_URL, config.NOTIFICATION_API_KEY, (o) => new NotificationClient(o));
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));
@@ -64,7 +74,9 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     notification,
     account,
     lab,
+    leadership,
     close: async () => {
+      await leadership?.stop();
       await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), pool.close()]);
       await store.close();
       lab.store.close();

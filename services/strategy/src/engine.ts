@@ -97,6 +97,7 @@ export class StrategyEngine {
     this.signals = o.metrics.counter('strategy_signals_total', 'Signals generated, by instrument and type.');
     this.candles = o.metrics.counter('strategy_candles_total', 'Closed candles fed to the indicators, by instrument.');
     o.metrics.gauge('strategy_running', '1 while the strategy runs.', () => (this.run ? 1 : 0));
+    o.metrics.gauge('strategy_leader', '1 while this replica leads (decides and sends); always 1 for a sole process.', () => (this.isLeading ? 1 : 0));
     o.metrics.gauge('strategy_pairs', 'Monitored pairs by status.', () => {
       const counts = new Map<string, number>();
       for (const record of this.pairRecords()) counts.set(record.status, (counts.get(record.status) ?? 0) + 1);
@@ -209,6 +210,25 @@ export class StrategyEngine {
     this.isLeading = false;
   }
 
+  /**
+   * A follower's view of the leader's signals: each pair's last signal as the store has it, and
+   * the console told of each new one.
+   */
+  async followSignals(): Promise<void> {
+    const run = this.run;
+    if (this.isLeading || !run) return;
+    const pairs = [...this.pairs.values()];
+    const latest = await Promise.all(pairs.map((pair) => this.o.store.latest(pair.instrument)));
+    pairs.forEach((pair, i) => {
+      const signal = latest[i];
+      if (!signal || this.run !== run || pair.lastSignal?.time === signal.generated_at) return;
+      pair.lastSignal = { type: signal.type, time: signal.generated_at, entry_price: signal.entry_price };
+      this.o.events.signal(signal);
+      this.o.events.pairChanged(pair.instrument);
+      this.o.events.statusChanged();
+    });
+  }
+
   /** Runs `work` after every transition asked before it. */
   private serially<T>(work: () => Promise<T>): Promise<T> {
     const result = this.transitions.then(work);
@@ -256,7 +276,7 @@ export class StrategyEngine {
    * it is left for the next sync (the engine keeps the generation it had).
    */
   private async adopt(state: RunState): Promise<void> {
-    if (state.generation === this.generation) return;
+    if (state.generation === this.generation || this.isClosed) return;
     if (this.run && (!state.running || this.run.generation !== state.generation)) this.halt();
     if (state.running && !this.run) {
       const catalog = await this.listedSymbols(true);

@@ -21,6 +21,7 @@ import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
 import { downstreamFailure, errors } from './errors.js';
 import { EventHub } from './event-hub.js';
+import type { Leadership } from './leadership.js';
 import { PaperAccount } from './paper-account.js';
 import { PairTracker, trackerSettings } from './pair-tracker.js';
 import { SignalDispatcher } from './signal-dispatch.js';
@@ -119,6 +120,7 @@ export class StrategyControl {
       channels: config.NOTIFICATION_CHANNELS,
     });
     this.engine = new StrategyEngine({
+      isLeading: deps.leadership === undefined,
       config,
       clock,
       logger,
@@ -139,26 +141,25 @@ export class StrategyControl {
     });
   }
 
-  /** The kit's readiness checks: the signal database answers. */
+  /** The kit's readiness checks: the signal database answers; this replica leads or follows, and which one leads. */
   readinessChecks() {
+    const { store, leadership } = this.o.deps;
     return {
-      database: () => this.o.deps.store.health(),
+      database: () => store.health(),
+      leader: () => leadership?.check() ?? { ok: true, detail: 'leader: the only replica (no DATABASE_URL)' },
     };
   }
 
   /**
-   * At process start: sends what a previous run left unsent, then resumes the run the previous
-   * process left running, or auto-starts a fresh desk, in the background: the app answers at once
-   * and the pairs warm up as after a POST /start. A failure is logged; POST /start still works.
+   * At process start, alone: sends what a previous run left unsent, then resumes the run the
+   * previous process left running, or auto-starts a fresh desk, in the background: the app
+   * answers at once and the pairs warm up as after a POST /start. A failure is logged; POST
+   * /start still works. As a replica: takes part in the election (see lead, follow).
    */
   startAtBoot(): void {
-    const { config, logger } = this.o;
-    this.dispatcher.resumeUnfinished().then(
-      (resumed) => {
-        if (resumed > 0) logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
-      },
-      (err: unknown) => logger.error({ err }, 'could not read the signals a previous run left unsent'),
-    );
+    const { config, logger, deps } = this.o;
+    if (deps.leadership) return this.joinElection(deps.leadership);
+    void this.resumeUnfinished();
     this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
       (how) => {
         if (how === 'resumed') logger.info({ ...this.engine.state }, 'resumed the strategy that was running before the restart');
@@ -166,6 +167,38 @@ export class StrategyControl {
       },
       (err: unknown) => logger.error({ err }, 'could not start the strategy at boot; POST /start to start it'),
     );
+  }
+
+  /**
+   * One replica of several: it runs what the store records (following the market for /pairs and
+   * /status) and, while it leads, the engine's decisions and sends: on taking the lead it resumes
+   * the sends the replica before left pending. A follower shows the leader's new signals as the
+   * store has them.
+   */
+  private joinElection(leadership: Leadership): void {
+    leadership.start({
+      lead: async () => {
+        await this.engine.lead({ autoStart: this.o.config.AUTO_START });
+        await this.resumeUnfinished();
+      },
+      follow: () => {
+        this.engine.follow();
+        this.dispatcher.standDown();
+      },
+      sync: async () => {
+        await this.engine.syncRun();
+        await this.engine.followSignals();
+      },
+    });
+  }
+
+  private async resumeUnfinished(): Promise<void> {
+    try {
+      const resumed = await this.dispatcher.resumeUnfinished();
+      if (resumed > 0) this.o.logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+    } catch (err) {
+      this.o.logger.error({ err }, 'could not read the signals a previous run left unsent');
+    }
   }
 
   /**

@@ -3,23 +3,8 @@ import { createLogger } from '@fxdesk/core';
 import { LogCapture } from '@fxdesk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signalIdFor } from '../src/signal-id.js';
-import { envelope, fakeService, type FakeService, type RecordedRequest } from './fake-service.js';
+import { accepted, envelope, fakeService, filled, type FakeService } from './fake-service.js';
 import { advanceUntilSignal, harness, type Harness } from './helpers.js';
-
-const filled = (request: RecordedRequest) => ({
-  status: 200,
-  body: {
-    signal_id: (request.body as { signal_id: string }).signal_id,
-    state: 'filled',
-    tickets: { order: '5001', deal: '6001', position: '5001' },
-    result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.1', filled_volume: '0.1', price: '1.1', broker_comment: 'done' },
-  },
-});
-
-const accepted = () => ({
-  status: 201,
-  body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 },
-});
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

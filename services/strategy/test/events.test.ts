@@ -19,7 +19,7 @@ import type { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAB_EVERY_MS } from '../src/event-hub.js';
 import { EventReader, type ReadEvent } from './event-reader.js';
-import { fakeService, type FakeService, type RecordedRequest } from './fake-service.js';
+import { accepted, fakeService, filled, type FakeService } from './fake-service.js';
 import { harness, type Harness, type HarnessOptions } from './helpers.js';
 import { instantRunner, ManualRunner } from './lab-jobs.fixture.js';
 
@@ -33,21 +33,6 @@ const SCHEMAS: Record<Exclude<StrategyEventName, 'reset'>, z.ZodType> = {
   downstream: DownstreamEventSchema,
   lab: LabEventSchema,
 };
-
-const filled = (request: RecordedRequest) => ({
-  status: 200,
-  body: {
-    signal_id: (request.body as { signal_id: string }).signal_id,
-    state: 'filled',
-    tickets: { order: '5001', deal: '6001', position: '5001' },
-    result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.1', filled_volume: '0.1', price: '1.1', broker_comment: 'done' },
-  },
-});
-
-const accepted = () => ({
-  status: 201,
-  body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 },
-});
 
 let cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -56,3 +56,20 @@ export async function fakeService(handler: (request: RecordedRequest) => FakeAns
 export function envelope(code: string, message = code): Record<string, unknown> {
   return { error: true, code, message, timestamp: new Date().toISOString() };
 }
+
+/** The execution service's answer to an order it filled, for the signal_id it was sent. */
+export const filled = (request: RecordedRequest): FakeAnswer => ({
+  status: 200,
+  body: {
+    signal_id: (request.body as { signal_id: string }).signal_id,
+    state: 'filled',
+    tickets: { order: '5001', deal: '6001', position: '5001' },
+    result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.1', filled_volume: '0.1', price: '1.1', broker_comment: 'done' },
+  },
+});
+
+/** The notification service's answer to an announcement it accepted. */
+export const accepted = (): FakeAnswer => ({
+  status: 201,
+  body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 },
+});

@@ -1,20 +1,10 @@
-import { postgresUnavailable, startPostgres, type RunningPostgres } from '@fxdesk/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStrategyStore } from '../src/postgres-store.js';
+import { postgresForFile } from './postgres-server.js';
 import { signalFixture } from './signal-fixture.js';
 import { strategyStoreContract } from './strategy-store.contract.js';
 
-const unavailable = postgresUnavailable();
-let server: RunningPostgres;
-
-// One server for the file; each test gets its own database, sorted by an ICU locale (en-US) so
-// that a query relying on the database's collation for its order would show it.
-beforeAll(async () => {
-  if (!unavailable) server = await startPostgres();
-}, 300_000);
-afterAll(() => server?.stop());
-
-const database = () => server.createDatabase({ icuLocale: 'en-US' });
+const { unavailable, database } = postgresForFile();
 
 describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   strategyStoreContract('PostgreSQL', {
