@@ -2,7 +2,9 @@
  * Notification throughput: POST /notifications per second of the real service (durable SQLite
  * with synchronous=FULL, group commit, sandbox transports, the outbox sending as it goes)
  * beside bare Fastify answering the same 201 body, measured in the same run with the same load,
- * each server in its own process; then the outbox alone draining a backlog, in deliveries/s.
+ * each server in its own process; then the outbox alone draining a backlog, in deliveries/s, on
+ * SQLite and again on PostgreSQL (DATABASE_URL: a durable server of its own from the Debian
+ * package, fsync and synchronous_commit on; skipped with the reason when it cannot run here).
  *
  *   npm run bench -- notification [seconds] [connections] [backlog] [rounds]   (defaults 10, 50, 20000, 2)
  *   npm run bench -- notification render [runs]   (the renderers alone: render.ts)
@@ -22,6 +24,7 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
+import { postgresUnavailable, startPostgres } from '../../packages/core/testing/engines.js';
 import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
 import { openDeps } from '../../services/notification/src/deps.js';
@@ -96,10 +99,16 @@ async function measure(mode: 'service' | 'bare'): Promise<{ result: autocannon.R
   return { result, stats };
 }
 
-/** The outbox alone: a stored backlog drained through the sandbox transport. */
-async function drainBacklog(): Promise<{ deliveries: number; seconds: number; commits: { commits: number; operations: number } }> {
+interface Drain {
+  deliveries: number;
+  seconds: number;
+  commits: { commits: number; operations: number };
+}
+
+/** The outbox alone: a stored backlog drained through the sandbox transport (`env`: DATABASE_URL for PostgreSQL). */
+async function drainBacklog(env: Record<string, string> = {}): Promise<Drain> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-outbox-'));
-  const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0', CHAT_APP_CHAT_IDS: '111' });
+  const config = loadConfig(NotificationConfigSchema, { LOG_LEVEL: 'silent', DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0', CHAT_APP_CHAT_IDS: '111', ...env });
   const deps = await openDeps(config, { clock: systemClock });
   const { app, store, outbox } = await buildApp({ config, deps });
   app.addHook('onClose', deps.close);
@@ -136,6 +145,18 @@ async function drainBacklog(): Promise<{ deliveries: number; seconds: number; co
   return { deliveries: sent, seconds, commits: { commits: after.commits - before.commits, operations: after.operations - before.operations } };
 }
 
+/** The same drain with the store in PostgreSQL, or the reason it cannot run here. */
+async function drainOnPostgres(): Promise<Drain | string> {
+  const missing = postgresUnavailable();
+  if (missing) return missing;
+  const server = await startPostgres({ durable: true });
+  try {
+    return await drainBacklog({ DATABASE_URL: await server.createDatabase() });
+  } finally {
+    await server.stop();
+  }
+}
+
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 process.stdout.write(
@@ -169,10 +190,16 @@ process.stdout.write(`target ≥ ${fmt(TARGET)} req/s: ${service.result.requests
 process.stdout.write(`service after the run: ${JSON.stringify(service.stats)}\n`);
 
 const drain = await drainBacklog();
+const onPostgres = await drainOnPostgres();
 const drainRate = drain.deliveries / drain.seconds;
 const sentDuringRun = ((service.stats as { deliveries?: { sent?: number } } | undefined)?.deliveries?.sent ?? 0) / (WARMUP_SECONDS + SECONDS);
 process.stdout.write(
   `\noutbox during the POST run: ${fmt(sentDuringRun)} deliveries/s sent while taking the POSTs (ratio to bare Fastify req/s: ${(sentDuringRun / bare.requests.average).toFixed(3)})\n` +
     `outbox alone: ${fmt(drain.deliveries)} deliveries in ${drain.seconds.toFixed(2)} s = ${fmt(drainRate)} deliveries/s ` +
-    `(${fmt(drain.commits.commits)} commits for ${fmt(drain.commits.operations)} writes; ratio to bare Fastify req/s: ${(drainRate / bare.requests.average).toFixed(3)})\n`,
+    `(${fmt(drain.commits.commits)} commits for ${fmt(drain.commits.operations)} writes; ratio to bare Fastify req/s: ${(drainRate / bare.requests.average).toFixed(3)})\n` +
+    (typeof onPostgres === 'string'
+      ? `outbox alone on PostgreSQL: skipped (${onPostgres})\n`
+      : `outbox alone on PostgreSQL (durable): ${fmt(onPostgres.deliveries)} deliveries in ${onPostgres.seconds.toFixed(2)} s = ` +
+        `${fmt(onPostgres.deliveries / onPostgres.seconds)} deliveries/s (${fmt(onPostgres.commits.commits)} commits; ratio to SQLite: ` +
+        `${(onPostgres.deliveries / onPostgres.seconds / drainRate).toFixed(3)})\n`),
 );
