@@ -133,7 +133,10 @@ export const TickStreamQuerySchema = z.object({ symbols: SymbolListSchema.option
 const BROKER_READ_ERRORS = {
   404: ErrorEnvelopeSchema.describe('A symbol the catalog does not list (`symbol_not_found`)'),
   502: ErrorEnvelopeSchema.describe('The broker failed to answer (`broker_error`)'),
-  503: ErrorEnvelopeSchema.describe('The broker session is not connected (`broker_unavailable`)'),
+  503: ErrorEnvelopeSchema.describe(
+    'The broker session is not connected (`broker_unavailable`); on a replica that does not hold the venue, also when it cannot ' +
+      'forward the request to the one that does (none at the moment, one without REPLICA_URL, or no answer in time), with `Retry-After`',
+  ),
   504: ErrorEnvelopeSchema.describe('The broker did not answer in time (`broker_timeout`)'),
 };
 

@@ -64,6 +64,14 @@ export const MarketDataConfigSchema = z
     TICK_STREAM_RETENTION: envInt(100_000, { min: 1000, max: 100_000_000 }),
     /** With REDIS_URL: the ingesting replica's lease; another replica takes the venue this long after it stops renewing. */
     INGEST_LEASE_MS: envInt(4000, { min: 1000, max: 60_000 }),
+    /**
+     * With REDIS_URL: where the other replicas reach this one (its own, per replica). While this
+     * replica holds the venue, the others forward candle requests there; unset, they answer them 503.
+     */
+    REPLICA_URL: z
+      .url({ protocol: /^https?$/, message: 'expected the http:// or https:// URL other replicas reach this one at' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
   })
   .superRefine((config, ctx) => {
     if (config.BROKER !== 'ctrader') return;

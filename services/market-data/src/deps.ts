@@ -35,7 +35,15 @@ const CONNECT_TIMEOUT_MS = 2000;
  * and the loops retry, so nothing piles up in memory during an outage. Waits for both to connect
  * (at most CONNECT_TIMEOUT_MS: a Redis that is down is reported by readiness, not fatal).
  */
-export async function createReplication(options: { url: string; owner: string; retention: number; leaseMs: number; logger: Logger }): Promise<{
+export async function createReplication(options: {
+  url: string;
+  owner: string;
+  /** REPLICA_URL: where the other replicas reach this one, published beside its lease. */
+  address?: string;
+  retention: number;
+  leaseMs: number;
+  logger: Logger;
+}): Promise<{
   replication: Replication;
   close: () => Promise<void>;
 }> {
@@ -47,7 +55,7 @@ export async function createReplication(options: { url: string; owner: string; r
     [commands, reader].map((redis) => new Promise((resolve) => setTimeout(resolve, CONNECT_TIMEOUT_MS).unref() && redis.once('ready', resolve))),
   );
   const log = new TickLog({ redis: commands, prefix: REDIS_KEY_PREFIX, retention: options.retention });
-  const lease = new RedisLease({ redis: commands, key: log.leaseKey, owner: options.owner, ttlMs: options.leaseMs });
+  const lease = new RedisLease({ redis: commands, key: log.leaseKey, owner: options.owner, ttlMs: options.leaseMs, address: options.address });
   const replication = new Replication({ log, lease, reader, logger: options.logger });
   return {
     replication,
@@ -65,8 +73,21 @@ export async function createDeps(config: MarketDataConfig, logger: Logger): Prom
   if (!config.REDIS_URL) return { clock: systemClock, feed, logger, close, checks };
   // A process's own id: a REPLICA_ID from a .env shared by every replica would make them all "own" the lease.
   const owner = `${os.hostname()}-${process.pid}`;
-  logger.info({ replica: owner }, 'replica on Redis: one replica (holding the lease) connects the venue; every replica streams from the Redis stream');
-  const redis = await createReplication({ url: config.REDIS_URL, owner, retention: config.TICK_STREAM_RETENTION, leaseMs: config.INGEST_LEASE_MS, logger });
+  const address = config.REPLICA_URL;
+  logger.info({ replica: owner, address }, 'replica on Redis: one replica (holding the lease) connects the venue; every replica streams from the Redis stream');
+  if (!address) {
+    logger.warn(
+      'REPLICA_URL is not set: while this replica holds the venue connection, the other replicas cannot forward candle requests to it and answer them 503 broker_unavailable',
+    );
+  }
+  const redis = await createReplication({
+    url: config.REDIS_URL,
+    owner,
+    address,
+    retention: config.TICK_STREAM_RETENTION,
+    leaseMs: config.INGEST_LEASE_MS,
+    logger,
+  });
   return {
     clock: systemClock,
     feed,

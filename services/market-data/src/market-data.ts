@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { CheckResult } from '@fxdesk/core';
-import type { FeedSymbol, Quote, QuoteFeed } from '@fxdesk/broker';
+import { isScheduledOpen, type FeedSymbol, type Quote, type QuoteFeed } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, type CatalogEntry, type IntervalCandle, type Tick, type Timeframe } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { toIntervalCandles } from './candles.js';
 import type { MarketDataConfig } from './config.js';
 import { brokerFailure, errors } from './errors.js';
 import { FeedSession } from './feed-session.js';
+import { FORWARDED_BY_HEADER, LeaderRelay, type RelayedAnswer } from './leader-relay.js';
 import type { ReplicaHandlers, Replication } from './replication.js';
 import { ConnectionMonitor } from './status.js';
 import type { StreamClient } from './stream-client.js';
@@ -29,6 +30,13 @@ export interface MarketDataOptions {
   /** With REDIS_URL: one replica of several, ingesting only while it holds the lease. */
   replication?: Replication;
 }
+
+/**
+ * Longest wait for the leading replica's answer to a forwarded candles request: past the venue's
+ * own request timeout (cTrader: 10 s), so the leader's 504 `broker_timeout` is relayed rather
+ * than cut short.
+ */
+const RELAY_TIMEOUT_MS = 15_000;
 
 interface Catalog {
   symbols: ReadonlyMap<string, FeedSymbol>;
@@ -52,6 +60,8 @@ export class MarketData {
   private readonly config: MarketDataConfig;
   private readonly logger: Logger;
   private readonly replication: Replication | undefined;
+  /** As a replica: candle requests to the leader, while this one does not hold the venue. */
+  private readonly relay: LeaderRelay | undefined;
   /** The feed session; as a replica, only while this replica leads. */
   private session: FeedSession | undefined;
   private servedCatalog: Catalog | undefined;
@@ -72,7 +82,7 @@ export class MarketData {
       clock,
       stalenessMs: config.TICK_STALENESS_SECONDS * 1000,
       servedSymbols: () => this.servedCatalog?.subscribed,
-      isMarketOpen: (symbol, epochMs) => feed.isMarketOpen(symbol, epochMs),
+      isMarketOpen: (symbol, epochMs) => this.isMarketOpen(symbol, epochMs),
       onChange: () => this.hub.publishStatus(),
     });
     this.hub = new StreamHub({
@@ -85,7 +95,19 @@ export class MarketData {
       currentStatus: () => this.monitor.status(),
       idsFromStream: replication !== undefined,
     });
-    if (!replication) this.session = this.newSession();
+    if (replication) {
+      this.relay = new LeaderRelay({
+        leader: () => replication.leader(),
+        self: replication.owner,
+        apiKey: config.API_KEY,
+        clock,
+        timeoutMs: RELAY_TIMEOUT_MS,
+        retryAfterSeconds: this.leaseSeconds(),
+        logger,
+      });
+    } else {
+      this.session = this.newSession();
+    }
   }
 
   /**
@@ -134,6 +156,16 @@ export class MarketData {
     const tick = this.latest.get(symbol);
     if (!tick) throw errors.create('no_quote_yet', `no quote of ${symbol} has arrived yet`);
     return tick;
+  }
+
+  /**
+   * On a replica that does not hold the venue, the leader's answer to `request` (candles come
+   * from the venue); undefined where the request is answered here: alone, on the leader, and
+   * for a request another replica forwarded (one hop at most).
+   */
+  async fromLeader(request: { method: string; url: string; id: string; headers: Record<string, unknown> }): Promise<RelayedAnswer | undefined> {
+    if (!this.relay || this.replication?.isLeader || request.headers[FORWARDED_BY_HEADER] !== undefined) return undefined;
+    return this.relay.relay({ method: request.method === 'HEAD' ? 'HEAD' : 'GET', url: request.url, requestId: request.id });
   }
 
   async candles(symbol: string, timeframe: Timeframe, count: number): Promise<IntervalCandle[]> {
@@ -258,9 +290,26 @@ export class MarketData {
   /** Candles come from the venue, which only the leading replica is connected to. */
   private assertVenue(): void {
     if (this.replication && !this.replication.isLeader) {
-      throw errors.create('broker_unavailable', 'this replica does not hold the venue connection; candles are served by the replica that does');
+      throw errors.create('broker_unavailable', 'this replica does not hold the venue connection; candles are served by the replica that does', {
+        headers: { 'retry-after': String(this.leaseSeconds()) },
+      });
     }
     if (!this.monitor.isConnected) throw errors.create('broker_unavailable', 'the broker session is not connected');
+  }
+
+  /**
+   * By the schedule the catalog carries (cTrader's), which a follower reads from the stream as
+   * the leader loaded it; else by the feed's own rule, which the simulated market knows without
+   * a session.
+   */
+  private isMarketOpen(symbol: string, epochMs: number): boolean {
+    const schedule = this.servedCatalog?.symbols.get(symbol)?.schedule;
+    return schedule ? isScheduledOpen(schedule, epochMs) : this.feed.isMarketOpen(symbol, epochMs);
+  }
+
+  /** About how long until another replica holds the venue, in whole seconds: the lease's life. */
+  private leaseSeconds(): number {
+    return Math.ceil(this.config.INGEST_LEASE_MS / 1000);
   }
 
   private catalog(): ReadonlyMap<string, FeedSymbol> {
@@ -318,9 +367,12 @@ export class MarketData {
       snapshot: (snapshot: LogSnapshot) => {
         if (snapshot.catalog) this.applyCatalog(snapshot.catalog);
         if (snapshot.change) this.monitor.noteFeedState(snapshot.change);
-        // The last tick of each symbol, for the replay on connect; not a fresh quote, so the monitor is not told.
+        // The last tick of each symbol: replayed on connect, and this replica's quote of it as the
+        // leader's is (GET tick answers it), so readiness waits for no new one; silence counts
+        // from now, as after a reconnection.
         for (const { id, tick } of snapshot.ticks) {
           this.latest.set(tick.symbol, tick);
+          this.monitor.noteQuote(tick.symbol);
           this.hub.publishTick(tick, id);
         }
         this.hub.notePosition(snapshot.lastId);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CheckResult } from '@fxdesk/core';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RedisLease } from './redis-lease.js';
+import type { LeaseHolder, RedisLease } from './redis-lease.js';
 import type { LogEntry, LogSnapshot, TickLog } from './tick-log.js';
 
 /** What the replica does as its role and the stream change. */
@@ -41,7 +41,7 @@ export class Replication {
   private readonly options: ReplicationOptions;
   private isLeading = false;
   private isStopped = false;
-  private holder: string | null = null;
+  private holder: LeaseHolder | null = null;
   /** When the last renewal that succeeded was sent: the lease is sure to be ours until then + ttl. */
   private renewedAt = 0;
   private redisError: string | undefined;
@@ -80,12 +80,28 @@ export class Replication {
       .catch((err: unknown) => this.options.logger.warn({ err }, 'could not release the market-data lease; it expires by itself'));
   }
 
-  /** The `replica` readiness check: Redis answers, and which replica holds the venue connection. */
+  /** Which replica holds the venue connection now, and its REPLICA_URL, read from Redis. */
+  leader(): Promise<LeaseHolder | null> {
+    return this.options.lease.holder();
+  }
+
+  /** The `replica` readiness check: Redis answers, which replica holds the venue connection, and where candle requests go. */
   check(): CheckResult {
     if (this.redisError) return { ok: false, detail: `Redis unreachable (${this.redisError}): no ticks are read or published` };
-    if (this.isLeading) return { ok: true, detail: `leader: replica ${this.owner} holds the venue connection and publishes to ${this.log.streamKey}` };
-    const leader = this.holder === null ? 'no replica holds the lease at the moment' : `replica ${this.holder} holds the venue connection`;
-    return { ok: true, detail: `follower: ${leader}; ticks read from ${this.log.streamKey}` };
+    if (this.isLeading) {
+      const { address } = this.options.lease;
+      const candles = address
+        ? `the other replicas forward candle requests to ${address}`
+        : 'no REPLICA_URL set, so the other replicas cannot forward candle requests here (they answer them 503)';
+      return { ok: true, detail: `leader: replica ${this.owner} holds the venue connection and publishes to ${this.log.streamKey}; ${candles}` };
+    }
+    const ticks = `ticks read from ${this.log.streamKey}`;
+    const holder = this.holder;
+    if (holder === null) return { ok: true, detail: `follower: no replica holds the lease at the moment; ${ticks}` };
+    const candles = holder.address
+      ? `candle requests forwarded to it at ${holder.address}`
+      : 'candle requests answer 503: it publishes no REPLICA_URL to forward them to';
+    return { ok: true, detail: `follower: replica ${holder.owner} holds the venue connection; ${ticks}; ${candles}` };
   }
 
   private async leaseLoop(handlers: ReplicaHandlers): Promise<void> {
@@ -100,7 +116,7 @@ export class Replication {
         } else if (await lease.tryAcquire()) {
           this.renewedAt = sentAt;
           this.isLeading = true;
-          this.holder = this.owner;
+          this.holder = { owner: this.owner, address: lease.address };
           logger.info({ replica: this.owner }, 'took the market-data lease: this replica connects the venue and publishes ticks');
           // Not awaited: a venue slow to connect must not hold up the renewals.
           handlers.lead().catch((err: unknown) => logger.error({ err }, 'could not start the venue session'));

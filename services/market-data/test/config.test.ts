@@ -45,4 +45,12 @@ describe('MarketDataConfigSchema', () => {
       FEED_RECONNECT_MAX_SECONDS: 30,
     });
   });
+
+  it('reads REPLICA_URL as an http(s) URL without its trailing slash, and refuses any other', () => {
+    const load = (REPLICA_URL: string) => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', REPLICA_URL }).REPLICA_URL;
+    expect(load('http://market-data-1:8010/')).toBe('http://market-data-1:8010');
+    expect(load('https://md.internal/market-data')).toBe('https://md.internal/market-data');
+    expect(() => load('redis://127.0.0.1:6379')).toThrow(/REPLICA_URL: expected the http:\/\/ or https:\/\/ URL other replicas reach this one at/);
+    expect(() => load('market-data-1:8010')).toThrow(/REPLICA_URL/);
+  });
 });

@@ -8,7 +8,7 @@ import { FAKE_CREDENTIALS, FAKE_REFRESH_TOKEN, FakeCTraderServer } from '@fxdesk
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createQuoteFeed } from '../src/broker.js';
-import { buildOn, testConfig } from './helpers.js';
+import { buildOn, fakeCTraderSettings, testConfig } from './helpers.js';
 
 /** Wednesday 2026-01-07 12:00 UTC: the fake venue's FX week is open. */
 const START = Date.UTC(2026, 0, 7, 12);
@@ -32,17 +32,7 @@ afterEach(async () => {
 
 /** The service as server.ts builds it from BROKER=ctrader with a refresh token, on the fake venue; started. */
 async function startService(logs = new LogCapture()): Promise<App> {
-  const config = testConfig({
-    BROKER: 'ctrader',
-    DATA_DIR: dataDir,
-    CTRADER_CLIENT_ID: FAKE_CREDENTIALS.clientId,
-    CTRADER_CLIENT_SECRET: FAKE_CREDENTIALS.clientSecret,
-    CTRADER_ACCESS_TOKEN: FAKE_CREDENTIALS.accessToken,
-    CTRADER_REFRESH_TOKEN: FAKE_REFRESH_TOKEN,
-    CTRADER_ACCOUNT_ID: String(FAKE_CREDENTIALS.accountId),
-    CTRADER_HOST: 'ws://127.0.0.1',
-    CTRADER_PORT: String(fake.port),
-  });
+  const config = testConfig({ ...fakeCTraderSettings(fake.port), DATA_DIR: dataDir, CTRADER_REFRESH_TOKEN: FAKE_REFRESH_TOKEN });
   const logger = createLogger({ name: 'market-data', level: 'debug', stream: logs });
   const { app } = await buildOn(config, { clock, logger, ...createQuoteFeed(config, clock) });
   apps.push(app);

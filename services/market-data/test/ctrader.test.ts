@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import type { App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS, FakeCTraderServer } from '@fxdesk/broker/testing';
+import { FakeCTraderServer } from '@fxdesk/broker/testing';
 import { createQuoteFeed } from '../src/broker.js';
-import { API_KEY, auth, buildOn, testConfig } from './helpers.js';
+import { API_KEY, auth, buildOn, fakeCTraderSettings, testConfig } from './helpers.js';
 import { TestEventSource } from './sse-client.js';
 
 /** Wednesday 2026-01-07 12:00 UTC: the fake venue's FX week is open. */
@@ -20,15 +20,7 @@ beforeEach(async () => {
   clock = new ManualClock(START);
   fake = await FakeCTraderServer.start({ clock });
   // The service as server.ts builds it from BROKER=ctrader, pointed at the local fake venue.
-  const config = testConfig({
-    BROKER: 'ctrader',
-    CTRADER_CLIENT_ID: FAKE_CREDENTIALS.clientId,
-    CTRADER_CLIENT_SECRET: FAKE_CREDENTIALS.clientSecret,
-    CTRADER_ACCESS_TOKEN: FAKE_CREDENTIALS.accessToken,
-    CTRADER_ACCOUNT_ID: String(FAKE_CREDENTIALS.accountId),
-    CTRADER_HOST: 'ws://127.0.0.1',
-    CTRADER_PORT: String(fake.port),
-  });
+  const config = testConfig(fakeCTraderSettings(fake.port));
   ({ app } = await buildOn(config, { clock, ...createQuoteFeed(config, clock) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -1,4 +1,5 @@
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
+import { FAKE_CREDENTIALS } from '@fxdesk/broker/testing';
 import { loadConfig, type App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { buildApp, type MarketDataService } from '../src/app.js';
@@ -11,6 +12,19 @@ export const API_KEY = 'test-market-data-key';
 
 export function testConfig(overrides: Record<string, string> = {}): MarketDataConfig {
   return loadConfig(MarketDataConfigSchema, { API_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...overrides });
+}
+
+/** The settings of BROKER=ctrader on the local fake cTrader server listening on `port`, with its credentials. */
+export function fakeCTraderSettings(port: number): Record<string, string> {
+  return {
+    BROKER: 'ctrader',
+    CTRADER_CLIENT_ID: FAKE_CREDENTIALS.clientId,
+    CTRADER_CLIENT_SECRET: FAKE_CREDENTIALS.clientSecret,
+    CTRADER_ACCESS_TOKEN: FAKE_CREDENTIALS.accessToken,
+    CTRADER_ACCOUNT_ID: String(FAKE_CREDENTIALS.accountId),
+    CTRADER_HOST: 'ws://127.0.0.1',
+    CTRADER_PORT: String(port),
+  };
 }
 
 export interface TestService {
@@ -47,7 +61,7 @@ export async function buildTestService(
 export const auth = { 'x-api-key': API_KEY };
 
 /** GET /health/ready: its status and body. */
-export async function ready(service: TestService) {
+export async function ready(service: Pick<TestService, 'app'>) {
   const res = await service.app.inject({ method: 'GET', url: '/health/ready' });
   return { status: res.statusCode, body: res.json<{ status: string; checks: Record<string, { ok: boolean; detail: string }> }>() };
 }

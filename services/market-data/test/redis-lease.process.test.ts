@@ -22,7 +22,7 @@ beforeEach(async () => {
   await redis.flushall();
 });
 
-const lease = (owner: string, ttlMs = 10_000) => new RedisLease({ redis, key: 'test:leader', owner, ttlMs });
+const lease = (owner: string, ttlMs = 10_000, address?: string) => new RedisLease({ redis, key: 'test:leader', owner, ttlMs, address });
 
 describe('RedisLease', () => {
   it('has one owner: the first to take it, until it expires', async () => {
@@ -31,7 +31,7 @@ describe('RedisLease', () => {
     expect(await a.tryAcquire()).toBe(true);
     expect(await b.tryAcquire()).toBe(false);
     expect(await a.tryAcquire()).toBe(false);
-    expect(await b.holder()).toBe('a');
+    expect(await b.holder()).toEqual({ owner: 'a', address: undefined });
   });
 
   it('renews its own lease for another full ttl', async () => {
@@ -50,7 +50,7 @@ describe('RedisLease', () => {
     expect(await b.tryAcquire()).toBe(true);
     expect(await a.renew()).toBe(false);
     expect(await a.release()).toBe(false);
-    expect(await b.holder()).toBe('b');
+    expect(await b.holder()).toEqual({ owner: 'b', address: undefined });
   });
 
   it('is taken over once its owner stops renewing and the ttl runs out', async () => {
@@ -59,7 +59,7 @@ describe('RedisLease', () => {
     await a.tryAcquire();
     expect(await b.tryAcquire()).toBe(false);
     await until(() => b.tryAcquire(), 5_000);
-    expect(await a.holder()).toBe('b');
+    expect(await a.holder()).toEqual({ owner: 'b', address: undefined });
     expect(await a.renew()).toBe(false);
   });
 
@@ -69,6 +69,37 @@ describe('RedisLease', () => {
     await a.tryAcquire();
     expect(await a.release()).toBe(true);
     expect(await b.tryAcquire()).toBe(true);
+  });
+
+  it("publishes its owner's address beside it, for the lease's life: taken, renewed and released with it", async () => {
+    const a = lease('a', 10_000, 'http://127.0.0.1:18010');
+    await a.tryAcquire();
+    expect(await lease('b').holder()).toEqual({ owner: 'a', address: 'http://127.0.0.1:18010' });
+    await redis.pexpire(a.addressKey, 50);
+    expect(await a.renew()).toBe(true);
+    expect(await redis.pttl(a.addressKey)).toBeGreaterThan(5_000);
+    expect(await a.release()).toBe(true);
+    expect(await redis.exists(a.key, a.addressKey)).toBe(0);
+  });
+
+  it("never names another owner's address: a new owner without one removes its predecessor's", async () => {
+    const a = lease('a', 10_000, 'http://a:8010');
+    const b = lease('b', 10_000);
+    await a.tryAcquire();
+    await redis.del('test:leader'); // as if it expired, its address not yet
+    expect(await b.holder()).toBeNull();
+    expect(await b.tryAcquire()).toBe(true);
+    expect(await a.holder()).toEqual({ owner: 'b', address: undefined });
+    expect(await redis.exists(a.addressKey)).toBe(0);
+    // Nor does a late renewal of the old owner write it again.
+    expect(await a.renew()).toBe(false);
+    expect(await redis.exists(a.addressKey)).toBe(0);
+  });
+
+  it('reads an address another owner left as no address at all', async () => {
+    await lease('b').tryAcquire();
+    await redis.set('test:leader:address', 'a http://a:8010');
+    expect(await lease('c').holder()).toEqual({ owner: 'b', address: undefined });
   });
 });
 

@@ -26,6 +26,7 @@ describe('two market-data replicas on one Redis', { timeout: 30_000 }, () => {
     const { child } = run('services/market-data/src/server.ts', {
       PORT: String(port),
       HOST: '127.0.0.1',
+      REPLICA_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
       API_KEY: KEY,
       REDIS_URL: server.url,
@@ -47,6 +48,17 @@ describe('two market-data replicas on one Redis', { timeout: 30_000 }, () => {
   const role = async (r: Replica) => {
     const body = (await (await fetch(`${base(r)}/health/ready`)).json()) as { checks: Record<string, { detail: string }> };
     return body.checks.replica?.detail ?? '';
+  };
+  const byRole = async () => {
+    const roles = await Promise.all(replicas.map(role));
+    return {
+      leader: replicas[roles.findIndex((r) => r.startsWith('leader:'))] as Replica,
+      follower: replicas[roles.findIndex((r) => r.startsWith('follower:'))] as Replica,
+    };
+  };
+  const get = async (r: Replica, path: string, requestId = 'replicas-test') => {
+    const res = await fetch(`${base(r)}${path}`, { headers: { 'x-api-key': KEY, 'x-request-id': requestId } });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
   };
   /** The ids of the tick entries of the stream in (after, upTo]. */
   const ticksInRedis = async (after: string, upTo: string) =>
@@ -71,6 +83,66 @@ describe('two market-data replicas on one Redis', { timeout: 30_000 }, () => {
     const roles = await Promise.all(replicas.map(role));
     expect(roles.filter((r) => r.startsWith('leader:'))).toHaveLength(1);
     expect(roles.filter((r) => r.startsWith('follower:'))).toHaveLength(1);
+  });
+
+  it('answers /v1/symbols and /v1/market-data/tick on the follower from the catalog and ticks the leader published', async () => {
+    const { leader, follower } = await byRole();
+    const symbols = await get(follower, '/v1/symbols');
+    expect(symbols).toMatchObject({ status: 200, body: { symbols: [{ symbol: 'EURUSD' }, { symbol: 'USDJPY' }] } });
+    expect(symbols.body).toEqual((await get(leader, '/v1/symbols')).body);
+    const tick = await get(follower, '/v1/market-data/tick?symbol=USDJPY');
+    expect(tick).toMatchObject({ status: 200, body: { symbol: 'USDJPY', provider: 'simulated' } });
+    // The follower's quote is one the leader published to the stream.
+    const published = (await redis.hget(`${REDIS_KEY_PREFIX}:last`, 'USDJPY')) as string;
+    const [latestId] = published.split(' ');
+    const entries = await redis.xrange(STREAM, '-', latestId as string);
+    expect(entries.some(([, fields]) => fields[0] === 'tick' && JSON.stringify(tick.body) === fields[1])).toBe(true);
+  });
+
+  it('says in readiness where the follower forwards candle requests', async () => {
+    const { leader, follower } = await byRole();
+    expect(await role(follower)).toMatch(new RegExp(`; candle requests forwarded to it at http://127\\.0\\.0\\.1:${leader.port}$`));
+    expect(await role(leader)).toMatch(new RegExp(`; the other replicas forward candle requests to http://127\\.0\\.0\\.1:${leader.port}$`));
+  });
+
+  it('answers candles on the follower with what the leader answers: the newest by count, and history by date page by page', async () => {
+    const { leader, follower } = await byRole();
+    // The newest closed D1 candles change only at midnight UTC: the follower's answer is the leader's just before or after.
+    const newest = '/v1/market-data/candles?symbol=EURUSD&timeframe=D1&count=3';
+    const before = await get(leader, newest);
+    const relayed = await get(follower, newest);
+    const after = await get(leader, newest);
+    expect(relayed.status).toBe(200);
+    expect([before.body, after.body]).toContainEqual(relayed.body);
+
+    // A day of M5 candles, 288, in pages of 100.
+    const pages: number[] = [];
+    for (let from: string | null = '2026-01-05T00:00:00.000Z'; from !== null;) {
+      const path = `/v1/market-data/candles?symbol=EURUSD&timeframe=M5&from=${from}&to=2026-01-06T00:00:00Z&count=100`;
+      const onFollower = await get(follower, path);
+      expect(onFollower.status).toBe(200);
+      expect(onFollower.body).toEqual((await get(leader, path)).body);
+      pages.push((onFollower.body.candles as unknown[]).length);
+      from = onFollower.body.next_from as string | null;
+    }
+    expect(pages).toEqual([100, 100, 88]);
+  });
+
+  it("relays the leader's errors unchanged, envelope and request id included", async () => {
+    const { leader, follower } = await byRole();
+    for (const [path, status, code] of [
+      ['/v1/market-data/candles?symbol=NOPE&timeframe=H1&count=2', 404, 'symbol_not_found'],
+      ['/v1/market-data/candles?symbol=EURUSD&to=2026-01-06T00:00:00Z', 422, 'invalid_range'],
+      ['/v1/market-data/candles?symbol=EURUSD&from=2026-01-06T00:00:00Z&to=2026-01-05T00:00:00Z', 422, 'invalid_range'],
+      ['/v1/market-data/candles?symbol=EURUSD&count=0', 422, 'validation_error'],
+    ] as const) {
+      const onFollower = await get(follower, path, `relay-${code}`);
+      const onLeader = await get(leader, path, `relay-${code}`);
+      expect(onFollower).toMatchObject({ status, body: { error: true, code, requestId: `relay-${code}` } });
+      const { timestamp: _t1, ...followerBody } = onFollower.body;
+      const { timestamp: _t2, ...leaderBody } = onLeader.body;
+      expect(followerBody).toEqual(leaderBody);
+    }
   });
 
   it('a client that moves to the other replica with Last-Event-ID gets exactly the ticks it missed, then the live ones', async () => {
@@ -114,11 +186,19 @@ describe('two market-data replicas on one Redis', { timeout: 30_000 }, () => {
     const killedAt = Date.now();
     await new Promise((resolve) => leader.child.once('exit', resolve));
     const [[lastBeforeKill] = ['0-0']] = await redis.xrevrange(STREAM, '+', '-', 'COUNT', 1);
+    // Until the lease runs out, the dead leader is still the one named: candles there are 503 with a Retry-After.
+    const candles = '/v1/market-data/candles?symbol=EURUSD&timeframe=H1&count=2';
+    expect(await get(follower, candles)).toMatchObject({
+      status: 503,
+      retryAfter: '4',
+      body: { code: 'broker_unavailable', message: expect.stringMatching(/did not answer: ECONNREFUSED$/) },
+    });
 
     await client.waitFor(() => tickIds(client).some((id) => compareStreamIds(id, lastBeforeKill) > 0));
     const resumedAfterMs = Date.now() - killedAt;
     expect(resumedAfterMs).toBeLessThan(10_000);
     expect(await role(follower)).toMatch(/^leader:/);
+    expect((await get(follower, candles)).status).toBe(200);
     // One writer at a time: the ids a client sees only grow.
     const ids = tickIds(client);
     for (let i = 1; i < ids.length; i++) expect(compareStreamIds(ids[i] as string, ids[i - 1] as string)).toBe(1);

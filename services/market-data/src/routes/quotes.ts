@@ -1,6 +1,8 @@
 import type { App } from '@fxdesk/core';
+import type { FastifyReply } from 'fastify';
 import { candlesQuerySchema, DEFAULT_CANDLE_COUNT, marketDataResponses, TickQuerySchema } from '@fxdesk/schemas';
 import { errors } from '../errors.js';
+import type { RelayedAnswer } from '../leader-relay.js';
 import type { MarketData } from '../market-data.js';
 
 /** GET /v1/market-data/tick and GET /v1/market-data/candles. */
@@ -30,12 +32,16 @@ export function registerQuoteRoutes(app: App, market: MarketData): void {
           'The bar still forming is never returned. Without `from`: the newest `count` closed candles. With `from` ' +
           '(and `to`, default now; RFC 3339): the closed candles whose interval starts in [from, to), oldest first, at ' +
           'most `count` (default MAX_CANDLES); `next_from` is where the next page starts: ask again with it as `from` ' +
-          'and the same `to` until it is null. 422 `invalid_range` for `from` not before `to`, or `to` without `from`.',
+          'and the same `to` until it is null. 422 `invalid_range` for `from` not before `to`, or `to` without `from`. ' +
+          'Candles come from the venue: with replicas (REDIS_URL), one that does not hold the venue connection forwards the request ' +
+          'to the one that does and answers what it answers, errors included.',
         querystring: candlesQuerySchema(market.maxCandles),
         response: marketDataResponses.candles,
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const relayed = await market.fromLeader(request);
+      if (relayed) return sendRelayed(reply, relayed);
       const { symbol, timeframe, count, from, to } = request.query;
       if (from === undefined) {
         if (to !== undefined) throw errors.create('invalid_range', '`to` bounds a range: give `from` with it');
@@ -45,4 +51,9 @@ export function registerQuoteRoutes(app: App, market: MarketData): void {
       return { symbol, timeframe, candles: page.candles, next_from: page.nextFrom };
     },
   );
+}
+
+/** Sends another replica's answer as it came: its status, and its body already serialized (a string is sent as is). */
+function sendRelayed(reply: FastifyReply, answer: RelayedAnswer): FastifyReply {
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
