@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { SYMBOL_SPECS } from '@fxdesk/broker';
+import { answers, freePort, run, until } from '@fxdesk/core/testing';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signalIdFor } from '../src/signal-id.js';
+import { postgresForFile } from './postgres-server.js';
+
+/**
+ * Issue 15's done-when for the strategy: two replica processes of the service on one real
+ * PostgreSQL, deciding on M1 candles of every simulated pair with a low confluence (a signal
+ * comes every minute or two) and sending orders to an execution service of the test's, which
+ * counts what reaches it per signal_id and answers each order 1.5 s late. The leader is
+ * SIGKILLed as the first order of a candle reaches that service, so that order's answer dies with
+ * it: the other replica must take the lead within 15 s, and no signal may be emitted twice.
+ */
+
+const { unavailable, database } = postgresForFile();
+
+const ANSWER_DELAY_MS = 1500;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-failover-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+interface Arrival {
+  signalId: string;
+  body: string;
+  at: number;
+  answeredAt: number | undefined;
+  /** When the connection it came on was opened: the killed leader's connections are older than its death. */
+  connectedAt: number;
+}
+
+/** The execution service's POST /v1/signals as far as the strategy sees it: each order filled, answered late. */
+async function countingExecution(): Promise<{ url: string; arrivals: Arrival[]; onArrival: (hook: () => void) => void; close: () => Promise<void> }> {
+  const arrivals: Arrival[] = [];
+  let hook: (() => void) | undefined;
+  const connectedAt = new WeakMap<object, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      const signalId = (JSON.parse(body) as { signal_id: string }).signal_id;
+      const arrival: Arrival = { signalId, body, at: Date.now(), answeredAt: undefined, connectedAt: connectedAt.get(req.socket) ?? 0 };
+      arrivals.push(arrival);
+      const once = hook;
+      hook = undefined;
+      once?.();
+      setTimeout(() => {
+        arrival.answeredAt = Date.now();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            signal_id: signalId,
+            state: 'filled',
+            tickets: { order: '5001', deal: '6001', position: '5001' },
+            result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.1', filled_volume: '0.1', price: '1.1', broker_comment: 'done' },
+          }),
+        );
+      }, ANSWER_DELAY_MS);
+    });
+  });
+  server.on('connection', (socket) => connectedAt.set(socket, Date.now()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arrivals,
+    onArrival: (next) => (hook = next),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+type Replica = ReturnType<typeof run> & { url: string; name: string };
+
+function startReplica(name: string, port: number, env: Record<string, string>): Replica {
+  const dir = path.join(dataDir, name);
+  const child = run('services/strategy/src/server.ts', { ...env, DATA_DIR: dir, PORT: String(port) });
+  return { ...child, url: `http://127.0.0.1:${port}`, name };
+}
+
+async function leaderCheck(replica: Replica): Promise<string> {
+  const res = await fetch(`${replica.url}/health/ready`);
+  return ((await res.json()) as { checks: { leader: { detail: string } } }).checks.leader.detail;
+}
+
+interface StoredSignal {
+  signal_id: string;
+  instrument: string;
+  candle_time: string;
+  timeframe: 'M1';
+  generated_at: string;
+  execution: string;
+}
+
+async function storedSignals(url: string): Promise<StoredSignal[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ body: string; execution: string }>('SELECT body, execution FROM strategy_signals ORDER BY seq');
+    return rows.map((row) => ({
+      ...(JSON.parse(row.body) as Omit<StoredSignal, 'execution'>),
+      execution: (JSON.parse(row.execution) as { status: string }).status,
+    }));
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(unavailable !== undefined)(`two strategy replicas on one PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  it('the leader SIGKILLed inside an order: the other leads within 15 s and no signal is emitted twice', async () => {
+    const url = await database();
+    const execution = await countingExecution();
+    const env = {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: url,
+      EXECUTION_URL: execution.url,
+      EXECUTION_API_KEY: 'exec-failover-key',
+      SIM_SEED: 'failover',
+      SIM_MARKET_HOURS: 'false',
+      SIM_TICK_INTERVAL_MS: '1000',
+      TIMEFRAME: 'M1',
+      INSTRUMENTS: SYMBOL_SPECS.map((s) => s.instrument).join(','),
+      MIN_CONFLUENCE: '1',
+      WARMUP_CANDLES: '120',
+      CANDLE_CLOSE_DELAY_MS: '500',
+      RATE_LIMIT_GET_PER_MINUTE: '100000',
+      LAB_WORKERS: '1',
+    };
+    const replicas: Replica[] = [];
+    try {
+      const first = startReplica('first', await freePort(), env);
+      replicas.push(first);
+      await until(async () => (await answers(`${first.url}/health/ready`)) && (await leaderCheck(first)).startsWith('leader:'), 60_000);
+      const second = startReplica('second', await freePort(), env);
+      replicas.push(second);
+      await until(async () => (await answers(`${second.url}/health/ready`)) && (await leaderCheck(second)).startsWith('follower:'), 60_000);
+      expect(await leaderCheck(second)).toBe(`follower: replica ${os.hostname()}-${first.child.pid} leads`);
+
+      // Started through the follower: the leader runs it.
+      const start = await fetch(`${second.url}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dry_run":false}' });
+      expect(start.status).toBe(200);
+      await until(() => execution.arrivals.length > 0, 180_000);
+
+      // The next order to arrive kills its sender, the leader, before its answer comes back.
+      let killedAt = 0;
+      const killed = new Promise<void>((resolve) =>
+        execution.onArrival(() => {
+          killedAt = Date.now();
+          first.child.kill('SIGKILL');
+          resolve();
+        }),
+      );
+      await until(() => killedAt > 0, 180_000);
+      await killed;
+      await first.done;
+
+      await until(async () => (await leaderCheck(second)).startsWith('leader:'), 15_000);
+      const takeoverMs = Date.now() - killedAt;
+      expect(takeoverMs).toBeLessThan(15_000);
+
+      // The new leader emits: a signal of a candle after the kill, sent. Then the run stops, and
+      // every send settles.
+      await until(async () => (await storedSignals(url)).some((s) => Date.parse(s.candle_time) + 60_000 > killedAt && s.execution !== 'pending'), 180_000);
+      expect((await fetch(`${second.url}/stop`, { method: 'POST' })).status).toBe(200);
+      await until(async () => (await storedSignals(url)).every((s) => s.execution !== 'pending'), 30_000);
+      await until(() => execution.arrivals.every((a) => a.answeredAt !== undefined), 10_000);
+
+      // The orders the killed leader sent (on its connections) and never had an answer to.
+      const inFlight = new Set(
+        execution.arrivals.filter((a) => a.connectedAt < killedAt && (a.answeredAt === undefined || a.answeredAt > killedAt)).map((a) => a.signalId),
+      );
+      console.log(
+        `takeover: the other replica leads ${takeoverMs} ms after the leader was SIGKILLed; ${inFlight.size} order(s) of the killed leader had no answer`,
+      );
+
+      // The store: one signal per pair and candle, under its deterministic id.
+      const stored = await storedSignals(url);
+      expect(new Set(stored.map((s) => `${s.instrument}|${s.candle_time}`)).size).toBe(stored.length);
+      for (const s of stored) expect(s.signal_id).toBe(signalIdFor(s.instrument, 'M1', Date.parse(s.candle_time) / 1000));
+
+      // The downstream: every stored signal reached it, and only those; each with the same bytes
+      // every time; once, but for the orders in flight when the leader died, which the new leader
+      // sent again (once) because their answer never reached the store.
+      const bySignal = new Map<string, Arrival[]>();
+      for (const a of execution.arrivals) bySignal.set(a.signalId, [...(bySignal.get(a.signalId) ?? []), a]);
+      expect([...bySignal.keys()].sort()).toEqual(stored.map((s) => s.signal_id).sort());
+      for (const [signalId, arrivals] of bySignal) {
+        expect(new Set(arrivals.map((a) => a.body)).size, signalId).toBe(1);
+        expect(arrivals.length, signalId).toBe(inFlight.has(signalId) ? 2 : 1);
+      }
+      console.log(
+        `signals: ${stored.length} stored, ${stored.filter((s) => Date.parse(s.generated_at) > killedAt).length} by the new leader; orders: ${execution.arrivals.length} received`,
+      );
+    } catch (err) {
+      for (const r of replicas) process.stderr.write(`--- ${r.name}\n${r.out.stderr}`);
+      throw err;
+    } finally {
+      for (const r of replicas) r.child.kill('SIGTERM');
+      await Promise.all(replicas.map((r) => r.done));
+      await execution.close();
+    }
+  }, 600_000);
+});
