@@ -157,6 +157,7 @@ async function main(): Promise<void> {
       // nginx on this machine names the client in X-Forwarded-For.
       TRUST_PROXY: 'loopback',
       ...(DATABASE_SERVICES.includes(service.name) ? { DATABASE_URL: postgresUrl(databaseName(service.name)) } : {}),
+      ...(service.name === 'market-data' ? { REPLICA_URL: `http://127.0.0.1:${port}` } : {}),
     };
     launcher.spawn({ name, ...serviceCommand(service.name), env });
   }
