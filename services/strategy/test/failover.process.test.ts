@@ -8,6 +8,7 @@ import { answers, freePort, run, until } from '@fxdesk/core/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signalIdFor } from '../src/signal-id.js';
+import { filled } from './fake-service.js';
 import { postgresForFile } from './postgres-server.js';
 
 /**
@@ -50,17 +51,11 @@ async function countingExecution(): Promise<{ url: string; arrivals: Arrival[]; 
       const once = hook;
       hook = undefined;
       once?.();
+      const answer = filled({ method: 'POST', url: req.url ?? '', headers: req.headers, body: { signal_id: signalId } });
       setTimeout(() => {
         arrival.answeredAt = Date.now();
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            signal_id: signalId,
-            state: 'filled',
-            tickets: { order: '5001', deal: '6001', position: '5001' },
-            result: { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', requested_volume: '0.1', filled_volume: '0.1', price: '1.1', broker_comment: 'done' },
-          }),
-        );
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
       }, ANSWER_DELAY_MS);
     });
   });
