@@ -43,7 +43,8 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl,
           summary: asConsole('Start the strategy'),
           description:
             'Body optional. `instruments` default to INSTRUMENTS; each must be a BASE_QUOTE name the market lists (else 422 VALIDATION_ERROR). ' +
-            '`dry_run` true trades the paper account instead of sending orders. 409 STRATEGY_ALREADY_RUNNING while running.',
+            '`dry_run` true trades the paper account instead of sending orders. 409 STRATEGY_ALREADY_RUNNING while running. ' +
+            'With replicas (DATABASE_URL), any replica takes it: the start is recorded in the shared run and the leading replica runs it.',
           body: StartBodySchema,
           response: { 200: StartResponseSchema, 422: ErrorEnvelopeSchema, ...refusals },
         },
@@ -58,7 +59,9 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl,
         schema: {
           tags,
           summary: asConsole('Stop the strategy'),
-          description: '`signals_generated` counts the signals of the start this stop ends. 409 STRATEGY_NOT_RUNNING when not running.',
+          description:
+            '`signals_generated` counts the signals of the start this stop ends. 409 STRATEGY_NOT_RUNNING when not running. ' +
+            'With replicas (DATABASE_URL), any replica takes it and every replica stops.',
           response: { 200: StopResponseSchema, ...refusals },
         },
       },
@@ -72,7 +75,9 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl,
         schema: {
           tags,
           summary: asConsole('Restart the strategy (stop then start)'),
-          description: 'Keeps the instruments and dry_run of the running start; indicators warm up again. 409 STRATEGY_NOT_RUNNING when not running.',
+          description:
+            'Keeps the instruments and dry_run of the running start; indicators warm up again. 409 STRATEGY_NOT_RUNNING when not running. ' +
+            'With replicas (DATABASE_URL), any replica takes it and every replica restarts.',
           response: { 200: RestartResponseSchema, 422: ErrorEnvelopeSchema, ...refusals },
         },
       },

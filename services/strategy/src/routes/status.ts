@@ -14,7 +14,7 @@ export function registerStatusRoutes(app: App, strategy: StrategyControl): void 
         summary: 'Overall strategy status',
         description:
           '`total_signals_today` counts signals since 00:00 UTC. `account` comes from the account service when ACCOUNT_URL is set, else from the paper account. ' +
-          '`downstream` shows how the market-data, execution, account and notification services have answered.',
+          "`downstream` shows how the market-data, execution, account and notification services have answered (this replica's calls: with replicas, only the leader sends orders and announcements).",
         response: { 200: StrategyStatusSchema, 429: StrategyRateLimitedSchema },
       },
     },
