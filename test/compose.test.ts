@@ -152,6 +152,10 @@ describe("docker-compose.yml's scale profile", () => {
     });
   }
 
+  it('tells each market-data replica the URL the others reach it at, for candle requests a follower forwards', () => {
+    for (const name of replicaNames('market-data')) expect(compose.services[name]?.environment.REPLICA_URL).toBe(`http://${name}:8010`);
+  });
+
   it('points the strategy replicas at the other services through the balancer', () => {
     for (const name of replicaNames('strategy')) {
       const env = compose.services[name]?.environment ?? {};
