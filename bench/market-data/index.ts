@@ -15,7 +15,8 @@
  * Figures per server: delivered ticks/s (over all clients), p50/p99 tick-to-client latency
  * (receive time minus the tick's `ts`, which is the instant the tick was due, so a late server
  * shows as latency), ticks dropped for slow clients, the servers' RSS at the end and their CPU
- * time over the window (100 % = one core; nginx's workers and Redis counted apart).
+ * time over the window (100 % = one core; nginx's workers, Redis and the clients of this process
+ * counted apart, beside).
  * Targets (2 cores): 1,000 clients × 50 ticks/s, p99 < 100 ms and ≥ 70% of the bare
  * broadcaster's delivered ticks/s; with --replicas, 10,000 clients × 5 ticks/s over two replicas
  * behind the balancer, p99 < 100 ms and ≥ 90% of the bare broadcaster. Not a test: nothing here
@@ -170,11 +171,13 @@ async function measure(name: string, start: () => Promise<Target>, streamPath: s
     const before = await reportAll();
     const besideBefore = target.besideCpuSeconds();
     pool.reset();
+    const clientCpuBefore = process.cpuUsage();
     const startedAt = performance.now();
     await sleep(SECONDS * 1000);
     const after = await reportAll();
     const besideAfter = target.besideCpuSeconds();
     const elapsedSeconds = (performance.now() - startedAt) / 1000;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
     const received = pool.received;
     const sum = (f: (r: Report, i: number) => number) => after.reduce((total, r, i) => total + f(r, i), 0);
     // Every tick a server published in the window, once for each of its clients.
@@ -188,9 +191,10 @@ async function measure(name: string, start: () => Promise<Target>, streamPath: s
       missing: Math.max(0, expected - received),
       rssMb: sum((r) => r.rssBytes) / 1_048_576,
       cpuPercent: sum((r, i) => r.cpuMicros - (before[i] as Report).cpuMicros) / 1e4 / elapsedSeconds,
-      besideCpu: Object.entries(besideAfter)
-        .map(([what, s]) => `${what} ${fmt(((s - (besideBefore[what] ?? 0)) / elapsedSeconds) * 100)} %`)
-        .join(', '),
+      besideCpu: [
+        ...Object.entries(besideAfter).map(([what, s]) => `${what} ${fmt(((s - (besideBefore[what] ?? 0)) / elapsedSeconds) * 100)} %`),
+        `clients ${fmt((clientCpu.user + clientCpu.system) / 1e4 / elapsedSeconds)} %`,
+      ].join(', '),
     };
     const connected = sum((r) => r.clients);
     if (connected !== CLIENTS) process.stdout.write(`  note: ${name} ended with ${connected} of ${CLIENTS} clients connected\n`);
