@@ -62,7 +62,12 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
 
   const strategy = new StrategyControl({ config, deps, logger: app.log as Logger, metrics: app.metrics, version: pkg.version });
   const reads = new ConsoleReads({ config, account: deps.account, execution: deps.execution, notification: deps.notification });
-  const sessions = new ConsoleSessions({ password: config.CONSOLE_PASSWORD, clock: deps.clock, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000 });
+  const sessions = new ConsoleSessions({
+    password: config.CONSOLE_PASSWORD,
+    clock: deps.clock,
+    lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000,
+    store: deps.store,
+  });
   const lab = new LabJobs({ config, lab: deps.lab, clock: deps.clock, logger: app.log as Logger, listener: strategy.events });
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import { AppError, type App } from '@fxdesk/core';
 import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
@@ -45,9 +44,9 @@ const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1
  * and a state-changing request from a browser must come from a page of the same origin (403).
  */
 export async function registerConsoleAccess(scope: App, options: ConsoleAccessOptions): Promise<void> {
-  // The secret lives as long as the sessions it signs: this process.
-  await scope.register(fastifyCookie, { secret: randomBytes(32) });
   const { sessions } = options;
+  // One secret for every replica (kept in the store with the sessions), so a cookie signed by one is valid on all.
+  await scope.register(fastifyCookie, { secret: await sessions.cookieSecret() });
   scope.addHook('onRequest', async (request) => {
     if (!sessions.loginRequired) {
       const host = request.headers.host ?? '';
@@ -61,7 +60,7 @@ export async function registerConsoleAccess(scope: App, options: ConsoleAccessOp
     }
     const access = request.routeOptions.config.consoleAccess ?? 'session';
     if (access === 'login') return;
-    const session = sessionOf(request, sessions);
+    const session = await sessionOf(request, sessions);
     if (!session) {
       if (access === 'public') return;
       throw new AppError('unauthorized', 'log in to the console first (POST /console/login)');
@@ -83,7 +82,7 @@ function isSameOrigin(origin: string | undefined, host: string): boolean {
 }
 
 /** The live session of the request's cookie, if any. */
-export function sessionOf(request: FastifyRequest, sessions: ConsoleSessions): ConsoleSession | undefined {
+export async function sessionOf(request: FastifyRequest, sessions: ConsoleSessions): Promise<ConsoleSession | undefined> {
   const cookie = request.cookies[SESSION_COOKIE];
   if (cookie === undefined) return undefined;
   const unsigned = request.unsignCookie(cookie);

@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { secretsEqual } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { ConsoleSession as ConsoleSessionRecord } from '@fxdesk/schemas';
+import type { StrategyStore } from './store.js';
 
 /** A browser logged in to the console. */
 export interface ConsoleSession {
@@ -17,49 +18,52 @@ export interface ConsoleSessionsOptions {
   password: string | undefined;
   clock: Clock;
   lifetimeMs: number;
+  /** Where the sessions live: the strategy's store, which every replica shares. */
+  store: Pick<StrategyStore, 'openSession' | 'findSession' | 'endSession' | 'consoleSecret'>;
 }
 
-/** Sessions kept at most: a login past it ends the oldest one, so logins cannot fill the memory. */
-const MAX_SESSIONS = 200;
+/** Sessions kept at most: a login past it ends the oldest one, so logins cannot fill the store. */
+export const MAX_SESSIONS = 200;
 
 const token = () => randomBytes(32).toString('base64url');
+const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The console's logins: a right CONSOLE_PASSWORD opens a session with its own CSRF token, which
- * lives until it expires or is logged out. Sessions live in this process (the strategy runs as
- * one process: two would trade every signal twice), so a restart asks for the password again.
+ * lives until it expires or is logged out. Sessions live in the store (the id only as its hash),
+ * so behind a load balancer a login made on one replica holds on every other, a logout on any
+ * ends it everywhere, and a restart keeps them.
  */
 export class ConsoleSessions {
-  private readonly sessions = new Map<string, ConsoleSession>();
-
   constructor(private readonly o: ConsoleSessionsOptions) {}
 
   get loginRequired(): boolean {
     return this.o.password !== undefined;
   }
 
+  /** The secret that signs the session cookie: one for every replica, made by the first and kept in the store. */
+  cookieSecret(): Promise<string> {
+    return this.o.store.consoleSecret(token());
+  }
+
   /** A new session when `password` is CONSOLE_PASSWORD (compared in constant time), else undefined. */
-  login(password: string): ConsoleSession | undefined {
+  async login(password: string): Promise<ConsoleSession | undefined> {
     if (this.o.password === undefined || !secretsEqual(password, this.o.password)) return undefined;
-    this.dropExpired();
-    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
-    const session = { id: token(), csrfToken: token(), expiresAt: this.o.clock.now() + this.o.lifetimeMs };
-    this.sessions.set(session.id, session);
+    const now = this.o.clock.now();
+    const session = { id: token(), csrfToken: token(), expiresAt: now + this.o.lifetimeMs };
+    await this.o.store.openSession({ idHash: hashOf(session.id), csrfToken: session.csrfToken, expiresAt: iso(session.expiresAt) }, iso(now), MAX_SESSIONS);
     return session;
   }
 
   /** The live session of a cookie's id. */
-  find(id: string): ConsoleSession | undefined {
-    const session = this.sessions.get(id);
-    if (session && session.expiresAt <= this.o.clock.now()) {
-      this.sessions.delete(id);
-      return undefined;
-    }
-    return session;
+  async find(id: string): Promise<ConsoleSession | undefined> {
+    const stored = await this.o.store.findSession(hashOf(id), iso(this.o.clock.now()));
+    return stored && { id, csrfToken: stored.csrfToken, expiresAt: Date.parse(stored.expiresAt) };
   }
 
-  end(session: ConsoleSession): void {
-    this.sessions.delete(session.id);
+  async end(session: ConsoleSession): Promise<void> {
+    await this.o.store.endSession(hashOf(session.id));
   }
 
   /** Whether `given` (the X-CSRF-Token header) is the session's token. */
@@ -72,10 +76,5 @@ export class ConsoleSessions {
     if (!this.loginRequired) return { login_required: false, authenticated: true, csrf_token: null, expires_at: null };
     if (!session) return { login_required: true, authenticated: false, csrf_token: null, expires_at: null };
     return { login_required: true, authenticated: true, csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() };
-  }
-
-  private dropExpired(): void {
-    const now = this.o.clock.now();
-    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
   }
 }

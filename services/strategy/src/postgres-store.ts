@@ -1,4 +1,4 @@
-import { openPostgres, type PostgresPool } from '@fxdesk/core';
+import { inTransaction, openPostgres, type PostgresPool } from '@fxdesk/core';
 import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 import {
   pageOf,
@@ -7,6 +7,7 @@ import {
   runStateOf,
   signalColumns,
   signalOf,
+  storedSessionOf,
   type PageOptions,
   type PaperTrade,
   type PaperTradeRow,
@@ -14,7 +15,9 @@ import {
   type RunRow,
   type RunState,
   type SignalPage,
+  type SessionRow,
   type SignalRow,
+  type StoredSession,
   type StrategyStore,
 } from './store.js';
 
@@ -63,6 +66,18 @@ export const POSTGRES_MIGRATIONS = [
      started_at  TEXT NOT NULL,
      updated_at  TEXT NOT NULL,
      generation  INTEGER NOT NULL
+   );`,
+  // The console's logins and the secret that signs their cookie, so a login holds on every replica.
+  `CREATE TABLE strategy_console_sessions (
+     seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     id_hash    TEXT COLLATE "C" NOT NULL UNIQUE,
+     csrf_token TEXT NOT NULL,
+     expires_at TEXT COLLATE "C" NOT NULL
+   );
+   CREATE INDEX strategy_console_sessions_by_expiry ON strategy_console_sessions (expires_at);
+   CREATE TABLE strategy_console_secret (
+     id     INTEGER PRIMARY KEY CHECK (id = 1),
+     secret TEXT NOT NULL
    );`,
 ];
 
@@ -216,6 +231,44 @@ export class PostgresStrategyStore implements StrategyStore {
       'SELECT COALESCE(SUM(pnl), 0)::double precision AS total FROM strategy_paper_trades WHERE closed_at IS NOT NULL',
     );
     return row?.total ?? 0;
+  }
+
+  async openSession(session: StoredSession, now: string, max: number): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      // Logins on several replicas at once take turns, so together they never leave more than `max`.
+      await client.query('LOCK TABLE strategy_console_sessions IN SHARE ROW EXCLUSIVE MODE');
+      await client.query({ name: 'drop_expired_sessions', text: 'DELETE FROM strategy_console_sessions WHERE expires_at <= $1', values: [now] });
+      await client.query({
+        name: 'open_session',
+        text: 'INSERT INTO strategy_console_sessions (id_hash, csrf_token, expires_at) VALUES ($1, $2, $3)',
+        values: [session.idHash, session.csrfToken, session.expiresAt],
+      });
+      await client.query({
+        name: 'drop_oldest_sessions',
+        text: 'DELETE FROM strategy_console_sessions WHERE seq <= (SELECT seq FROM strategy_console_sessions ORDER BY seq DESC LIMIT 1 OFFSET $1)',
+        values: [max],
+      });
+    });
+  }
+
+  async findSession(idHash: string, now: string): Promise<StoredSession | undefined> {
+    const [row] = await this.rows<SessionRow>(
+      'find_session',
+      'SELECT id_hash, csrf_token, expires_at FROM strategy_console_sessions WHERE id_hash = $1 AND expires_at > $2',
+      [idHash, now],
+    );
+    return row && storedSessionOf(row);
+  }
+
+  async endSession(idHash: string): Promise<void> {
+    await this.write('end_session', 'DELETE FROM strategy_console_sessions WHERE id_hash = $1', [idHash]);
+  }
+
+  async consoleSecret(candidate: string): Promise<string> {
+    await this.write('store_secret', 'INSERT INTO strategy_console_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [candidate]);
+    // A statement of its own: it sees the secret another replica committed while the insert above waited for it.
+    const [row] = await this.rows<{ secret: string }>('console_secret', 'SELECT secret FROM strategy_console_secret WHERE id = 1');
+    return (row as { secret: string }).secret;
   }
 
   async health(): Promise<{ ok: boolean; detail: string }> {

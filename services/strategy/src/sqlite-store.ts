@@ -5,6 +5,7 @@ import {
   paperTradeColumns,
   paperTradeOf,
   runStateOf,
+  storedSessionOf,
   signalColumns,
   signalOf,
   type PageOptions,
@@ -14,7 +15,9 @@ import {
   type RunRow,
   type RunState,
   type SignalPage,
+  type SessionRow,
   type SignalRow,
+  type StoredSession,
   type StrategyStore,
 } from './store.js';
 
@@ -60,6 +63,18 @@ export const MIGRATIONS = [
   `ALTER TABLE run_state ADD COLUMN started_at TEXT;
    ALTER TABLE run_state ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX signals_by_time ON signals (generated_at);`,
+  // The console's logins and the secret that signs their cookie, shared by whatever reads the file.
+  `CREATE TABLE console_sessions (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id_hash TEXT NOT NULL UNIQUE,
+     csrf_token TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
+   CREATE TABLE console_secret (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     secret TEXT NOT NULL
+   );`,
 ];
 
 const SIGNAL = 'SELECT seq, body, execution, notification FROM signals';
@@ -74,6 +89,7 @@ export class SqliteStrategyStore implements StrategyStore {
   private readonly db: SqliteDatabase;
   private readonly statements;
   private readonly insertSignal: (signal: StrategySignal, paperTrade?: PaperTrade) => boolean;
+  private readonly insertSession: (session: StoredSession, now: string, max: number) => void;
 
   constructor(file: string) {
     this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
@@ -107,11 +123,24 @@ export class SqliteStrategyStore implements StrategyStore {
       openPaperTrades: sql('SELECT * FROM paper_trades WHERE closed_at IS NULL ORDER BY opened_at'),
       closePaperTrade: sql('UPDATE paper_trades SET closed_at = ?, exit_price = ?, pnl = ? WHERE signal_id = ? AND closed_at IS NULL'),
       realizedPaperPnl: sql('SELECT COALESCE(SUM(pnl), 0) AS total FROM paper_trades WHERE closed_at IS NOT NULL'),
+      dropExpiredSessions: sql('DELETE FROM console_sessions WHERE expires_at <= ?'),
+      openSession: sql('INSERT INTO console_sessions (id_hash, csrf_token, expires_at) VALUES (?, ?, ?)'),
+      // Keeps the newest `max`: every session at or before the (max + 1)-th newest goes.
+      dropOldestSessions: sql('DELETE FROM console_sessions WHERE seq <= (SELECT seq FROM console_sessions ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+      findSession: sql('SELECT id_hash, csrf_token, expires_at FROM console_sessions WHERE id_hash = ? AND expires_at > ?'),
+      endSession: sql('DELETE FROM console_sessions WHERE id_hash = ?'),
+      storeSecret: sql('INSERT INTO console_secret (id, secret) VALUES (1, ?) ON CONFLICT (id) DO NOTHING'),
+      consoleSecret: sql('SELECT secret FROM console_secret WHERE id = 1'),
     };
     this.insertSignal = this.db.transaction((signal: StrategySignal, paperTrade?: PaperTrade) => {
       if (this.statements.insert.run(...signalColumns(signal)).changes !== 1) return false;
       if (paperTrade) this.statements.openPaperTrade.run(...paperTradeColumns(paperTrade));
       return true;
+    });
+    this.insertSession = this.db.transaction((session: StoredSession, now: string, max: number) => {
+      this.statements.dropExpiredSessions.run(now);
+      this.statements.openSession.run(session.idHash, session.csrfToken, session.expiresAt);
+      this.statements.dropOldestSessions.run(max);
     });
   }
 
@@ -199,6 +228,24 @@ export class SqliteStrategyStore implements StrategyStore {
 
   async realizedPaperPnl(): Promise<number> {
     return (this.statements.realizedPaperPnl.get() as { total: number }).total;
+  }
+
+  async openSession(session: StoredSession, now: string, max: number): Promise<void> {
+    this.insertSession(session, now, max);
+  }
+
+  async findSession(idHash: string, now: string): Promise<StoredSession | undefined> {
+    const row = this.statements.findSession.get(idHash, now) as SessionRow | undefined;
+    return row && storedSessionOf(row);
+  }
+
+  async endSession(idHash: string): Promise<void> {
+    this.statements.endSession.run(idHash);
+  }
+
+  async consoleSecret(candidate: string): Promise<string> {
+    this.statements.storeSecret.run(candidate);
+    return (this.statements.consoleSecret.get() as { secret: string }).secret;
   }
 
   async health(): Promise<{ ok: boolean; detail: string }> {

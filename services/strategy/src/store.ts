@@ -45,6 +45,17 @@ export interface PageOptions {
   before?: number;
 }
 
+/**
+ * A console login as the store keeps it: the session id (the cookie's value) only as its SHA-256,
+ * so the table's rows open no session; the CSRF token as the browser reads it.
+ */
+export interface StoredSession {
+  idHash: string;
+  csrfToken: string;
+  /** ISO. */
+  expiresAt: string;
+}
+
 /** The UTC calendar day of an ISO timestamp or epoch ms, `YYYY-MM-DD`. */
 export function utcDay(time: string | number): string {
   return new Date(time).toISOString().slice(0, 10);
@@ -96,6 +107,20 @@ export interface StrategyStore {
   closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string): Promise<void>;
   /** Profit and loss of every closed paper trade, in the account currency. */
   realizedPaperPnl(): Promise<number>;
+
+  /**
+   * Records a console login, in one write that also drops the sessions expired at `now` and
+   * the oldest beyond `max`, so every replica sees at most `max` sessions.
+   */
+  openSession(session: StoredSession, now: string, max: number): Promise<void>;
+  /** The live session (expiring after `now`) of a session id's hash. */
+  findSession(idHash: string, now: string): Promise<StoredSession | undefined>;
+  endSession(idHash: string): Promise<void>;
+  /**
+   * The secret that signs the console's session cookie: the one stored, or `candidate` when none
+   * was; every replica on the store gets the same.
+   */
+  consoleSecret(candidate: string): Promise<string>;
 
   /** Whether the database answers now, for /health and /health/ready. */
   health(): Promise<{ ok: boolean; detail: string }>;
@@ -156,6 +181,17 @@ export function runStateOf(row: RunRow): RunState {
     startedAt: row.started_at,
     generation: row.generation,
   };
+}
+
+/** A row of the console's sessions, as both databases return it. */
+export interface SessionRow {
+  id_hash: string;
+  csrf_token: string;
+  expires_at: string;
+}
+
+export function storedSessionOf(row: SessionRow): StoredSession {
+  return { idHash: row.id_hash, csrfToken: row.csrf_token, expiresAt: row.expires_at };
 }
 
 /** A row of the paper trades, as both databases return it (PostgreSQL's BIGINT as text). */

@@ -1,6 +1,11 @@
+import path from 'node:path';
 import { ConfigError } from '@fxdesk/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { harness, testConfig, type Harness, type HarnessOptions } from './helpers.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { MAX_SESSIONS } from '../src/console-sessions.js';
+import { harness, tempDir, testConfig, type Harness, type HarnessOptions } from './helpers.js';
+
+const temp = tempDir();
+afterAll(() => temp.remove());
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -161,6 +166,29 @@ describe('the console with CONSOLE_PASSWORD', () => {
     expect((await h.app.inject({ url: '/console/services', headers: { cookie: second.cookie! } })).statusCode).toBe(200);
     h.clock.advance(1);
     expect((await h.app.inject({ url: '/console/services', headers: { cookie: second.cookie! } })).statusCode).toBe(401);
+  });
+
+  it('keeps a login across a restart: the session and the secret that signs its cookie are in strategy.db', async () => {
+    const dbFile = path.join(temp.dir, 'restart.db');
+    const before = await harness({ dbFile, env: { CONSOLE_PASSWORD: PASSWORD } });
+    const { cookie, session } = await login(before);
+    await before.close();
+    const after = await desk({ dbFile, env: { CONSOLE_PASSWORD: PASSWORD } });
+    expect((await after.app.inject({ url: '/console/session', headers: { cookie: cookie! } })).json()).toMatchObject({
+      authenticated: true,
+      csrf_token: session.csrf_token,
+    });
+  });
+
+  it(`keeps at most ${MAX_SESSIONS} sessions: one more login ends the oldest`, async () => {
+    const h = await desk({ env: { CONSOLE_PASSWORD: PASSWORD, CONSOLE_LOGIN_PER_MINUTE: '1000' } });
+    const first = await login(h);
+    const second = await login(h);
+    for (let i = 2; i < MAX_SESSIONS; i++) await login(h);
+    expect((await h.app.inject({ url: '/console/services', headers: { cookie: first.cookie! } })).statusCode).toBe(200);
+    await login(h);
+    expect((await h.app.inject({ url: '/console/services', headers: { cookie: first.cookie! } })).statusCode).toBe(401);
+    expect((await h.app.inject({ url: '/console/services', headers: { cookie: second.cookie! } })).statusCode).toBe(200);
   });
 
   it('refuses a cookie whose signature does not match', async () => {

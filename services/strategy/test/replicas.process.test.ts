@@ -33,13 +33,13 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function replica(url: string, replicaId: string, clock: ManualClock): Promise<Replica> {
+async function replica(url: string, replicaId: string, clock: ManualClock, env: Record<string, string> = {}): Promise<Replica> {
   const execution = await fakeService(filled);
   const client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
   const logger = createLogger({ name: 'strategy', level: 'silent' });
   const leadership = new PostgresLeadership({ url, replicaId, clock: systemClock, logger, checkMs: CHECK_MS });
   const store = await PostgresStrategyStore.open(url);
-  const h = await harness({ clock, store, env: { MIN_CONFLUENCE: '1' }, deps: { execution: client, leadership, logger } });
+  const h = await harness({ clock, store, env: { MIN_CONFLUENCE: '1', ...env }, deps: { execution: client, leadership, logger } });
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -58,12 +58,12 @@ const status = async (r: Replica) => (await r.app.inject({ url: '/status' })).js
 const orders = (r: Replica) => r.execution.requests.map((request) => (request.body as { signal_id: string }).signal_id);
 
 /** Two replicas on a fresh database, on one clock: `a` leads, `b` follows (its readiness says so). */
-async function twoReplicas(): Promise<{ a: Replica; b: Replica; clock: ManualClock; url: string }> {
+async function twoReplicas(env: Record<string, string> = {}): Promise<{ a: Replica; b: Replica; clock: ManualClock; url: string }> {
   const url = await database();
   const clock = new ManualClock(MONDAY_NOON);
-  const a = await replica(url, 'replica-a', clock);
+  const a = await replica(url, 'replica-a', clock, env);
   await until(() => a.leadership.isLeader, 5000);
-  const b = await replica(url, 'replica-b', clock);
+  const b = await replica(url, 'replica-b', clock, env);
   await until(async () => (await ready(b)).detail === 'follower: replica replica-a leads', 5000);
   return { a, b, clock, url };
 }
@@ -134,6 +134,24 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     await until(() => steppedDown.mock.calls.length === 1, 2000);
     await until(() => [a, b].filter((r) => r.engine.leads && r.leadership.isLeader).length === 1, 2000);
     expect([a, b].filter((r) => r.engine.leads || r.leadership.isLeader)).toHaveLength(1);
+  });
+
+  it('holds a console login made on one replica on the other, and ends it on both at a logout on the other', async () => {
+    const password = 'correct horse battery staple';
+    const { a, b } = await twoReplicas({ CONSOLE_PASSWORD: password });
+    const login = await a.app.inject({ method: 'POST', url: '/console/login', payload: { password } });
+    const set = login.cookies.find((c) => c.name === 'fxdesk_console')!;
+    const cookie = `${set.name}=${set.value}`;
+    const csrf = login.json<{ csrf_token: string }>().csrf_token;
+
+    expect((await b.app.inject({ url: '/console/session', headers: { cookie } })).json()).toMatchObject({ authenticated: true, csrf_token: csrf });
+    expect((await b.app.inject({ url: '/console/services', headers: { cookie } })).statusCode).toBe(200);
+    const start = await b.app.inject({ method: 'POST', url: '/console/start', headers: { cookie, 'x-csrf-token': csrf }, payload: { dry_run: true } });
+    expect(start.statusCode).toBe(200);
+
+    expect((await b.app.inject({ method: 'POST', url: '/console/logout', headers: { cookie, 'x-csrf-token': csrf } })).statusCode).toBe(200);
+    expect((await a.app.inject({ url: '/console/session', headers: { cookie } })).json()).toMatchObject({ authenticated: false });
+    expect((await a.app.inject({ url: '/console/services', headers: { cookie } })).statusCode).toBe(401);
   });
 
   it('two replicas leading at once store and send each signal once', async () => {

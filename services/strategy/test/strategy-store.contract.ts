@@ -204,6 +204,49 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       });
     });
 
+    describe('console sessions', () => {
+      const session = (n: number, expiresAt = at(59)) => ({ idHash: `hash-${n}`, csrfToken: `csrf-${n}`, expiresAt });
+
+      it('finds a session opened on one replica from another until it expires, and ends it for both', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        await a.openSession(session(1, at(30)), at(0), 200);
+        expect(await b.findSession('hash-1', at(29))).toEqual(session(1, at(30)));
+        expect(await b.findSession('hash-1', at(30))).toBeUndefined();
+        expect(await b.findSession('hash-2', at(0))).toBeUndefined();
+        await b.endSession('hash-1');
+        expect(await a.findSession('hash-1', at(0))).toBeUndefined();
+      });
+
+      it('keeps the newest `max` sessions, dropping the expired ones first', async () => {
+        const s = await store();
+        await s.openSession(session(1, at(10)), at(0), 3);
+        for (const n of [2, 3, 4]) await s.openSession(session(n), at(0), 3);
+        expect(await s.findSession('hash-1', at(0))).toBeUndefined();
+        for (const n of [2, 3, 4]) expect(await s.findSession(`hash-${n}`, at(0))).toBeDefined();
+        // At 12:00:20 session 1 would have expired anyway; 2 and 3 are the oldest live ones.
+        await s.openSession(session(5), at(20), 3);
+        expect(await s.findSession('hash-2', at(20))).toBeUndefined();
+        for (const n of [3, 4, 5]) expect(await s.findSession(`hash-${n}`, at(20))).toBeDefined();
+      });
+
+      it('keeps no more than `max` sessions when 30 logins arrive at once on two replicas', async () => {
+        const open = await database();
+        const replicas = [await open(), await open()];
+        await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.openSession(session(i), at(0), 5)));
+        const live = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[0]!.findSession(`hash-${i}`, at(0))));
+        expect(live.filter(Boolean)).toHaveLength(5);
+      });
+
+      it('gives every replica the first secret stored, whatever each proposes', async () => {
+        const open = await database();
+        const replicas = [await open(), await open()];
+        const secrets = await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.consoleSecret(`secret-${i}`)));
+        expect(new Set(secrets).size).toBe(1);
+        expect(await replicas[1]!.consoleSecret('another')).toBe(secrets[0]);
+      });
+    });
+
     it('is healthy while its database answers', async () => {
       expect(await (await store()).health()).toMatchObject({ ok: true });
     });

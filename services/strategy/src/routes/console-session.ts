@@ -25,7 +25,7 @@ export function registerSessionRoutes(app: App, { sessions, secureCookie, lifeti
         response: { 200: ConsoleSessionSchema, 403: CONSOLE_REFUSALS[403] },
       },
     },
-    async (request) => sessions.view(sessionOf(request, sessions)),
+    async (request) => sessions.view(await sessionOf(request, sessions)),
   );
 
   app.post(
@@ -50,7 +50,7 @@ export function registerSessionRoutes(app: App, { sessions, secureCookie, lifeti
     },
     async (request, reply) => {
       if (!sessions.loginRequired) return sessions.view(undefined);
-      const session = sessions.login(request.body.password);
+      const session = await sessions.login(request.body.password);
       if (!session) {
         request.log.warn({ ip: request.ip }, 'console login refused: wrong password');
         throw new AppError('unauthorized', 'wrong password');
@@ -73,8 +73,8 @@ export function registerSessionRoutes(app: App, { sessions, secureCookie, lifeti
       },
     },
     async (request, reply) => {
-      const session = sessionOf(request, sessions);
-      if (session) sessions.end(session);
+      const session = await sessionOf(request, sessions);
+      if (session) await sessions.end(session);
       if (sessions.loginRequired) clearSessionCookie(reply, secureCookie);
       return sessions.view(undefined);
     },
