@@ -96,9 +96,10 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   });
   await registerUiRoutes(app, config.CONSOLE_DIST_DIR);
 
-  app.addHook('onReady', (done) => {
+  // The lab first fails the jobs no replica runs any more, so no read answers one as running.
+  app.addHook('onReady', async () => {
+    await lab.start();
     strategy.startAtBoot();
-    done();
   });
   // The run stops first, before the server drains its connections: a shutdown is not a failure of
   // the services upstream, whose streams end as the whole desk stops. The event streams end before

@@ -84,7 +84,7 @@ export const StrategyConfigSchema = z
     PAPER_LEVERAGE: envInt(30, { min: 1, max: 1000 }),
 
     // Replicas (issue 15).
-    /** postgres://… keeps the signals, the paper trades and the run in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
+    /** postgres://… keeps the strategy's records (signals, paper trades, the run, console sessions) and the lab's in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
     /** With DATABASE_URL: how often a follower tries to take the lead, and the leader checks that it still holds it. */
     LEADER_CHECK_MS: envInt(2000, { min: 100, max: 10_000 }),

@@ -8,7 +8,9 @@ import type { StrategyConfig } from './config.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import type { LabDeps } from './lab/jobs.js';
 import { LabPool } from './lab/pool.js';
-import { LabStore } from './lab/store.js';
+import { PostgresLabStore } from './lab/postgres-store.js';
+import { SqliteLabStore } from './lab/sqlite-store.js';
+import type { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
@@ -30,7 +32,7 @@ export interface StrategyDeps {
   notification?: NotificationClient;
   /** Set with ACCOUNT_URL: status.account. */
   account?: AccountClient;
-  /** The strategy lab: its results (lab.db), the history it backtests on (the same market as `source`), its worker threads. */
+  /** The strategy lab: its results (lab.db, or PostgreSQL with DATABASE_URL), the history it backtests on (the same market as `source`), its worker threads. */
   lab: LabDeps;
   /** Set with DATABASE_URL: the election among the replicas on the database. Unset: this process is the only one, and leads. */
   leadership?: Leadership;
@@ -51,14 +53,17 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     ? undefined
     : new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const source: MarketSource = marketData ? new MarketDataSource(marketData, clock) : new SimulatedSource(market as SimulatedMarket);
+  // A process's own id: a replica id from a .env shared by every replica would name them all alike.
+  const replicaId = `${os.hostname()}-${process.pid}`;
   const pool = new LabPool({ workers: config.LAB_WORKERS });
+  const labStore: LabStore = config.DATABASE_URL
+    ? await PostgresLabStore.open(config.DATABASE_URL, replicaId)
+    : new SqliteLabStore(databasePath(config.DATA_DIR, 'lab'));
   const lab: LabDeps = {
-    store: new LabStore(databasePath(config.DATA_DIR, 'lab')),
+    store: labStore,
     history: marketData ? new MarketDataLabHistory(marketData) : new SimulatedLabHistory(market as SimulatedMarket),
     runner: pool,
   };
-  // A process's own id: a replica id from a .env shared by every replica would name them all alike.
-  const replicaId = `${os.hostname()}-${process.pid}`;
   const leadership = config.DATABASE_URL
     ? new PostgresLeadership({ url: config.DATABASE_URL, replicaId, clock, logger, checkMs: config.LEADER_CHECK_MS })
     : undefined;
@@ -78,8 +83,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     close: async () => {
       await leadership?.stop();
       await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), pool.close()]);
-      await store.close();
-      lab.store.close();
+      await Promise.all([store.close(), lab.store.close()]);
     },
   };
 }

@@ -221,6 +221,8 @@ describe('GET /events', () => {
     await h.advance(LAB_EVERY_MS);
     call.onProgress(0.5);
     call.onProgress(0.75);
+    // Each move is written to the store, then told: both before the second is up.
+    await h.settle();
     await h.advance(LAB_EVERY_MS);
     call.finish();
     await h.lab.whenIdle();

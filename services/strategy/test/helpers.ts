@@ -14,7 +14,8 @@ import type { EventHub } from '../src/event-hub.js';
 import { SimulatedLabHistory } from '../src/lab/candles.js';
 import type { LabJobs, LabRunner } from '../src/lab/jobs.js';
 import { LabPool } from '../src/lab/pool.js';
-import { LabStore } from '../src/lab/store.js';
+import { SqliteLabStore } from '../src/lab/sqlite-store.js';
+import type { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { SqliteStrategyStore } from '../src/sqlite-store.js';
@@ -60,6 +61,8 @@ export interface HarnessOptions {
   store?: StrategyStore;
   /** The lab's database file (to test restarts); in memory by default. */
   labDbFile?: string;
+  /** The lab's store (a PostgreSQL one), closed with the harness; SQLite on `labDbFile` by default. */
+  labStore?: LabStore;
   /** Runs the lab's backtests: a pool of one worker thread by default. */
   labRunner?: LabRunner;
   deps?: Partial<Omit<StrategyDeps, 'close'>>;
@@ -72,15 +75,14 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const store = options.store ?? new SqliteStrategyStore(options.dbFile ?? ':memory:');
   const runner = options.labRunner ?? new LabPool({ workers: 1 });
-  const lab = { store: new LabStore(options.labDbFile ?? ':memory:'), history: new SimulatedLabHistory(market), runner };
+  const lab = { store: options.labStore ?? new SqliteLabStore(options.labDbFile ?? ':memory:'), history: new SimulatedLabHistory(market), runner };
   const parts = { clock, store, source: new SimulatedSource(market), lab, ...options.deps };
   const deps: StrategyDeps = {
     ...parts,
     // The downstream clients a test passes are the test's to close.
     close: async () => {
       await Promise.all([parts.source.close(), runner instanceof LabPool ? runner.close() : undefined]);
-      await store.close();
-      lab.store.close();
+      await Promise.all([store.close(), lab.store.close()]);
     },
   };
   const { app, engine, events, lab: labJobs } = await buildApp({ config, deps });

@@ -4,10 +4,14 @@ import { until } from '@fxdesk/core/testing';
 import { ManualClock, systemClock } from '@fxdesk/primitives';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LabRunner } from '../src/lab/jobs.js';
+import { JOB_CHECK_MS, JOB_LEASE_MS } from '../src/lab/jobs.js';
+import { PostgresLabStore } from '../src/lab/postgres-store.js';
 import { PostgresLeadership } from '../src/postgres-leadership.js';
 import { PostgresStrategyStore } from '../src/postgres-store.js';
 import { fakeService, filled, type FakeService } from './fake-service.js';
 import { harness, MONDAY_NOON, type Harness } from './helpers.js';
+import { ManualRunner } from './lab-jobs.fixture.js';
 import { postgresForFile } from './postgres-server.js';
 
 /**
@@ -33,13 +37,20 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function replica(url: string, replicaId: string, clock: ManualClock, env: Record<string, string> = {}): Promise<Replica> {
+interface ReplicaOptions {
+  env?: Record<string, string>;
+  /** Runs the lab's backtests: a pool of one worker thread by default. */
+  labRunner?: LabRunner;
+}
+
+async function replica(url: string, replicaId: string, clock: ManualClock, { env = {}, labRunner }: ReplicaOptions = {}): Promise<Replica> {
   const execution = await fakeService(filled);
   const client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
   const logger = createLogger({ name: 'strategy', level: 'silent' });
   const leadership = new PostgresLeadership({ url, replicaId, clock: systemClock, logger, checkMs: CHECK_MS });
   const store = await PostgresStrategyStore.open(url);
-  const h = await harness({ clock, store, env: { MIN_CONFLUENCE: '1', ...env }, deps: { execution: client, leadership, logger } });
+  const labStore = await PostgresLabStore.open(url, replicaId);
+  const h = await harness({ clock, store, labStore, labRunner, env: { MIN_CONFLUENCE: '1', ...env }, deps: { execution: client, leadership, logger } });
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -58,12 +69,12 @@ const status = async (r: Replica) => (await r.app.inject({ url: '/status' })).js
 const orders = (r: Replica) => r.execution.requests.map((request) => (request.body as { signal_id: string }).signal_id);
 
 /** Two replicas on a fresh database, on one clock: `a` leads, `b` follows (its readiness says so). */
-async function twoReplicas(env: Record<string, string> = {}): Promise<{ a: Replica; b: Replica; clock: ManualClock; url: string }> {
+async function twoReplicas(options: ReplicaOptions = {}): Promise<{ a: Replica; b: Replica; clock: ManualClock; url: string }> {
   const url = await database();
   const clock = new ManualClock(MONDAY_NOON);
-  const a = await replica(url, 'replica-a', clock, env);
+  const a = await replica(url, 'replica-a', clock, options);
   await until(() => a.leadership.isLeader, 5000);
-  const b = await replica(url, 'replica-b', clock, env);
+  const b = await replica(url, 'replica-b', clock, options);
   await until(async () => (await ready(b)).detail === 'follower: replica replica-a leads', 5000);
   return { a, b, clock, url };
 }
@@ -138,7 +149,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
 
   it('holds a console login made on one replica on the other, and ends it on both at a logout on the other', async () => {
     const password = 'correct horse battery staple';
-    const { a, b } = await twoReplicas({ CONSOLE_PASSWORD: password });
+    const { a, b } = await twoReplicas({ env: { CONSOLE_PASSWORD: password } });
     const login = await a.app.inject({ method: 'POST', url: '/console/login', payload: { password } });
     const set = login.cookies.find((c) => c.name === 'fxdesk_console')!;
     const cookie = `${set.name}=${set.value}`;
@@ -152,6 +163,82 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     expect((await b.app.inject({ method: 'POST', url: '/console/logout', headers: { cookie, 'x-csrf-token': csrf } })).statusCode).toBe(200);
     expect((await a.app.inject({ url: '/console/session', headers: { cookie } })).json()).toMatchObject({ authenticated: false });
     expect((await a.app.inject({ url: '/console/services', headers: { cookie } })).statusCode).toBe(401);
+  });
+
+  it('reads, follows and cancels through one replica a backtest posted to and running on the other', async () => {
+    const runner = new ManualRunner();
+    const { a, b, clock } = await twoReplicas({ labRunner: runner });
+    const posted = await a.app.inject({ method: 'POST', url: '/backtests', payload: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' } });
+    expect(posted.statusCode).toBe(202);
+    const { id } = posted.json<{ id: string }>();
+    const call = await runner.next();
+    const onB = async () => (await b.app.inject({ url: `/backtests/${id}` })).json<{ status: string; progress: number }>();
+    // Its candles read (the first fifth): written by A as it goes on.
+    await until(async () => (await onB()).progress === 0.2, 2000);
+    expect(await onB()).toMatchObject({ status: 'running' });
+
+    call.onProgress(0.5);
+    await until(async () => Math.abs((await onB()).progress - 0.6) < 1e-9, 2000);
+    expect((await b.app.inject({ url: '/backtests' })).json().backtests.map((x: { id: string }) => x.id)).toEqual([id]);
+
+    const cancelled = await b.app.inject({ method: 'DELETE', url: `/backtests/${id}` });
+    expect(cancelled.json()).toMatchObject({ id, status: 'cancelled' });
+    // A learns it at its next check of its jobs, and stops the run.
+    await advance(clock, [a, b], JOB_CHECK_MS);
+    await until(() => call.signal?.aborted === true, 2000);
+    await a.lab.whenIdle();
+    expect((await a.app.inject({ url: `/backtests/${id}` })).json()).toMatchObject({ status: 'cancelled', progress: expect.closeTo(0.6, 9) });
+    expect(runner.calls).toHaveLength(1);
+  });
+
+  it('cancels through one replica a sweep running on the other, with its unfinished backtests', async () => {
+    const runner = new ManualRunner();
+    const { a, b, clock } = await twoReplicas({ labRunner: runner });
+    const payload = { base: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' }, grid: { min_confluence: [1, 2, 3] }, rank_by: 'net_profit' };
+    const { id } = (await a.app.inject({ method: 'POST', url: '/sweeps', payload })).json<{ id: string }>();
+    const first = await runner.next();
+    const onB = async () => (await b.app.inject({ url: `/sweeps/${id}` })).json<{ status: string; results: Array<{ status: string }> }>();
+    expect((await onB()).status).toBe('running');
+    expect((await b.app.inject({ method: 'DELETE', url: `/sweeps/${id}` })).json()).toMatchObject({ id, status: 'cancelled' });
+    await advance(clock, [a, b], JOB_CHECK_MS);
+    await until(() => first.signal?.aborted === true, 2000);
+    await a.lab.whenIdle();
+    expect((await onB()).results.map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(runner.calls.length).toBeLessThanOrEqual(2);
+  });
+
+  it("fails a dead replica's jobs once their lease has passed, and a restarting replica only its own", async () => {
+    const runner = new ManualRunner();
+    const { a, b, clock, url } = await twoReplicas({ labRunner: runner });
+    const { id: live } = (
+      await a.app.inject({ method: 'POST', url: '/backtests', payload: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' } })
+    ).json();
+    await runner.next();
+    // What replica-c left when it was killed a moment ago: a job running, its lease good for 30 s more.
+    const killed = await PostgresLabStore.open(url, 'replica-c');
+    const settings = (await a.app.inject({ url: `/backtests/${live}` })).json().settings;
+    const stamps = { createdAt: new Date(clock.now()).toISOString(), leaseExpiresAt: new Date(clock.now() + JOB_LEASE_MS).toISOString() };
+    await killed.insertBacktest({ id: 'restarted-job', name: null, settings, ...stamps });
+    await killed.startBacktest('restarted-job', stamps.createdAt);
+    await killed.close();
+    // replica-c starts again (a container keeps its name): it fails what it left, not replica-a's running job.
+    const restarted = await replica(url, 'replica-c', clock);
+    const on = async (r: Replica, id: string) => (await r.app.inject({ url: `/backtests/${id}` })).json<{ status: string; error: unknown }>();
+    expect(await on(restarted, 'restarted-job')).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } });
+    expect(await on(restarted, live)).toMatchObject({ status: 'running' });
+    await restarted.close();
+
+    // replica-d dies for good, leaving a job queued: the others fail it once its lease has passed.
+    const other = await PostgresLabStore.open(url, 'replica-d');
+    await other.insertBacktest({ id: 'dying', name: null, settings, ...stamps });
+    await other.close();
+    await advance(clock, [a, b], JOB_LEASE_MS - JOB_CHECK_MS);
+    expect(await on(b, 'dying')).toMatchObject({ status: 'queued' });
+    for (let i = 0; i < 3; i++) await advance(clock, [a, b], JOB_CHECK_MS);
+    await until(async () => (await on(b, 'dying')).status === 'failed', 2000);
+    expect(await on(a, 'dying')).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } });
+    // replica-a renewed its own all along.
+    expect(await on(b, live)).toMatchObject({ status: 'running' });
   });
 
   it('two replicas leading at once store and send each signal once', async () => {

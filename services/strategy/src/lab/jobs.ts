@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '@fxdesk/primitives';
+import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type {
   Backtest,
   BacktestCandlesQuery,
@@ -30,7 +30,7 @@ import type { StrategyRules } from '../rules.js';
 import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
 import { backtestCandles } from './chart.js';
 import { apiRules, planBacktest, planSweep, type BacktestPlan, type Catalog, type PlanConfig, type PlannedPair, type SweepPlan } from './plan.js';
-import type { LabStore, StoredSweep } from './store.js';
+import type { FailedJobs, JobKind, LabStore, StoredSweep } from './store.js';
 import { outOfSampleTotal, rankOrder, type WalkForwardWindow } from './sweep.js';
 import type { BacktestJob, BacktestPair, BacktestResult, LabCandle } from './types.js';
 
@@ -63,7 +63,7 @@ const PROGRESS_STEP = 0.01;
 const QUEUE_FULL_RETRY_SECONDS = 30;
 
 interface QueuedJob {
-  kind: 'backtest' | 'sweep';
+  kind: JobKind;
   id: string;
   abort: AbortController;
   run: (signal: AbortSignal) => Promise<void>;
@@ -79,21 +79,42 @@ interface LoadedCandles {
 class Stopped extends Error {}
 
 /**
+ * How often a replica renews the leases of its unfinished jobs (and so learns which of them were
+ * cancelled on another replica), and fails the jobs of replicas whose lease ran out.
+ */
+export const JOB_CHECK_MS = 1000;
+/** How long a job's lease lasts: a job its replica has not renewed for this long is failed (INTERRUPTED) by another. */
+export const JOB_LEASE_MS = 30_000;
+
+/**
  * The strategy lab's jobs: backtests and sweeps, queued (at most LAB_MAX_QUEUE waiting), up to
  * LAB_WORKERS at a time, each loading its candles once (warm-up included) and running every
  * backtest on the runner's worker threads, never on the event loop. Every state change is in
- * the store, so results outlive the process; a job the process was running when it stopped is
- * failed (INTERRUPTED) when the next one starts.
+ * the store, so results outlive the process and every replica on the store reads them. A job
+ * runs on the replica that queued it, which renews its lease every JOB_CHECK_MS and stops it
+ * when the store says another replica cancelled it; a job whose replica stopped is failed
+ * (INTERRUPTED): by that replica at its next start, or by any other once its lease has passed.
  */
 export class LabJobs {
   private readonly pending: QueuedJob[] = [];
   private readonly active = new Map<string, { job: QueuedJob; done: Promise<void> }>();
   private readonly idleWaiters: Array<() => void> = [];
   private isClosed = false;
+  private timer: TimerHandle | undefined;
+  private checking: Promise<void> | undefined;
+  /** Progress writes on their way to the store. */
+  private readonly writes = new Set<Promise<void>>();
+  /** The `lab` events told, one store read after another, so the listener hears each job's states in order. */
+  private telling: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly o: { config: LabConfig; lab: LabDeps; clock: Clock; logger: Logger; listener?: LabListener }) {
-    const interrupted = o.lab.store.interruptUnfinished(this.now());
-    if (interrupted.backtests + interrupted.sweeps > 0) o.logger.warn(interrupted, 'lab jobs interrupted by the last stop marked failed');
+  constructor(private readonly o: { config: LabConfig; lab: LabDeps; clock: Clock; logger: Logger; listener?: LabListener }) {}
+
+  /** At the service's start: fails the jobs no replica runs any more (this one's from before a restart included), then checks every JOB_CHECK_MS. */
+  async start(): Promise<void> {
+    const failed = await this.o.lab.store.failAbandoned(this.now(), { includeOwn: true });
+    if (failed.backtests.length + failed.sweeps.length > 0) this.o.logger.warn(failed, 'lab jobs interrupted by the last stop marked failed');
+    await this.tellFailed(failed);
+    this.schedule();
   }
 
   /** Checks and queues a backtest; 422 for a request that cannot run, 503 LAB_QUEUE_FULL when the queue is. */
@@ -101,8 +122,8 @@ export class LabJobs {
     const plan = planBacktest(request, { config: this.o.config, catalog: await this.catalog(), nowMs: this.o.clock.now() });
     this.checkQueue();
     const id = randomUUID();
-    this.o.lab.store.insertBacktest({ id, name: request.name ?? null, settings: plan.settings, createdAt: this.now() });
-    this.told('backtest', id);
+    await this.o.lab.store.insertBacktest({ id, name: request.name ?? null, settings: plan.settings, ...this.stamps() });
+    await this.told('backtest', id);
     this.enqueue({ kind: 'backtest', id, abort: new AbortController(), run: (signal) => this.runBacktest(id, plan, signal) });
     return { id };
   }
@@ -111,50 +132,45 @@ export class LabJobs {
   async submitSweep(request: SweepRequest): Promise<LabJobCreated> {
     const plan = planSweep(request, { config: this.o.config, catalog: await this.catalog(), nowMs: this.o.clock.now() });
     this.checkQueue();
-    const { store } = this.o.lab;
     const id = randomUUID();
-    const createdAt = this.now();
+    const stamps = this.stamps();
     const memberIds = plan.settings.map(() => randomUUID());
-    store.transaction(() => {
-      store.insertSweep({
-        id,
-        name: request.name ?? null,
-        settingsCount: plan.settings.length,
-        createdAt,
-        settings: {
-          base: plan.base.settings,
-          grid: request.grid ?? null,
-          random: request.random ?? null,
-          rank_by: request.rank_by,
-          walk_forward: request.walk_forward ?? null,
-        },
-      });
-      plan.settings.forEach((rules, index) => {
-        const settings = { ...plan.base.settings, rules: apiRules(rules) };
-        store.insertBacktest({ id: memberIds[index] as string, name: null, settings, createdAt, sweep: { id, role: 'member', index } });
-      });
-      if (plan.windows.length > 0) store.setWalkForward(id, walkForwardOf(plan.windows, []));
-    });
+    const members = plan.settings.map((rules, index) => ({
+      id: memberIds[index] as string,
+      name: null,
+      settings: { ...plan.base.settings, rules: apiRules(rules) },
+      ...stamps,
+      sweep: { id, role: 'member' as const, index },
+    }));
+    const settings = {
+      base: plan.base.settings,
+      grid: request.grid ?? null,
+      random: request.random ?? null,
+      rank_by: request.rank_by,
+      walk_forward: request.walk_forward ?? null,
+    };
+    const walkForward = plan.windows.length > 0 ? walkForwardOf(plan.windows, []) : null;
+    await this.o.lab.store.insertSweep({ id, name: request.name ?? null, settingsCount: plan.settings.length, settings, ...stamps }, members, walkForward);
     // Its backtests are told from when they start: 256 `queued` events at once would say nothing the sweep's does not.
-    this.told('sweep', id);
+    await this.told('sweep', id);
     this.enqueue({ kind: 'sweep', id, abort: new AbortController(), run: (signal) => this.runSweep(id, plan, memberIds, request.rank_by, signal) });
     return { id };
   }
 
-  backtest(id: string): Backtest {
-    const backtest = this.o.lab.store.backtest(id);
+  async backtest(id: string): Promise<Backtest> {
+    const backtest = await this.o.lab.store.backtest(id);
     if (!backtest) throw errors.create('backtest_not_found', `no backtest ${id}`);
     return backtest;
   }
 
-  backtests(query: BacktestListQuery): BacktestList {
-    const page = this.o.lab.store.backtests({ limit: query.limit, before: cursorOf(query.cursor), sweepId: query.sweep_id });
+  async backtests(query: BacktestListQuery): Promise<BacktestList> {
+    const page = await this.o.lab.store.backtests({ limit: query.limit, before: cursorOf(query.cursor), sweepId: query.sweep_id });
     return { backtests: page.items, next_cursor: page.next === null ? null : String(page.next) };
   }
 
-  trades(id: string, query: BacktestTradesQuery): BacktestTrades {
-    this.backtest(id);
-    const page = this.o.lab.store.trades(id, { limit: query.limit, after: cursorOf(query.cursor), instrument: query.instrument });
+  async trades(id: string, query: BacktestTradesQuery): Promise<BacktestTrades> {
+    await this.backtest(id);
+    const page = await this.o.lab.store.trades(id, { limit: query.limit, after: cursorOf(query.cursor), instrument: query.instrument });
     return { trades: page.items, next_cursor: page.next === null ? null : String(page.next) };
   }
 
@@ -165,66 +181,72 @@ export class LabJobs {
 
   /** One pair's candles of a backtest with the indicators on its rules, for a chart (lab/chart.ts). */
   async candles(id: string, query: BacktestCandlesQuery): Promise<PairCandles> {
-    return backtestCandles(this.backtest(id), query, { history: this.o.lab.history, catalog: () => this.catalog(), symbolMap: this.o.config.SYMBOL_MAP });
+    return backtestCandles(await this.backtest(id), query, { history: this.o.lab.history, catalog: () => this.catalog(), symbolMap: this.o.config.SYMBOL_MAP });
   }
 
-  equity(id: string): BacktestEquity {
-    const points = this.o.lab.store.equity(id);
+  async equity(id: string): Promise<BacktestEquity> {
+    const points = await this.o.lab.store.equity(id);
     if (points === undefined) throw errors.create('backtest_not_found', `no backtest ${id}`);
     return { points };
   }
 
   /**
    * Cancels a queued or running backtest (answering it, now cancelled) or deletes one that has
-   * ended (undefined). A sweep's backtest goes with its sweep only (409 BACKTEST_IN_SWEEP).
+   * ended (undefined). A sweep's backtest goes with its sweep only (409 BACKTEST_IN_SWEEP). The
+   * job may run on another replica: it stops there at that replica's next check.
    */
-  deleteBacktest(id: string): Backtest | undefined {
-    const backtest = this.backtest(id);
+  async deleteBacktest(id: string): Promise<Backtest | undefined> {
+    const backtest = await this.backtest(id);
     if (backtest.sweep_id !== null) {
       throw errors.create('backtest_in_sweep', `backtest ${id} belongs to sweep ${backtest.sweep_id}: DELETE /sweeps/${backtest.sweep_id} instead`);
     }
-    if (this.cancel(id)) return this.backtest(id);
-    this.o.lab.store.deleteBacktest(id);
+    if (await this.cancel('backtest', id)) return this.backtest(id);
+    await this.o.lab.store.deleteBacktest(id);
     return undefined;
   }
 
-  sweep(id: string): Sweep {
-    const stored = this.o.lab.store.sweep(id);
+  async sweep(id: string): Promise<Sweep> {
+    const stored = await this.o.lab.store.sweep(id);
     if (!stored) throw errors.create('sweep_not_found', `no sweep ${id}`);
-    return { ...stored, results: this.results(stored) };
+    return { ...stored, results: await this.results(stored) };
   }
 
-  sweeps(query: SweepListQuery): SweepList {
-    const page = this.o.lab.store.sweeps({ limit: query.limit, before: cursorOf(query.cursor) });
-    const sweeps = page.items.map(({ walk_forward: _, ...stored }) => {
-      const best = this.results({ ...stored, walk_forward: null })[0];
-      return { ...stored, best: best?.rank === 1 ? best : null };
-    });
+  async sweeps(query: SweepListQuery): Promise<SweepList> {
+    const page = await this.o.lab.store.sweeps({ limit: query.limit, before: cursorOf(query.cursor) });
+    const sweeps = await Promise.all(
+      page.items.map(async ({ walk_forward: _, ...stored }) => {
+        const [best] = await this.results({ ...stored, walk_forward: null });
+        return { ...stored, best: best?.rank === 1 ? best : null };
+      }),
+    );
     return { sweeps, next_cursor: page.next === null ? null : String(page.next) };
   }
 
   /** Cancels a queued or running sweep (answering it, now cancelled) or deletes one that has ended, with its backtests (undefined). */
-  deleteSweep(id: string): Sweep | undefined {
-    this.sweep(id);
-    if (this.cancel(id)) return this.sweep(id);
-    this.o.lab.store.deleteSweep(id);
+  async deleteSweep(id: string): Promise<Sweep | undefined> {
+    await this.sweep(id);
+    if (await this.cancel('sweep', id)) return this.sweep(id);
+    await this.o.lab.store.deleteSweep(id);
     return undefined;
   }
 
-  /** Resolves when no job is queued or running (tests). */
+  /** Resolves when no job is queued or running here (tests). */
   whenIdle(): Promise<void> {
     if (this.pending.length === 0 && this.active.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops every job: what was queued or running is failed (INTERRUPTED), as the next start would. */
+  /** Stops every job: what was queued or running here is failed (INTERRUPTED), as the next start would. */
   async close(): Promise<void> {
     this.isClosed = true;
+    if (this.timer) this.o.clock.clearTimer(this.timer);
     this.pending.length = 0;
     const running = [...this.active.values()];
     for (const { job } of running) job.abort.abort(new Stopped('the service is stopping'));
-    this.o.lab.store.interruptUnfinished(this.now());
-    await Promise.all(running.map(({ done }) => done));
+    await Promise.all([this.checking, ...running.map(({ done }) => done)]);
+    while (this.writes.size > 0) await Promise.all([...this.writes]);
+    await this.o.lab.store.failAbandoned(this.now(), { includeOwn: true });
+    await this.telling;
   }
 
   private async catalog(): Promise<Catalog> {
@@ -270,52 +292,101 @@ export class LabJobs {
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  /** Cancels a queued or running job; false when it has ended. */
-  private cancel(id: string): boolean {
-    const { store } = this.o.lab;
-    const at = this.now();
+  /** Stops a job queued or running here (its record is the caller's to move). */
+  private stopHere(id: string): void {
     const queued = this.pending.findIndex((job) => job.id === id);
     if (queued >= 0) this.pending.splice(queued, 1);
     this.active.get(id)?.job.abort.abort(new Stopped('cancelled'));
     this.notifyIdle();
-    if (!store.sweep(id)) return this.told('backtest', id, store.cancelBacktest(id, at));
-    if (!this.told('sweep', id, store.cancelSweep(id, at))) return false;
-    for (const { backtest } of store.sweepBacktests(id)) this.endMember(backtest.id, () => store.cancelBacktest(backtest.id, at));
+  }
+
+  /** Cancels a queued or running job, here or on the replica running it; false when it has ended. */
+  private async cancel(kind: JobKind, id: string): Promise<boolean> {
+    const { store } = this.o.lab;
+    const at = this.now();
+    this.stopHere(id);
+    if (kind === 'backtest') return this.told('backtest', id, await store.cancelBacktest(id, at));
+    if (!(await this.told('sweep', id, await store.cancelSweep(id, at)))) return false;
+    for (const { backtest } of await store.sweepBacktests(id)) await this.endMember(backtest.id, () => store.cancelBacktest(backtest.id, at));
     return true;
+  }
+
+  /** The next check, JOB_CHECK_MS after the last one ended. */
+  private schedule(): void {
+    if (this.isClosed) return;
+    this.timer = this.o.clock.setTimeout(() => {
+      this.checking = this.check().finally(() => {
+        this.checking = undefined;
+        this.schedule();
+      });
+    }, JOB_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Renews the leases of the jobs queued or running here and stops those the store no longer
+   * has unfinished (cancelled or deleted on another replica); fails other replicas' jobs whose
+   * lease ran out (their replica died).
+   */
+  private async check(): Promise<void> {
+    const { store } = this.o.lab;
+    try {
+      // Only jobs already stored are judged: one queued while the renewal runs is not in its answer yet.
+      const here = [...this.pending.map((job) => job.id), ...this.active.keys()];
+      if (here.length > 0) {
+        const unfinished = await store.renewLeases(this.stamps().leaseExpiresAt);
+        for (const id of here) if (!unfinished.has(id)) this.stopHere(id);
+      }
+      const failed = await store.failAbandoned(this.now(), { includeOwn: false });
+      if (failed.backtests.length + failed.sweeps.length > 0) this.o.logger.warn(failed, 'lab jobs of a replica that stopped answering marked failed');
+      await this.tellFailed(failed);
+    } catch (err) {
+      this.o.logger.warn({ err }, 'checking the lab jobs failed; trying again');
+    }
+  }
+
+  private async tellFailed(failed: FailedJobs): Promise<void> {
+    for (const id of failed.sweeps) await this.told('sweep', id);
+    for (const id of failed.backtests) await this.told('backtest', id);
   }
 
   /**
    * Tells the listener a job's state as the store has it now, when `changed`; answers `changed`.
    * `ifRunning`: only while it runs (progress written as it is cancelled is no news).
    */
-  private told(kind: LabEvent['kind'], id: string, changed = true, ifRunning = false): boolean {
-    if (!changed || !this.o.listener) return changed;
-    const state = this.o.lab.store.jobState(kind, id);
-    if (state && (!ifRunning || state.status === 'running')) this.o.listener.labChanged({ kind, id, ...state });
+  private async told(kind: LabEvent['kind'], id: string, changed = true, ifRunning = false): Promise<boolean> {
+    const { listener } = this.o;
+    if (!changed || !listener) return changed;
+    const telling = this.telling.then(async () => {
+      const state = await this.o.lab.store.jobState(kind, id);
+      if (state && (!ifRunning || state.status === 'running')) listener.labChanged({ kind, id, ...state });
+    });
+    this.telling = telling.catch((err: unknown) => this.o.logger.warn({ err, id }, 'reading a lab job for its event failed'));
+    await this.telling;
     return changed;
   }
 
   /** Ends a sweep's backtest (cancelled, failed), told when it had started: its queued state never was. */
-  private endMember(id: string, end: () => boolean): void {
-    const hasStarted = this.o.lab.store.jobState('backtest', id)?.status === 'running';
-    if (end() && hasStarted) this.told('backtest', id);
+  private async endMember(id: string, end: () => Promise<boolean>): Promise<void> {
+    const hasStarted = (await this.o.lab.store.jobState('backtest', id))?.status === 'running';
+    if ((await end()) && hasStarted) await this.told('backtest', id);
   }
 
   private async runBacktest(id: string, plan: BacktestPlan, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!this.told('backtest', id, store.startBacktest(id, this.now()))) return;
+    if (!(await this.told('backtest', id, await store.startBacktest(id, this.now())))) return;
     const progress = this.progressWriter('backtest', id);
     const startedMs = this.o.clock.now();
     try {
       const candles = await this.load(plan, (f) => progress(f * LOAD_SHARE), signal);
       const result = await this.run(jobOf(plan, candles, plan.rules), (f) => progress(LOAD_SHARE + f * (1 - LOAD_SHARE)), signal);
-      if (this.told('backtest', id, store.finishBacktest(id, result, this.now()))) {
+      if (await this.told('backtest', id, await store.finishBacktest(id, result, this.now()))) {
         this.o.logger.info({ id, trades: result.trades.length, candles: result.candles, ms: this.o.clock.now() - startedMs }, 'backtest done');
       }
     } catch (err) {
       if (signal.aborted) return;
       const error = jobError(err);
-      this.told('backtest', id, store.failBacktest(id, error, this.now()));
+      await this.told('backtest', id, await store.failBacktest(id, error, this.now()));
       this.o.logger.warn({ id, err }, `backtest failed: ${error.message}`);
     }
   }
@@ -328,7 +399,7 @@ export class LabJobs {
    */
   private async runSweep(id: string, plan: SweepPlan, memberIds: string[], rankBy: RankMetric, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!this.told('sweep', id, store.startSweep(id, this.now()))) return;
+    if (!(await this.told('sweep', id, await store.startSweep(id, this.now())))) return;
     const windows = plan.windows;
     const units = plan.settings.length * (1 + windows.length) + windows.length;
     const partial = new Map<string, number>();
@@ -380,14 +451,14 @@ export class LabJobs {
         });
       });
       await runLimited(tasks, this.o.config.LAB_WORKERS, signal);
-      if (windows.length > 0) store.setWalkForward(id, walkForwardOf(windows, chosen, rankBy));
-      this.told('sweep', id, store.finishSweep(id, this.now()));
+      if (windows.length > 0) await store.setWalkForward(id, walkForwardOf(windows, chosen, rankBy));
+      await this.told('sweep', id, await store.finishSweep(id, this.now()));
       this.o.logger.info({ id, settings: plan.settings.length, windows: windows.length }, 'sweep done');
     } catch (err) {
       if (signal.aborted) return;
       const error = jobError(err);
-      this.told('sweep', id, store.failSweep(id, error, this.now()));
-      for (const memberId of memberIds) this.endMember(memberId, () => store.failBacktest(memberId, error, this.now()));
+      await this.told('sweep', id, await store.failSweep(id, error, this.now()));
+      for (const memberId of memberIds) await this.endMember(memberId, () => store.failBacktest(memberId, error, this.now()));
       this.o.logger.warn({ id, err }, `sweep failed: ${error.message}`);
     }
   }
@@ -395,7 +466,7 @@ export class LabJobs {
   /** One setting of a sweep over its whole range, stored as its backtest. */
   private async runMember(id: string, job: BacktestJob, onProgress: (f: number) => void, signal: AbortSignal): Promise<void> {
     const { store } = this.o.lab;
-    if (!this.told('backtest', id, store.startBacktest(id, this.now()))) return;
+    if (!(await this.told('backtest', id, await store.startBacktest(id, this.now())))) return;
     const progress = this.progressWriter('backtest', id);
     try {
       const result = await this.run(
@@ -406,10 +477,10 @@ export class LabJobs {
         },
         signal,
       );
-      this.told('backtest', id, store.finishBacktest(id, result, this.now()));
+      await this.told('backtest', id, await store.finishBacktest(id, result, this.now()));
     } catch (err) {
       if (signal.aborted) throw err;
-      this.told('backtest', id, store.failBacktest(id, jobError(err), this.now()));
+      await this.told('backtest', id, await store.failBacktest(id, jobError(err), this.now()));
     }
   }
 
@@ -432,23 +503,44 @@ export class LabJobs {
     const rules = plan.settings[best] as StrategyRules;
     const id = randomUUID();
     const settings = { ...plan.base.settings, rules: apiRules(rules), from: isoOf(window.outOfSample.fromSec), to: isoOf(window.outOfSample.toSec) };
-    store.insertBacktest({ id, name: null, settings, createdAt: this.now(), sweep: { id: sweepId, role: 'out_of_sample', index: w } });
+    await store.insertBacktest({ id, name: null, settings, ...this.stamps(), sweep: { id: sweepId, role: 'out_of_sample', index: w } });
     const choice: WindowChoice = { window: w, rules: apiRules(rules), inSampleMetric: values[best] ?? null, backtestId: id, result: null };
     chosen.push(choice);
-    store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
+    await store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
     await this.runMember(id, { ...jobOf(plan.base, outOfSampleCandles[w] as LoadedCandles, rules), ...window.outOfSample }, onProgress, signal);
-    const backtest = store.backtest(id);
+    const backtest = await store.backtest(id);
     choice.result = backtest?.metrics?.overall ?? null;
-    store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
+    await store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
   }
 
-  /** Writes a job's progress (by steps, {@link progressWriter}) and tells it while the job runs. */
+  /**
+   * Writes a job's progress (by steps, {@link progressWriter}) and tells it while the job runs:
+   * one write at a time, then the newest fraction asked meanwhile, so the store never goes back.
+   */
   private progressWriter(kind: LabEvent['kind'], id: string): (fraction: number) => void {
     const { store } = this.o.lab;
+    let next: number | undefined;
+    let isWriting = false;
+    const flush = (): void => {
+      if (isWriting || next === undefined) return;
+      const fraction = next;
+      next = undefined;
+      isWriting = true;
+      const write = (kind === 'backtest' ? store.setBacktestProgress(id, fraction) : store.setSweepProgress(id, fraction))
+        .then(async () => {
+          await this.told(kind, id, true, true);
+        })
+        .catch((err: unknown) => this.o.logger.warn({ err, id }, 'writing a lab job’s progress failed'))
+        .finally(() => {
+          this.writes.delete(write);
+          isWriting = false;
+          flush();
+        });
+      this.writes.add(write);
+    };
     return progressWriter((fraction) => {
-      if (kind === 'backtest') store.setBacktestProgress(id, fraction);
-      else store.setSweepProgress(id, fraction);
-      this.told(kind, id, true, true);
+      next = fraction;
+      flush();
     });
   }
 
@@ -482,9 +574,9 @@ export class LabJobs {
   }
 
   /** A sweep's ranking: its member backtests, best first by the metric; those not done yet last, unranked. */
-  private results(sweep: StoredSweep): SweepResult[] {
+  private async results(sweep: StoredSweep): Promise<SweepResult[]> {
     const rankBy = sweep.settings.rank_by;
-    const members = this.o.lab.store.sweepBacktests(sweep.id).filter((m) => m.role === 'member');
+    const members = (await this.o.lab.store.sweepBacktests(sweep.id)).filter((m) => m.role === 'member');
     const values = members.map(({ backtest }) => (backtest.status === 'done' && backtest.metrics ? metricValue(backtest.metrics.overall, rankBy) : null));
     const done = members.map(({ backtest }) => backtest.status === 'done');
     const order = rankOrder(values, rankBy).sort((a, b) => Number(done[b]) - Number(done[a]));
@@ -503,6 +595,12 @@ export class LabJobs {
 
   private now(): string {
     return new Date(this.o.clock.now()).toISOString();
+  }
+
+  /** A new job's creation time and its first lease. */
+  private stamps(): { createdAt: string; leaseExpiresAt: string } {
+    const now = this.o.clock.now();
+    return { createdAt: new Date(now).toISOString(), leaseExpiresAt: new Date(now + JOB_LEASE_MS).toISOString() };
   }
 }
 

@@ -175,7 +175,7 @@ export function registerLabRoutes(app: App, lab: LabJobs): void {
       },
     },
     async (request, reply) => {
-      const cancelled = lab.deleteBacktest(request.params.id);
+      const cancelled = await lab.deleteBacktest(request.params.id);
       return cancelled ? cancelled : reply.code(204).send();
     },
   );
@@ -242,7 +242,7 @@ export function registerLabRoutes(app: App, lab: LabJobs): void {
       },
     },
     async (request, reply) => {
-      const cancelled = lab.deleteSweep(request.params.id);
+      const cancelled = await lab.deleteSweep(request.params.id);
       return cancelled ? cancelled : reply.code(204).send();
     },
   );
