@@ -22,7 +22,7 @@ import { runBacktestJob } from '../services/strategy/src/lab/backtest.js';
 import { MarketDataLabHistory, SimulatedLabHistory, type LabHistory } from '../services/strategy/src/lab/candles.js';
 import { DEFAULT_SPREAD_POINTS } from '../services/strategy/src/lab/fills.js';
 import { LabJobs, type LabRunner } from '../services/strategy/src/lab/jobs.js';
-import { LabStore } from '../services/strategy/src/lab/store.js';
+import { SqliteLabStore } from '../services/strategy/src/lab/sqlite-store.js';
 
 const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
 
@@ -309,7 +309,7 @@ async function main(): Promise<void> {
   };
   const jobs = new LabJobs({
     config,
-    lab: { store: new LabStore(':memory:'), history, runner },
+    lab: { store: new SqliteLabStore(':memory:'), history, runner },
     clock: systemClock,
     logger: createLogger({ name: 'backtest', level: 'silent' }),
   });
@@ -326,7 +326,7 @@ async function main(): Promise<void> {
   }
   await jobs.whenIdle();
   progress.done();
-  const backtest = jobs.backtest(id);
+  const backtest = await jobs.backtest(id);
   await jobs.close();
   if (backtest.status !== 'done' || backtest.metrics === null) fail(`the backtest ${backtest.status}: ${backtest.error?.message ?? 'no result'}`, 1);
 
