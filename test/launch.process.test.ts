@@ -12,7 +12,8 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 const run = (entry: string, env: Record<string, string>) => runEntry(entry, { DATA_DIR: dataDir, ...env });
 
-describe('a service started with a bad setting', () => {
+// Each starts a real process through tsx: seconds on a busy machine, past vitest's 5 s default.
+describe('a service started with a bad setting', { timeout: 30_000 }, () => {
   for (const service of STACK) {
     it(`${service.name} exits 1 with one line naming PORT`, async () => {
       const result = await run(`services/${service.name}/src/server.ts`, { PORT: 'abc' }).done;
