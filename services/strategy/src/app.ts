@@ -96,10 +96,11 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   });
   await registerUiRoutes(app, config.CONSOLE_DIST_DIR);
 
-  // The lab first fails the jobs no replica runs any more, so no read answers one as running.
+  // The desk's event log is read from its newest event on before anything is told; the lab fails
+  // the jobs no replica runs any more before any read answers one as running.
   app.addHook('onReady', async () => {
+    await strategy.startAtBoot();
     await lab.start();
-    strategy.startAtBoot();
   });
   // The run stops first, before the server drains its connections: a shutdown is not a failure of
   // the services upstream, whose streams end as the whole desk stops. The event streams end before

@@ -35,6 +35,8 @@ export class DownstreamHealth {
     metrics: MetricsRegistry,
     /** Told when a service starts or stops answering. */
     private readonly events: Pick<EventHub, 'downstream'>,
+    /** Given each call's outcome, as the service's record then stands (a leader keeps it for its followers). */
+    private readonly share?: (service: DownstreamService, state: DownstreamState) => void,
   ) {
     for (const name of DOWNSTREAM_SERVICES) {
       this.tracks.set(name, { configured: configured[name], lastSuccessAt: null, lastError: null, consecutiveFailures: 0, lastCallOk: null });
@@ -50,6 +52,7 @@ export class DownstreamHealth {
     track.lastSuccessAt = this.clock.now();
     track.consecutiveFailures = 0;
     this.settle(service, track, true);
+    this.shared(service, track);
   }
 
   fail(service: DownstreamService, err: unknown, context?: Record<string, unknown>): void {
@@ -58,10 +61,24 @@ export class DownstreamHealth {
     track.lastError = { at: this.clock.now(), code, message };
     track.consecutiveFailures += 1;
     this.settle(service, track, false);
+    this.shared(service, track);
     this.failures.inc({ service });
     const fields = { service, code, err: message, failures: track.consecutiveFailures, ...context };
     if (track.consecutiveFailures === 1) this.logger.warn(fields, `${service} call failed; the strategy goes on`);
     else this.logger.debug(fields, `${service} call failed again`);
+  }
+
+  /**
+   * Takes another replica's view of a service this one does not call (a follower: the leader's
+   * orders and announcements), told as a change of its own would be.
+   */
+  adopt(service: DownstreamService, state: DownstreamState): void {
+    const track = this.track(service);
+    if (!track.configured || state.state === 'unknown' || state.state === 'not_configured') return;
+    track.lastSuccessAt = state.last_success_at === null ? null : Date.parse(state.last_success_at);
+    track.lastError = state.last_error && { at: Date.parse(state.last_error.at), code: state.last_error.code, message: state.last_error.message };
+    track.consecutiveFailures = state.consecutive_failures;
+    this.settle(service, track, state.state === 'ok');
   }
 
   view(): Record<DownstreamService, DownstreamState> {
@@ -75,6 +92,11 @@ export class DownstreamHealth {
     const changed = track.lastCallOk !== ok;
     track.lastCallOk = ok;
     if (changed) this.events.downstream({ service, state: this.stateOf(service, track) });
+  }
+
+  /** A call's outcome, shared. */
+  private shared(service: DownstreamService, track: Track): void {
+    this.share?.(service, this.stateOf(service, track));
   }
 
   private stateOf(name: DownstreamService, t: Track): DownstreamState {

@@ -211,22 +211,14 @@ export class StrategyEngine {
   }
 
   /**
-   * A follower's view of the leader's signals: each pair's last signal as the store has it, and
-   * the console told of each new one.
+   * A signal the desk's log told (the leader's, on a follower): its pair's last signal, when it
+   * is the newest the pair has.
    */
-  async followSignals(): Promise<void> {
-    const run = this.run;
-    if (this.isLeading || !run) return;
-    const pairs = [...this.pairs.values()];
-    const latest = await Promise.all(pairs.map((pair) => this.o.store.latest(pair.instrument)));
-    pairs.forEach((pair, i) => {
-      const signal = latest[i];
-      if (!signal || this.run !== run || pair.lastSignal?.time === signal.generated_at) return;
-      pair.lastSignal = { type: signal.type, time: signal.generated_at, entry_price: signal.entry_price };
-      this.o.events.signal(signal);
-      this.o.events.pairChanged(pair.instrument);
-      this.o.events.statusChanged();
-    });
+  noteSignal(signal: StrategySignal): void {
+    const pair = this.pairs.get(signal.instrument);
+    if (!pair || (pair.lastSignal && pair.lastSignal.time >= signal.generated_at)) return;
+    pair.lastSignal = { type: signal.type, time: signal.generated_at, entry_price: signal.entry_price };
+    this.o.events.pairChanged(pair.instrument);
   }
 
   /** Runs `work` after every transition asked before it. */
@@ -478,7 +470,7 @@ export class StrategyEngine {
       if (rejected > 0) logger.warn({ instrument: pair.instrument, rejected }, 'malformed candles skipped');
       if (added.length === 0) return;
       this.candles.inc({ instrument: pair.instrument }, added.length);
-      this.publishCandles(pair, added.length, last === null);
+      await this.publishCandles(pair, added.length, last === null);
       if (!this.isLeading) return;
       await this.o.paper.onCandles(pair.instrument, added);
       if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
@@ -511,12 +503,14 @@ export class StrategyEngine {
 
   /**
    * Tells the console the pair moved and, past its warm-up (whose history did not close now),
-   * each candle that closed with its indicators.
+   * each candle that closed with its indicators: the leader logs them for every replica (a
+   * follower's console gets the leader's, from the log), before deciding on them.
    */
-  private publishCandles(pair: PairTracker, added: number, isWarmUp: boolean): void {
+  private async publishCandles(pair: PairTracker, added: number, isWarmUp: boolean): Promise<void> {
     const { events, config } = this.o;
-    if (!isWarmUp) for (const candle of pair.chartCandles(added)) events.candle({ instrument: pair.instrument, timeframe: config.TIMEFRAME, candle });
     events.pairChanged(pair.instrument);
+    if (isWarmUp || !this.isLeading) return;
+    for (const candle of pair.chartCandles(added)) await events.candle({ instrument: pair.instrument, timeframe: config.TIMEFRAME, candle });
   }
 
   private closedWithinTimeframe(pair: PairTracker): boolean {
@@ -582,8 +576,8 @@ export class StrategyEngine {
       },
       `signal ${signal.type} ${pair.instrument}`,
     );
-    this.o.events.signal(signal);
-    this.o.events.statusChanged();
+    // Its event was logged with it: the console hears it (and a new status) once it is read back.
+    this.o.events.deskChanged();
     // A leader that lost the lead while storing leaves the sends to the next one, which resumes what is pending.
     if (this.isLeading) this.o.dispatcher.dispatch(signal);
   }

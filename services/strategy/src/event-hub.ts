@@ -1,21 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { commentFrame, eventFrame, retryFrame, type MetricsRegistry } from '@fxdesk/core';
 import { RingBuffer, type Clock, type TimerHandle } from '@fxdesk/primitives';
-import type {
-  CandleEvent,
-  DeliveryEvent,
-  DownstreamEvent,
-  LabEvent,
-  OrderEvent,
-  PairRecord,
-  PairStatus,
-  StrategyEventName,
-  StrategySignal,
-  StrategyStatus,
-} from '@fxdesk/schemas';
+import type { CandleEvent, DownstreamEvent, LabEvent, PairRecord, PairStatus, StrategyEventName, StrategyStatus } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
+import type { DeskFeed } from './desk-feed.js';
 import { errors } from './errors.js';
 import { EventStream, type EventLog, type FramedEvent } from './event-stream.js';
+import type { DeskEvent } from './store.js';
 
 export interface EventHubOptions {
   clock: Clock;
@@ -31,6 +23,30 @@ export interface EventHubOptions {
   pairRecord: (instrument: string) => PairRecord | undefined;
   /** The monitored pairs' current records. */
   pairRecords: () => PairRecord[];
+  /** The desk's event log as this replica reads it: where the `signal`, `order`, `delivery`, `candle` and `lab` events come from. */
+  desk: Pick<DeskFeed, 'position' | 'record' | 'pull' | 'after'>;
+}
+
+/** An event as the ring keeps it: with the desk position it carries (its own seq for a desk event). */
+interface HubEvent extends FramedEvent {
+  desk: number;
+}
+
+/** What a Last-Event-ID says: the desk position, and the hub and place in its ring it came from. */
+interface EventCursor {
+  desk: number;
+  hub: string;
+  local: number;
+}
+
+/** Where a new stream starts: after a place in the ring, with frames to write first; or with a `reset`. */
+type StreamStart = { after: number; frames: string[] } | 'reset';
+
+const EVENT_ID = /^(\d{1,15})\.([0-9a-f]{8})\.(\d{1,15})$/;
+
+function cursorOf(id: string): EventCursor | undefined {
+  const m = EVENT_ID.exec(id);
+  return m ? { desk: Number(m[1]), hub: m[2] as string, local: Number(m[3]) } : undefined;
 }
 
 /** A `status` event this often while a client listens, which also catches pairs going stale without a quote. */
@@ -45,19 +61,36 @@ export const HEARTBEAT_MS = 15_000;
 export const STUCK_MS = 30_000;
 /** How long an EventSource waits before it reconnects. */
 export const RETRY_MS = 2000;
+/** Lab jobs whose end is remembered, to skip their stale events. */
+const ENDED_JOBS_KEPT = 10_000;
 
 /**
- * The console's live events (GET /events). The engine, the signal dispatcher, the paper account,
- * the downstream health and the lab's jobs tell it what changed; it frames each event once, with
- * an id one more than the last, keeps the newest `replay` of them in a ring, and hands each to
- * every open stream.
- * Ids start at the hub's creation time in ms, so an id a client kept from before a restart is
- * older than anything kept and is answered with `reset` rather than misread.
+ * The console's live events (GET /events). The desk's events (`signal`, `order`, `delivery`,
+ * `candle`, `lab`) come from the desk's log (desk-feed.ts), the same on every replica; this
+ * replica's own view (`status`, `pair`, `downstream`) from the engine, the paper account and the
+ * downstream health. It frames each event once, keeps the newest `replay` of them in a ring, and
+ * hands each to every open stream.
+ *
+ * An event's id is `<desk>.<hub>.<n>`: the seq of the newest desk event up to it (the event's own
+ * for a desk event), this hub's random name, and its place in this hub's ring. A client that
+ * comes back to this hub resumes in the ring, exactly; one that comes back to another replica
+ * (or after a restart) gets the desk events it missed from the log, then each pair as it is now,
+ * then live events (a `status` first, as on any connect).
  */
 export class EventHub implements EventLog {
-  private readonly ring: RingBuffer<FramedEvent>;
+  private readonly ring: RingBuffer<HubEvent>;
   private readonly streams = new Set<EventStream>();
-  private nextId: number;
+  /** This hub's name in its events' ids: another replica's, or a restart's, never matches it. */
+  readonly name = randomBytes(4).toString('hex');
+  private nextId = 1;
+  /** The seq of the newest desk event published; undefined before the first. */
+  private lastDesk: number | undefined;
+  /** The desk position just before the oldest event kept. */
+  private evictedDesk: number | undefined;
+  /** Desk reads and records this hub started (whenIdle waits for them). */
+  private readonly deskWork = new Set<Promise<void>>();
+  /** Per lab job that ended, the seq of the desk event that said so: a later one is stale. */
+  private readonly endedJobs = new Map<string, number>();
   private readonly pairThrottle = new Map<string, { lastAt: number; timer: TimerHandle | undefined }>();
   /** The status each pair's last `pair` event carried, to tell when one changes by time alone (stale). */
   private readonly pairStatuses = new Map<string, PairStatus>();
@@ -72,7 +105,6 @@ export class EventHub implements EventLog {
 
   constructor(private readonly o: EventHubOptions) {
     this.ring = new RingBuffer(o.replay);
-    this.nextId = o.clock.now();
     this.published = o.metrics.counter('strategy_events_total', 'Events published on GET /events, by event.');
     this.dropped = o.metrics.counter('strategy_event_clients_dropped_total', 'Event streams ended by the service, by reason (stuck, behind).');
     o.metrics.gauge('strategy_event_clients', 'Open GET /events streams.', () => this.streams.size);
@@ -86,6 +118,11 @@ export class EventHub implements EventLog {
   /** The open streams (tests read their state). */
   openStreams(): readonly EventStream[] {
     return [...this.streams];
+  }
+
+  /** The seq of the newest desk event this hub published (the log's position when it started, before any). */
+  get desk(): number {
+    return this.lastDesk ?? this.o.desk.position;
   }
 
   after(id: number): readonly FramedEvent[] | undefined {
@@ -144,20 +181,29 @@ export class EventHub implements EventLog {
     for (const record of this.o.pairRecords()) this.pairChanged(record.instrument);
   }
 
-  candle(event: CandleEvent): void {
-    this.publish('candle', event);
+  /** A candle closed (on the leader): logged once for every replica, then published as the log has it. */
+  candle(event: CandleEvent): Promise<void> {
+    if (this.isClosed) return Promise.resolve();
+    const key = `${event.instrument}|${event.timeframe}|${event.candle.time}`;
+    return this.track(this.o.desk.record({ name: 'candle', key, data: JSON.stringify(event) }));
   }
 
-  signal(signal: StrategySignal): void {
-    this.publish('signal', signal);
+  /** A desk event was logged (a signal stored, an order's or announcement's outcome): published once read back. */
+  deskChanged(): void {
+    if (!this.isClosed) void this.track(this.o.desk.pull());
   }
 
-  order(event: OrderEvent): void {
-    this.publish('order', event);
-  }
-
-  delivery(event: DeliveryEvent): void {
-    this.publish('delivery', event);
+  /**
+   * Desk events read from the log, in its order. A lab job's event logged after its end (the
+   * progress its replica held back while another replica cancelled it) is stale and skipped, by
+   * every replica alike.
+   */
+  publishDesk(events: readonly DeskEvent[]): void {
+    for (const event of events) {
+      this.lastDesk = event.seq;
+      if (event.name === 'lab' && this.isStaleLab(event)) continue;
+      this.publishText(event.name, event.data);
+    }
   }
 
   downstream(event: DownstreamEvent): void {
@@ -210,16 +256,22 @@ export class EventHub implements EventLog {
 
   /**
    * Streams the events on a response whose headers are written: the retry hint; then, for a
-   * `Last-Event-ID` still in the ring, every event after it, else (an id given but too old, from
-   * the future or not a number) a `reset`; then live events, starting with a `status`.
+   * `Last-Event-ID`, what the client missed (from the ring when it comes back to this hub, else
+   * the desk events from the log and each pair as it is now) or, when that cannot be told (an id
+   * older than what is kept, never issued, or not an id), a `reset`; then live events, starting
+   * with a `status`. Undefined when the client left while the log was read.
    */
-  open(res: ServerResponse, lastEventId: string | undefined): EventStream {
-    const requested = lastEventId !== undefined && /^\d{1,16}$/.test(lastEventId) ? Number(lastEventId) : undefined;
-    const resumes = requested !== undefined && this.after(requested) !== undefined;
+  async open(res: ServerResponse, lastEventId: string | undefined): Promise<EventStream | undefined> {
+    const cursor = lastEventId === undefined ? undefined : cursorOf(lastEventId);
+    let start: StreamStart;
+    if (lastEventId === undefined) start = { after: this.lastId, frames: [] };
+    else if (!cursor) start = 'reset';
+    else start = this.fromRing(cursor) ?? (await this.fromLog(cursor));
+    if (res.destroyed || this.isClosed) return undefined;
     const stream = new EventStream({
       res,
       events: this,
-      lastSentId: resumes ? requested : this.lastId,
+      lastSentId: start === 'reset' ? this.lastId : start.after,
       clock: this.o.clock,
       stuckMs: STUCK_MS,
       onGone: (gone, why) => this.drop(gone, why),
@@ -229,16 +281,19 @@ export class EventHub implements EventLog {
     // A failed socket write surfaces here; the client is gone either way.
     res.on('error', () => this.remove(stream));
     stream.sendRaw(retryFrame(RETRY_MS));
-    if (lastEventId !== undefined && !resumes) stream.sendRaw(eventFrame('reset', this.lastId, '{}'), this.lastId);
-    else stream.catchUp();
+    if (start === 'reset') stream.sendRaw(eventFrame('reset', this.idOf(this.desk, this.lastId), '{}'), this.lastId);
+    else {
+      stream.sendAll(start.frames);
+      if (!stream.backpressured) stream.catchUp();
+    }
     if (this.streams.size === 1) this.startTimers();
     this.statusChanged();
     return stream;
   }
 
-  /** Waits until no status read is in flight (tests; shutdown). */
+  /** Waits until no status read, desk read or desk record this hub started is in flight (tests; shutdown). */
   async whenIdle(): Promise<void> {
-    while (this.statusRun) await this.statusRun;
+    while (this.statusRun || this.deskWork.size > 0) await Promise.all([this.statusRun, ...this.deskWork]);
   }
 
   /** Ends every stream (service shutdown) and stops every timer; later events are dropped. */
@@ -254,10 +309,81 @@ export class EventHub implements EventLog {
     }
   }
 
+  /** A client back at this hub, at a place its ring still holds (with the desk position it had there): every event after it. */
+  private fromRing(cursor: EventCursor): StreamStart | undefined {
+    if (cursor.hub !== this.name || this.after(cursor.local) === undefined || this.deskAt(cursor.local) !== cursor.desk) return undefined;
+    return { after: cursor.local, frames: [] };
+  }
+
+  /**
+   * A client from another replica (or from before a restart, or behind the ring): the desk
+   * events after its position, read from the log (at most `replay` of them), and each pair as
+   * it is now; `reset` when the log no longer keeps them or the position was never issued.
+   */
+  private async fromLog(cursor: EventCursor): Promise<StreamStart> {
+    // Another replica may have read the log further than this one has yet.
+    if (cursor.desk > this.desk) await this.track(this.o.desk.pull());
+    const desk = this.desk;
+    const after = this.lastId;
+    if (cursor.desk > desk || desk - cursor.desk > this.o.replay) return 'reset';
+    const missed = desk === cursor.desk ? [] : await this.o.desk.after(cursor.desk, desk - cursor.desk);
+    if (!missed) return 'reset';
+    const id = this.idOf(desk, after);
+    return {
+      after,
+      frames: [
+        ...missed
+          .filter((event) => event.name !== 'lab' || !this.isStaleLab(event))
+          .map((event) => eventFrame(event.name, this.idOf(event.seq, after), event.data)),
+        ...this.o.pairRecords().map((record) => eventFrame('pair', id, JSON.stringify(record))),
+      ],
+    };
+  }
+
+  /** Whether a lab job's desk event comes after the one that ended the job (a job's first end is remembered). */
+  private isStaleLab(event: DeskEvent): boolean {
+    const { kind, id, status } = JSON.parse(event.data) as LabEvent;
+    const key = `${kind}/${id}`;
+    const endedAt = this.endedJobs.get(key);
+    if (endedAt !== undefined) return endedAt < event.seq;
+    if (isActiveJob(status)) return false;
+    this.endedJobs.set(key, event.seq);
+    // Jobs are few; the oldest ended ones are forgotten past a bound all the same.
+    if (this.endedJobs.size > ENDED_JOBS_KEPT) this.endedJobs.delete(this.endedJobs.keys().next().value as string);
+    return false;
+  }
+
+  /** The desk position at a place of the ring (the one just before the oldest kept included). */
+  private deskAt(id: number): number | undefined {
+    if (id === this.lastId) return this.desk;
+    const oldest = this.ring.oldest;
+    if (!oldest || id < oldest.id - 1 || id > this.lastId) return undefined;
+    if (id === oldest.id - 1) return this.evictedDesk;
+    return this.ring.last(this.lastId - id + 1)[0]?.desk;
+  }
+
+  private idOf(desk: number, local: number): string {
+    return `${desk}.${this.name}.${local}`;
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.deskWork.add(work);
+    void work.finally(() => this.deskWork.delete(work));
+    return work;
+  }
+
   private publish(event: StrategyEventName, data: unknown): void {
+    this.publishText(event, JSON.stringify(data));
+  }
+
+  private publishText(event: StrategyEventName, data: string): void {
     if (this.isClosed) return;
-    const framed = { id: this.nextId++, frame: '' };
-    framed.frame = eventFrame(event, framed.id, JSON.stringify(data));
+    const desk = this.desk;
+    const id = this.nextId++;
+    const framed = { id, desk, frame: eventFrame(event, this.idOf(desk, id), data) };
+    const evicted = this.ring.size === this.ring.capacity ? this.ring.oldest : undefined;
+    if (this.ring.size === 0 && this.evictedDesk === undefined) this.evictedDesk = desk;
+    if (evicted) this.evictedDesk = evicted.desk;
     this.ring.push(framed);
     this.published.inc({ event });
     for (const stream of this.streams) stream.offer(framed);
@@ -272,12 +398,13 @@ export class EventHub implements EventLog {
     this.publish('pair', record);
   }
 
+  /** A lab job's event, logged for every replica (a console may follow the job on another), then published as the log has it. */
   private sendLab(key: string, throttle: LabThrottle, event: LabEvent): void {
     throttle.status = event.status;
     throttle.lastAt = this.o.clock.now();
     throttle.held = null;
     if (!isActiveJob(event.status)) this.labThrottle.delete(key);
-    this.publish('lab', event);
+    void this.track(this.o.desk.record({ name: 'lab', data: JSON.stringify(event) }));
   }
 
   /** The 5-second beat: a status, and a pair event for each pair whose status changed with time alone. */

@@ -82,6 +82,17 @@ export class EventStream {
     if (!this.res.write(frame)) this.pushedBack();
   }
 
+  /**
+   * Writes frames the ring does not hold (the desk events a resume read from the log, the pairs
+   * as they are), every one whatever the socket says: there are at most EVENTS_REPLAY of them.
+   */
+  sendAll(frames: readonly string[]): void {
+    if (this.isClosed) return;
+    let isWritable = true;
+    for (const frame of frames) isWritable = this.res.write(frame);
+    if (!isWritable) this.pushedBack();
+  }
+
   /** Writes every kept event after the last one written, until the socket pushes back. */
   catchUp(): void {
     if (this.isClosed) return;

@@ -1,6 +1,11 @@
-import { inTransaction, openPostgres, type PostgresPool } from '@fxdesk/core';
-import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
+import { inTransaction, openPostgres, type PostgresClient, type PostgresPool } from '@fxdesk/core';
+import type { DownstreamService, DownstreamState, SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 import {
+  deliveryEvent,
+  downstreamStatesOf,
+  EVENT_LOG_KEEP,
+  eventsOf,
+  orderEvent,
   pageOf,
   paperTradeColumns,
   paperTradeOf,
@@ -8,6 +13,9 @@ import {
   signalColumns,
   signalOf,
   storedSessionOf,
+  type DeskEvent,
+  type DeskEventRow,
+  type NewDeskEvent,
   type PageOptions,
   type PaperTrade,
   type PaperTradeRow,
@@ -16,9 +24,11 @@ import {
   type RunState,
   type SignalPage,
   type SessionRow,
+  type SignalRef,
   type SignalRow,
   type StoredSession,
   type StrategyStore,
+  type StrategyStoreOptions,
 } from './store.js';
 
 /**
@@ -79,6 +89,24 @@ export const POSTGRES_MIGRATIONS = [
      id     INTEGER PRIMARY KEY CHECK (id = 1),
      secret TEXT NOT NULL
    );`,
+  // The desk's event log, one for every replica's /events, numbered by a counter row whose lock
+  // makes appends take turns: 1, 2, 3… with no gap, each readable only after those before it.
+  // And the leader's view of the services it calls, for the followers' status.
+  `CREATE TABLE strategy_events (
+     seq       BIGINT PRIMARY KEY,
+     name      TEXT NOT NULL,
+     event_key TEXT COLLATE "C" UNIQUE,
+     data      TEXT NOT NULL
+   );
+   CREATE TABLE strategy_event_seq (
+     id   INTEGER PRIMARY KEY CHECK (id = 1),
+     last BIGINT NOT NULL
+   );
+   INSERT INTO strategy_event_seq (id, last) VALUES (1, 0);
+   CREATE TABLE strategy_downstream_states (
+     service TEXT PRIMARY KEY,
+     state   TEXT NOT NULL
+   );`,
 ];
 
 /** The channel a recorded change of the run is announced on (NOTIFY), so every replica runs it at once. */
@@ -97,6 +125,17 @@ const INSERT = `WITH signal AS (
     FROM signal WHERE $8::boolean ON CONFLICT (signal_id) DO NOTHING
   )
   SELECT count(*)::integer AS inserted FROM signal`;
+// Run by the transaction that holds the counter's row (EVENT_TURN), so it sees every event logged
+// before: an event whose key is already logged is not logged again, and takes no number.
+const LOG_EVENT = `WITH fresh AS (
+    SELECT 1 WHERE $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM strategy_events WHERE event_key = $2)
+  ), counted AS (
+    UPDATE strategy_event_seq SET last = last + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM fresh) RETURNING last
+  ), logged AS (
+    INSERT INTO strategy_events (seq, name, event_key, data) SELECT last, $1, $2, $3 FROM counted RETURNING seq
+  )
+  DELETE FROM strategy_events WHERE seq <= (SELECT seq FROM logged) - $4`;
+const EVENT_TURN = 'SELECT last FROM strategy_event_seq WHERE id = 1 FOR UPDATE';
 const UNFINISHED = `${SIGNAL} WHERE (execution::jsonb ->> 'status') = 'pending' OR (notification::jsonb ->> 'status') = 'pending' ORDER BY seq`;
 const RUN = 'SELECT running, instruments, dry_run, started_at, generation FROM strategy_run_state WHERE id = 1';
 // The upsert re-checks the generation on the row as the last writer left it, so of any number of
@@ -120,12 +159,18 @@ const RECORD_RUN = `WITH run AS (
  */
 export class PostgresStrategyStore implements StrategyStore {
   private closed = false;
+  private readonly eventLogKeep: number;
 
-  constructor(private readonly pool: PostgresPool) {}
+  constructor(
+    private readonly pool: PostgresPool,
+    { eventLogKeep = EVENT_LOG_KEEP }: StrategyStoreOptions = {},
+  ) {
+    this.eventLogKeep = eventLogKeep;
+  }
 
   /** Connects to the database and brings its schema up to date (safe when replicas start at once). */
-  static async open(url: string): Promise<PostgresStrategyStore> {
-    return new PostgresStrategyStore(await openPostgres({ url, store: 'strategy', migrations: POSTGRES_MIGRATIONS }));
+  static async open(url: string, options?: StrategyStoreOptions): Promise<PostgresStrategyStore> {
+    return new PostgresStrategyStore(await openPostgres({ url, store: 'strategy', migrations: POSTGRES_MIGRATIONS }), options);
   }
 
   private async rows<R>(name: string, text: string, values: unknown[] = []): Promise<R[]> {
@@ -136,11 +181,27 @@ export class PostgresStrategyStore implements StrategyStore {
     await this.pool.query({ name, text, values });
   }
 
+  /**
+   * A write and the event it logs, in one transaction that first takes the log's turn; false
+   * when the write changed nothing (nothing logged).
+   */
+  private logged(write: (client: PostgresClient) => Promise<NewDeskEvent | undefined>): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query({ name: 'event_turn', text: EVENT_TURN });
+      const event = await write(client);
+      if (!event) return false;
+      await client.query({ name: 'log_event', text: LOG_EVENT, values: [event.name, event.key ?? null, event.data, this.eventLogKeep] });
+      return true;
+    });
+  }
+
   async insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean> {
     const trade = paperTrade ? paperTradeColumns(paperTrade).slice(1) : Array<null>(8).fill(null);
     const values = [...signalColumns(signal), paperTrade !== undefined, ...trade];
-    const [row] = await this.rows<{ inserted: number }>('insert', INSERT, values);
-    return row?.inserted === 1;
+    return this.logged(async (client) => {
+      const [row] = (await client.query<{ inserted: number }>({ name: 'insert', text: INSERT, values })).rows;
+      return row?.inserted === 1 ? { name: 'signal', data: JSON.stringify(signal) } : undefined;
+    });
   }
 
   async find(signalId: string): Promise<StrategySignal | undefined> {
@@ -186,12 +247,20 @@ export class PostgresStrategyStore implements StrategyStore {
     return pageOf(await this.rows<SignalRow>(name, text, values), options.limit);
   }
 
-  async updateExecution(signalId: string, execution: SignalExecution): Promise<void> {
-    await this.write('update_execution', 'UPDATE strategy_signals SET execution = $2 WHERE signal_id = $1', [signalId, JSON.stringify(execution)]);
+  async updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void> {
+    await this.logged(async (client) => {
+      const text = 'UPDATE strategy_signals SET execution = $2 WHERE signal_id = $1';
+      const { rowCount } = await client.query({ name: 'update_execution', text, values: [signal.signal_id, JSON.stringify(execution)] });
+      return rowCount === 1 ? orderEvent(signal, execution) : undefined;
+    });
   }
 
-  async updateNotification(signalId: string, notification: SignalNotification): Promise<void> {
-    await this.write('update_notification', 'UPDATE strategy_signals SET notification = $2 WHERE signal_id = $1', [signalId, JSON.stringify(notification)]);
+  async updateNotification(signal: SignalRef, notification: SignalNotification): Promise<void> {
+    await this.logged(async (client) => {
+      const text = 'UPDATE strategy_signals SET notification = $2 WHERE signal_id = $1';
+      const { rowCount } = await client.query({ name: 'update_notification', text, values: [signal.signal_id, JSON.stringify(notification)] });
+      return rowCount === 1 ? deliveryEvent(signal, notification) : undefined;
+    });
   }
 
   async unfinished(): Promise<StrategySignal[]> {
@@ -269,6 +338,35 @@ export class PostgresStrategyStore implements StrategyStore {
     // A statement of its own: it sees the secret another replica committed while the insert above waited for it.
     const [row] = await this.rows<{ secret: string }>('console_secret', 'SELECT secret FROM strategy_console_secret WHERE id = 1');
     return (row as { secret: string }).secret;
+  }
+
+  async appendEvent(event: NewDeskEvent): Promise<void> {
+    await this.logged(async () => event);
+  }
+
+  async eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined> {
+    const rows = await this.rows<DeskEventRow>('events_after', 'SELECT seq, name, data FROM strategy_events WHERE seq > $1 ORDER BY seq LIMIT $2', [
+      seq,
+      limit,
+    ]);
+    return eventsOf(rows, seq);
+  }
+
+  async lastEventSeq(): Promise<number> {
+    const [row] = await this.rows<{ last: string }>('last_event_seq', 'SELECT last FROM strategy_event_seq WHERE id = 1');
+    return Number(row?.last ?? 0);
+  }
+
+  async saveDownstream(service: DownstreamService, state: DownstreamState): Promise<void> {
+    await this.write(
+      'save_downstream',
+      'INSERT INTO strategy_downstream_states (service, state) VALUES ($1, $2) ON CONFLICT (service) DO UPDATE SET state = EXCLUDED.state',
+      [service, JSON.stringify(state)],
+    );
+  }
+
+  async downstreamStates(): Promise<Partial<Record<DownstreamService, DownstreamState>>> {
+    return downstreamStatesOf(await this.rows('downstream_states', 'SELECT service, state FROM strategy_downstream_states'));
   }
 
   async health(): Promise<{ ok: boolean; detail: string }> {

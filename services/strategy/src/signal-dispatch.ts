@@ -11,8 +11,8 @@ export interface DispatchOptions {
   clock: Clock;
   logger: Logger;
   health: DownstreamHealth;
-  /** Told each time a signal's order or announcement moves. */
-  events: Pick<EventHub, 'order' | 'delivery'>;
+  /** Told each time a signal's order or announcement moves (the store logged its event). */
+  events: Pick<EventHub, 'deskChanged'>;
   execution?: ExecutionClient;
   notification?: NotificationClient;
   /** Further attempts after a failure that may pass on a retry. */
@@ -190,16 +190,16 @@ export class SignalDispatcher {
     if (signal.execution.status === 'pending') {
       const execution = await this.submit(signal, turn);
       if (execution) {
-        await this.o.store.updateExecution(signal.signal_id, execution);
+        await this.o.store.updateExecution(signal, execution);
         signal = { ...signal, execution };
-        this.o.events.order({ signal_id: signal.signal_id, instrument: signal.instrument, execution });
+        this.o.events.deskChanged();
       }
     }
     if (signal.notification.status === 'pending' && turn === this.turn) {
       const notification = await this.announce(signal, turn);
       if (notification) {
-        await this.o.store.updateNotification(signal.signal_id, notification);
-        this.o.events.delivery({ signal_id: signal.signal_id, instrument: signal.instrument, notification });
+        await this.o.store.updateNotification(signal, notification);
+        this.o.events.deskChanged();
       }
     }
   }

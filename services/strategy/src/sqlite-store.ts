@@ -1,6 +1,11 @@
 import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
-import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
+import type { DownstreamService, DownstreamState, SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 import {
+  deliveryEvent,
+  downstreamStatesOf,
+  EVENT_LOG_KEEP,
+  eventsOf,
+  orderEvent,
   pageOf,
   paperTradeColumns,
   paperTradeOf,
@@ -8,6 +13,9 @@ import {
   storedSessionOf,
   signalColumns,
   signalOf,
+  type DeskEvent,
+  type DeskEventRow,
+  type NewDeskEvent,
   type PageOptions,
   type PaperTrade,
   type PaperTradeRow,
@@ -16,9 +24,11 @@ import {
   type RunState,
   type SignalPage,
   type SessionRow,
+  type SignalRef,
   type SignalRow,
   type StoredSession,
   type StrategyStore,
+  type StrategyStoreOptions,
 } from './store.js';
 
 /** The schema of strategy.db, in the order it grew (`user_version` counts those applied). */
@@ -75,6 +85,23 @@ export const MIGRATIONS = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      secret TEXT NOT NULL
    );`,
+  // The desk's event log (the same ids on every replica's /events), numbered by a counter that
+  // gives 1, 2, 3… with no gap; and the leader's view of the services it calls.
+  `CREATE TABLE desk_events (
+     seq INTEGER PRIMARY KEY,
+     name TEXT NOT NULL,
+     event_key TEXT UNIQUE,
+     data TEXT NOT NULL
+   );
+   CREATE TABLE desk_event_seq (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     last INTEGER NOT NULL
+   );
+   INSERT INTO desk_event_seq (id, last) VALUES (1, 0);
+   CREATE TABLE downstream_states (
+     service TEXT PRIMARY KEY,
+     state TEXT NOT NULL
+   );`,
 ];
 
 const SIGNAL = 'SELECT seq, body, execution, notification FROM signals';
@@ -90,8 +117,9 @@ export class SqliteStrategyStore implements StrategyStore {
   private readonly statements;
   private readonly insertSignal: (signal: StrategySignal, paperTrade?: PaperTrade) => boolean;
   private readonly insertSession: (session: StoredSession, now: string, max: number) => void;
+  private readonly logged: (write: () => NewDeskEvent | undefined) => boolean;
 
-  constructor(file: string) {
+  constructor(file: string, { eventLogKeep = EVENT_LOG_KEEP }: StrategyStoreOptions = {}) {
     this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
     const sql = (text: string) => this.db.prepare(text);
     this.statements = {
@@ -129,14 +157,33 @@ export class SqliteStrategyStore implements StrategyStore {
       dropOldestSessions: sql('DELETE FROM console_sessions WHERE seq <= (SELECT seq FROM console_sessions ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
       findSession: sql('SELECT id_hash, csrf_token, expires_at FROM console_sessions WHERE id_hash = ? AND expires_at > ?'),
       endSession: sql('DELETE FROM console_sessions WHERE id_hash = ?'),
+      nextEventSeq: sql('UPDATE desk_event_seq SET last = last + 1 WHERE id = 1 RETURNING last'),
+      hasEventKey: sql('SELECT 1 FROM desk_events WHERE event_key = ?'),
+      logEvent: sql('INSERT INTO desk_events (seq, name, event_key, data) VALUES (?, ?, ?, ?)'),
+      pruneEvents: sql('DELETE FROM desk_events WHERE seq <= ?'),
+      eventsAfter: sql('SELECT seq, name, data FROM desk_events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      lastEventSeq: sql('SELECT last FROM desk_event_seq WHERE id = 1'),
+      saveDownstream: sql('INSERT INTO downstream_states (service, state) VALUES (?, ?) ON CONFLICT (service) DO UPDATE SET state = excluded.state'),
+      downstreamStates: sql('SELECT service, state FROM downstream_states'),
       storeSecret: sql('INSERT INTO console_secret (id, secret) VALUES (1, ?) ON CONFLICT (id) DO NOTHING'),
       consoleSecret: sql('SELECT secret FROM console_secret WHERE id = 1'),
     };
-    this.insertSignal = this.db.transaction((signal: StrategySignal, paperTrade?: PaperTrade) => {
-      if (this.statements.insert.run(...signalColumns(signal)).changes !== 1) return false;
-      if (paperTrade) this.statements.openPaperTrade.run(...paperTradeColumns(paperTrade));
+    // A write and the event it logs, in one transaction; false when the write changed nothing (nothing logged).
+    this.logged = this.db.transaction((write: () => NewDeskEvent | undefined) => {
+      const event = write();
+      if (!event) return false;
+      if (event.key !== undefined && this.statements.hasEventKey.get(event.key)) return true;
+      const { last } = this.statements.nextEventSeq.get() as { last: number };
+      this.statements.logEvent.run(last, event.name, event.key ?? null, event.data);
+      this.statements.pruneEvents.run(last - eventLogKeep);
       return true;
     });
+    this.insertSignal = (signal: StrategySignal, paperTrade?: PaperTrade) =>
+      this.logged(() => {
+        if (this.statements.insert.run(...signalColumns(signal)).changes !== 1) return undefined;
+        if (paperTrade) this.statements.openPaperTrade.run(...paperTradeColumns(paperTrade));
+        return { name: 'signal', data: JSON.stringify(signal) };
+      });
     this.insertSession = this.db.transaction((session: StoredSession, now: string, max: number) => {
       this.statements.dropExpiredSessions.run(now);
       this.statements.openSession.run(session.idHash, session.csrfToken, session.expiresAt);
@@ -189,12 +236,16 @@ export class SqliteStrategyStore implements StrategyStore {
     return pageOf(this.db.prepare(sql).all(...args, options.limit + 1) as SignalRow[], options.limit);
   }
 
-  async updateExecution(signalId: string, execution: SignalExecution): Promise<void> {
-    this.statements.updateExecution.run(JSON.stringify(execution), signalId);
+  async updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void> {
+    this.logged(() =>
+      this.statements.updateExecution.run(JSON.stringify(execution), signal.signal_id).changes === 1 ? orderEvent(signal, execution) : undefined,
+    );
   }
 
-  async updateNotification(signalId: string, notification: SignalNotification): Promise<void> {
-    this.statements.updateNotification.run(JSON.stringify(notification), signalId);
+  async updateNotification(signal: SignalRef, notification: SignalNotification): Promise<void> {
+    this.logged(() =>
+      this.statements.updateNotification.run(JSON.stringify(notification), signal.signal_id).changes === 1 ? deliveryEvent(signal, notification) : undefined,
+    );
   }
 
   async unfinished(): Promise<StrategySignal[]> {
@@ -246,6 +297,26 @@ export class SqliteStrategyStore implements StrategyStore {
   async consoleSecret(candidate: string): Promise<string> {
     this.statements.storeSecret.run(candidate);
     return (this.statements.consoleSecret.get() as { secret: string }).secret;
+  }
+
+  async appendEvent(event: NewDeskEvent): Promise<void> {
+    this.logged(() => event);
+  }
+
+  async eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined> {
+    return eventsOf(this.statements.eventsAfter.all(seq, limit) as DeskEventRow[], seq);
+  }
+
+  async lastEventSeq(): Promise<number> {
+    return (this.statements.lastEventSeq.get() as { last: number }).last;
+  }
+
+  async saveDownstream(service: DownstreamService, state: DownstreamState): Promise<void> {
+    this.statements.saveDownstream.run(service, JSON.stringify(state));
+  }
+
+  async downstreamStates(): Promise<Partial<Record<DownstreamService, DownstreamState>>> {
+    return downstreamStatesOf(this.statements.downstreamStates.all() as Array<{ service: DownstreamService; state: string }>);
   }
 
   async health(): Promise<{ ok: boolean; detail: string }> {

@@ -1,4 +1,4 @@
-import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
+import type { DownstreamService, DownstreamState, SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 
 /**
  * The strategy's run as recorded: the last start, stop or restart. Every replica runs what it
@@ -56,6 +56,34 @@ export interface StoredSession {
   expiresAt: string;
 }
 
+/** A signal as an outcome names it. */
+export type SignalRef = Pick<StrategySignal, 'signal_id' | 'instrument'>;
+
+/** The kinds of event the desk's log keeps: what happened at the desk, as every replica shows it on /events. */
+export type DeskEventName = 'signal' | 'order' | 'delivery' | 'candle' | 'lab';
+
+/** An event of the desk's log: `seq` counts them 1, 2, 3… with no gap; `data` is the event's JSON, as it goes out. */
+export interface DeskEvent {
+  seq: number;
+  name: DeskEventName;
+  data: string;
+}
+
+/** An event to log; one with a `key` already logged (the same candle closed on two replicas leading at once) is logged once. */
+export interface NewDeskEvent {
+  name: DeskEventName;
+  data: string;
+  key?: string;
+}
+
+/** Events the log keeps: the oldest go as new ones come. */
+export const EVENT_LOG_KEEP = 10_000;
+
+export interface StrategyStoreOptions {
+  /** Events the desk's log keeps (EVENT_LOG_KEEP; tests keep fewer). */
+  eventLogKeep?: number;
+}
+
 /** The UTC calendar day of an ISO timestamp or epoch ms, `YYYY-MM-DD`. */
 export function utcDay(time: string | number): string {
   return new Date(time).toISOString().slice(0, 10);
@@ -73,8 +101,8 @@ export function utcDay(time: string | number): string {
  */
 export interface StrategyStore {
   /**
-   * Stores a new signal, and the paper trade a dry_run signal opens, in one write; false (and
-   * nothing written) when its signal_id is already stored.
+   * Stores a new signal, and the paper trade a dry_run signal opens, and logs its `signal` event,
+   * in one write; false (and nothing written) when its signal_id is already stored.
    */
   insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean>;
   find(signalId: string): Promise<StrategySignal | undefined>;
@@ -89,8 +117,10 @@ export interface StrategyStore {
   hasInstrument(instrument: string): Promise<boolean>;
   /** Newest first, `limit` at most, and where the next page starts. */
   page(options: PageOptions): Promise<SignalPage>;
-  updateExecution(signalId: string, execution: SignalExecution): Promise<void>;
-  updateNotification(signalId: string, notification: SignalNotification): Promise<void>;
+  /** Keeps a signal's order outcome and logs its `order` event, in one write. */
+  updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void>;
+  /** Keeps a signal's announcement outcome and logs its `delivery` event, in one write. */
+  updateNotification(signal: SignalRef, notification: SignalNotification): Promise<void>;
   /** Signals whose submission or announcement never finished (the process stopped in between), oldest first. */
   unfinished(): Promise<StrategySignal[]>;
 
@@ -121,6 +151,21 @@ export interface StrategyStore {
    * was; every replica on the store gets the same.
    */
   consoleSecret(candidate: string): Promise<string>;
+
+  /**
+   * The desk's event log, the same on every replica: the events written with a record (a
+   * signal, its order and its announcement) and those logged here (a candle, a lab job). Appends
+   * take turns, so an event is readable only once every event before it is.
+   */
+  appendEvent(event: NewDeskEvent): Promise<void>;
+  /** The logged events after `seq`, oldest first, at most `limit`; undefined when some of them are no longer kept (EVENT_LOG_KEEP). */
+  eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined>;
+  /** The seq of the newest event logged (0 before the first). */
+  lastEventSeq(): Promise<number>;
+
+  /** Keeps the leader's view of a downstream service (the one it calls), for the followers' status. */
+  saveDownstream(service: DownstreamService, state: DownstreamState): Promise<void>;
+  downstreamStates(): Promise<Partial<Record<DownstreamService, DownstreamState>>>;
 
   /** Whether the database answers now, for /health and /health/ready. */
   health(): Promise<{ ok: boolean; detail: string }>;
@@ -181,6 +226,33 @@ export function runStateOf(row: RunRow): RunState {
     startedAt: row.started_at,
     generation: row.generation,
   };
+}
+
+/** The `order` and `delivery` events' data: the outcome with the signal it belongs to. */
+export function orderEvent(signal: SignalRef, execution: SignalExecution): NewDeskEvent {
+  return { name: 'order', data: JSON.stringify({ signal_id: signal.signal_id, instrument: signal.instrument, execution }) };
+}
+
+export function deliveryEvent(signal: SignalRef, notification: SignalNotification): NewDeskEvent {
+  return { name: 'delivery', data: JSON.stringify({ signal_id: signal.signal_id, instrument: signal.instrument, notification }) };
+}
+
+/** A row of the log, as both databases return it (PostgreSQL's BIGINT as text). */
+export interface DeskEventRow {
+  seq: number | string;
+  name: DeskEventName;
+  data: string;
+}
+
+/** The rows read after `seq` as events; undefined when the first is not the one right after `seq` (the seqs have no gap: it was pruned). */
+export function eventsOf(rows: DeskEventRow[], seq: number): DeskEvent[] | undefined {
+  const events = rows.map((row) => ({ seq: Number(row.seq), name: row.name, data: row.data }));
+  return events.length > 0 && events[0]?.seq !== seq + 1 ? undefined : events;
+}
+
+/** The downstream states as both databases keep them, one JSON row per service. */
+export function downstreamStatesOf(rows: Array<{ service: DownstreamService; state: string }>): Partial<Record<DownstreamService, DownstreamState>> {
+  return Object.fromEntries(rows.map((row) => [row.service, JSON.parse(row.state) as DownstreamState]));
 }
 
 /** A row of the console's sessions, as both databases return it. */

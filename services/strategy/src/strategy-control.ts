@@ -1,5 +1,7 @@
 import { AppError, type MetricsRegistry } from '@fxdesk/core';
 import type {
+  DownstreamService,
+  DownstreamState,
   LatestSignalResponse,
   PairCandles,
   PairRecord,
@@ -10,12 +12,14 @@ import type {
   StartResponse,
   StopResponse,
   StrategyHealth,
+  StrategySignal,
   StrategyStatus,
   Timeframe,
 } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { AccountView } from './account-view.js';
 import type { StrategyConfig } from './config.js';
+import { DeskFeed } from './desk-feed.js';
 import type { StrategyDeps } from './deps.js';
 import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
@@ -23,9 +27,10 @@ import { downstreamFailure, errors } from './errors.js';
 import { EventHub } from './event-hub.js';
 import type { Leadership } from './leadership.js';
 import { PaperAccount } from './paper-account.js';
+import { latestWrite } from './latest-write.js';
 import { PairTracker, trackerSettings } from './pair-tracker.js';
 import { SignalDispatcher } from './signal-dispatch.js';
-import { utcDay } from './store.js';
+import { utcDay, type DeskEvent } from './store.js';
 
 export interface StrategyControlOptions {
   config: StrategyConfig;
@@ -62,16 +67,24 @@ function decodeCursor(cursor: string): number {
   return Number(m[1]);
 }
 
+/** The services only the leader calls: a follower shows the leader's view of them. */
+const LEADER_CALLS: readonly DownstreamService[] = ['execution', 'notification'];
+
+/** The desk events after which the status record has moved. */
+const STATUS_EVENTS = new Set<DeskEvent['name']>(['signal', 'order', 'delivery']);
+
 /**
  * The strategy control service's domain, made once per app: the engine and what it drives (the
  * signal dispatcher, the paper account, the downstream health, the account view), the console's
- * event hub they all tell what changed, and the records spec 000's endpoints answer with.
+ * event hub they all tell what changed (and the desk's event log it reads), and the records spec
+ * 000's endpoints answer with.
  */
 export class StrategyControl {
   readonly engine: StrategyEngine;
   readonly dispatcher: SignalDispatcher;
   readonly events: EventHub;
   readonly startedAt: number;
+  private readonly feed: DeskFeed;
   private readonly health: DownstreamHealth;
   private readonly paper: PaperAccount;
   private readonly account: AccountView;
@@ -80,6 +93,7 @@ export class StrategyControl {
     const { config, deps, logger } = o;
     const { clock, store, source } = deps;
     this.startedAt = clock.now();
+    this.feed = new DeskFeed({ store, logger, onEvents: (events) => this.onDeskEvents(events) });
     this.events = new EventHub({
       clock,
       logger,
@@ -89,6 +103,7 @@ export class StrategyControl {
       status: () => this.status(),
       pairRecord: (instrument) => this.engine.pairRecord(instrument),
       pairRecords: () => this.engine.pairRecords(),
+      desk: this.feed,
     });
     this.health = new DownstreamHealth(
       { market_data: source.name === 'market-data', execution: !!deps.execution, account: !!deps.account, notification: !!deps.notification },
@@ -96,6 +111,7 @@ export class StrategyControl {
       logger,
       o.metrics,
       this.events,
+      deps.leadership ? this.sharedDownstream() : undefined,
     );
     this.paper = new PaperAccount({
       store,
@@ -156,8 +172,9 @@ export class StrategyControl {
    * answers at once and the pairs warm up as after a POST /start. A failure is logged; POST
    * /start still works. As a replica: takes part in the election (see lead, follow).
    */
-  startAtBoot(): void {
+  async startAtBoot(): Promise<void> {
     const { config, logger, deps } = this.o;
+    await this.feed.start();
     if (deps.leadership) return this.joinElection(deps.leadership);
     void this.resumeUnfinished();
     this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
@@ -187,9 +204,39 @@ export class StrategyControl {
       },
       sync: async () => {
         await this.engine.syncRun();
-        await this.engine.followSignals();
+        await this.feed.pull();
+        if (!leadership.isLeader) await this.followDownstream();
       },
     });
+  }
+
+  /** Desk events read from the log: on /events, a follower's pairs told the leader's signals, a new status. */
+  private onDeskEvents(events: DeskEvent[]): void {
+    this.events.publishDesk(events);
+    for (const event of events) if (event.name === 'signal') this.engine.noteSignal(JSON.parse(event.data) as StrategySignal);
+    if (events.some((event) => STATUS_EVENTS.has(event.name))) this.events.statusChanged();
+  }
+
+  /** The leader's view of the services only it calls, kept in the store (the newest of each, one write at a time). */
+  private sharedDownstream(): (service: DownstreamService, state: DownstreamState) => void {
+    const onError = (err: unknown) => this.o.logger.warn({ err }, 'keeping the downstream state for the followers failed');
+    const writers = new Map(
+      LEADER_CALLS.map((service) => [service, latestWrite((state: DownstreamState) => this.o.deps.store.saveDownstream(service, state), { onError })]),
+    );
+    return (service, state) => writers.get(service)?.(state);
+  }
+
+  /** A follower's status shows the services only the leader calls as the leader last saw them. */
+  private async followDownstream(): Promise<void> {
+    try {
+      const states = await this.o.deps.store.downstreamStates();
+      for (const service of LEADER_CALLS) {
+        const state = states[service];
+        if (state) this.health.adopt(service, state);
+      }
+    } catch (err) {
+      this.o.logger.warn({ err }, "reading the leader's view of the downstream services failed");
+    }
   }
 
   private async resumeUnfinished(): Promise<void> {

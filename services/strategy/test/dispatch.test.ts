@@ -148,7 +148,7 @@ describe('orders to the execution service', () => {
     await advanceUntilSignal(h);
     await h.settle();
     const signal = (await h.store.page({ limit: 1 })).signals[0]!;
-    await h.store.updateExecution(signal.signal_id, { ...signal.execution, status: 'pending' });
+    await h.store.updateExecution(signal, { ...signal.execution, status: 'pending' });
     const second = await harness({ clock: h.clock, deps: { store: h.store, execution: new ExecutionClient({ baseUrl: execution.url }) } });
     await second.settle();
     expect(execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)).toHaveLength(2);

@@ -3,8 +3,19 @@ import { SseParser } from '@fxdesk/client';
 
 export interface ReadEvent {
   event: string;
-  id: number;
+  /** `<desk>.<hub>.<n>` (event-hub.ts). */
+  id: string;
+  /** The id's desk position: the seq of the newest desk event up to this one. */
+  desk: number;
+  /** The id's place in the ring of the hub that sent it. */
+  local: number;
   data: unknown;
+}
+
+/** An event as read, with its id's parts. */
+function readEvent(event: string, id: string, data: string): ReadEvent {
+  const [desk, , local] = id.split('.');
+  return { event, id, desk: Number(desk), local: Number(local), data: JSON.parse(data) as unknown };
 }
 
 /**
@@ -38,7 +49,7 @@ export class EventReader {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           reader.raw += chunk;
-          for (const e of reader.parser.push(chunk)) reader.events.push({ event: e.event, id: Number(e.id), data: JSON.parse(e.data) as unknown });
+          for (const e of reader.parser.push(chunk)) reader.events.push(readEvent(e.event, e.id ?? '', e.data));
           reader.notify();
         });
         res.on('close', () => {

@@ -74,7 +74,7 @@ async function walkUntilSignal(h: Harness): Promise<void> {
 }
 
 function expectConsecutive(events: readonly ReadEvent[]): void {
-  const ids = events.map((e) => e.id);
+  const ids = events.map((e) => e.local);
   expect(ids).toEqual(ids.map((_, i) => ids[0]! + i));
 }
 
@@ -108,7 +108,7 @@ describe('GET /events', () => {
     await walkUntilSignal(h);
     await h.settle();
     const signal = (await h.store.page({ limit: 1 })).signals[0]!;
-    await reader.until((r) => r.events.at(-1)?.id === h.events.lastId);
+    await reader.until((r) => r.events.at(-1)?.local === h.events.lastId);
     expect(reader.ofType('signal').map((e) => e.data)).toEqual([signal]);
     expect(reader.ofType('status').at(-1)?.data).toMatchObject({ running: true, total_signals_today: 1, last_signal_time: signal.generated_at });
 
@@ -181,32 +181,57 @@ describe('GET /events', () => {
     await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
     await h.advance(1000);
     await first.until((r) => r.ofType('pair').length >= 8);
-    const resumeAfter = first.events.at(-1)!.id;
+    const resumeAfter = first.events.at(-1)!;
     first.close();
     await walk(h, 15 * 60_000);
     const newest = h.events.lastId;
-    expect(newest).toBeGreaterThan(resumeAfter + 10);
-    await witness.until((r) => r.events.at(-1)?.id === newest);
+    expect(newest).toBeGreaterThan(resumeAfter.local + 10);
+    await witness.until((r) => r.events.at(-1)?.local === newest);
 
-    const resumed = await open({ 'last-event-id': String(resumeAfter) });
-    await resumed.until((r) => r.events.some((e) => e.id === newest));
-    const missed = witness.events.filter((e) => e.id > resumeAfter);
+    const resumed = await open({ 'last-event-id': resumeAfter.id });
+    await resumed.until((r) => r.events.some((e) => e.local === newest));
+    const missed = witness.events.filter((e) => e.local > resumeAfter.local);
     expect(resumed.events.slice(0, missed.length)).toEqual(missed);
-    expect(resumed.events[0]?.id).toBe(resumeAfter + 1);
+    expect(resumed.events[0]?.local).toBe(resumeAfter.local + 1);
     expectConsecutive(resumed.events);
   });
 
-  it('sends reset first when Last-Event-ID is older than the EVENTS_REPLAY events kept', async () => {
+  it('resumes after a Last-Event-ID the ring no longer keeps with the desk events since, from the log, then the pairs as they are', async () => {
+    const { h, open } = await desk({ env: { EVENTS_REPLAY: '50' } });
+    const witness = await open();
+    await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'GBP_USD'], dry_run: true } });
+    await h.advance(1000);
+    await witness.until((r) => r.ofType('pair').length >= 4);
+    const resumeAfter = witness.events.at(-1)!;
+    // 15 minutes: 6 candles, 2 pairs' quotes each second or so, far more events than the ring's 50.
+    await walk(h, 15 * 60_000);
+    await witness.until((r) => r.events.at(-1)?.local === h.events.lastId);
+    const resumed = await open({ 'last-event-id': resumeAfter.id });
+    await resumed.until((r) => r.ofType('status').length > 0);
+    const desks = (events: readonly ReadEvent[]) =>
+      events.filter((e) => e.desk > resumeAfter.desk && e.local <= h.events.lastId && e.event !== 'pair' && e.event !== 'status' && e.event !== 'downstream');
+    const missed = desks(witness.events);
+    expect(missed.map((e) => e.event)).toContain('candle');
+    expect(resumed.events.slice(0, missed.length).map((e) => [e.event, e.desk, e.data])).toEqual(missed.map((e) => [e.event, e.desk, e.data]));
+    expect(resumed.events.slice(missed.length, missed.length + 2).map((e) => [e.event, (e.data as PairRecord).instrument])).toEqual([
+      ['pair', 'EUR_USD'],
+      ['pair', 'GBP_USD'],
+    ]);
+  });
+
+  it('sends reset first when Last-Event-ID is older than the ring and the log can tell', async () => {
     const { h, open } = await desk({ env: { EVENTS_REPLAY: '10' } });
     const witness = await open();
     await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
     await walk(h, 15 * 60_000);
-    await witness.until((r) => r.events.at(-1)?.id === h.events.lastId);
+    await witness.until((r) => r.events.at(-1)?.local === h.events.lastId);
     const lastId = h.events.lastId;
-    const late = await open({ 'last-event-id': String(witness.events[0]!.id) });
+    // More desk events since its id (four pairs' candles) than the EVENTS_REPLAY a resume reads from the log.
+    expect(h.events.desk - witness.events[0]!.desk).toBeGreaterThan(10);
+    const late = await open({ 'last-event-id': witness.events[0]!.id });
     await late.until((r) => r.events.length >= 2);
-    expect(late.events[0]).toEqual({ event: 'reset', id: lastId, data: {} });
-    expect(late.events[1]).toMatchObject({ event: 'status', id: lastId + 1 });
+    expect(late.events[0]).toEqual({ event: 'reset', id: `${h.events.desk}.${h.events.name}.${lastId}`, desk: h.events.desk, local: lastId, data: {} });
+    expect(late.events[1]).toMatchObject({ event: 'status', local: lastId + 1 });
   });
 
   it("tells a backtest's every status at once and its progress at most once a second", async () => {
@@ -300,8 +325,7 @@ describe('a client that reads nothing', () => {
     const note = 'x'.repeat(16 * 1024);
     let published = 0;
     const publish = (n: number) => {
-      for (let i = 0; i < n; i++, published++)
-        h.events.delivery({ signal_id: `s${published}`, instrument: 'EUR_USD', notification: { message: note } as never });
+      for (let i = 0; i < n; i++, published++) h.events.downstream({ service: 'execution', state: { last_error: { message: note } } as never });
     };
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     // Publish until the kernel's buffers are full too: the socket then takes nothing, turn after turn.

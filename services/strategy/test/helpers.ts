@@ -92,6 +92,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
       await new Promise((resolve) => setImmediate(resolve));
       await engine.whenIdle();
       await events.whenIdle();
+      await labJobs.whenChecked();
     }
   };
   return {

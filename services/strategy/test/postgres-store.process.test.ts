@@ -10,7 +10,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
   strategyStoreContract('PostgreSQL', {
     database: async () => {
       const url = await database();
-      return () => PostgresStrategyStore.open(url);
+      return (options) => PostgresStrategyStore.open(url, options);
     },
   });
 

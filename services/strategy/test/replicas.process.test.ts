@@ -1,4 +1,4 @@
-import { ExecutionClient } from '@fxdesk/client';
+import { ExecutionClient, NotificationClient } from '@fxdesk/client';
 import { createLogger } from '@fxdesk/core';
 import { until } from '@fxdesk/core/testing';
 import { ManualClock, systemClock } from '@fxdesk/primitives';
@@ -9,7 +9,8 @@ import { JOB_CHECK_MS, JOB_LEASE_MS } from '../src/lab/jobs.js';
 import { PostgresLabStore } from '../src/lab/postgres-store.js';
 import { PostgresLeadership } from '../src/postgres-leadership.js';
 import { PostgresStrategyStore } from '../src/postgres-store.js';
-import { fakeService, filled, type FakeService } from './fake-service.js';
+import { EventReader } from './event-reader.js';
+import { accepted, fakeService, filled, type FakeService } from './fake-service.js';
 import { harness, MONDAY_NOON, type Harness } from './helpers.js';
 import { ManualRunner } from './lab-jobs.fixture.js';
 import { postgresForFile } from './postgres-server.js';
@@ -29,6 +30,8 @@ interface Replica extends Harness {
   leadership: PostgresLeadership;
   /** Orders this replica sent, at a fake execution service of its own. */
   execution: FakeService;
+  /** Announcements this replica sent, at a fake notification service of its own. */
+  notification: FakeService;
 }
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -46,27 +49,50 @@ interface ReplicaOptions {
 async function replica(url: string, replicaId: string, clock: ManualClock, { env = {}, labRunner }: ReplicaOptions = {}): Promise<Replica> {
   const execution = await fakeService(filled);
   const client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
+  const notification = await fakeService(accepted);
+  const notificationClient = new NotificationClient({ baseUrl: notification.url, timeoutMs: 2000 });
   const logger = createLogger({ name: 'strategy', level: 'silent' });
   const leadership = new PostgresLeadership({ url, replicaId, clock: systemClock, logger, checkMs: CHECK_MS });
   const store = await PostgresStrategyStore.open(url);
   const labStore = await PostgresLabStore.open(url, replicaId);
-  const h = await harness({ clock, store, labStore, labRunner, env: { MIN_CONFLUENCE: '1', ...env }, deps: { execution: client, leadership, logger } });
+  const h = await harness({
+    clock,
+    store,
+    labStore,
+    labRunner,
+    env: { MIN_CONFLUENCE: '1', ...env },
+    deps: { execution: client, notification: notificationClient, leadership, logger },
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await h.close();
-    await client.close();
-    await execution.close();
+    await Promise.all([client.close(), notificationClient.close()]);
+    await Promise.all([execution.close(), notification.close()]);
   };
   cleanups.push(close);
-  return { ...h, close, leadership, execution };
+  return { ...h, close, leadership, execution, notification };
 }
 
 const ready = async (r: Replica) =>
   (await r.app.inject({ url: '/health/ready' })).json<{ checks: { leader: { ok: boolean; detail: string } } }>().checks.leader;
 const status = async (r: Replica) => (await r.app.inject({ url: '/status' })).json<{ running: boolean; active_pairs: string[]; dry_run: boolean }>();
 const orders = (r: Replica) => r.execution.requests.map((request) => (request.body as { signal_id: string }).signal_id);
+
+/** A client of a replica's GET /events over HTTP (the replica listens on a port of its own). */
+async function events(r: Replica, headers?: Record<string, string>): Promise<EventReader> {
+  const address = r.app.server.listening ? r.app.listeningOrigin : await r.app.listen({ host: '127.0.0.1', port: 0 });
+  const reader = await EventReader.open(`${address}/events`, headers);
+  cleanups.push(async () => reader.close());
+  return reader;
+}
+
+/** Moves the clock a candle at a time until the leader stored a signal and its order and announcement came back. */
+async function untilSignalSettled(clock: ManualClock, leader: Replica, replicas: Replica[]): Promise<void> {
+  for (let i = 0; i < 100 && (await leader.store.page({ limit: 1 })).signals.length === 0; i++) await advance(clock, replicas, M5);
+  await until(async () => (await leader.store.page({ limit: 1 })).signals.length > 0 && (await leader.store.unfinished()).length === 0, 5000);
+}
 
 /** Two replicas on a fresh database, on one clock: `a` leads, `b` follows (its readiness says so). */
 async function twoReplicas(options: ReplicaOptions = {}): Promise<{ a: Replica; b: Replica; clock: ManualClock; url: string }> {
@@ -168,17 +194,18 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
   it('reads, follows and cancels through one replica a backtest posted to and running on the other', async () => {
     const runner = new ManualRunner();
     const { a, b, clock } = await twoReplicas({ labRunner: runner });
+    const onB = await events(b);
     const posted = await a.app.inject({ method: 'POST', url: '/backtests', payload: { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-06' } });
     expect(posted.statusCode).toBe(202);
     const { id } = posted.json<{ id: string }>();
     const call = await runner.next();
-    const onB = async () => (await b.app.inject({ url: `/backtests/${id}` })).json<{ status: string; progress: number }>();
+    const onBRecord = async () => (await b.app.inject({ url: `/backtests/${id}` })).json<{ status: string; progress: number }>();
     // Its candles read (the first fifth): written by A as it goes on.
-    await until(async () => (await onB()).progress === 0.2, 2000);
-    expect(await onB()).toMatchObject({ status: 'running' });
+    await until(async () => (await onBRecord()).progress === 0.2, 2000);
+    expect(await onBRecord()).toMatchObject({ status: 'running' });
 
     call.onProgress(0.5);
-    await until(async () => Math.abs((await onB()).progress - 0.6) < 1e-9, 2000);
+    await until(async () => Math.abs((await onBRecord()).progress - 0.6) < 1e-9, 2000);
     expect((await b.app.inject({ url: '/backtests' })).json().backtests.map((x: { id: string }) => x.id)).toEqual([id]);
 
     const cancelled = await b.app.inject({ method: 'DELETE', url: `/backtests/${id}` });
@@ -189,6 +216,11 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     await a.lab.whenIdle();
     expect((await a.app.inject({ url: `/backtests/${id}` })).json()).toMatchObject({ status: 'cancelled', progress: expect.closeTo(0.6, 9) });
     expect(runner.calls).toHaveLength(1);
+    // A console on b followed it on b's /events: the job's events, logged where they happened.
+    await onB.until((r) => r.ofType('lab').some((e) => (e.data as { status: string }).status === 'cancelled'), 5000);
+    const labs = onB.ofType('lab').map((e) => e.data as { id: string; status: string });
+    expect(labs.every((e) => e.id === id)).toBe(true);
+    expect(labs.map((e) => e.status).filter((x, i, all) => x !== all[i - 1])).toEqual(['queued', 'running', 'cancelled']);
   });
 
   it('cancels through one replica a sweep running on the other, with its unfinished backtests', async () => {
@@ -239,6 +271,56 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     expect(await on(a, 'dying')).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } });
     // replica-a renewed its own all along.
     expect(await on(b, live)).toMatchObject({ status: 'running' });
+  });
+
+  it("streams on a follower's /events the leader's signal, its order and its delivery, and shows the leader's downstream state", async () => {
+    const { a, b, clock } = await twoReplicas();
+    const reader = await events(b);
+    await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+    await until(async () => (await status(b)).running, 2000);
+    await untilSignalSettled(clock, a, [a, b]);
+    const [signal] = (await a.store.page({ limit: 1 })).signals;
+    // b reads the log at its next check of the election (every 100 ms here).
+    await reader.until((r) => r.ofType('delivery').length > 0, 5000);
+    const { signal_id, instrument, execution, notification } = signal!;
+    expect(reader.ofType('signal').map((e) => e.data)).toContainEqual({ ...signal, execution: expect.anything(), notification: expect.anything() });
+    expect(reader.ofType('order').map((e) => e.data)).toContainEqual({ signal_id, instrument, execution });
+    expect(reader.ofType('delivery').map((e) => e.data)).toContainEqual({ signal_id, instrument, notification });
+    expect(execution.status).toBe('filled');
+    expect(notification.status).toBe('sent');
+    expect(b.notification.requests).toHaveLength(0);
+    // Its candles are the leader's, logged once.
+    expect(reader.ofType('candle').length).toBeGreaterThan(0);
+
+    await until(async () => (await b.app.inject({ url: '/status' })).json().downstream.notification.state === 'ok', 5000);
+    const leaderView = (await a.app.inject({ url: '/status' })).json().downstream;
+    const followerView = (await b.app.inject({ url: '/status' })).json().downstream;
+    expect(followerView.execution).toEqual(leaderView.execution);
+    expect(followerView.notification).toEqual(leaderView.notification);
+    expect(reader.ofType('downstream').map((e) => (e.data as { service: string }).service)).toEqual(expect.arrayContaining(['execution', 'notification']));
+  });
+
+  it('resumes on one replica a stream that was reading the other, with the desk events it missed, each once, under the same ids', async () => {
+    const { a, b, clock } = await twoReplicas();
+    const onA = await events(a);
+    await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'GBP_USD'] } });
+    await until(async () => (await status(b)).running, 2000);
+    await advance(clock, [a, b], M5);
+    await onA.until((r) => r.ofType('candle').length >= 2, 5000);
+    const last = onA.events.at(-1)!;
+    onA.close();
+    await untilSignalSettled(clock, a, [a, b]);
+    await advance(clock, [a, b], M5);
+
+    // The browser reconnects through the balancer, which sends it to b.
+    const onB = await events(b, { 'last-event-id': last.id });
+    const logged = (await a.store.eventsAfter(last.desk, 1000))!;
+    expect(logged.length).toBeGreaterThan(2);
+    await onB.until((r) => r.events.some((e) => e.desk >= logged.at(-1)!.seq), 5000);
+    const desk = onB.events.filter((e) => ['candle', 'signal', 'order', 'delivery', 'lab'].includes(e.event));
+    expect(desk.map((e) => [e.desk, e.event, JSON.stringify(e.data)]).slice(0, logged.length)).toEqual(logged.map((e) => [e.seq, e.name, e.data]));
+    expect(onB.ofType('reset')).toHaveLength(0);
+    expect(new Set(desk.map((e) => e.desk)).size).toBe(desk.length);
   });
 
   it('two replicas leading at once store and send each signal once', async () => {

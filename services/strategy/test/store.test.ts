@@ -12,6 +12,6 @@ let files = 0;
 strategyStoreContract('SQLite', {
   database: async () => {
     const file = path.join(temp.dir, `strategy-${++files}.db`);
-    return async () => new SqliteStrategyStore(file);
+    return async (options) => new SqliteStrategyStore(file, options);
   },
 });

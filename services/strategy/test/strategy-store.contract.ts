@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { storesClosedAfterEach } from '@fxdesk/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { PaperTrade, RunChange, StrategyStore } from '../src/store.js';
+import type { DeskEvent, PaperTrade, RunChange, StrategyStore, StrategyStoreOptions } from '../src/store.js';
 import { signalFixture } from './signal-fixture.js';
 
 /** Opens a store on one database; every call is another connection to the same data (another replica). */
-export type OpenStore = () => Promise<StrategyStore>;
+export type OpenStore = (options?: StrategyStoreOptions) => Promise<StrategyStore>;
 
 export interface StrategyStoreHarness {
   /** A fresh, empty database. */
@@ -126,10 +126,10 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         for (const signal of [a, b, c]) await s.insert(signal);
         expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([a.signal_id, b.signal_id]);
         const filled = { ...pending.execution, status: 'filled' as const, tickets: { order: '1', deal: '2', position: '1' }, attempts: 1, updated_at: at(4) };
-        await s.updateExecution(a.signal_id, filled);
+        await s.updateExecution(a, filled);
         expect(await s.unfinished()).toEqual([{ ...a, execution: filled }, b]);
         const sent = { ...pending.notification, status: 'sent' as const, request_id: 'r1', delivery_ids: ['d1'], attempts: 1, updated_at: at(5) };
-        await s.updateNotification(a.signal_id, sent);
+        await s.updateNotification(a, sent);
         expect(await s.find(a.signal_id)).toEqual({ ...a, execution: filled, notification: sent });
         expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([b.signal_id]);
       });
@@ -202,6 +202,89 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         expect(await s.insert(signal, tradeOf(signal))).toBe(false);
         expect(await s.openPaperTrades()).toEqual([]);
       });
+    });
+
+    describe('the desk’s event log', () => {
+      const filled = { ...pending.execution, status: 'filled' as const, tickets: { order: '1', deal: '2', position: '1' }, attempts: 1, updated_at: at(4) };
+      const sent = { ...pending.notification, status: 'sent' as const, request_id: 'r1', delivery_ids: ['d1'], attempts: 1, updated_at: at(5) };
+
+      it('logs a signal, its order and its announcement with the writes that make them, numbered 1, 2, 3, read alike on another replica', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        expect(await b.lastEventSeq()).toBe(0);
+        const signal = signalAt(1, pending);
+        await a.insert(signal);
+        await a.insert(signal);
+        await a.updateExecution(signal, filled);
+        await a.updateNotification(signal, sent);
+        // An outcome of a signal the store does not hold changes nothing, and logs nothing.
+        await a.updateExecution(signalAt(2), filled);
+        const ref = { signal_id: signal.signal_id, instrument: signal.instrument };
+        expect(await b.eventsAfter(0, 10)).toEqual([
+          { seq: 1, name: 'signal', data: JSON.stringify(signal) },
+          { seq: 2, name: 'order', data: JSON.stringify({ ...ref, execution: filled }) },
+          { seq: 3, name: 'delivery', data: JSON.stringify({ ...ref, notification: sent }) },
+        ]);
+        expect(await b.eventsAfter(1, 1)).toEqual([expect.objectContaining({ seq: 2 })]);
+        expect(await b.eventsAfter(3, 10)).toEqual([]);
+        expect(await b.lastEventSeq()).toBe(3);
+      });
+
+      it('logs an event with a key once, however many replicas log it', async () => {
+        const open = await database();
+        const replicas = [await open(), await open()];
+        const candle = { name: 'candle' as const, key: 'EUR_USD|M5|2026-01-05T12:00:00.000Z', data: '{"instrument":"EUR_USD"}' };
+        await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.appendEvent(candle)));
+        await replicas[0]!.appendEvent({ name: 'lab', data: '{"id":"b1"}' });
+        expect(await replicas[1]!.eventsAfter(0, 10)).toEqual([
+          { seq: 1, name: 'candle', data: candle.data },
+          { seq: 2, name: 'lab', data: '{"id":"b1"}' },
+        ]);
+      });
+
+      it('numbers 40 events logged at once on two replicas with no gap, each readable only after those before it', async () => {
+        const open = await database();
+        const [a, b, reader] = [await open(), await open(), await open()];
+        const read: DeskEvent[] = [];
+        let isDone = false;
+        const reading = (async () => {
+          while (!isDone || read.length < 40) {
+            const events = (await reader.eventsAfter(read.at(-1)?.seq ?? 0, 100)) ?? [];
+            read.push(...events);
+            if (isDone && events.length === 0) break;
+          }
+        })();
+        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).appendEvent({ name: 'lab', data: String(i) })));
+        isDone = true;
+        await reading;
+        expect(read.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+        expect(read.map((e) => Number(e.data)).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      });
+
+      it('keeps the newest events, and says when those after a seq are no longer all kept', async () => {
+        const s = await (await database())({ eventLogKeep: 3 });
+        for (let i = 1; i <= 5; i++) await s.appendEvent({ name: 'lab', data: String(i) });
+        expect((await s.eventsAfter(2, 10))?.map((e) => e.seq)).toEqual([3, 4, 5]);
+        expect(await s.eventsAfter(1, 10)).toBeUndefined();
+        expect(await s.eventsAfter(5, 10)).toEqual([]);
+        expect(await s.lastEventSeq()).toBe(5);
+      });
+    });
+
+    it('keeps the leader’s view of the services it calls for every replica', async () => {
+      const open = await database();
+      const [a, b] = [await open(), await open()];
+      expect(await b.downstreamStates()).toEqual({});
+      const failing = {
+        configured: true,
+        state: 'failing' as const,
+        last_success_at: at(1),
+        last_error: { at: at(2), code: 'timeout', message: 'no answer' },
+        consecutive_failures: 2,
+      };
+      await a.saveDownstream('execution', { ...failing, state: 'ok', last_error: null, consecutive_failures: 0 });
+      await a.saveDownstream('execution', failing);
+      expect(await b.downstreamStates()).toEqual({ execution: failing });
     });
 
     describe('console sessions', () => {

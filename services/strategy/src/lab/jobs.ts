@@ -26,6 +26,7 @@ import type {
 import type { Logger } from 'pino';
 import type { StrategyConfig } from '../config.js';
 import { downstreamFailure, errors } from '../errors.js';
+import { latestWrite } from '../latest-write.js';
 import type { StrategyRules } from '../rules.js';
 import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
 import { backtestCandles } from './chart.js';
@@ -228,6 +229,11 @@ export class LabJobs {
     if (await this.cancel('sweep', id)) return this.sweep(id);
     await this.o.lab.store.deleteSweep(id);
     return undefined;
+  }
+
+  /** Resolves when the check of the jobs that is running, if any, is done (tests). */
+  async whenChecked(): Promise<void> {
+    await this.checking;
   }
 
   /** Resolves when no job is queued or running here (tests). */
@@ -514,34 +520,19 @@ export class LabJobs {
   }
 
   /**
-   * Writes a job's progress (by steps, {@link progressWriter}) and tells it while the job runs:
-   * one write at a time, then the newest fraction asked meanwhile, so the store never goes back.
+   * Writes a job's progress (by steps, {@link progressWriter}) and tells it while the job runs,
+   * one write at a time (the newest next), so the store never goes back.
    */
   private progressWriter(kind: LabEvent['kind'], id: string): (fraction: number) => void {
     const { store } = this.o.lab;
-    let next: number | undefined;
-    let isWriting = false;
-    const flush = (): void => {
-      if (isWriting || next === undefined) return;
-      const fraction = next;
-      next = undefined;
-      isWriting = true;
-      const write = (kind === 'backtest' ? store.setBacktestProgress(id, fraction) : store.setSweepProgress(id, fraction))
-        .then(async () => {
-          await this.told(kind, id, true, true);
-        })
-        .catch((err: unknown) => this.o.logger.warn({ err, id }, 'writing a lab job’s progress failed'))
-        .finally(() => {
-          this.writes.delete(write);
-          isWriting = false;
-          flush();
-        });
-      this.writes.add(write);
-    };
-    return progressWriter((fraction) => {
-      next = fraction;
-      flush();
-    });
+    const write = latestWrite(
+      async (fraction: number) => {
+        await (kind === 'backtest' ? store.setBacktestProgress(id, fraction) : store.setSweepProgress(id, fraction));
+        await this.told(kind, id, true, true);
+      },
+      { onError: (err) => this.o.logger.warn({ err, id }, 'writing a lab job’s progress failed'), pending: this.writes },
+    );
+    return progressWriter(write);
   }
 
   /** A backtest on the runner; a cancelled signal rejects at once. */

@@ -6,10 +6,10 @@ import { CONSOLE_REFUSALS } from '../console-access.js';
 import type { EventHub } from '../event-hub.js';
 
 const EventHeadersSchema = z.object({
-  'last-event-id': z
-    .string()
-    .optional()
-    .meta({ description: 'The id of the last event received: the stream resumes after it, or sends `reset` first when it is no longer kept' }),
+  'last-event-id': z.string().optional().meta({
+    description:
+      'The id of the last event received (an EventSource sends it by itself), on this replica or another: the stream resumes after it, or sends `reset` first when that cannot be told',
+  }),
 });
 
 /**
@@ -24,10 +24,12 @@ export function registerEventRoutes(app: App, events: EventHub): void {
         tags: ['console'],
         summary: 'The desk live, as server-sent events',
         description:
-          'Each event has an `id:` one more than the last and JSON `data:`. `status` (StrategyStatus) on connect, on every start, stop, restart, signal and paper trade, and every 5 s; ' +
+          'Each event has an opaque `id:` and JSON `data:`. `status` (StrategyStatus) on connect, on every start, stop, restart, signal, order, delivery and paper trade, and every 5 s; ' +
           '`pair` (PairRecord) when a pair changes, at most once a second per pair; `candle` (CandleEvent) when a candle of a monitored pair closes; `signal` (StrategySignal); ' +
           '`order` (OrderEvent) and `delivery` (DeliveryEvent) as a signal’s order and announcement move; `downstream` (DownstreamEvent) when a service starts or stops answering; ' +
-          '`reset` ({}) first when Last-Event-ID is older than the EVENTS_REPLAY events kept: refetch. A comment heartbeat every 15 s.',
+          '`lab` (LabEvent) as a backtest or sweep moves. The desk’s events (`candle`, `signal`, `order`, `delivery`, `lab`) come from a log every replica shares, so behind a load balancer ' +
+          'every replica streams them alike and a stream resumes after Last-Event-ID on any replica. ' +
+          '`reset` ({}) first when Last-Event-ID cannot be resumed (older than the events kept, never issued, not an id): refetch. A comment heartbeat every 15 s.',
         headers: EventHeadersSchema,
         response: {
           200: {
@@ -46,11 +48,15 @@ export function registerEventRoutes(app: App, events: EventHub): void {
       const res = reply.raw;
       reply.hijack();
       res.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
-      const stream = events.open(res, request.headers['last-event-id']);
       const startedAt = performance.now();
-      res.once('close', () => {
-        request.log.info({ durationMs: Math.round(performance.now() - startedAt), delivered: stream.delivered }, `${request.method} /events stream closed`);
-      });
+      const stream = await events.open(res, request.headers['last-event-id']);
+      const closed = () =>
+        request.log.info(
+          { durationMs: Math.round(performance.now() - startedAt), delivered: stream?.delivered ?? 0 },
+          `${request.method} /events stream closed`,
+        );
+      if (res.destroyed) closed();
+      else res.once('close', closed);
     },
   );
 }
