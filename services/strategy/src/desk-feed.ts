@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DeskEvent, NewDeskEvent, StrategyStore } from './store.js';
 
 export interface DeskFeedOptions {
-  store: Pick<StrategyStore, 'appendEvent' | 'eventsAfter' | 'lastEventSeq'>;
+  store: Pick<StrategyStore, 'appendEvents' | 'eventsAfter' | 'lastEventSeq'>;
   logger: Logger;
   /** Each event the log gains after the feed starts, in the log's order, once. */
   onEvents: (events: DeskEvent[]) => void;
@@ -25,6 +25,11 @@ export class DeskFeed {
   private started: Promise<void> | undefined;
   private reading: Promise<void> | undefined;
   private isReadWanted = false;
+  /** Events recorded since the last append began, and the append that will take them. */
+  private readonly queued: NewDeskEvent[] = [];
+  private batch: Promise<void> | undefined;
+  /** Appends one after another, so batches keep the order they were recorded in. */
+  private appends: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: DeskFeedOptions) {}
 
@@ -47,15 +52,25 @@ export class DeskFeed {
     return this.started;
   }
 
-  /** Logs an event that no record's write logs, then reads it back with the rest. A failure is logged, not thrown: the desk goes on. */
-  async record(event: NewDeskEvent): Promise<void> {
-    try {
-      await this.o.store.appendEvent(event);
-    } catch (err) {
-      this.o.logger.warn({ err, event: event.name }, 'logging a desk event failed; /events goes without it');
-      return;
-    }
-    await this.pull();
+  /**
+   * Logs an event that no record's write logs, then reads it back with the rest. The events
+   * recorded in one turn of the event loop go in one write (a sweep's backtests ending together:
+   * one fsync, not one each). A failure is logged, not thrown: the desk goes on.
+   */
+  record(event: NewDeskEvent): Promise<void> {
+    this.queued.push(event);
+    this.batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      this.batch = undefined;
+      const events = this.queued.splice(0);
+      this.appends = this.appends.then(() =>
+        this.o.store.appendEvents(events).catch((err: unknown) => {
+          this.o.logger.warn({ err, events: events.length }, 'logging desk events failed; /events goes without them');
+        }),
+      );
+      await this.appends;
+      await this.pull();
+    });
+    return this.batch;
   }
 
   /**

@@ -182,15 +182,17 @@ export class PostgresStrategyStore implements StrategyStore {
   }
 
   /**
-   * A write and the event it logs, in one transaction that first takes the log's turn; false
+   * A write and the events it logs, in one transaction that first takes the log's turn; false
    * when the write changed nothing (nothing logged).
    */
-  private logged(write: (client: PostgresClient) => Promise<NewDeskEvent | undefined>): Promise<boolean> {
+  private logged(write: (client: PostgresClient) => Promise<readonly NewDeskEvent[] | undefined>): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       await client.query({ name: 'event_turn', text: EVENT_TURN });
-      const event = await write(client);
-      if (!event) return false;
-      await client.query({ name: 'log_event', text: LOG_EVENT, values: [event.name, event.key ?? null, event.data, this.eventLogKeep] });
+      const events = await write(client);
+      if (!events) return false;
+      for (const event of events) {
+        await client.query({ name: 'log_event', text: LOG_EVENT, values: [event.name, event.key ?? null, event.data, this.eventLogKeep] });
+      }
       return true;
     });
   }
@@ -200,7 +202,7 @@ export class PostgresStrategyStore implements StrategyStore {
     const values = [...signalColumns(signal), paperTrade !== undefined, ...trade];
     return this.logged(async (client) => {
       const [row] = (await client.query<{ inserted: number }>({ name: 'insert', text: INSERT, values })).rows;
-      return row?.inserted === 1 ? { name: 'signal', data: JSON.stringify(signal) } : undefined;
+      return row?.inserted === 1 ? [{ name: 'signal', data: JSON.stringify(signal) }] : undefined;
     });
   }
 
@@ -251,7 +253,7 @@ export class PostgresStrategyStore implements StrategyStore {
     await this.logged(async (client) => {
       const text = 'UPDATE strategy_signals SET execution = $2 WHERE signal_id = $1';
       const { rowCount } = await client.query({ name: 'update_execution', text, values: [signal.signal_id, JSON.stringify(execution)] });
-      return rowCount === 1 ? orderEvent(signal, execution) : undefined;
+      return rowCount === 1 ? [orderEvent(signal, execution)] : undefined;
     });
   }
 
@@ -259,7 +261,7 @@ export class PostgresStrategyStore implements StrategyStore {
     await this.logged(async (client) => {
       const text = 'UPDATE strategy_signals SET notification = $2 WHERE signal_id = $1';
       const { rowCount } = await client.query({ name: 'update_notification', text, values: [signal.signal_id, JSON.stringify(notification)] });
-      return rowCount === 1 ? deliveryEvent(signal, notification) : undefined;
+      return rowCount === 1 ? [deliveryEvent(signal, notification)] : undefined;
     });
   }
 
@@ -340,8 +342,8 @@ export class PostgresStrategyStore implements StrategyStore {
     return (row as { secret: string }).secret;
   }
 
-  async appendEvent(event: NewDeskEvent): Promise<void> {
-    await this.logged(async () => event);
+  async appendEvents(events: readonly NewDeskEvent[]): Promise<void> {
+    await this.logged(async () => events);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined> {

@@ -117,7 +117,7 @@ export class SqliteStrategyStore implements StrategyStore {
   private readonly statements;
   private readonly insertSignal: (signal: StrategySignal, paperTrade?: PaperTrade) => boolean;
   private readonly insertSession: (session: StoredSession, now: string, max: number) => void;
-  private readonly logged: (write: () => NewDeskEvent | undefined) => boolean;
+  private readonly logged: (write: () => readonly NewDeskEvent[] | undefined) => boolean;
 
   constructor(file: string, { eventLogKeep = EVENT_LOG_KEEP }: StrategyStoreOptions = {}) {
     this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
@@ -168,21 +168,23 @@ export class SqliteStrategyStore implements StrategyStore {
       storeSecret: sql('INSERT INTO console_secret (id, secret) VALUES (1, ?) ON CONFLICT (id) DO NOTHING'),
       consoleSecret: sql('SELECT secret FROM console_secret WHERE id = 1'),
     };
-    // A write and the event it logs, in one transaction; false when the write changed nothing (nothing logged).
-    this.logged = this.db.transaction((write: () => NewDeskEvent | undefined) => {
-      const event = write();
-      if (!event) return false;
-      if (event.key !== undefined && this.statements.hasEventKey.get(event.key)) return true;
-      const { last } = this.statements.nextEventSeq.get() as { last: number };
-      this.statements.logEvent.run(last, event.name, event.key ?? null, event.data);
-      this.statements.pruneEvents.run(last - eventLogKeep);
+    // A write and the events it logs, in one transaction; false when the write changed nothing (nothing logged).
+    this.logged = this.db.transaction((write: () => readonly NewDeskEvent[] | undefined) => {
+      const events = write();
+      if (!events) return false;
+      for (const event of events) {
+        if (event.key !== undefined && this.statements.hasEventKey.get(event.key)) continue;
+        const { last } = this.statements.nextEventSeq.get() as { last: number };
+        this.statements.logEvent.run(last, event.name, event.key ?? null, event.data);
+        this.statements.pruneEvents.run(last - eventLogKeep);
+      }
       return true;
     });
     this.insertSignal = (signal: StrategySignal, paperTrade?: PaperTrade) =>
       this.logged(() => {
         if (this.statements.insert.run(...signalColumns(signal)).changes !== 1) return undefined;
         if (paperTrade) this.statements.openPaperTrade.run(...paperTradeColumns(paperTrade));
-        return { name: 'signal', data: JSON.stringify(signal) };
+        return [{ name: 'signal', data: JSON.stringify(signal) }];
       });
     this.insertSession = this.db.transaction((session: StoredSession, now: string, max: number) => {
       this.statements.dropExpiredSessions.run(now);
@@ -238,13 +240,13 @@ export class SqliteStrategyStore implements StrategyStore {
 
   async updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void> {
     this.logged(() =>
-      this.statements.updateExecution.run(JSON.stringify(execution), signal.signal_id).changes === 1 ? orderEvent(signal, execution) : undefined,
+      this.statements.updateExecution.run(JSON.stringify(execution), signal.signal_id).changes === 1 ? [orderEvent(signal, execution)] : undefined,
     );
   }
 
   async updateNotification(signal: SignalRef, notification: SignalNotification): Promise<void> {
     this.logged(() =>
-      this.statements.updateNotification.run(JSON.stringify(notification), signal.signal_id).changes === 1 ? deliveryEvent(signal, notification) : undefined,
+      this.statements.updateNotification.run(JSON.stringify(notification), signal.signal_id).changes === 1 ? [deliveryEvent(signal, notification)] : undefined,
     );
   }
 
@@ -299,8 +301,8 @@ export class SqliteStrategyStore implements StrategyStore {
     return (this.statements.consoleSecret.get() as { secret: string }).secret;
   }
 
-  async appendEvent(event: NewDeskEvent): Promise<void> {
-    this.logged(() => event);
+  async appendEvents(events: readonly NewDeskEvent[]): Promise<void> {
+    this.logged(() => events);
   }
 
   async eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined> {

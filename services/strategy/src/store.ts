@@ -154,10 +154,11 @@ export interface StrategyStore {
 
   /**
    * The desk's event log, the same on every replica: the events written with a record (a
-   * signal, its order and its announcement) and those logged here (a candle, a lab job). Appends
-   * take turns, so an event is readable only once every event before it is.
+   * signal, its order and its announcement) and those logged here (candles, lab jobs; several in
+   * one write, in order). Appends take turns, so an event is readable only once every event
+   * before it is.
    */
-  appendEvent(event: NewDeskEvent): Promise<void>;
+  appendEvents(events: readonly NewDeskEvent[]): Promise<void>;
   /** The logged events after `seq`, oldest first, at most `limit`; undefined when some of them are no longer kept (EVENT_LOG_KEEP). */
   eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined>;
   /** The seq of the newest event logged (0 before the first). */

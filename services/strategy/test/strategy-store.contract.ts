@@ -234,11 +234,22 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         const open = await database();
         const replicas = [await open(), await open()];
         const candle = { name: 'candle' as const, key: 'EUR_USD|M5|2026-01-05T12:00:00.000Z', data: '{"instrument":"EUR_USD"}' };
-        await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.appendEvent(candle)));
-        await replicas[0]!.appendEvent({ name: 'lab', data: '{"id":"b1"}' });
+        await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.appendEvents([candle])));
+        await replicas[0]!.appendEvents([{ name: 'lab', data: '{"id":"b1"}' }]);
         expect(await replicas[1]!.eventsAfter(0, 10)).toEqual([
           { seq: 1, name: 'candle', data: candle.data },
           { seq: 2, name: 'lab', data: '{"id":"b1"}' },
+        ]);
+      });
+
+      it('logs several events in one write, in their order, a key once even within it', async () => {
+        const s = await store();
+        const candle = { name: 'candle' as const, key: 'k', data: 'c' };
+        await s.appendEvents([{ name: 'lab', data: '1' }, candle, { name: 'lab', data: '2' }, candle]);
+        expect((await s.eventsAfter(0, 10))?.map((e) => [e.seq, e.name, e.data])).toEqual([
+          [1, 'lab', '1'],
+          [2, 'candle', 'c'],
+          [3, 'lab', '2'],
         ]);
       });
 
@@ -254,7 +265,7 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
             if (isDone && events.length === 0) break;
           }
         })();
-        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).appendEvent({ name: 'lab', data: String(i) })));
+        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).appendEvents([{ name: 'lab', data: String(i) }])));
         isDone = true;
         await reading;
         expect(read.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -263,7 +274,7 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
 
       it('keeps the newest events, and says when those after a seq are no longer all kept', async () => {
         const s = await (await database())({ eventLogKeep: 3 });
-        for (let i = 1; i <= 5; i++) await s.appendEvent({ name: 'lab', data: String(i) });
+        for (let i = 1; i <= 5; i++) await s.appendEvents([{ name: 'lab', data: String(i) }]);
         expect((await s.eventsAfter(2, 10))?.map((e) => e.seq)).toEqual([3, 4, 5]);
         expect(await s.eventsAfter(1, 10)).toBeUndefined();
         expect(await s.eventsAfter(5, 10)).toEqual([]);
