@@ -14,7 +14,7 @@ export function registerStatusRoutes(app: App, strategy: StrategyControl): void 
         summary: 'Overall strategy status',
         description:
           '`total_signals_today` counts signals since 00:00 UTC. `account` comes from the account service when ACCOUNT_URL is set, else from the paper account. ' +
-          "`downstream` shows how the market-data, execution, account and notification services have answered (this replica's calls: with replicas, only the leader sends orders and announcements).",
+          "`downstream` shows how the market-data, execution, account and notification services have answered: with replicas, execution and notification as the leader last saw them (only it sends orders and announcements), market-data and account as this replica's own calls.",
         response: { 200: StrategyStatusSchema, 429: StrategyRateLimitedSchema },
       },
     },
