@@ -326,7 +326,14 @@ export class EventHub implements EventLog {
     const desk = this.desk;
     const after = this.lastId;
     if (cursor.desk > desk || desk - cursor.desk > this.o.replay) return 'reset';
-    const missed = desk === cursor.desk ? [] : await this.o.desk.after(cursor.desk, desk - cursor.desk);
+    let missed: DeskEvent[] | undefined;
+    try {
+      missed = desk === cursor.desk ? [] : await this.o.desk.after(cursor.desk, desk - cursor.desk);
+    } catch (err) {
+      // The stream has begun: a client that cannot be told what it missed refetches.
+      this.o.logger.warn({ err }, 'reading the desk events a resumed /events stream missed failed; it gets a reset');
+      return 'reset';
+    }
     if (!missed) return 'reset';
     const id = this.idOf(desk, after);
     return {

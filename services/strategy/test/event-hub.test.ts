@@ -38,6 +38,8 @@ class MemoryDesk {
   readonly events: DeskEvent[] = [];
   /** Events with a seq up to this one are no longer kept. */
   pruned = 0;
+  /** The store does not answer. */
+  isDown = false;
   private read = 0;
   hub: EventHub | undefined;
 
@@ -62,6 +64,7 @@ class MemoryDesk {
   }
 
   async after(seq: number, limit: number): Promise<DeskEvent[] | undefined> {
+    if (this.isDown) throw new Error('connection refused');
     return seq < this.pruned ? undefined : this.events.filter((e) => e.seq > seq).slice(0, limit);
   }
 }
@@ -183,7 +186,7 @@ describe('EventHub', () => {
     expect(hub.desk).toBe(2);
   });
 
-  it('sends reset first, with the newest id, when the log no longer keeps what was missed, for an id never issued, or not an id', async () => {
+  it('sends reset first, with the newest id, when the log no longer keeps what was missed or does not answer, for an id never issued, or not an id', async () => {
     const desk = new MemoryDesk();
     const { hub, open, publish } = hubOf({ desk, replay: 10 });
     publish(25);
@@ -192,6 +195,9 @@ describe('EventHub', () => {
     const resumed = (await open('20.0badf00d.3')).res.events.filter((e) => e.event === 'order');
     expect(resumed.map((e) => partsOf(e.id).desk)).toEqual([21, 22, 23, 24, 25]);
     await hub.whenIdle();
+    desk.isDown = true;
+    expect((await open('20.0badf00d.3')).res.events[0]?.event, 'the log not answering').toBe('reset');
+    desk.isDown = false;
     for (const id of ['19.0badf00d.3', '14.0badf00d.3', '26.0badf00d.3', `26.${hub.name}.${hub.lastId}`, 'abc', '-3', '25']) {
       const before = hub.lastId;
       const { res } = await open(id);
