@@ -111,7 +111,8 @@ async function advance(clock: ManualClock, replicas: Replica[], ms: number): Pro
   for (const r of replicas) await r.settle();
 }
 
-describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+// Two replicas and a real server on a shared machine: waits are bounded generously (they end as soon as what they wait for holds).
+describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, { timeout: 60_000 }, () => {
   it('one replica leads and the other follows, each saying so in /health/ready', async () => {
     const { a, b } = await twoReplicas();
     expect(await ready(a)).toEqual({ ok: true, detail: 'leader: replica replica-a runs the strategy' });
@@ -124,26 +125,26 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
 
     const started = await b.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'USD_JPY'], dry_run: true } });
     expect(started.statusCode).toBe(200);
-    await until(async () => (await status(a)).running, 2000);
+    await until(async () => (await status(a)).running, 10_000);
     expect(await status(a)).toMatchObject({ active_pairs: ['EUR_USD', 'USD_JPY'], dry_run: true });
     expect((await a.app.inject({ url: '/status' })).json().started_at).toBe(started.json().started_at);
     expect((await a.app.inject({ method: 'POST', url: '/start' })).json()).toMatchObject({ code: 'STRATEGY_ALREADY_RUNNING' });
 
     expect((await a.app.inject({ method: 'POST', url: '/stop' })).statusCode).toBe(200);
-    await until(async () => !(await status(b)).running, 2000);
+    await until(async () => !(await status(b)).running, 10_000);
     expect((await b.app.inject({ method: 'POST', url: '/stop' })).json()).toMatchObject({ code: 'STRATEGY_NOT_RUNNING' });
   });
 
   it("tells a follower's /pairs and /signals the leader's signals, which only the leader sends", async () => {
     const { a, b, clock } = await twoReplicas();
     await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
-    await until(async () => (await status(b)).running, 2000);
+    await until(async () => (await status(b)).running, 10_000);
     for (let i = 0; i < 100 && (await a.store.page({ limit: 1 })).signals.length === 0; i++) await advance(clock, [a, b], M5);
     const [signal] = (await a.store.page({ limit: 1 })).signals;
     expect(signal).toBeDefined();
-    await until(async () => (await b.app.inject({ url: '/pairs' })).json().pairs[0].last_signal?.time === signal!.generated_at, 2000);
+    await until(async () => (await b.app.inject({ url: '/pairs' })).json().pairs[0].last_signal?.time === signal!.generated_at, 10_000);
     expect((await b.app.inject({ url: '/signals/EUR_USD' })).json().signal.signal_id).toBe(signal!.signal_id);
-    await until(() => orders(a).length > 0, 2000);
+    await until(() => orders(a).length > 0, 10_000);
     expect(orders(a)).toContain(signal!.signal_id);
     expect(orders(b)).toEqual([]);
   });
@@ -151,9 +152,9 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
   it('hands the lead to a follower when the leader stops, which then decides and sends', async () => {
     const { a, b, clock } = await twoReplicas();
     await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'GBP_USD'] } });
-    await until(async () => (await status(b)).running, 2000);
+    await until(async () => (await status(b)).running, 10_000);
     await a.close();
-    await until(() => b.leadership.isLeader, 2000);
+    await until(() => b.leadership.isLeader, 10_000);
     expect(await ready(b)).toEqual({ ok: true, detail: 'leader: replica replica-b runs the strategy' });
     for (let i = 0; i < 100 && orders(b).length === 0; i++) await advance(clock, [b], M5);
     expect(orders(b).length).toBeGreaterThan(0);
@@ -168,8 +169,8 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'fxdesk-strategy replica-a'");
     await admin.end();
     // It may take the lead again at its next check, before b does: either way, one leads.
-    await until(() => steppedDown.mock.calls.length === 1, 2000);
-    await until(() => [a, b].filter((r) => r.engine.leads && r.leadership.isLeader).length === 1, 2000);
+    await until(() => steppedDown.mock.calls.length === 1, 10_000);
+    await until(() => [a, b].filter((r) => r.engine.leads && r.leadership.isLeader).length === 1, 10_000);
     expect([a, b].filter((r) => r.engine.leads || r.leadership.isLeader)).toHaveLength(1);
   });
 
@@ -201,18 +202,18 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     const call = await runner.next();
     const onBRecord = async () => (await b.app.inject({ url: `/backtests/${id}` })).json<{ status: string; progress: number }>();
     // Its candles read (the first fifth): written by A as it goes on.
-    await until(async () => (await onBRecord()).progress === 0.2, 2000);
+    await until(async () => (await onBRecord()).progress === 0.2, 10_000);
     expect(await onBRecord()).toMatchObject({ status: 'running' });
 
     call.onProgress(0.5);
-    await until(async () => Math.abs((await onBRecord()).progress - 0.6) < 1e-9, 2000);
+    await until(async () => Math.abs((await onBRecord()).progress - 0.6) < 1e-9, 10_000);
     expect((await b.app.inject({ url: '/backtests' })).json().backtests.map((x: { id: string }) => x.id)).toEqual([id]);
 
     const cancelled = await b.app.inject({ method: 'DELETE', url: `/backtests/${id}` });
     expect(cancelled.json()).toMatchObject({ id, status: 'cancelled' });
     // A learns it at its next check of its jobs, and stops the run.
     await advance(clock, [a, b], JOB_CHECK_MS);
-    await until(() => call.signal?.aborted === true, 2000);
+    await until(() => call.signal?.aborted === true, 10_000);
     await a.lab.whenIdle();
     expect((await a.app.inject({ url: `/backtests/${id}` })).json()).toMatchObject({ status: 'cancelled', progress: expect.closeTo(0.6, 9) });
     expect(runner.calls).toHaveLength(1);
@@ -233,7 +234,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     expect((await onB()).status).toBe('running');
     expect((await b.app.inject({ method: 'DELETE', url: `/sweeps/${id}` })).json()).toMatchObject({ id, status: 'cancelled' });
     await advance(clock, [a, b], JOB_CHECK_MS);
-    await until(() => first.signal?.aborted === true, 2000);
+    await until(() => first.signal?.aborted === true, 10_000);
     await a.lab.whenIdle();
     expect((await onB()).results.map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     expect(runner.calls.length).toBeLessThanOrEqual(2);
@@ -267,7 +268,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     await advance(clock, [a, b], JOB_LEASE_MS - JOB_CHECK_MS);
     expect(await on(b, 'dying')).toMatchObject({ status: 'queued' });
     for (let i = 0; i < 3; i++) await advance(clock, [a, b], JOB_CHECK_MS);
-    await until(async () => (await on(b, 'dying')).status === 'failed', 2000);
+    await until(async () => (await on(b, 'dying')).status === 'failed', 10_000);
     expect(await on(a, 'dying')).toMatchObject({ status: 'failed', error: { code: 'INTERRUPTED' } });
     // replica-a renewed its own all along.
     expect(await on(b, live)).toMatchObject({ status: 'running' });
@@ -277,7 +278,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     const { a, b, clock } = await twoReplicas();
     const reader = await events(b);
     await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
-    await until(async () => (await status(b)).running, 2000);
+    await until(async () => (await status(b)).running, 10_000);
     await untilSignalSettled(clock, a, [a, b]);
     const [signal] = (await a.store.page({ limit: 1 })).signals;
     // b reads the log at its next check of the election (every 100 ms here).
@@ -304,7 +305,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     const { a, b, clock } = await twoReplicas();
     const onA = await events(a);
     await a.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD', 'GBP_USD'] } });
-    await until(async () => (await status(b)).running, 2000);
+    await until(async () => (await status(b)).running, 10_000);
     await advance(clock, [a, b], M5);
     await onA.until((r) => r.ofType('candle').length >= 2, 5000);
     const last = onA.events.at(-1)!;
@@ -328,7 +329,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     // As for a moment when the old leader has not yet seen that it lost the lead.
     await b.engine.lead({ autoStart: false });
     await a.app.inject({ method: 'POST', url: '/start' });
-    await until(async () => (await status(b)).running, 2000);
+    await until(async () => (await status(b)).running, 10_000);
     for (let i = 0; i < 24; i++) await advance(clock, [a, b], M5);
     await until(async () => (await a.store.unfinished()).length === 0, 5000);
     const stored = (await a.store.page({ limit: 500 })).signals.map((s) => s.signal_id);
