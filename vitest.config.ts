@@ -1,8 +1,46 @@
-import { defineConfig } from 'vitest/config';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-// One `npm test` over every workspace: each package and service is a vitest project.
+/**
+ * One `npm test` over every workspace, in three groups run one after the other (CI has two cores):
+ * 1. the in-process tests of each package and service, two files at a time, in workers that keep
+ *    their loaded modules from one file to the next (none of these files mocks a module or leaves
+ *    a global changed);
+ * 2. the tests of a package or service that start real processes, servers or a browser
+ *    (`*.process.test.ts`, `*.browser.test.ts`), two files at a time: most of their time is spent
+ *    waiting on a lease, a candle or a child process;
+ * 3. the tests of the whole stack (the root `test/` folder: the five services together, the build,
+ *    the console in a browser, the soak), one file at a time: each loads both cores on its own.
+ */
+const SPAWNING = ['**/*.process.test.ts', '**/*.browser.test.ts'];
+const ALL = ['**/*.test.ts'];
+
+const workspaces = ['packages', 'services']
+  .flatMap((dir) => fs.readdirSync(dir).map((name) => path.join(dir, name)))
+  .filter((dir) => fs.existsSync(path.join(dir, 'test')))
+  .map((dir) => ({ root: dir, name: (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string }).name }));
+
+function project(name: string, root: string, group: 1 | 2 | 3, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
+  return {
+    test: {
+      name,
+      root,
+      include: include.map((glob) => `test/${glob}`),
+      exclude: ['**/node_modules/**', ...exclude],
+      maxWorkers: group === 3 ? 1 : 2,
+      isolate: group !== 1,
+      sequence: { groupOrder: group },
+    },
+  };
+}
+
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'services/*', 'test'],
+    projects: [
+      ...workspaces.flatMap((ws) => [project(ws.name, ws.root, 1, ALL, SPAWNING), project(`${ws.name} processes`, ws.root, 2, SPAWNING)]),
+      project('stack', '.', 1, ALL, SPAWNING),
+      project('stack processes', '.', 3, SPAWNING),
+    ],
   },
 });
