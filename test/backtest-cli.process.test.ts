@@ -123,7 +123,8 @@ describe('npm run backtest', { timeout: 60_000 }, () => {
     expect(out.stdout).toContain('usage: npm run backtest -- --from DATE --to DATE [options]');
   });
 
-  it.each([
+  // Each a process of its own that exits at once: side by side.
+  it.concurrent.each([
     [['--instruments', 'EUR_USD', '--from', '2026-03-02'], '--to is required'],
     [['--frm', '2026-03-02', '--to', '2026-03-16'], "Unknown option '--frm'"],
     [['--from', '2026-13-01', '--to', '2026-03-16'], '--from: expected a date like 2026-01-01'],

@@ -13,7 +13,8 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 const run = (entry: string, env: Record<string, string>) => runEntry(entry, { DATA_DIR: dataDir, ...env });
 
 // Each starts a real process through tsx: seconds on a busy machine, past vitest's 5 s default.
-describe('a service started with a bad setting', { timeout: 30_000 }, () => {
+// The processes are independent (their own ports and folders), so they start side by side.
+describe('a service started with a bad setting', { timeout: 30_000, concurrent: true }, () => {
   for (const service of STACK) {
     it(`${service.name} exits 1 with one line naming PORT`, async () => {
       const result = await run(`services/${service.name}/src/server.ts`, { PORT: 'abc' }).done;
@@ -33,7 +34,7 @@ describe('a service started with a bad setting', { timeout: 30_000 }, () => {
   }
 });
 
-describe('a second process of a service on the same DATA_DIR', () => {
+describe('a second process of a service on the same DATA_DIR', { concurrent: true }, () => {
   // market-data keeps nothing on disk, so it holds no lock.
   for (const service of STACK.filter((s) => s.name !== 'market-data')) {
     it(`${service.name} refuses to start with one line while the first one runs`, async () => {
