@@ -1,6 +1,6 @@
 import type { DeskState } from './desk-state.js';
-import { formatClock, formatDuration } from './format.js';
-import { nextFxOpen } from './market-time.js';
+import { formatClock, formatDuration, formatHourMinute } from './format.js';
+import { nextCandleClose, nextFxOpen } from './market-time.js';
 import { isMarketClosed, serviceViews } from './service-health.js';
 
 /** One line across the top of every page: something the trader should know before reading the rest. */
@@ -31,8 +31,7 @@ export function bannersOf(state: DeskState, nowMs: number): Banner[] {
       banners.push({ id: view.service, level: 'warning', title: `${view.label} service is not ready`, text: view.detail });
     }
   }
-  const statuses = state.order.map((i) => state.pairs[i]?.status ?? 'stopped');
-  if (isMarketClosed(state.status, state.services, statuses, nowMs)) {
+  if (marketClosed(state, nowMs)) {
     const opens = nextFxOpen(nowMs);
     banners.push({
       id: 'market',
@@ -42,4 +41,24 @@ export function bannersOf(state: DeskState, nowMs: number): Banner[] {
     });
   }
   return banners;
+}
+
+function marketClosed(state: DeskState, nowMs: number): boolean {
+  const statuses = state.order.map((i) => state.pairs[i]?.status ?? 'stopped');
+  return isMarketClosed(state.status, state.services, statuses, nowMs);
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** The empty state of a signal list: when the strategy next decides (after the open, while the market is closed). */
+export function noSignalText(state: DeskState, nowMs: number): string {
+  const status = state.status;
+  if (!status) return `No signal yet.`;
+  if (!status.running) return `No signal yet: the strategy is stopped.`;
+  if (marketClosed(state, nowMs)) {
+    const close = nextCandleClose(status.timeframe, nextFxOpen(nowMs));
+    const day = WEEKDAYS[new Date(close).getUTCDay()] ?? '';
+    return `No signal yet: the market is closed; the first ${status.timeframe} candle after the open closes ${day} at ${formatHourMinute(close)} UTC.`;
+  }
+  return `No signal yet: the next ${status.timeframe} candle closes at ${formatHourMinute(nextCandleClose(status.timeframe, nowMs))} UTC.`;
 }

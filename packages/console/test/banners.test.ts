@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bannersOf } from '../src/banners.js';
+import { bannersOf, noSignalText } from '../src/banners.js';
 import { deskReducer, initialDeskState, type DeskState } from '../src/desk-state.js';
 import { serviceView } from '../src/service-health.js';
 import { downstream, health, NOW, pair, services, status } from './fixtures.js';
@@ -64,5 +64,29 @@ describe('banners', () => {
     expect(banner).toMatchObject({ id: 'market', level: 'info' });
     expect(banner?.text).toContain('in 1 d 10 h');
     expect(bannersOf(stale, NOW)).toEqual([]);
+  });
+});
+
+describe('the empty signal list', () => {
+  it('says when the next candle of the timeframe closes while the market trades', () => {
+    // NOW is Wednesday 12:33:20 UTC; the strategy decides on M5.
+    expect(noSignalText(desk(), NOW)).toBe('No signal yet: the next M5 candle closes at 12:35 UTC.');
+  });
+
+  it('says the strategy is stopped when it is', () => {
+    const stopped = desk();
+    expect(noSignalText({ ...stopped, status: { ...stopped.status!, running: false } }, NOW)).toBe('No signal yet: the strategy is stopped.');
+  });
+
+  it('points past the weekend while the market is closed: the first candle after the open', () => {
+    const closed = services({ market_data: health({ checks: { ticks: { ok: true, detail: 'market closed; quotes resume at the open' } } }) });
+    const saturday = Date.parse('2026-01-10T05:19:00Z');
+    expect(noSignalText(desk({ services: closed }), saturday)).toBe(
+      'No signal yet: the market is closed; the first M5 candle after the open closes Sunday at 22:05 UTC.',
+    );
+    const h4 = desk({ services: closed });
+    expect(noSignalText({ ...h4, status: { ...h4.status!, timeframe: 'H4' } }, saturday)).toBe(
+      'No signal yet: the market is closed; the first H4 candle after the open closes Monday at 00:00 UTC.',
+    );
   });
 });

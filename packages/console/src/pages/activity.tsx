@@ -136,11 +136,7 @@ export function ActivityPage({ tab }: { tab: ActivityTab }) {
         {tab === 'signals' && (
           <>
             <ListState list={signals} what="signals" />
-            {signals.items.length > 0 ? (
-              <SignalTable signals={signals.items} label="Signal history" />
-            ) : (
-              !signals.loading && !signals.error && <NoSignal status={state.status} />
-            )}
+            {signals.items.length > 0 ? <SignalTable signals={signals.items} label="Signal history" /> : !signals.loading && !signals.error && <NoSignal />}
             <MoreButton list={signals} what="signals" />
           </>
         )}

@@ -32,7 +32,7 @@ export function DeskPage() {
           <h2 id="recent-title">Latest signals</h2>
           <Link href={routeHref({ page: 'activity', tab: 'signals' })}>All activity</Link>
         </header>
-        {recent.length > 0 ? <SignalTable signals={recent} label="Latest signals" /> : <NoSignal status={state.status} />}
+        {recent.length > 0 ? <SignalTable signals={recent} label="Latest signals" /> : <NoSignal />}
       </section>
       <AccountPanel account={state.account} status={state.status} />
       <ServicesPanel views={serviceViews(state.status, state.services)} />

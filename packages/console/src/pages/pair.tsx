@@ -201,7 +201,7 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
 
       <section class="panel" aria-labelledby="pair-signals-title">
         <h2 id="pair-signals-title">{label} signals</h2>
-        {signals.length > 0 ? <SignalTable signals={signals} label={`${label} signals`} hidePair selectedId={signalId} /> : <NoSignal status={state.status} />}
+        {signals.length > 0 ? <SignalTable signals={signals} label={`${label} signals`} hidePair selectedId={signalId} /> : <NoSignal />}
       </section>
     </div>
   );
