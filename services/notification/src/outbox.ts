@@ -44,6 +44,8 @@ export class Outbox {
   private timer: TimerHandle | undefined;
   private readonly sends = new Set<Promise<void>>();
   private lastRecovery = Number.NEGATIVE_INFINITY;
+  /** Whether a recovery has run since start(): the first also takes back what an earlier process of this replica left. */
+  private recovered = false;
   /** Counts schedule() calls: one that finds a later one made after it leaves the timer to that one. */
   private schedules = 0;
 
@@ -51,12 +53,14 @@ export class Outbox {
 
   start(): void {
     this.stopped = false;
+    this.recovered = false;
     void this.recoverThenPump();
   }
 
   /** Looks for due deliveries now (after a POST stored new ones). */
   wake(): void {
-    if (this.stopped) return;
+    // Before the start's recovery nothing is claimed (it follows that recovery instead).
+    if (this.stopped || !this.recovered) return;
     void this.pump();
   }
 
@@ -118,7 +122,9 @@ export class Outbox {
 
   /** Runs at start and on every poll tick (not on every pass: a claim should share its commit with the marks). */
   private async recover(): Promise<void> {
-    const { failed, resent } = await this.o.store.recoverInDoubt(this.o.clock.now(), this.o.atMostOnce, this.o.policy.maxAttempts);
+    const atStart = !this.recovered;
+    const { failed, resent } = await this.o.store.recoverInDoubt(this.o.clock.now(), this.o.atMostOnce, this.o.policy.maxAttempts, atStart);
+    this.recovered = true;
     if (failed.length > 0)
       this.o.logger.warn({ deliveryIds: failed }, 'outbox: deliveries left in flight by a stopped worker failed as outcome_unknown (at-most-once)');
     if (resent.length > 0)
@@ -130,7 +136,14 @@ export class Outbox {
     if (this.stopped) return;
     const mine = ++this.schedules;
     // With every slot busy, a finishing send wakes the next pass; the timer only keeps the poll.
-    const due = this.inFlight >= this.o.concurrency ? undefined : await this.o.store.nextDueAt();
+    // A store that does not answer leaves the poll interval: the outbox must keep polling.
+    const due =
+      this.inFlight >= this.o.concurrency
+        ? undefined
+        : await this.o.store.nextDueAt().catch((err: unknown) => {
+            this.o.logger.error({ err }, 'outbox: reading when the next delivery falls due failed');
+            return undefined;
+          });
     if (this.stopped || mine !== this.schedules) return;
     if (this.timer) this.o.clock.clearTimer(this.timer);
     const wait = due === undefined ? this.o.pollIntervalMs : Math.min(this.o.pollIntervalMs, Math.max(0, due - this.o.clock.now()));
@@ -144,11 +157,14 @@ export class Outbox {
 
   /** Lease recovery at most once per poll interval, then a pass. */
   private async recoverThenPump(): Promise<void> {
-    if (this.o.clock.now() - this.lastRecovery >= this.o.pollIntervalMs) {
+    if (!this.recovered || this.o.clock.now() - this.lastRecovery >= this.o.pollIntervalMs) {
       this.lastRecovery = this.o.clock.now();
       await this.recover().catch((err: unknown) => this.o.logger.error({ err }, 'outbox: recovering in-doubt deliveries failed'));
     }
-    await this.pump();
+    // Nothing is claimed before the start's recovery has run: it takes back whatever claims carry
+    // this replica's name, which must then be an earlier process's, never one of this one's.
+    if (this.recovered) await this.pump();
+    else await this.schedule().catch((err: unknown) => this.o.logger.error({ err }, 'outbox: scheduling the next recovery failed'));
   }
 
   private launch(delivery: ClaimedDelivery): void {

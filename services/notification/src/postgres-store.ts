@@ -132,13 +132,14 @@ const CLAIM = `WITH due AS (
     FROM due WHERE d.seq = due.seq RETURNING d.*
   )
   SELECT claimed.*, r.message, r.content_type FROM claimed JOIN notification_requests r ON r.id = claimed.request_id ORDER BY claimed.seq`;
-// A lapsed claim of an at-most-once channel, or one out of attempts, fails in doubt; the others go back to pending.
+// A lapsed claim of an at-most-once channel, or one out of attempts, fails in doubt; the others go
+// back to pending. $5: this replica's name at its start (its own claims are an earlier process's), else NULL.
 const RECOVER = `UPDATE notification_deliveries d SET
     status = CASE WHEN d.channel = ANY ($2::text[]) OR d.attempts >= $3 THEN 'failed' ELSE 'pending' END,
     error = CASE WHEN d.channel = ANY ($2::text[]) OR d.attempts >= $3 THEN $4 ELSE d.error END,
     next_attempt_at = CASE WHEN d.channel = ANY ($2::text[]) OR d.attempts >= $3 THEN NULL ELSE $1 END,
     lease_until = NULL, updated_at = $1
-  FROM (SELECT seq FROM notification_deliveries WHERE status = 'sending' AND lease_until < $1 FOR UPDATE SKIP LOCKED) lapsed
+  FROM (SELECT seq FROM notification_deliveries WHERE status = 'sending' AND (lease_until < $1 OR owner = $5) FOR UPDATE SKIP LOCKED) lapsed
   WHERE d.seq = lapsed.seq RETURNING d.id, d.status`;
 // $2 is `sent`, or `queued` when the provider has only queued it (a status report that got here
 // first has already moved the record on, and is kept).
@@ -304,9 +305,10 @@ export class PostgresNotificationStore implements NotificationStore {
     return rows.map((row) => claimedOf(row, row));
   }
 
-  async recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<Recovered> {
+  async recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number, atStart = false): Promise<Recovered> {
+    const own = atStart ? this.replicaId : null;
     const { rows } = await this.write(() =>
-      run<{ id: string; status: DeliveryStatus }>(this.pool, 'recover', RECOVER, [now, atMostOnce, maxAttempts, IN_DOUBT_ERROR]),
+      run<{ id: string; status: DeliveryStatus }>(this.pool, 'recover', RECOVER, [now, atMostOnce, maxAttempts, IN_DOUBT_ERROR, own]),
     );
     return { failed: rows.filter((r) => r.status === 'failed').map((r) => r.id), resent: rows.filter((r) => r.status === 'pending').map((r) => r.id) };
   }

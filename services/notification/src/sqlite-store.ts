@@ -172,15 +172,15 @@ export class SqliteNotificationStore implements NotificationStore {
          WHERE seq IN (SELECT seq FROM deliveries INDEXED BY deliveries_due WHERE status = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at, seq LIMIT @limit)
          RETURNING *`,
       ),
-      failInDoubt: db.prepare<{ now: number; error: string; atMostOnce: string; maxAttempts: number }, { id: string }>(
+      failInDoubt: db.prepare<{ now: number; leaseBefore: number; error: string; atMostOnce: string; maxAttempts: number }, { id: string }>(
         `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'failed', error = @error, lease_until = NULL, next_attempt_at = NULL, updated_at = @now
-         WHERE status = 'sending' AND lease_until < @now
+         WHERE status = 'sending' AND lease_until < @leaseBefore
            AND (channel IN (SELECT value FROM json_each(@atMostOnce)) OR attempts >= @maxAttempts)
          RETURNING id`,
       ),
-      resendInDoubt: db.prepare<{ now: number }, { id: string }>(
+      resendInDoubt: db.prepare<{ now: number; leaseBefore: number }, { id: string }>(
         `UPDATE deliveries INDEXED BY deliveries_lease SET status = 'pending', next_attempt_at = @now, lease_until = NULL, updated_at = @now
-         WHERE status = 'sending' AND lease_until < @now
+         WHERE status = 'sending' AND lease_until < @leaseBefore
          RETURNING id`,
       ),
       // @status is `sent`, or `queued` when the provider has only queued it (a status report that
@@ -303,11 +303,13 @@ export class SqliteNotificationStore implements NotificationStore {
     });
   }
 
-  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<Recovered> {
+  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number, atStart = false): Promise<Recovered> {
     const s = this.statements;
+    // At start every claim in the file is a dead process's: this one holds the DATA_DIR lock.
+    const leaseBefore = atStart ? Number.MAX_SAFE_INTEGER : now;
     return this.committer.run(() => ({
-      failed: s.failInDoubt.all({ now, error: IN_DOUBT_ERROR, atMostOnce: JSON.stringify(atMostOnce), maxAttempts }).map((r) => r.id),
-      resent: s.resendInDoubt.all({ now }).map((r) => r.id),
+      failed: s.failInDoubt.all({ now, leaseBefore, error: IN_DOUBT_ERROR, atMostOnce: JSON.stringify(atMostOnce), maxAttempts }).map((r) => r.id),
+      resent: s.resendInDoubt.all({ now, leaseBefore }).map((r) => r.id),
     }));
   }
 

@@ -112,8 +112,14 @@ export interface NotificationStore {
    * Deliveries left `sending` past their lease (their worker died mid-call, on any replica): the
    * outcome is unknown. At-most-once channels, and deliveries out of attempts, fail with
    * `outcome_unknown`; the others go back to `pending` to be sent again.
+   *
+   * `atStart`, before this process has claimed anything: also, whatever their lease, the claims
+   * no running worker can hold: in PostgreSQL those under this replica's own name (an earlier
+   * process of it died with them), in SQLite every one (one process holds the file, by the
+   * DATA_DIR lock). So a restarted replica takes its own in-flight deliveries back at once instead
+   * of after their lease.
    */
-  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number): Promise<Recovered>;
+  recoverInDoubt(now: number, atMostOnce: NotificationChannel[], maxAttempts: number, atStart?: boolean): Promise<Recovered>;
   /** The provider took it: `sent` (or `queued`), whoever holds the claim now; a status report that came first is kept. */
   markSent(id: string, result: SentResult, now: number): Promise<void>;
   /**

@@ -16,6 +16,8 @@ export type OpenStore = (replicaId: string) => Promise<NotificationStore>;
 export interface NotificationStoreHarness {
   /** A fresh, empty database. */
   database(): Promise<OpenStore>;
+  /** One process holds the database (SQLite, by the DATA_DIR lock): at start every claim in it is a dead process's. */
+  oneProcess?: boolean;
 }
 
 const T0 = Date.UTC(2026, 0, 5, 12);
@@ -172,6 +174,36 @@ export function notificationStoreContract(name: string, harness: NotificationSto
         const spent = await claimedOne(dead, { channels: ['EMAIL'], recipients: ['b@example.com'] });
         expect(await live.recoverInDoubt(T0 + LEASE_MS + 1, ['SMS'], 1)).toEqual({ failed: [spent], resent: [] });
       });
+    });
+
+    describe('a replica that starts again (recoverInDoubt atStart)', () => {
+      it('takes back at once, whatever their lease, the claims an earlier process under its name left', async () => {
+        const open = await database();
+        const id = await claimedOne(await open('a'));
+        const again = await open('a');
+        expect(await again.recoverInDoubt(T0 + 1, [], 5)).toEqual({ failed: [], resent: [] });
+        expect(await again.recoverInDoubt(T0 + 1, [], 5, true)).toEqual({ failed: [], resent: [id] });
+        expect(await again.claimDue(T0 + 1, 10, T0 + 1 + LEASE_MS)).toMatchObject([{ id, attempts: 2 }]);
+        // Its own new claim is live: a later recovery, not at start, leaves it to its lease.
+        expect(await again.recoverInDoubt(T0 + 2, [], 5)).toEqual({ failed: [], resent: [] });
+      });
+
+      it('fails at once, never resends, such a claim of an at-most-once channel', async () => {
+        const open = await database();
+        const sms = await claimedOne(await open('a'), { channels: ['SMS'], recipients: ['+14155550100'] });
+        expect(await (await open('a')).recoverInDoubt(T0 + 1, ['SMS'], 5, true)).toEqual({ failed: [sms], resent: [] });
+      });
+
+      it(
+        harness.oneProcess
+          ? 'takes back every claim in the database at start, whoever’s name is on it (one process holds it)'
+          : 'leaves another replica’s claims to their lease',
+        async () => {
+          const open = await database();
+          const id = await claimedOne(await open('a'));
+          expect(await (await open('b')).recoverInDoubt(T0 + 1, [], 5, true)).toEqual({ failed: [], resent: harness.oneProcess ? [id] : [] });
+        },
+      );
     });
 
     describe('outcomes', () => {

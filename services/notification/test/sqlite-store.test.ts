@@ -15,4 +15,5 @@ notificationStoreContract('SQLite', {
     const file = path.join(root, `notification-${++files}.db`);
     return async (replicaId) => new SqliteNotificationStore(file, replicaId);
   },
+  oneProcess: true,
 });
