@@ -13,7 +13,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 const run = (entry: string, env: Record<string, string>) => runEntry(entry, { DATA_DIR: dataDir, ...env });
 
 // Each starts a real process through tsx: seconds on a busy machine, past vitest's 5 s default.
-// The processes are independent (their own ports and folders), so they start side by side.
+// Each fails at its configuration, before it takes a port or the DATA_DIR lock: they start side by side.
 describe('a service started with a bad setting', { timeout: 30_000, concurrent: true }, () => {
   for (const service of STACK) {
     it(`${service.name} exits 1 with one line naming PORT`, async () => {

@@ -53,8 +53,8 @@ const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frida
 /** The empty state of a signal list: when the strategy next decides (after the open, while the market is closed). */
 export function noSignalText(state: DeskState, nowMs: number): string {
   const status = state.status;
-  if (!status) return `No signal yet.`;
-  if (!status.running) return `No signal yet: the strategy is stopped.`;
+  if (!status) return 'No signal yet.';
+  if (!status.running) return 'No signal yet: the strategy is stopped.';
   if (marketClosed(state, nowMs)) {
     const close = nextCandleClose(status.timeframe, nextFxOpen(nowMs));
     const day = WEEKDAYS[new Date(close).getUTCDay()] ?? '';

@@ -32,9 +32,9 @@ export interface OutboxOptions {
  * replicas on one PostgreSQL database share the queue, each claiming rows the others have not.
  *
  * The crash window is between the provider accepting a message and our commit of `sent`. A
- * delivery caught in it stays `sending` until its lease runs out; then any replica's worker finds
- * it: at-least-once channels send it again and at-most-once channels fail it with
- * `outcome_unknown` (recoverInDoubt).
+ * delivery caught in it stays `sending` until its lease runs out, or until its replica starts
+ * again; then any replica's worker (or the restarted one's) finds it: at-least-once channels send
+ * it again and at-most-once channels fail it with `outcome_unknown` (recoverInDoubt).
  */
 export class Outbox {
   private inFlight = 0;
@@ -155,7 +155,7 @@ export class Outbox {
       .unref();
   }
 
-  /** Lease recovery at most once per poll interval, then a pass. */
+  /** Lease recovery at most once per poll interval (at every call until the start's has run), then a pass. */
   private async recoverThenPump(): Promise<void> {
     if (!this.recovered || this.o.clock.now() - this.lastRecovery >= this.o.pollIntervalMs) {
       this.lastRecovery = this.o.clock.now();
