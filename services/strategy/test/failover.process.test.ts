@@ -16,7 +16,7 @@ import { postgresForFile } from './postgres-server.js';
  * PostgreSQL, deciding on M1 candles of every simulated pair with a low confluence (a signal
  * comes every minute or two) and sending orders to an execution service of the test's, which
  * counts what reaches it per signal_id and answers each order 3 s late. The leader is
- * SIGKILLed as the first order reaches that service, so that order's answer dies with
+ * SIGKILLed as the first order of a candle reaches that service, so that order's answer dies with
  * it: the other replica must take the lead within 15 s, and no signal may be emitted twice.
  */
 
@@ -141,7 +141,15 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
       await until(async () => (await answers(`${second.url}/health/ready`)) && (await leaderCheck(second)).startsWith('follower:'), 60_000);
       expect(await leaderCheck(second)).toBe(`follower: replica ${os.hostname()}-${first.child.pid} leads`);
 
-      // The first order to arrive kills its sender, the leader, before its answer comes back.
+      // Started through the follower: the leader runs it.
+      const start = await fetch(`${second.url}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dry_run":false}' });
+      expect(start.status).toBe(200);
+      // The first orders open the leader's connections to the execution service; killing at the
+      // very first one would race the accept of the others against the kill, and the count below
+      // tells the killed leader's connections from the new one's by when they were opened.
+      await until(() => execution.arrivals.length > 0, 180_000);
+
+      // The next order to arrive kills its sender, the leader, before its answer comes back.
       let killedAt = 0;
       const killed = new Promise<void>((resolve) =>
         execution.onArrival(() => {
@@ -150,9 +158,6 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
           resolve();
         }),
       );
-      // Started through the follower: the leader runs it.
-      const start = await fetch(`${second.url}/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dry_run":false}' });
-      expect(start.status).toBe(200);
       await until(() => killedAt > 0, 180_000);
       await killed;
       await first.done;
