@@ -102,7 +102,10 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
   private h2 = Number.NaN; // high of the previous candle
   private l2 = Number.NaN; // low of the previous candle
   private t2 = Number.NaN; // time of the previous candle
-  private last: FvgValue | null = null;
+  /** The value after the last candle, overwritten in place by the next one; null before the first. */
+  private cur: FvgValue | null = null;
+  /** The fresh copy of cur that `value` answers, made once per candle when asked. */
+  private copy: FvgValue | null = null;
 
   constructor(options: FvgOptions = {}) {
     this.minSize = options.minSize ?? 0;
@@ -118,7 +121,14 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
   }
 
   update(candle: Candle): FvgValue | null {
+    this.advance(candle);
+    return this.value;
+  }
+
+  /** Feeds the candle as {@link update} does, building no value object; whether there is a value (read `current`). */
+  advance(candle: Candle): boolean {
     assertCandle(candle);
+    this.copy = null;
     const { high, low } = candle;
 
     // 0. Expiry of the gaps confirmed maxAge candles ago (this.seen is this candle's index).
@@ -157,19 +167,37 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
     this.l2 = low;
     this.t2 = candle.time;
     this.seen++;
-    if (this.seen < 3) return null;
+    if (this.seen < 3) return false;
 
     const gap = this.latest;
-    const value: FvgValue = {
-      type: gap === null ? 'none' : gap.type,
-      zone: gap === null ? null : gap.zone,
-      gap,
-      created,
-      mitigated,
-      openCount: bull.length + bear.length,
-    };
-    this.last = value;
-    return value;
+    const v = this.cur;
+    if (v === null) {
+      this.cur = {
+        type: gap === null ? 'none' : gap.type,
+        zone: gap === null ? null : gap.zone,
+        gap,
+        created,
+        mitigated,
+        openCount: bull.length + bear.length,
+      };
+    } else {
+      v.type = gap === null ? 'none' : gap.type;
+      v.zone = gap === null ? null : gap.zone;
+      v.gap = gap;
+      v.created = created;
+      v.mitigated = mitigated;
+      v.openCount = bull.length + bear.length;
+    }
+    return true;
+  }
+
+  /**
+   * The value after the last candle as one object this indicator overwrites at the next candle
+   * (so that a caller reading it each candle allocates nothing); null before the first value.
+   * Read it before the next candle; `value` is a copy that stays.
+   */
+  get current(): Readonly<FvgValue> | null {
+    return this.cur;
   }
 
   private open(type: FvgType, zoneLow: number, zoneHigh: number, confirmedAt: number): FairValueGap {
@@ -270,11 +298,11 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
   }
 
   get value(): FvgValue | null {
-    return this.last;
+    return this.cur === null ? null : (this.copy ??= { ...this.cur });
   }
 
   get isReady(): boolean {
-    return this.last !== null;
+    return this.cur !== null;
   }
 
   /** The open (unmitigated) gaps, oldest first. The array is a copy; the gap records are shared. */
@@ -292,7 +320,8 @@ export class FairValueGaps implements StreamingIndicator<FvgValue> {
     this.seen = 0;
     this.nextId = 1;
     this.h1 = this.l1 = this.h2 = this.l2 = this.t2 = Number.NaN;
-    this.last = null;
+    this.cur = null;
+    this.copy = null;
   }
 }
 

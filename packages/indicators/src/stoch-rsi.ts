@@ -80,7 +80,10 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
   private readonly invK: number;
   private readonly invD: number;
   private prevRaw = Number.NaN;
-  private last: StochRsiValue | null = null;
+  /** The value after the last input, overwritten in place by the next one; null before the first. */
+  private cur: StochRsiValue | null = null;
+  /** The fresh copy of cur that `value` answers, made once per input when asked. */
+  private copy: StochRsiValue | null = null;
 
   constructor(options: StochRsiOptions = {}) {
     this.rsiPeriod = options.rsiPeriod ?? 14;
@@ -116,15 +119,28 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
 
   /** Feeds a bare closing price. */
   updateClose(close: number): StochRsiValue | null {
+    this.step(close);
+    return this.value;
+  }
+
+  /** Feeds the candle as {@link update} does, building no value object; whether there is a value (read `current`). */
+  advance(candle: Candle): boolean {
+    assertCandle(candle);
+    return this.step(candle.close);
+  }
+
+  /** One close: the state after it, with the value in place in cur; whether there is one. */
+  private step(close: number): boolean {
     const rsi = this.rsi.updateClose(close);
-    if (rsi === null) return null;
+    this.copy = null;
+    if (rsi === null) return false;
 
     // Stochastic of the RSI over the last stochPeriod values: min and max from two monotonic
     // queues (O(1) amortized per value, no rescan of the look-back).
     const t = this.rsiCount++;
     this.highest.push(rsi);
     this.lowestNegated.push(-rsi);
-    if (t + 1 < this.stochPeriod) return null;
+    if (t + 1 < this.stochPeriod) return false;
     const max = this.highest.value;
     const min = -this.lowestNegated.value;
     const range = max - min;
@@ -140,7 +156,7 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     rawBuf[this.rawPos] = raw;
     this.rawPos = this.rawPos + 1 === ks ? 0 : this.rawPos + 1;
     if (this.rawCount < ks) this.rawCount++;
-    if (this.rawCount < ks) return null;
+    if (this.rawCount < ks) return false;
     const k = sumOldestFirst(rawBuf, this.rawPos) * this.invK;
 
     // %D = SMA of %K, the same way.
@@ -149,22 +165,38 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     kBuf[this.kPos] = k;
     this.kPos = this.kPos + 1 === ds ? 0 : this.kPos + 1;
     if (this.kCount < ds) this.kCount++;
-    if (this.kCount < ds) return null;
+    if (this.kCount < ds) return false;
     const d = sumOldestFirst(kBuf, this.kPos) * this.invD;
 
-    const prev = this.last;
-    const signal = stochRsiSignal(prev, k, d, this.oversold, this.overbought);
-    const value: StochRsiValue = { k, d, signal, stoch: raw, rsi };
-    this.last = value;
-    return value;
+    const v = this.cur;
+    const signal = stochRsiSignal(v, k, d, this.oversold, this.overbought);
+    if (v === null) {
+      this.cur = { k, d, signal, stoch: raw, rsi };
+    } else {
+      v.k = k;
+      v.d = d;
+      v.signal = signal;
+      v.stoch = raw;
+      v.rsi = rsi;
+    }
+    return true;
+  }
+
+  /**
+   * The value after the last input as one object this indicator overwrites at the next (so that
+   * a caller reading it each candle allocates nothing); null before the first value. Read it
+   * before the next candle; `value` is a copy that stays.
+   */
+  get current(): Readonly<StochRsiValue> | null {
+    return this.cur;
   }
 
   get value(): StochRsiValue | null {
-    return this.last;
+    return this.cur === null ? null : (this.copy ??= { ...this.cur });
   }
 
   get isReady(): boolean {
-    return this.last !== null;
+    return this.cur !== null;
   }
 
   reset(): void {
@@ -177,7 +209,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.rawCount = this.rawPos = 0;
     this.kCount = this.kPos = 0;
     this.prevRaw = Number.NaN;
-    this.last = null;
+    this.cur = null;
+    this.copy = null;
   }
 }
 

@@ -44,7 +44,10 @@ export class Supertrend implements StreamingIndicator<SupertrendValue> {
   readonly multiplier: number;
   readonly warmUp: number;
   private readonly atr: Atr;
-  private last: SupertrendValue | null = null;
+  /** The value after the last candle, overwritten in place by the next one; null before the first. */
+  private cur: SupertrendValue | null = null;
+  /** The fresh copy of cur that `value` answers, made once per candle when asked. */
+  private copy: SupertrendValue | null = null;
   private prevClose = Number.NaN;
 
   constructor(options: SupertrendOptions = {}) {
@@ -57,53 +60,62 @@ export class Supertrend implements StreamingIndicator<SupertrendValue> {
   }
 
   update(candle: Candle): SupertrendValue | null {
+    this.advance(candle);
+    return this.value;
+  }
+
+  /** Feeds the candle as {@link update} does, building no value object; whether there is a value (read `current`). */
+  advance(candle: Candle): boolean {
     // The ATR validates the candle (assertCandle) before anything here changes.
     const atr = this.atr.update(candle);
     const prevClose = this.prevClose;
     this.prevClose = candle.close;
-    if (atr === null) return null;
+    this.copy = null;
+    if (atr === null) return false;
 
     const hl2 = (candle.high + candle.low) / 2;
     const basicUpper = hl2 + this.multiplier * atr;
     const basicLower = hl2 - this.multiplier * atr;
-    const prev = this.last;
-    let upper: number;
-    let lower: number;
-    let direction: 1 | -1;
-    if (prev === null) {
-      upper = basicUpper;
-      lower = basicLower;
-      direction = -1;
-    } else {
-      upper = basicUpper < prev.upperBand || prevClose > prev.upperBand ? basicUpper : prev.upperBand;
-      lower = basicLower > prev.lowerBand || prevClose < prev.lowerBand ? basicLower : prev.lowerBand;
-      if (prev.direction === -1) direction = candle.close > upper ? 1 : -1;
-      else direction = candle.close < lower ? -1 : 1;
+    const v = this.cur;
+    if (v === null) {
+      // The first value: down, as TradingView.
+      this.cur = { direction: -1, value: basicUpper, trend: 'bearish', flipped: false, upperBand: basicUpper, lowerBand: basicLower, atr };
+      return true;
     }
-    const value: SupertrendValue = {
-      direction,
-      value: direction === 1 ? lower : upper,
-      trend: direction === 1 ? 'bullish' : 'bearish',
-      flipped: prev !== null && prev.direction !== direction,
-      upperBand: upper,
-      lowerBand: lower,
-      atr,
-    };
-    this.last = value;
-    return value;
+    const upper = basicUpper < v.upperBand || prevClose > v.upperBand ? basicUpper : v.upperBand;
+    const lower = basicLower > v.lowerBand || prevClose < v.lowerBand ? basicLower : v.lowerBand;
+    const direction = v.direction === -1 ? (candle.close > upper ? 1 : -1) : candle.close < lower ? -1 : 1;
+    v.flipped = v.direction !== direction;
+    v.direction = direction;
+    v.value = direction === 1 ? lower : upper;
+    v.trend = direction === 1 ? 'bullish' : 'bearish';
+    v.upperBand = upper;
+    v.lowerBand = lower;
+    v.atr = atr;
+    return true;
+  }
+
+  /**
+   * The value after the last candle as one object this indicator overwrites at the next candle
+   * (so that a caller reading it each candle allocates nothing); null before the first value.
+   * Read it before the next candle; `value` is a copy that stays.
+   */
+  get current(): Readonly<SupertrendValue> | null {
+    return this.cur;
   }
 
   get value(): SupertrendValue | null {
-    return this.last;
+    return this.cur === null ? null : (this.copy ??= { ...this.cur });
   }
 
   get isReady(): boolean {
-    return this.last !== null;
+    return this.cur !== null;
   }
 
   reset(): void {
     this.atr.reset();
-    this.last = null;
+    this.cur = null;
+    this.copy = null;
     this.prevClose = Number.NaN;
   }
 }

@@ -169,7 +169,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   private pMid = 0;
   private pLast = 0;
 
+  /** The value of the current window once computed; `computed` says whether it is (advance leaves it to be). */
   private last: VolumeProfileValue | null = null;
+  private computed = true;
 
   constructor(options: VolumeProfileOptions = {}) {
     this.window = options.window ?? 100;
@@ -209,6 +211,16 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   update(candle: Candle): VolumeProfileValue | null {
+    this.advance(candle);
+    return this.value;
+  }
+
+  /**
+   * Feeds the candle as {@link update} does without building the value: the value is computed
+   * when `value` is first read after it (a caller that reads it on some candles only skips the
+   * value area on the others). Whether there is a value (`isReady`).
+   */
+  advance(candle: Candle): boolean {
     assertCandle(candle);
     const { high, low, volume } = candle;
 
@@ -253,9 +265,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       this.place(slot);
     }
 
-    const value = this.count === w ? this.compute() : null;
-    this.last = value;
-    return value;
+    this.computed = false;
+    this.last = null;
+    return this.isReady;
   }
 
   /**
@@ -586,7 +598,6 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /** Full POC scan over positions pLo..pHi: most volume; ties to the row nearest the centre, then the lower one. */
-  /** Full POC scan over positions pLo..pHi: most volume; ties to the row nearest the centre, then the lower one. */
   private scanPoc(pLo: number, pHi: number): void {
     const vol = this.vol;
     let pPoc = pLo;
@@ -620,15 +631,14 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.pocDirty = false;
   }
 
-  private compute(): VolumeProfileValue | null {
+  /** The value of a full window with volume (isReady). */
+  private compute(): VolumeProfileValue {
     const vol = this.vol;
     const base = this.base;
     const pLo = (this.lo - base) | 0;
     const pHi = (this.hi - base) | 0;
-    if (pHi < pLo) return null;
-    // POC: most volume; ties to the row nearest the centre, then the lower one.
     const total = this.windowUnits;
-    if (total === 0) return null;
+    // POC: most volume; ties to the row nearest the centre, then the lower one.
     if (this.pocDirty) this.scanPoc(pLo, pHi);
     const pPoc = (this.pocRow - base) | 0;
     const best = this.pocVol;
@@ -671,11 +681,21 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   get value(): VolumeProfileValue | null {
+    if (!this.computed) {
+      this.last = this.isReady ? this.compute() : null;
+      this.computed = true;
+    }
     return this.last;
   }
 
+  /** The value after the last candle, as `value` (computed once per candle, when first read): here for the same shape as the other indicators. */
+  get current(): Readonly<VolumeProfileValue> | null {
+    return this.value;
+  }
+
+  /** Whether there is a value (the conditions under which compute gives one, without computing it). */
   get isReady(): boolean {
-    return this.last !== null;
+    return this.count === this.window && this.hi >= this.lo && this.windowUnits !== 0;
   }
 
   /** Candles currently in the window. */
@@ -723,6 +743,7 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.lo = 0;
     this.hi = -1;
     this.last = null;
+    this.computed = true;
   }
 }
 

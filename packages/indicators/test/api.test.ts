@@ -60,6 +60,65 @@ describe.each(makers)('%s: the common contract', (_name, make) => {
   });
 });
 
+/** The indicators whose values are objects: they can also be advanced without building one. */
+interface Advancing<V> extends StreamingIndicator<V> {
+  advance(candle: Candle): boolean;
+  readonly current: Readonly<V> | null;
+}
+
+const advancing: Array<[string, () => Advancing<object>]> = [
+  ['Supertrend', () => new Supertrend()],
+  ['StochRsi', () => new StochRsi()],
+  ['FairValueGaps', () => new FairValueGaps({ maxAge: 20 })],
+  ['VolumeProfile', () => new VolumeProfile()],
+  ['VolumeProfile(20)', () => new VolumeProfile({ window: 20, rowCount: 10 })],
+];
+
+describe.each(advancing)('%s: advance and current', (_name, make) => {
+  const candles = syntheticCandles(400, { seed: 21 });
+
+  it('advance gives, in current, the values update gives, and says when there is one', () => {
+    const updated = make();
+    const advanced = make();
+    candles.forEach((c, i) => {
+      const v = updated.update(c);
+      const has = advanced.advance(c);
+      expect(has, `candle ${i + 1}`).toBe(v !== null);
+      expect(advanced.isReady).toBe(has);
+      expect(advanced.current, `candle ${i + 1}`).toEqual(v);
+      // value is what update would have answered, and stays as it was after later candles.
+      expect(advanced.value).toEqual(v);
+    });
+  });
+
+  it('value is a copy that later candles leave as it was; reading only some candles gives the same values', () => {
+    const ind = make();
+    const kept: Array<[object, string]> = [];
+    candles.forEach((c, i) => {
+      ind.advance(c);
+      if (i % 7 === 0 && ind.value !== null) kept.push([ind.value, JSON.stringify(ind.value)]);
+    });
+    expect(kept.length).toBeGreaterThan(20);
+    for (const [value, json] of kept) expect(JSON.stringify(value)).toBe(json);
+    const fresh = make();
+    const every = candles.map((c) => fresh.update(c));
+    const sparse = make();
+    candles.forEach((c, i) => {
+      sparse.advance(c);
+      if (i % 5 === 0) expect(sparse.current).toEqual(every[i]);
+    });
+  });
+
+  it('reset forgets the current value', () => {
+    const ind = make();
+    candles.forEach((c) => ind.advance(c));
+    expect(ind.current).not.toBeNull();
+    ind.reset();
+    expect(ind.current).toBeNull();
+    expect(ind.value).toBeNull();
+  });
+});
+
 const ok: Candle = { time: 0, open: 1, high: 2, low: 1, close: 1.5, volume: 1 };
 const invalidCandles: Array<[string, Candle]> = [
   ['high below low', { ...ok, high: 0.5 }],

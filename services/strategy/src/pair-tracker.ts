@@ -75,7 +75,7 @@ export class PairTracker {
   private lastCandle: RuleCandle | null = null;
   private snapshot: IndicatorSnapshot | null = null;
   /** The one snapshot object, updated in place by each candle (a backtest pushes millions). */
-  private reusable: IndicatorSnapshot | null = null;
+  private reusable: Snapshot | null = null;
   private quoteMid: number | null = null;
   private lastDataAt: number | null = null;
 
@@ -134,29 +134,25 @@ export class PairTracker {
    */
   push(candle: RuleCandle): boolean {
     if ((this.lastCandle !== null && candle.time <= this.lastCandle.time) || !isValidCandle(candle)) return false;
-    const supertrend = this.supertrend.update(candle);
-    const stochrsi = this.stochRsi.update(candle);
-    const fvg = this.fvg.update(candle);
-    const volumeProfile = this.volumeProfile.update(candle);
+    // No value objects per candle: the snapshot reads the indicators' current values, and the
+    // volume profile's is computed only when read (the rule reads it on a candle with a trigger).
+    const hasSupertrend = this.supertrend.advance(candle);
+    const hasStochRsi = this.stochRsi.advance(candle);
+    const hasFvg = this.fvg.advance(candle);
+    const hasVolumeProfile = this.volumeProfile.advance(candle);
     this.lastCandle = candle;
     const endMs = candle.time * 1000 + this.candleMs;
     if (this.lastDataAt === null || endMs > this.lastDataAt) this.lastDataAt = endMs;
-    if (supertrend && stochrsi && fvg && volumeProfile) {
-      const s = this.reusable;
-      if (s === null) {
-        this.reusable = { candle, supertrend, stochrsi, fvg, volumeProfile };
-      } else {
-        s.candle = candle;
-        s.supertrend = supertrend;
-        s.stochrsi = stochrsi;
-        s.fvg = fvg;
-        s.volumeProfile = volumeProfile;
-      }
-      this.snapshot = this.reusable;
+    if (hasSupertrend && hasStochRsi && hasFvg && hasVolumeProfile) {
+      const s = (this.reusable ??= new Snapshot(candle, this.supertrend, this.stochRsi, this.fvg, this.volumeProfile));
+      s.candle = candle;
+      this.snapshot = s;
     } else {
       this.snapshot = null;
     }
-    if (this.chart) this.chart.push(this.chartCandle(candle, supertrend, stochrsi, fvg, volumeProfile));
+    if (this.chart) {
+      this.chart.push(this.chartCandle(candle, this.supertrend.current, this.stochRsi.current, this.fvg.current, this.volumeProfile.current));
+    }
     return true;
   }
 
@@ -189,10 +185,10 @@ export class PairTracker {
 
   private chartCandle(
     candle: Candle,
-    supertrend: SupertrendValue | null,
-    stochrsi: StochRsiValue | null,
-    fvg: FvgValue | null,
-    volumeProfile: VolumeProfileValue | null,
+    supertrend: Readonly<SupertrendValue> | null,
+    stochrsi: Readonly<StochRsiValue> | null,
+    fvg: Readonly<FvgValue> | null,
+    volumeProfile: Readonly<VolumeProfileValue> | null,
   ): ChartCandle {
     const round = (v: number) => Number(v.toFixed(this.digits + 1));
     return {
@@ -207,5 +203,35 @@ export class PairTracker {
       fvg: fvg && { type: fvg.type, zone: fvg.zone ? [fvg.zone[0], fvg.zone[1]] : null },
       volume_profile: volumeProfile && { poc: round(volumeProfile.poc), vah: round(volumeProfile.vah), val: round(volumeProfile.val) },
     };
+  }
+}
+
+/**
+ * A tracker's indicators after its newest candle, read from the indicators themselves (their
+ * current values; the volume profile's computed when first read). Made once all four have values.
+ */
+class Snapshot implements IndicatorSnapshot {
+  constructor(
+    public candle: RuleCandle,
+    private readonly st: Supertrend,
+    private readonly srsi: StochRsi,
+    private readonly gaps: FairValueGaps,
+    private readonly profile: VolumeProfile,
+  ) {}
+
+  get supertrend(): SupertrendValue {
+    return this.st.current!;
+  }
+
+  get stochrsi(): StochRsiValue {
+    return this.srsi.current!;
+  }
+
+  get fvg(): FvgValue {
+    return this.gaps.current!;
+  }
+
+  get volumeProfile(): VolumeProfileValue {
+    return this.profile.current!;
   }
 }

@@ -41,6 +41,13 @@ describe('the pair tracker', () => {
     charted.ingest(candles);
     bare.ingest(candles);
     expect(bare.chartCandles(50)).toEqual([]);
-    expect(bare.latest).toEqual(charted.latest);
+    expect(valuesOf(bare)).toEqual(valuesOf(charted));
+    expect(valuesOf(bare)?.volumeProfile).not.toBeNull();
   });
 });
+
+/** What the rule reads of a tracker's snapshot, as plain values. */
+function valuesOf(tracker: PairTracker) {
+  const s = tracker.latest;
+  return s && { candle: s.candle, supertrend: { ...s.supertrend }, stochrsi: { ...s.stochrsi }, fvg: { ...s.fvg }, volumeProfile: { ...s.volumeProfile } };
+}

@@ -7,7 +7,7 @@
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
 import { contractSize } from '../paper-account.js';
-import { decide, ruleSettingsOf, type RuleSettings } from '../signal-rule.js';
+import { decide, ruleSettingsOf, type RuleSettings, type SignalDecision } from '../signal-rule.js';
 import { areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots, type PairPricing } from './fills.js';
 import { EquityCurve, metricsOf } from './metrics.js';
 import type {
@@ -29,6 +29,11 @@ export type * from './types.js';
 export const MAX_EQUITY_POINTS = 5000;
 /** Candles between two looks at isCancelled and the progress. */
 const CHECK_EVERY = 4096;
+/**
+ * The progress the first pass (the indicators and the rule, pair by pair) reports up to; the
+ * second (the account over the merged candles) takes the rest. About their shares of the time.
+ */
+const SIGNAL_PASS_SHARE = 0.8;
 
 /** Thrown by runBacktest when its isCancelled answered true. */
 export class BacktestCancelledError extends Error {
@@ -46,6 +51,16 @@ const enum Conversion {
   OwnPrice,
   /** A cross (EUR_GBP for USD): the quote's rate through `rates`. */
   Rates,
+}
+
+/** What the first pass found on a candle of the window. */
+const enum Found {
+  /** The tracker took it; the rule gave no signal. */
+  Nothing,
+  /** The tracker refused it (malformed, or not newer than the one before): the account passes over it too. */
+  Refused,
+  /** The rule gave a signal on it. */
+  Decision,
 }
 
 /** One pair's state in a run; mutated in place, so a candle allocates nothing here. */
@@ -82,6 +97,11 @@ class PairRun {
   slot = 0;
   /** The last candle of the window taken. */
   lastCandle: LabCandle | null = null;
+  /** What the first pass found on each candle of the window (by index − windowStart): a {@link Found}. */
+  readonly found: Uint8Array;
+  /** The decisions of the candles found with one, in candle order, and the second pass's place in them. */
+  readonly decisions: SignalDecision[] = [];
+  nextDecision = 0;
 
   constructor(
     readonly pair: BacktestPair,
@@ -97,7 +117,35 @@ class PairRun {
     this.conversion = quote === accountCurrency ? Conversion.None : base === accountCurrency ? Conversion.OwnPrice : Conversion.Rates;
     this.windowStart = firstAtOrAfter(pair.candles, fromSec);
     this.windowEnd = firstAtOrAfter(pair.candles, toSec);
+    this.found = new Uint8Array(Math.max(0, this.windowEnd - this.windowStart));
     this.curve = new EquityCurve(input.initialBalance);
+  }
+
+  /** The warm-up: the candles before the window feed the indicators, nothing else. */
+  warmUp(): void {
+    const candles = this.pair.candles;
+    for (let i = 0; i < this.windowStart; i++) this.tracker.push(candles[i]!);
+  }
+
+  /**
+   * The first pass over the window's candles [from, to): the live engine's path for each, then
+   * the rule; what it finds is kept in `found` and `decisions`.
+   */
+  scan(from: number, to: number): void {
+    const { tracker, settings, found, windowStart } = this;
+    const candles = this.pair.candles;
+    for (let i = from; i < to; i++) {
+      if (!tracker.push(candles[i]!)) {
+        found[i - windowStart] = Found.Refused;
+        continue;
+      }
+      const snapshot = tracker.latest;
+      if (snapshot === null) continue;
+      const decision = decide(snapshot, settings);
+      if (decision === null) continue;
+      found[i - windowStart] = Found.Decision;
+      this.decisions.push(decision);
+    }
   }
 }
 
@@ -164,22 +212,39 @@ class Run {
     this.curve = new EquityCurve(input.initialBalance);
   }
 
+  /**
+   * Two passes. The rule reads a pair's candles and nothing of the account, so the first runs
+   * each pair's tracker and rule over its candles alone (the warm-up, then the window), keeping
+   * the decisions and the refused candles; the second trades them on one account, the pairs'
+   * candles merged in time order. The result is that of one pass over the merged candles.
+   */
   execute(): BacktestResult {
-    const { input, pairs } = this;
-    // The warm-up: candles before the window feed the indicators, nothing else.
+    const { pairs } = this;
+    const windowCandles = pairs.reduce((n, p) => n + p.windowEnd - p.windowStart, 0);
+    let done = 0;
+    let reported = 0;
     for (const p of pairs) {
-      const candles = p.pair.candles;
-      for (let i = 0; i < p.windowStart; i++) p.tracker.push(candles[i]!);
+      p.warmUp();
+      for (let i = p.windowStart; i < p.windowEnd; i += CHECK_EVERY) {
+        const end = Math.min(i + CHECK_EVERY, p.windowEnd);
+        p.scan(i, end);
+        done += end - i;
+        reported = this.check((SIGNAL_PASS_SHARE * done) / windowCandles, reported);
+      }
     }
+    return this.trade(windowCandles, reported);
+  }
+
+  /** The second pass: the account over the window's candles of all pairs, in time order. */
+  private trade(windowCandles: number, reported: number): BacktestResult {
+    const { input, pairs } = this;
     const { order, times } = mergeOrder(pairs);
     this.bucketSize = Math.max(1, Math.ceil(times / MAX_EQUITY_POINTS));
     const cursors = pairs.map((p) => p.windowStart);
-    const total = order.length;
     let time = Number.NaN;
     let isExposed = false;
-    let reported = 0;
-    for (let n = 0; n < total; n++) {
-      if ((n & (CHECK_EVERY - 1)) === 0 && n > 0) reported = this.check(n / total, reported);
+    for (let n = 0; n < windowCandles; n++) {
+      if ((n & (CHECK_EVERY - 1)) === 0 && n > 0) reported = this.check(SIGNAL_PASS_SHARE + ((1 - SIGNAL_PASS_SHARE) * n) / windowCandles, reported);
       const index = order[n]!;
       const p = pairs[index]!;
       const i = cursors[index]!++;
@@ -189,7 +254,7 @@ class Run {
         time = candle.time;
         isExposed = false;
       }
-      if (this.step(p, candle, i === p.windowEnd - 1)) isExposed = true;
+      if (this.step(p, candle, i)) isExposed = true;
     }
     // A pair whose last candles were malformed (skipped) still has its position: it ends at its last good one.
     for (const p of pairs) if (p.isOpen && p.lastCandle) this.close(p, p.lastCandle, markPrice(p.side, p.lastCandle, p.pricing), 'end_of_data');
@@ -211,13 +276,15 @@ class Run {
   }
 
   /**
-   * One candle of the window, in the order its prices came: the indicators take it (the live
-   * engine's path); a pending signal enters at its open; the open position meets its stop or
-   * target within it; the rule decides at its close; the position is marked at the close, and
-   * closed there when this is the pair's last candle. Whether a position was open during it.
+   * One candle `i` of the window on the account, in the order its prices came (a candle the
+   * tracker refused is passed over): a pending signal enters at its open; the open position meets
+   * its stop or target within it; the rule's decision at its close (the first pass's) becomes
+   * the pending signal; the position is marked at the close, and closed there when this is the
+   * pair's last candle. Whether a position was open during it.
    */
-  private step(p: PairRun, candle: LabCandle, isLast: boolean): boolean {
-    if (!p.tracker.push(candle)) return false;
+  private step(p: PairRun, candle: LabCandle, i: number): boolean {
+    const found = p.found[i - p.windowStart];
+    if (found === Found.Refused) return false;
     this.candles++;
     p.lastCandle = candle;
     if (p.hasPending) {
@@ -229,28 +296,25 @@ class Run {
       const exit = exitWithin(p.side, p.stop, p.target, candle, p.pricing);
       if (exit !== null) this.close(p, candle, exit.price, exit.reason);
     }
-    const snapshot = p.tracker.latest;
-    if (snapshot !== null) {
-      const decision = decide(snapshot, p.settings);
-      if (decision !== null) {
-        this.signals++;
-        this.input.onSignal?.(p.pair.instrument, candle.time, decision);
-        if (p.isOpen) {
-          this.skipped++;
-        } else {
-          p.hasPending = true;
-          p.pendingSide = decision.type === 'LONG' ? 1 : -1;
-          p.pendingStop = decision.stopLoss;
-          p.pendingTarget = decision.takeProfit;
-          p.pendingSignalTime = candle.time;
-        }
+    if (found === Found.Decision) {
+      const decision = p.decisions[p.nextDecision++]!;
+      this.signals++;
+      this.input.onSignal?.(p.pair.instrument, candle.time, decision);
+      if (p.isOpen) {
+        this.skipped++;
+      } else {
+        p.hasPending = true;
+        p.pendingSide = decision.type === 'LONG' ? 1 : -1;
+        p.pendingStop = decision.stopLoss;
+        p.pendingTarget = decision.takeProfit;
+        p.pendingSignalTime = candle.time;
       }
     }
     if (p.isOpen) {
       const unrealized = p.side * (markPrice(p.side, candle, p.pricing) - p.entry) * p.units * this.toAccount(p, candle, candle.time);
       this.unrealized += unrealized - p.unrealized;
       p.unrealized = unrealized;
-      if (isLast) this.close(p, candle, markPrice(p.side, candle, p.pricing), 'end_of_data');
+      if (i === p.windowEnd - 1) this.close(p, candle, markPrice(p.side, candle, p.pricing), 'end_of_data');
     }
     p.curve.mark(candle.time, this.input.initialBalance + p.realized + p.unrealized, wasOpen || p.isOpen);
     return wasOpen || p.isOpen;
@@ -391,25 +455,31 @@ class Run {
  * with the same time in their input order; and how many distinct times there are.
  */
 function mergeOrder(pairs: readonly PairRun[]): { order: Int32Array; times: number } {
-  const cursors = pairs.map((p) => p.windowStart);
+  // Each pair's window candle times, then a merge over them alone.
+  const series = pairs.map((p) => {
+    const times = new Float64Array(p.windowEnd - p.windowStart + 1);
+    const candles = p.pair.candles;
+    for (let i = p.windowStart; i < p.windowEnd; i++) times[i - p.windowStart] = candles[i]!.time;
+    times[times.length - 1] = Number.POSITIVE_INFINITY;
+    return times;
+  });
+  const k = pairs.length;
+  const cursors = new Int32Array(k);
+  const heads = new Float64Array(k);
   let total = 0;
-  for (const p of pairs) total += p.windowEnd - p.windowStart;
+  for (let j = 0; j < k; j++) {
+    heads[j] = series[j]![0]!;
+    total += series[j]!.length - 1;
+  }
   const order = new Int32Array(total);
   let times = 0;
   let previous = Number.NaN;
   for (let n = 0; n < total; n++) {
-    let best = -1;
-    let bestTime = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < pairs.length; k++) {
-      const p = pairs[k]!;
-      const i = cursors[k]!;
-      if (i < p.windowEnd && p.pair.candles[i]!.time < bestTime) {
-        best = k;
-        bestTime = p.pair.candles[i]!.time;
-      }
-    }
+    let best = 0;
+    for (let j = 1; j < k; j++) if (heads[j]! < heads[best]!) best = j;
+    const bestTime = heads[best]!;
     order[n] = best;
-    cursors[best]!++;
+    heads[best] = series[best]![++cursors[best]!]!;
     if (bestTime !== previous) times++;
     previous = bestTime;
   }
