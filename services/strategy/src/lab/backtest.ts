@@ -99,8 +99,13 @@ class PairRun {
   lastCandle: LabCandle | null = null;
   /** What the first pass found on each candle of the window (by index − windowStart): a {@link Found}. */
   readonly found: Uint8Array;
-  /** The decisions of the candles found with one, in candle order, and the second pass's place in them. */
-  readonly decisions: SignalDecision[] = [];
+  /**
+   * The decisions of the candles found with one, in candle order, as numbers (side, stop, target
+   * each: no objects kept over a run), the objects themselves only for an onSignal hook; and the
+   * second pass's place in them.
+   */
+  readonly decisions: number[] = [];
+  readonly signals: SignalDecision[] | null;
   nextDecision = 0;
 
   constructor(
@@ -118,6 +123,7 @@ class PairRun {
     this.windowStart = firstAtOrAfter(pair.candles, fromSec);
     this.windowEnd = firstAtOrAfter(pair.candles, toSec);
     this.found = new Uint8Array(Math.max(0, this.windowEnd - this.windowStart));
+    this.signals = input.onSignal ? [] : null;
     this.curve = new EquityCurve(input.initialBalance);
   }
 
@@ -144,7 +150,8 @@ class PairRun {
       const decision = decide(snapshot, settings);
       if (decision === null) continue;
       found[i - windowStart] = Found.Decision;
-      this.decisions.push(decision);
+      this.decisions.push(decision.type === 'LONG' ? 1 : -1, decision.stopLoss, decision.takeProfit);
+      this.signals?.push(decision);
     }
   }
 }
@@ -297,16 +304,16 @@ class Run {
       if (exit !== null) this.close(p, candle, exit.price, exit.reason);
     }
     if (found === Found.Decision) {
-      const decision = p.decisions[p.nextDecision++]!;
+      const d = p.nextDecision++;
       this.signals++;
-      this.input.onSignal?.(p.pair.instrument, candle.time, decision);
+      if (p.signals) this.input.onSignal?.(p.pair.instrument, candle.time, p.signals[d]!);
       if (p.isOpen) {
         this.skipped++;
       } else {
         p.hasPending = true;
-        p.pendingSide = decision.type === 'LONG' ? 1 : -1;
-        p.pendingStop = decision.stopLoss;
-        p.pendingTarget = decision.takeProfit;
+        p.pendingSide = p.decisions[3 * d]! === 1 ? 1 : -1;
+        p.pendingStop = p.decisions[3 * d + 1]!;
+        p.pendingTarget = p.decisions[3 * d + 2]!;
         p.pendingSignalTime = candle.time;
       }
     }
