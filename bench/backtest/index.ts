@@ -5,12 +5,12 @@
  * beside the four indicators alone over the same candles (the ceiling: what the runner can never
  * beat), in the same run, on one thread.
  *
- *   npm run bench -- backtest [runs] [sweep runs]        (default 7 and 2)
+ *   npm run bench -- backtest [runs] [sweep runs]        (default 9 and 2)
  *
  * Then the sweep's speed-up on worker threads (sweep.ts: 64 settings over the same year, one
  * worker against all cores, the best of `sweep runs` alternated runs).
  *
- * Loading the candles is timed apart and not counted (nor the collection of its garbage). Each row runs a JIT warm-up pass, then
+ * Loading the candles is timed apart and not counted (nor the collection of its garbage). Each row runs WARMUP_PASSES JIT warm-up passes, then
  * `runs` timed passes interleaved with the other row; the best pass gives the figures and the
  * ratio (a busy machine only slows passes down), the median is printed beside it.
  * Not a test: nothing here fails on a slow machine.
@@ -30,6 +30,7 @@ const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
 const FROM = Date.UTC(2025, 0, 1);
 const TO = Date.UTC(2026, 0, 1);
 const WARMUP_CANDLES = 300;
+const WARMUP_PASSES = 3;
 const TARGET_RATE = 1_000_000;
 const TARGET_RATIO = 0.5;
 
@@ -127,7 +128,7 @@ const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 /** Loads, measures and prints; answers the figures (for a bench that composes this one). */
 export async function main(options: { runs?: number; print?: (line: string) => void } = {}): Promise<BacktestBench> {
-  const runs = options.runs ?? 7;
+  const runs = options.runs ?? 9;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const t0 = performance.now();
   const pairs = loadCandles();
@@ -138,12 +139,17 @@ export async function main(options: { runs?: number; print?: (line: string) => v
     `Loaded ${fmt(candles)} M5 candles (${INSTRUMENTS.join(', ')}; 2025 plus ${WARMUP_CANDLES} of warm-up each) from the simulated market (seed 'bench') in ${loadSeconds.toFixed(2)} s (not counted below).`,
   );
   print(
-    `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${runs} interleaved timed passes after a warm-up pass.\n`,
+    `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${runs} interleaved timed passes after ${WARMUP_PASSES} warm-up passes.\n`,
   );
 
   const input = backtestInput(pairs);
-  let trades = runBacktest(input).trades.length;
-  sink += indicatorsAlone(pairs);
+  // The JIT settles over the first passes (a new run's objects meet the field types the earlier
+  // ones left): warm-up passes before the timed ones.
+  let trades = 0;
+  for (let w = 0; w < WARMUP_PASSES; w++) {
+    trades = runBacktest(input).trades.length;
+    sink += indicatorsAlone(pairs);
+  }
   const full: number[] = [];
   const alone: number[] = [];
   for (let r = 0; r < runs; r++) {

@@ -33,6 +33,11 @@ export class Atr implements StreamingIndicator<number> {
   }
 
   update(candle: Candle): number | null {
+    return this.advance(candle) ? this.average.current : null;
+  }
+
+  /** Feeds the candle as {@link update} does; whether there is an ATR (read `current`). */
+  advance(candle: Candle): boolean {
     assertCandle(candle);
     const { high, low, close } = candle;
     let tr = high - low;
@@ -45,7 +50,12 @@ export class Atr implements StreamingIndicator<number> {
     this.prevClose = close;
     this.tr = tr;
     this.seen++;
-    return this.average.update(tr);
+    return this.average.push(tr);
+  }
+
+  /** The last ATR, NaN before the first. */
+  get current(): number {
+    return this.average.current;
   }
 
   /** The last ATR, or null during warm-up. */

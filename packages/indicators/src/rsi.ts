@@ -24,7 +24,8 @@ export class Rsi implements StreamingIndicator<number> {
   private seen = 0;
   private readonly gains: WilderAverage;
   private readonly losses: WilderAverage;
-  private rsi: number | null = null;
+  // NaN before the first value (not null: see WilderAverage).
+  private rsi = Number.NaN;
 
   constructor(options: RsiOptions = {}) {
     this.period = options.period ?? 14;
@@ -42,26 +43,38 @@ export class Rsi implements StreamingIndicator<number> {
 
   /** Feeds a bare closing price (for RSI over anything that is not a candle). */
   updateClose(close: number): number | null {
+    return this.advanceClose(close) ? this.rsi : null;
+  }
+
+  /** Feeds a bare closing price as updateClose does; whether there is an RSI (read `current`). */
+  advanceClose(close: number): boolean {
     if (!Number.isFinite(close)) throw new RangeError(`RSI input must be finite, got ${close}`);
     const seen = this.seen++;
     const prev = this.prevClose;
     this.prevClose = close;
-    if (seen === 0) return null;
+    if (seen === 0) return false;
     const change = close - prev;
-    const g = this.gains.update(change > 0 ? change : 0);
-    const l = this.losses.update(change < 0 ? -change : 0);
-    if (g === null || l === null) return null;
+    const hasGain = this.gains.push(change > 0 ? change : 0);
+    const hasLoss = this.losses.push(change < 0 ? -change : 0);
+    if (!hasGain || !hasLoss) return false;
+    const g = this.gains.current;
+    const l = this.losses.current;
     this.rsi = l === 0 ? 100 : (100 * g) / (g + l);
+    return true;
+  }
+
+  /** The last RSI, NaN before the first. */
+  get current(): number {
     return this.rsi;
   }
 
   /** The last RSI in 0..100, or null during warm-up. */
   get value(): number | null {
-    return this.rsi;
+    return Number.isNaN(this.rsi) ? null : this.rsi;
   }
 
   get isReady(): boolean {
-    return this.rsi !== null;
+    return !Number.isNaN(this.rsi);
   }
 
   /** Wilder average gain and loss (null during warm-up). */
@@ -81,6 +94,6 @@ export class Rsi implements StreamingIndicator<number> {
     this.seen = 0;
     this.gains.reset();
     this.losses.reset();
-    this.rsi = null;
+    this.rsi = Number.NaN;
   }
 }

@@ -131,9 +131,10 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
 
   /** One close: the state after it, with the value in place in cur; whether there is one. */
   private step(close: number): boolean {
-    const rsi = this.rsi.updateClose(close);
+    const hasRsi = this.rsi.advanceClose(close);
     this.copy = null;
-    if (rsi === null) return false;
+    if (!hasRsi) return false;
+    const rsi = this.rsi.current;
 
     // Stochastic of the RSI over the last stochPeriod values: min and max from two monotonic
     // queues (O(1) amortized per value, no rescan of the look-back).

@@ -67,11 +67,12 @@ export class Supertrend implements StreamingIndicator<SupertrendValue> {
   /** Feeds the candle as {@link update} does, building no value object; whether there is a value (read `current`). */
   advance(candle: Candle): boolean {
     // The ATR validates the candle (assertCandle) before anything here changes.
-    const atr = this.atr.update(candle);
+    const hasAtr = this.atr.advance(candle);
     const prevClose = this.prevClose;
     this.prevClose = candle.close;
     this.copy = null;
-    if (atr === null) return false;
+    if (!hasAtr) return false;
+    const atr = this.atr.current;
 
     const hl2 = (candle.high + candle.low) / 2;
     const basicUpper = hl2 + this.multiplier * atr;

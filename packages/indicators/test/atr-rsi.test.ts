@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Atr, Rsi } from '../src/index.js';
+import { Atr, Rsi, syntheticCandles } from '../src/index.js';
 import { closes, feed, hlc } from './helpers.js';
 
 describe('ATR (Wilder), hand-computed', () => {
@@ -75,5 +75,31 @@ describe('RSI (Wilder), hand-computed', () => {
     const rsi = new Rsi({ period: 3 });
     const out = [10, 11, 10.5, 12].map((c) => rsi.updateClose(c));
     expect(out[3]).toBeCloseTo(250 / 3, 12);
+  });
+});
+
+describe('ATR and RSI: advance and current', () => {
+  const candles = syntheticCandles(80, { seed: 4 });
+
+  it('give the values update gives, NaN before the first, and value and isReady follow', () => {
+    const atr = new Atr({ period: 5 });
+    const atrAdvanced = new Atr({ period: 5 });
+    const rsi = new Rsi({ period: 7 });
+    const rsiAdvanced = new Rsi({ period: 7 });
+    for (const c of candles) {
+      const a = atr.update(c);
+      expect(atrAdvanced.advance(c)).toBe(a !== null);
+      expect(atrAdvanced.value).toBe(a);
+      expect(atrAdvanced.isReady).toBe(a !== null);
+      if (a === null) expect(atrAdvanced.current).toBeNaN();
+      else expect(atrAdvanced.current).toBe(a);
+      const r = rsi.update(c);
+      expect(rsiAdvanced.advanceClose(c.close)).toBe(r !== null);
+      expect(rsiAdvanced.value).toBe(r);
+      expect(rsiAdvanced.isReady).toBe(r !== null);
+      if (r === null) expect(rsiAdvanced.current).toBeNaN();
+      else expect(rsiAdvanced.current).toBe(r);
+    }
+    expect(atrAdvanced.isReady && rsiAdvanced.isReady).toBe(true);
   });
 });

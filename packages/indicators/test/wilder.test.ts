@@ -16,6 +16,19 @@ describe('WilderAverage', () => {
     expect(average.value).toBe(5);
   });
 
+  it('push says when there is an average, and current holds it (NaN before)', () => {
+    const pushed = new WilderAverage(3);
+    const updated = new WilderAverage(3);
+    expect(pushed.current).toBeNaN();
+    for (const x of [1, 2, 6, 9, 0.5, 4]) {
+      const v = updated.update(x);
+      expect(pushed.push(x)).toBe(v !== null);
+      if (v === null) expect(pushed.current).toBeNaN();
+      else expect(pushed.current).toBe(v);
+      expect(pushed.value).toBe(v);
+    }
+  });
+
   it('starts over after reset', () => {
     const average = new WilderAverage(2);
     for (const x of [4, 8, 10]) average.update(x);
