@@ -80,6 +80,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
   private readonly invK: number;
   private readonly invD: number;
   private prevRaw = Number.NaN;
+  /** sumOldestFirst's answer. */
+  private ringSum = Number.NaN;
   /** The value after the last input, overwritten in place by the next one; null before the first. */
   private cur: StochRsiValue | null = null;
   /** The fresh copy of cur that `value` answers, made once per input when asked. */
@@ -158,7 +160,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.rawPos = this.rawPos + 1 === ks ? 0 : this.rawPos + 1;
     if (this.rawCount < ks) this.rawCount++;
     if (this.rawCount < ks) return false;
-    const k = sumOldestFirst(rawBuf, this.rawPos) * this.invK;
+    this.sumOldestFirst(rawBuf, this.rawPos);
+    const k = this.ringSum * this.invK;
 
     // %D = SMA of %K, the same way.
     const ds = this.dSmoothing;
@@ -167,7 +170,8 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.kPos = this.kPos + 1 === ds ? 0 : this.kPos + 1;
     if (this.kCount < ds) this.kCount++;
     if (this.kCount < ds) return false;
-    const d = sumOldestFirst(kBuf, this.kPos) * this.invD;
+    this.sumOldestFirst(kBuf, this.kPos);
+    const d = this.ringSum * this.invD;
 
     const v = this.cur;
     const signal = stochRsiSignal(v, k, d, this.oversold, this.overbought);
@@ -213,12 +217,15 @@ export class StochRsi implements StreamingIndicator<StochRsiValue> {
     this.cur = null;
     this.copy = null;
   }
-}
 
-/** The sum of a full ring whose oldest value is at `oldest`, added oldest first. */
-function sumOldestFirst(ring: Float64Array, oldest: number): number {
-  let sum = 0;
-  for (let i = oldest; i < ring.length; i++) sum += ring[i]!;
-  for (let i = 0; i < oldest; i++) sum += ring[i]!;
-  return sum;
+  /**
+   * Sets ringSum to the sum of a full ring whose oldest value is at `oldest`, added oldest first
+   * (into a field rather than answered: a number answered by a call not inlined is allocated).
+   */
+  private sumOldestFirst(ring: Float64Array, oldest: number): void {
+    let sum = 0;
+    for (let i = oldest; i < ring.length; i++) sum += ring[i]!;
+    for (let i = 0; i < oldest; i++) sum += ring[i]!;
+    this.ringSum = sum;
+  }
 }

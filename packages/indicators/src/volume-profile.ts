@@ -193,8 +193,9 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     // Ladder steps at most (1 + t)² apart, so that the nearest is within a factor 1 + t.
     this.ladderScale = 2 ** Math.min(20, Math.max(0, Math.ceil(-Math.log2((1 + t) * (1 + t) - 1))));
     this.unitBits = 51 - Math.ceil(Math.log2(this.window));
-    this.highs = new Float64Array(this.window);
-    this.lows = new Float64Array(this.window);
+    // One slot more than the window: slot `window` holds the grid's bounds for rowsOf.
+    this.highs = new Float64Array(this.window + 1);
+    this.lows = new Float64Array(this.window + 1);
     this.vols = new Float64Array(this.window);
     this.slotUnits = new Float64Array(this.window);
     this.slotA = new Int32Array(this.window);
@@ -357,10 +358,14 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * Sets ra, rb to the first and last grid rows the range [low, high] covers (as doubles, so
-   * the caller can range-check them before they are used as int32 indices).
+   * Sets ra, rb to the first and last grid rows the range [low, high] of ring slot `slot`
+   * covers (as doubles, so the caller can range-check them before they are used as int32
+   * indices). Takes the slot, not the prices: a number passed to a call the compiler does not
+   * inline is allocated.
    */
-  private rowsOf(high: number, low: number): void {
+  private rowsOf(slot: number): void {
+    const high = this.highs[slot]!;
+    const low = this.lows[slot]!;
     const a = Math.floor((low - this.anchor) * this.invStep + EDGE_EPS);
     let b = a;
     if (high > low) {
@@ -372,10 +377,13 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * The whole quanta of a candle's `units` that fall in its first and last rows (pFirst, pLast)
-   * and in each full row between (pMid), for rows ra..rb (pFirst = units when ra = rb).
+   * The whole quanta of the units of the candle of ring slot `slot` (slotUnits) that fall in its
+   * first and last rows (pFirst, pLast) and in each full row between (pMid), for rows ra..rb
+   * (pFirst = units when ra = rb). Takes the slot, not the prices: a number passed to a call the
+   * compiler does not inline is allocated.
    */
-  private split(high: number, low: number, units: number): void {
+  private split(slot: number): void {
+    const units = this.slotUnits[slot]!;
     const a = this.ra;
     const b = this.rb;
     if (a === b) {
@@ -383,8 +391,8 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       return;
     }
     const step = this.step;
-    let first = this.anchor + (a + 1) * step - low;
-    let lastPart = high - (this.anchor + b * step);
+    let first = this.anchor + (a + 1) * step - this.lows[slot]!;
+    let lastPart = this.highs[slot]! - (this.anchor + b * step);
     if (first < 0) first = 0;
     else if (first > step) first = step;
     if (lastPart < 0) lastPart = 0;
@@ -408,16 +416,15 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
       this.slotB[slot] = 0;
       return;
     }
-    const high = this.highs[slot]!;
-    const low = this.lows[slot]!;
     const units = roundUnits(volume * this.invQuantum);
+    this.slotUnits[slot] = units;
     this.windowUnits += units;
-    this.rowsOf(high, low);
+    this.rowsOf(slot);
     const a = this.ra | 0;
     const b = this.rb | 0;
     this.ensureRows(a, b);
-    this.split(high, low, units);
-    this.addAmounts(slot, units, a, b);
+    this.split(slot);
+    this.addAmounts(slot, a, b);
     if (this.hi < this.lo) {
       this.lo = a;
       this.hi = b;
@@ -455,11 +462,10 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
   }
 
   /**
-   * Puts the amounts `split` computed into rows a..b and remembers them, with the rows and the
-   * candle's units, under ring slot `slot` for the candle's eviction.
+   * Puts the amounts `split` computed into rows a..b and remembers them, with the rows, under
+   * ring slot `slot` (whose slotUnits are set) for the candle's eviction.
    */
-  private addAmounts(slot: number, units: number, a: number, b: number): void {
-    this.slotUnits[slot] = units;
+  private addAmounts(slot: number, a: number, b: number): void {
     this.slotA[slot] = a;
     this.slotB[slot] = b;
     this.slotFirst[slot] = this.pFirst;
@@ -553,7 +559,10 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
     this.rebuilds++;
     // Every candle with volume lies within the rows of [gridLow, gridHigh]: size the storage once,
     // then place the candles with no per-candle bounds bookkeeping.
-    this.rowsOf(this.gridHigh, this.gridLow);
+    const bounds = this.window;
+    this.highs[bounds] = this.gridHigh;
+    this.lows[bounds] = this.gridLow;
+    this.rowsOf(bounds);
     const need = this.rb - this.ra + 3; // one spare row each side for the flat-candle rounding edge
     if (need > this.maxRows) {
       throw new RangeError(`volume profile would span ${need} rows (maxRows ${this.maxRows}); use a larger rowSize`);
@@ -579,15 +588,14 @@ export class VolumeProfile implements StreamingIndicator<VolumeProfileValue> {
         this.slotB[i] = 0;
         continue;
       }
-      const high = this.highs[i]!;
-      const low = this.lows[i]!;
       const units = roundUnits(volume * invQuantum);
+      this.slotUnits[i] = units;
       total += units;
-      this.rowsOf(high, low);
+      this.rowsOf(i);
       const a = this.ra | 0;
       const b = this.rb | 0;
-      this.split(high, low, units);
-      this.addAmounts(i, units, a, b);
+      this.split(i);
+      this.addAmounts(i, a, b);
       if (a < lo) lo = a;
       if (b > hi) hi = b;
     }

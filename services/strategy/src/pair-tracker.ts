@@ -77,7 +77,8 @@ export class PairTracker {
   /** The one snapshot object, updated in place by each candle (a backtest pushes millions). */
   private reusable: Snapshot | null = null;
   private quoteMid: number | null = null;
-  private lastDataAt: number | null = null;
+  /** When the newest data came (epoch ms), NaN before any: a number field, so that setting it allocates nothing. */
+  private lastDataAt = Number.NaN;
 
   constructor(instrument: string, symbol: string, digits: number, settings: TrackerSettings) {
     this.instrument = instrument;
@@ -142,7 +143,7 @@ export class PairTracker {
     const hasVolumeProfile = this.volumeProfile.advance(candle);
     this.lastCandle = candle;
     const endMs = candle.time * 1000 + this.candleMs;
-    if (this.lastDataAt === null || endMs > this.lastDataAt) this.lastDataAt = endMs;
+    if (!(endMs <= this.lastDataAt)) this.lastDataAt = endMs;
     if (hasSupertrend && hasStochRsi && hasFvg && hasVolumeProfile) {
       const s = (this.reusable ??= new Snapshot(candle, this.supertrend, this.stochRsi, this.fvg, this.volumeProfile));
       s.candle = candle;
@@ -159,7 +160,7 @@ export class PairTracker {
   status(isRunning: boolean, nowMs: number, staleAfterMs: number): PairStatus {
     if (!isRunning) return 'stopped';
     if (!this.snapshot) return 'warming_up';
-    if (this.lastDataAt === null || nowMs - this.lastDataAt > staleAfterMs) return 'stale';
+    if (!(nowMs - this.lastDataAt <= staleAfterMs)) return 'stale';
     return 'monitoring';
   }
 
@@ -175,7 +176,7 @@ export class PairTracker {
       stochrsi: s ? { k: Number(s.stochrsi.k.toFixed(2)), d: Number(s.stochrsi.d.toFixed(2)) } : null,
       last_signal: this.lastSignal,
       last_candle_time: this.lastCandle ? new Date(this.lastCandle.time * 1000).toISOString() : null,
-      last_data_at: this.lastDataAt === null ? null : new Date(this.lastDataAt).toISOString(),
+      last_data_at: Number.isNaN(this.lastDataAt) ? null : new Date(this.lastDataAt).toISOString(),
     };
   }
 
