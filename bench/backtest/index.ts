@@ -5,7 +5,7 @@
  * beside the four indicators alone over the same candles (the ceiling: what the runner can never
  * beat), in the same run, on one thread.
  *
- *   npm run bench -- backtest [runs] [sweep runs]        (default 9 and 2)
+ *   npm run bench -- backtest [runs] [sweep runs]        (default 9 and 3)
  *
  * Then the sweep's speed-up on worker threads (sweep.ts: 64 settings over the same year, one
  * worker against all cores, the best of `sweep runs` alternated runs).
@@ -178,6 +178,6 @@ export async function main(options: { runs?: number; print?: (line: string) => v
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await main({ runs: process.argv[2] ? Number(process.argv[2]) : undefined });
   process.stdout.write('\n');
-  const sweep = await benchSweep({ runs: process.argv[3] ? Number(process.argv[3]) : 2, log: (line) => process.stderr.write(`${line}\n`) });
+  const sweep = await benchSweep({ runs: process.argv[3] ? Number(process.argv[3]) : 3, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${sweepReport(sweep)}\n`);
 }

@@ -75,8 +75,6 @@ class PairRun {
   readonly windowStart: number;
   readonly windowEnd: number;
   readonly curve: EquityCurve;
-  /** Closed trades, in the order they closed. */
-  readonly trades: Trade[] = [];
   realized = 0;
   unrealized = 0;
   hasPending = false;
@@ -110,6 +108,8 @@ class PairRun {
 
   constructor(
     readonly pair: BacktestPair,
+    /** Its place in the input's pairs. */
+    readonly index: number,
     input: BacktestInput,
   ) {
     const { rules, fills, accountCurrency, fromSec, toSec } = input;
@@ -185,8 +185,41 @@ class Mark {
   }
 }
 
-function pointOf(timeSec: number, equity: number, drawdown: number, drawdownPercent: number): EquityPoint {
-  return { time: iso(timeSec), equity: money(equity), drawdown: money(drawdown), drawdown_percent: Math.round(drawdownPercent * 10_000) / 10_000 };
+/**
+ * What a run keeps of a closed trade until its result builds the Trade, as numbers (Closed.Fields
+ * of them a trade, in the order they closed): objects made as trades close would live through the
+ * run and be promoted to the old generation, each run's garbage for a major collection.
+ */
+const enum Closed {
+  Pair,
+  Slot,
+  Side,
+  SignalTime,
+  EntryTime,
+  Entry,
+  ExitTime,
+  ExitPrice,
+  Reason,
+  Lots,
+  Pnl,
+  RMultiple,
+  Duration,
+  Commission,
+  Fields,
+}
+
+const EXIT_REASONS: readonly ExitReason[] = ['stop', 'target', 'end_of_data'];
+
+/** The equity points kept, as numbers (time, equity, drawdown, drawdown %), until the result builds them. */
+const POINT_FIELDS = 4;
+
+function pointOf(kept: readonly number[], k: number): EquityPoint {
+  return {
+    time: iso(kept[k]!),
+    equity: money(kept[k + 1]!),
+    drawdown: money(kept[k + 2]!),
+    drawdown_percent: Math.round(kept[k + 3]! * 10_000) / 10_000,
+  };
 }
 
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
@@ -201,19 +234,19 @@ class Run {
   private skipped = 0;
   private candles = 0;
   private readonly curve: EquityCurve;
-  private readonly points: EquityPoint[] = [];
+  private readonly points: number[] = [];
   private bucketSize = 1;
   /** Marks the current bucket still takes (the first mark is kept apart). */
   private bucketLeft = 0;
   /** The lowest mark of the current bucket. */
   private readonly low = new Mark();
-  /** Every trade, in entry order: its slot is taken at the entry, filled at the exit. */
-  private readonly entries: Trade[] = [];
-  /** Every trade, in the order they closed (for the losing streak). */
-  private readonly exits: Trade[] = [];
+  /** Trades entered: the next one's place in the entry order. */
+  private entered = 0;
+  /** The closed trades, as numbers (see Closed), in the order they closed. */
+  private readonly closed: number[] = [];
 
   constructor(private readonly input: BacktestInput) {
-    this.pairs = input.pairs.map((pair) => new PairRun(pair, input));
+    this.pairs = input.pairs.map((pair, index) => new PairRun(pair, index, input));
     this.candleSeconds = TIMEFRAME_SECONDS[input.timeframe];
     this.balance = input.initialBalance;
     this.curve = new EquityCurve(input.initialBalance);
@@ -356,7 +389,7 @@ class Run {
     p.signalTime = p.pendingSignalTime;
     p.unrealized = 0;
     // Its place in the entry order, filled when it closes (every position closes by the end).
-    p.slot = this.entries.length++;
+    p.slot = this.entered++;
   }
 
   private close(p: PairRun, candle: LabCandle, exitPrice: number, reason: ExitReason): void {
@@ -364,25 +397,22 @@ class Run {
     const commission = money(this.input.fills.commission_per_lot * p.lots);
     const pnl = money(p.side * (exitPrice - p.entry) * p.units * rate - commission);
     const risk = Math.abs(p.entry - p.stop) * p.units * rate;
-    const digits = p.pair.digits + 1;
-    const trade: Trade = {
-      instrument: p.pair.instrument,
-      side: p.side === 1 ? 'LONG' : 'SHORT',
-      signal_time: iso(p.signalTime),
-      entry_time: iso(p.entryTime),
-      entry_price: Number(p.entry.toFixed(digits)),
-      exit_time: iso(candle.time),
-      exit_price: Number(exitPrice.toFixed(digits)),
-      exit_reason: reason,
-      volume_lots: p.lots,
+    this.closed.push(
+      p.index,
+      p.slot,
+      p.side,
+      p.signalTime,
+      p.entryTime,
+      p.entry,
+      candle.time,
+      exitPrice,
+      EXIT_REASONS.indexOf(reason),
+      p.lots,
       pnl,
-      r_multiple: risk > 0 ? Math.round((pnl / risk) * 10_000) / 10_000 : 0,
-      duration_seconds: candle.time + this.candleSeconds - p.entryTime,
+      risk > 0 ? Math.round((pnl / risk) * 10_000) / 10_000 : 0,
+      candle.time + this.candleSeconds - p.entryTime,
       commission,
-    };
-    p.trades.push(trade);
-    this.entries[p.slot] = trade;
-    this.exits.push(trade);
+    );
     this.balance += pnl;
     p.realized += pnl;
     this.unrealized -= p.unrealized;
@@ -425,12 +455,12 @@ class Run {
 
   private flushBucket(): void {
     const low = this.low;
-    if (low.isSet) this.points.push(pointOf(low.timeSec, low.equity, low.drawdown, low.drawdownPercent));
+    if (low.isSet) this.points.push(low.timeSec, low.equity, low.drawdown, low.drawdownPercent);
     low.isSet = false;
   }
 
   private keep(timeSec: number, equity: number): void {
-    this.points.push(pointOf(timeSec, equity, this.curve.drawdown, this.curve.drawdownPercent));
+    this.points.push(timeSec, equity, this.curve.drawdown, this.curve.drawdownPercent);
   }
 
   private finishEquity(): void {
@@ -443,17 +473,52 @@ class Run {
   private result(): BacktestResult {
     const { input, pairs } = this;
     for (const p of pairs) if (p.hasPending) this.skipped++;
+    const { entries, exits, byPair } = this.trades();
+    const equity: EquityPoint[] = [];
+    for (let k = 0; k < this.points.length; k += POINT_FIELDS) equity.push(pointOf(this.points, k));
     const windowSeconds = input.toSec - input.fromSec;
     const perPair: BacktestMetrics['per_pair'] = {};
-    for (const p of pairs) perPair[p.pair.instrument] = metricsOf(p.trades, p.curve, input.initialBalance + p.realized, windowSeconds);
+    for (const p of pairs) perPair[p.pair.instrument] = metricsOf(byPair[p.index]!, p.curve, input.initialBalance + p.realized, windowSeconds);
     return {
-      trades: this.entries,
-      equity: this.points,
-      metrics: { overall: metricsOf(this.exits, this.curve, this.balance, windowSeconds), per_pair: perPair },
+      trades: entries,
+      equity,
+      metrics: { overall: metricsOf(exits, this.curve, this.balance, windowSeconds), per_pair: perPair },
       signals: this.signals,
       skipped_signals: this.skipped,
       candles: this.candles,
     };
+  }
+
+  /** The closed trades as Trades: in entry order, in the order they closed, and by pair (in the order they closed). */
+  private trades(): { entries: Trade[]; exits: Trade[]; byPair: Trade[][] } {
+    const entries = new Array<Trade>(this.entered);
+    const exits: Trade[] = [];
+    const byPair: Trade[][] = this.pairs.map(() => []);
+    const c = this.closed;
+    for (let k = 0; k < c.length; k += Closed.Fields) {
+      const index = c[k + Closed.Pair]!;
+      const pair = this.pairs[index]!.pair;
+      const digits = pair.digits + 1;
+      const trade: Trade = {
+        instrument: pair.instrument,
+        side: c[k + Closed.Side] === 1 ? 'LONG' : 'SHORT',
+        signal_time: iso(c[k + Closed.SignalTime]!),
+        entry_time: iso(c[k + Closed.EntryTime]!),
+        entry_price: Number(c[k + Closed.Entry]!.toFixed(digits)),
+        exit_time: iso(c[k + Closed.ExitTime]!),
+        exit_price: Number(c[k + Closed.ExitPrice]!.toFixed(digits)),
+        exit_reason: EXIT_REASONS[c[k + Closed.Reason]!]!,
+        volume_lots: c[k + Closed.Lots]!,
+        pnl: c[k + Closed.Pnl]!,
+        r_multiple: c[k + Closed.RMultiple]!,
+        duration_seconds: c[k + Closed.Duration]!,
+        commission: c[k + Closed.Commission]!,
+      };
+      entries[c[k + Closed.Slot]!] = trade;
+      exits.push(trade);
+      byPair[index]!.push(trade);
+    }
+    return { entries, exits, byPair };
   }
 }
 
