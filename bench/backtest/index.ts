@@ -10,9 +10,10 @@
  * Then the sweep's speed-up on worker threads (sweep.ts: 64 settings over the same year, one
  * worker against all cores, the best of `sweep runs` alternated runs).
  *
- * Loading the candles is timed apart and not counted (nor the collection of its garbage). Each row runs WARMUP_PASSES JIT warm-up passes, then
- * `runs` timed passes interleaved with the other row; the best pass gives the figures and the
- * ratio (a busy machine only slows passes down), the median is printed beside it.
+ * Loading the candles is timed apart and not counted (nor the collection of its garbage). Each
+ * row runs WARMUP_PASSES JIT warm-up passes, then `runs` timed passes interleaved with the other
+ * row; the best pass gives the figures and the ratio (a busy machine only slows passes down), the
+ * median is printed beside it.
  * Not a test: nothing here fails on a slow machine.
  */
 import { cpus } from 'node:os';

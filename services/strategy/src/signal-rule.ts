@@ -126,14 +126,11 @@ export const MIN_STOP_SPREADS = 2;
  * at least {@link MIN_STOP_SPREADS} of the candle's spread when it has one.
  */
 export function stopLevel(s: IndicatorSnapshot, evaluation: Evaluation, minStopAtr: number): number {
-  return stopLevelOf(s, evaluation.type === 'LONG', evaluation.aligned.fvg, minStopAtr);
-}
-
-function stopLevelOf(s: IndicatorSnapshot, long: boolean, isFvgAligned: boolean, minStopAtr: number): number {
+  const long = evaluation.type === 'LONG';
   const entry = s.candle.close;
   let structure = s.supertrend.value;
   const zone = s.fvg.zone;
-  if (isFvgAligned && zone) {
+  if (evaluation.aligned.fvg && zone) {
     if (long && zone[0] < entry) structure = Math.max(structure, zone[0]);
     if (!long && zone[1] > entry) structure = Math.min(structure, zone[1]);
   }
@@ -142,22 +139,17 @@ function stopLevelOf(s: IndicatorSnapshot, long: boolean, isFvgAligned: boolean,
   return long ? Math.min(structure, entry - minDistance) : Math.max(structure, entry + minDistance);
 }
 
-/** The signal this candle gives, or null: a trigger and at least `minConfluence` aligned indicators (those of {@link evaluate}). */
+/** The signal this candle gives, or null: a trigger and at least `minConfluence` aligned indicators. */
 export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDecision | null {
   // Most candles have no trigger: answered before anything else is read (a backtest asks on
   // every candle; the volume profile computes its value only when read).
-  const long = s.supertrend.direction === 1;
-  const trigger = triggerOf(s, long);
-  if (trigger === null) return null;
-  const stochrsi = isStochRsiAligned(s, long);
-  const fvg = isFvgAligned(s, long);
-  const volumeProfile = isVolumeProfileAligned(s, long);
-  const confluence = 1 + Number(stochrsi) + Number(fvg) + Number(volumeProfile);
-  if (confluence < settings.minConfluence) return null;
+  if (triggerOf(s, s.supertrend.direction === 1) === null) return null;
+  const evaluation = evaluate(s);
+  if (evaluation.trigger === null || evaluation.confluence < settings.minConfluence) return null;
   const { digits } = settings;
-  const direction = long ? 1 : -1;
+  const direction = evaluation.type === 'LONG' ? 1 : -1;
   const entry = roundPrice(s.candle.close, digits);
-  const stopLoss = roundPrice(stopLevelOf(s, long, fvg, settings.minStopAtr), digits);
+  const stopLoss = roundPrice(stopLevel(s, evaluation, settings.minStopAtr), digits);
   const risk = (entry - stopLoss) * direction;
   // A stop on the wrong side (or on the entry) cannot be traded: no signal.
   if (!(risk > 0)) return null;
@@ -166,10 +158,10 @@ export function decide(s: IndicatorSnapshot, settings: RuleSettings): SignalDeci
   const ratio = Math.abs(takeProfit - entry) / risk;
   const riskReward = roundAwayFromTie(ratio, 2) ?? Number(ratio.toFixed(2));
   return {
-    type: long ? 'LONG' : 'SHORT',
-    trigger,
-    aligned: { supertrend: true, stochrsi, fvg, volume_profile: volumeProfile },
-    confluence,
+    type: evaluation.type,
+    trigger: evaluation.trigger,
+    aligned: evaluation.aligned,
+    confluence: evaluation.confluence,
     entry,
     stopLoss,
     takeProfit,

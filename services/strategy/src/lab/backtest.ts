@@ -473,7 +473,7 @@ class Run {
   private result(): BacktestResult {
     const { input, pairs } = this;
     for (const p of pairs) if (p.hasPending) this.skipped++;
-    const { entries, exits, byPair } = this.trades();
+    const { entries, exits, byPair } = this.closedTrades();
     const equity: EquityPoint[] = [];
     for (let k = 0; k < this.points.length; k += POINT_FIELDS) equity.push(pointOf(this.points, k));
     const windowSeconds = input.toSec - input.fromSec;
@@ -490,7 +490,7 @@ class Run {
   }
 
   /** The closed trades as Trades: in entry order, in the order they closed, and by pair (in the order they closed). */
-  private trades(): { entries: Trade[]; exits: Trade[]; byPair: Trade[][] } {
+  private closedTrades(): { entries: Trade[]; exits: Trade[]; byPair: Trade[][] } {
     const entries = new Array<Trade>(this.entered);
     const exits: Trade[] = [];
     const byPair: Trade[][] = this.pairs.map(() => []);
