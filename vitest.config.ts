@@ -19,6 +19,15 @@ const SPAWNING = ['**/*.process.test.ts', '**/*.browser.test.ts'];
 const WAITING = ['console.browser.test.ts'];
 const ALL = ['**/*.test.ts'];
 
+/**
+ * What a test and a hook get unless they set their own, per group. Vitest's defaults (5 s a test,
+ * 10 s a hook) are met by every in-process test on a quiet machine, but CI shares its two cores:
+ * with another process keeping both busy, a test that loads a week of candles or builds every
+ * service's OpenAPI document took over 5 s. A test that waits on something slower (a lease, a
+ * candle, a child process) still sets its own, longer timeout.
+ */
+const TIMEOUT_MS: Record<1 | 2 | 3, number> = { 1: 30_000, 2: 120_000, 3: 180_000 };
+
 const workspaces = ['packages', 'services']
   .flatMap((dir) => fs.readdirSync(dir).map((name) => path.join(dir, name)))
   .filter((dir) => fs.existsSync(path.join(dir, 'test')))
@@ -32,6 +41,8 @@ function project(name: string, root: string, group: 1 | 2 | 3, include: string[]
       include: include.map((glob) => `test/${glob}`),
       exclude: ['**/node_modules/**', ...exclude.map((glob) => `test/${glob}`)],
       maxWorkers: group === 3 ? 1 : 2,
+      testTimeout: TIMEOUT_MS[group],
+      hookTimeout: TIMEOUT_MS[group],
       isolate: group !== 1,
       sequence: { groupOrder: group },
     },
