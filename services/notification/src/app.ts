@@ -7,6 +7,7 @@ import type { NotificationDeps } from './deps.js';
 import { MessengerWebhook } from './messenger-webhook.js';
 import { Notifier } from './notifier.js';
 import { Outbox } from './outbox.js';
+import { configSecrets } from './provider-secrets.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerSmsWebhookRoutes } from './routes/sms-webhook.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
@@ -65,6 +66,7 @@ export async function buildApp({ config, deps }: { config: NotificationConfig; d
     // nodemailer's timeouts are per stage (connect, greeting, socket): three of them, plus slack.
     leaseMs: 3 * config.PROVIDER_TIMEOUT_MS + 5000,
     atMostOnce: config.AT_MOST_ONCE_CHANNELS,
+    secrets: configSecrets(config),
     onResult: (channel, outcome) => attempts.inc({ channel, outcome }),
   });
   const notifier = new Notifier({

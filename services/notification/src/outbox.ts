@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Transports } from './channels/index.js';
 import { DeliveryError, type OutboundMessage } from './channels/transport.js';
 import type { NotificationChannel, ProviderError } from '@fxdesk/schemas';
+import { SecretRedactor } from './provider-secrets.js';
 import { retryDelayMs, type RetryPolicy } from './retry.js';
 import type { ClaimedDelivery, NotificationStore } from './store.js';
 
@@ -21,6 +22,8 @@ export interface OutboxOptions {
   leaseMs: number;
   /** Channels never sent twice: a delivery whose outcome is unknown fails instead of being resent. */
   atMostOnce: NotificationChannel[];
+  /** The configured credentials (configSecrets): blanked from every provider error before it is stored or logged. */
+  secrets: readonly string[];
   onResult?: (channel: NotificationChannel, outcome: 'sent' | 'retry' | 'failed') => void;
 }
 
@@ -49,7 +52,11 @@ export class Outbox {
   /** Counts schedule() calls: one that finds a later one made after it leaves the timer to that one. */
   private schedules = 0;
 
-  constructor(private readonly o: OutboxOptions) {}
+  private readonly redactor: SecretRedactor;
+
+  constructor(private readonly o: OutboxOptions) {
+    this.redactor = new SecretRedactor(o.secrets);
+  }
 
   start(): void {
     this.stopped = false;
@@ -204,11 +211,10 @@ export class Outbox {
         log.debug({ provider: result.provider, providerMessageId: result.providerMessageId }, 'delivery sent');
       });
     } catch (err) {
-      const failure =
-        err instanceof DeliveryError
-          ? err
-          : new DeliveryError({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) }, { retryable: true });
-      if (!(err instanceof DeliveryError)) log.error({ err }, 'delivery: unexpected transport error');
+      // The one place a provider's failure becomes the text we store and log: providers echo what
+      // they were sent (a path holding the bot token, an Authorization header), so secrets go here.
+      const failure = this.redactor.failure(err);
+      if (!(err instanceof DeliveryError)) log.error({ err: this.redactor.loggable(err) }, 'delivery: unexpected transport error');
       recorded = this.recordFailure(d, failure, transport.provider, log);
     }
     release();
