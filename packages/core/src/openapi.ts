@@ -35,10 +35,13 @@ export function documentAnswer(schema: FastifySchema, status: number, descriptio
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const CROSS_ORIGIN_REFUSAL = 'Sent by a browser page of another origin than the service’s own and CORS_ORIGINS (`forbidden`)';
 
 /**
  * The answers the kit itself gives on a route, added to its OpenAPI document so the document
- * names every status the route can answer (DESIGN.md §2): 500 everywhere, 429 where a
+ * names every status the route can answer (DESIGN.md §2): 500 everywhere, 403 on a method that
+ * changes state (origin-guard.ts), 429 where a
  * rate limit applies, 400/413/415/422 where a JSON body is read, 422 where parameters are
  * validated. The route's own declarations win.
  */
@@ -47,6 +50,7 @@ export function documentKitAnswers(route: RouteOptions, options: { globalRateLim
   if (schema.hide) return;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   documentAnswer(schema, 500);
+  if (methods.some((m) => !SAFE_METHODS.has(m))) documentAnswer(schema, 403, CROSS_ORIGIN_REFUSAL);
   const limit = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
   if (limit !== false && (options.globalRateLimit || limit !== undefined)) documentAnswer(schema, 429);
   if (schema.body !== undefined || methods.some((m) => BODY_METHODS.has(m))) {

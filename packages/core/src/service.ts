@@ -14,6 +14,7 @@ import { processEventLoopDelay } from './event-loop-delay.js';
 import { processLiveHeapBytes } from './heap-live.js';
 import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
+import { originGuard } from './origin-guard.js';
 import { documentKitAnswers, withReachableSchemas } from './openapi.js';
 
 export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -113,6 +114,11 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Refused before any body is read or any handler runs.
+  app.addHook('onRequest', originGuard(options.corsOrigins ?? []));
+  // A body is JSON (or what a route's own scope parses): Fastify's text/plain parser would hand
+  // a JSON schema a string (422) where the README promises 415.
+  app.removeContentTypeParser('text/plain');
 
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     const origins = options.corsOrigins;
