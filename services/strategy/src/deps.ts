@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import type { LabDeps } from './lab/jobs.js';
+import { historyHoursOf } from './lab/plan.js';
 import { LabPool } from './lab/pool.js';
 import { PostgresLabStore } from './lab/postgres-store.js';
 import { SqliteLabStore } from './lab/sqlite-store.js';
@@ -62,6 +63,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const lab: LabDeps = {
     store: labStore,
     history: marketData ? new MarketDataLabHistory(marketData) : new SimulatedLabHistory(market as SimulatedMarket),
+    hours: historyHoursOf(config),
     runner: pool,
   };
   const leadership = config.DATABASE_URL

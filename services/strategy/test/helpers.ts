@@ -14,6 +14,7 @@ import type { EventHub } from '../src/event-hub.js';
 import { SimulatedLabHistory } from '../src/lab/candles.js';
 import type { LabJobs, LabRunner } from '../src/lab/jobs.js';
 import { LabPool } from '../src/lab/pool.js';
+import { historyHoursOf } from '../src/lab/plan.js';
 import { SqliteLabStore } from '../src/lab/sqlite-store.js';
 import type { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
@@ -75,7 +76,12 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const store = options.store ?? new SqliteStrategyStore(options.dbFile ?? ':memory:');
   const runner = options.labRunner ?? new LabPool({ workers: 1 });
-  const lab = { store: options.labStore ?? new SqliteLabStore(options.labDbFile ?? ':memory:'), history: new SimulatedLabHistory(market), runner };
+  const lab = {
+    store: options.labStore ?? new SqliteLabStore(options.labDbFile ?? ':memory:'),
+    history: new SimulatedLabHistory(market),
+    hours: historyHoursOf(config),
+    runner,
+  };
   const parts = { clock, store, source: new SimulatedSource(market), lab, ...options.deps };
   const deps: StrategyDeps = {
     ...parts,

@@ -4,6 +4,7 @@ import type { BacktestSettings } from '@fxdesk/schemas';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runBacktestJob } from '../src/lab/backtest.js';
 import type { LabRunner } from '../src/lab/jobs.js';
+import { candlesBetween } from '../src/lab/plan.js';
 import { LabPool } from '../src/lab/pool.js';
 import { SqliteLabStore } from '../src/lab/sqlite-store.js';
 import type { BacktestJob } from '../src/lab/types.js';
@@ -171,6 +172,26 @@ describe('a backtest through the API', () => {
       ),
     ).toEqual(['body.walk_forward']);
     expect(await paths({ ...sweep, base: { instruments: ['ABC_XYZ'], ...WEEK }, grid: { risk_reward: [1] } }, '/sweeps')).toEqual(['body.base.instruments.0']);
+  });
+
+  it('refuses five years of M1 with 422 when the market trades all week (SIM_MARKET_HOURS=false), counting every minute', async () => {
+    const body = { instruments: ['EUR_USD'], timeframe: 'M1', from: '2021-01-01', to: '2026-01-01' };
+    const { app } = await start({ labRunner: new ManualRunner(), env: { SIM_MARKET_HOURS: 'false' } });
+    const res = await app.inject({ method: 'POST', url: '/backtests', payload: body });
+    expect(res.statusCode, res.body).toBe(422);
+    // 1,826 days of 1,440 minutes, and the 150 of the warm-up.
+    expect(res.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.to', message: expect.stringMatching(/holds 2629590 candles of M1 for 1 pairs .*more than LAB_MAX_CANDLES \(2000000\)/) }],
+    });
+  });
+
+  it('counts the minutes of the FX week when the market keeps its hours', async () => {
+    const body = { instruments: ['EUR_USD'], timeframe: 'M1', from: '2021-01-01', to: '2026-01-01' };
+    const { app } = await start({ labRunner: new ManualRunner(), env: { SIM_MARKET_HOURS: 'true', LAB_MAX_CANDLES: '1000000' } });
+    const res = await app.inject({ method: 'POST', url: '/backtests', payload: body });
+    const count = candlesBetween('M1', Date.parse(body.from) / 1000, Date.parse(body.to) / 1000, 'fx_week');
+    expect(res.json<{ message: string }>().message).toContain(`holds ${count + 150} candles of M1`);
   });
 
   it('answers 503 LAB_QUEUE_FULL with Retry-After once LAB_MAX_QUEUE jobs wait', async () => {

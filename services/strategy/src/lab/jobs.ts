@@ -30,7 +30,17 @@ import { latestWrite } from '../latest-write.js';
 import type { StrategyRules } from '../rules.js';
 import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
 import { backtestCandles } from './chart.js';
-import { apiRules, planBacktest, planSweep, type BacktestPlan, type Catalog, type PlanConfig, type PlannedPair, type SweepPlan } from './plan.js';
+import {
+  apiRules,
+  planBacktest,
+  planSweep,
+  type BacktestPlan,
+  type Catalog,
+  type HistoryHours,
+  type PlanConfig,
+  type PlannedPair,
+  type SweepPlan,
+} from './plan.js';
 import type { FailedJobs, JobKind, LabStore, StoredSweep } from './store.js';
 import { outOfSampleTotal, rankOrder, type WalkForwardWindow } from './sweep.js';
 import type { BacktestJob, BacktestPair, BacktestResult, LabCandle } from './types.js';
@@ -40,10 +50,12 @@ export interface LabRunner {
   run(job: BacktestJob, options?: { onProgress?: (fraction: number) => void; signal?: AbortSignal }): Promise<BacktestResult>;
 }
 
-/** What the lab is made of: its store, its candles and its threads. */
+/** What the lab is made of: its store, its candles (and when the history has them) and its threads. */
 export interface LabDeps {
   store: LabStore;
   history: LabHistory;
+  /** The history's hours, by which a request's candles are counted against LAB_MAX_CANDLES. */
+  hours: HistoryHours;
   runner: LabRunner;
 }
 
@@ -120,7 +132,7 @@ export class LabJobs {
 
   /** Checks and queues a backtest; 422 for a request that cannot run, 503 LAB_QUEUE_FULL when the queue is. */
   async submitBacktest(request: BacktestRequest): Promise<LabJobCreated> {
-    const plan = planBacktest(request, { config: this.o.config, catalog: await this.catalog(), nowMs: this.o.clock.now() });
+    const plan = planBacktest(request, { config: this.o.config, catalog: await this.catalog(), hours: this.o.lab.hours, nowMs: this.o.clock.now() });
     this.checkQueue();
     const id = randomUUID();
     await this.o.lab.store.insertBacktest({ id, name: request.name ?? null, settings: plan.settings, ...this.stamps() });
@@ -131,7 +143,7 @@ export class LabJobs {
 
   /** Checks and queues a sweep with its backtests (each queued, openable at once). */
   async submitSweep(request: SweepRequest): Promise<LabJobCreated> {
-    const plan = planSweep(request, { config: this.o.config, catalog: await this.catalog(), nowMs: this.o.clock.now() });
+    const plan = planSweep(request, { config: this.o.config, catalog: await this.catalog(), hours: this.o.lab.hours, nowMs: this.o.clock.now() });
     this.checkQueue();
     const id = randomUUID();
     const stamps = this.stamps();

@@ -8,6 +8,7 @@ import {
   type SweepRequest,
   type Timeframe,
 } from '@fxdesk/schemas';
+import { nextWeeklyOpen } from '@fxdesk/broker';
 import type { StrategyConfig } from '../config.js';
 import { RULE_BOUNDS, RULE_NAMES, rulesOf, withOverrides, type StrategyRules } from '../rules.js';
 import { symbolOf } from '../symbols.js';
@@ -20,8 +21,25 @@ export const ACCOUNT_CURRENCY = 'USD';
 /** The longest range a backtest may cover. */
 const MAX_YEARS = 5;
 
-/** FX trades five days a week: the share of calendar time that has candles, to estimate a range's candles. */
-const TRADING_SHARE = 5 / 7;
+/**
+ * When a lab's history has candles: `fx_week` from Sunday 22:00 to Friday 22:00 UTC (the
+ * simulated market with SIM_MARKET_HOURS), `all_week` in every period (SIM_MARKET_HOURS=false, a
+ * venue that trades all week, or a history whose hours the lab cannot see: the most it can hold).
+ */
+export type HistoryHours = 'fx_week' | 'all_week';
+
+/**
+ * The hours of the history the lab reads: the in-process simulated market's, by SIM_MARKET_HOURS;
+ * the market-data service's catalog does not say when its symbols trade, so with MARKET_DATA_URL
+ * every period is counted (a request is never let through over LAB_MAX_CANDLES).
+ */
+export function historyHoursOf(config: Pick<StrategyConfig, 'MARKET_DATA_URL' | 'SIM_MARKET_HOURS'>): HistoryHours {
+  return config.MARKET_DATA_URL === undefined && config.SIM_MARKET_HOURS ? 'fx_week' : 'all_week';
+}
+
+const WEEK_SEC = 7 * 86_400;
+/** The FX week's session, from its Sunday 22:00 UTC open to its Friday 22:00 UTC close. */
+const FX_SESSION_SEC = 5 * 86_400;
 
 export type PlanConfig = Pick<
   StrategyConfig,
@@ -95,7 +113,7 @@ class Issues {
  */
 export function planBacktest(
   request: BacktestRequest,
-  context: { config: PlanConfig; catalog: Catalog; nowMs: number; path?: string; minWarmup?: number },
+  context: { config: PlanConfig; catalog: Catalog; hours: HistoryHours; nowMs: number; path?: string; minWarmup?: number },
 ): BacktestPlan {
   const { config, catalog, nowMs } = context;
   const at = (field: string) => `${context.path ?? 'body'}.${field}`;
@@ -131,12 +149,12 @@ export function planBacktest(
   const warmup = Math.max(config.WARMUP_CANDLES, rules.volumeProfileWindow, rules.fvgMaxAge + 2, context.minWarmup ?? 0);
   const fromSec = Math.floor(fromMs / 1000);
   const toSec = Math.floor(toMs / 1000);
-  const perPair = Math.ceil(((toSec - fromSec) / TIMEFRAME_SECONDS[timeframe]) * TRADING_SHARE) + warmup;
+  const perPair = candlesBetween(timeframe, fromSec, toSec, context.hours) + warmup;
   const candles = perPair * (request.instruments.length + conversion.length);
   if (toSec > fromSec && candles > config.LAB_MAX_CANDLES) {
     issues.add(
       at('to'),
-      `the range holds about ${candles} candles of ${timeframe} for ${request.instruments.length + conversion.length} pairs (warm-up included), more than LAB_MAX_CANDLES (${config.LAB_MAX_CANDLES}): shorten it or take a longer timeframe`,
+      `the range holds ${candles} candles of ${timeframe} for ${request.instruments.length + conversion.length} pairs (warm-up included), more than LAB_MAX_CANDLES (${config.LAB_MAX_CANDLES}): shorten it or take a longer timeframe`,
     );
   }
   issues.throwIfAny();
@@ -175,7 +193,7 @@ export function planBacktest(
  * The warm-up covers the largest volume-profile window among the settings, so every member
  * reads the same candles.
  */
-export function planSweep(request: SweepRequest, context: { config: PlanConfig; catalog: Catalog; nowMs: number }): SweepPlan {
+export function planSweep(request: SweepRequest, context: { config: PlanConfig; catalog: Catalog; hours: HistoryHours; nowMs: number }): SweepPlan {
   const varied = refuseRangeError(request.grid ? 'body.grid' : 'body.random', () =>
     request.grid ? gridSettings(request.grid) : randomSettings({ samples: 1, seed: 1, ranges: {}, ...request.random }),
   );
@@ -188,6 +206,24 @@ export function planSweep(request: SweepRequest, context: { config: PlanConfig; 
     ? refuseRangeError('body.walk_forward', () => walkForwardWindows(base, { windows: walkForward.windows, inSampleFraction: walkForward.in_sample_fraction }))
     : [];
   return { base, settings, windows };
+}
+
+/**
+ * The candles of `timeframe` opening in [fromSec, toSec) that a history open in `hours` has: every
+ * period, or those that overlap an FX week's session (a bar has the ticks of its open minutes, so
+ * Friday's 20:00 H4 bar and Sunday's D1 bar are there).
+ */
+export function candlesBetween(timeframe: Timeframe, fromSec: number, toSec: number, hours: HistoryHours): number {
+  const size = TIMEFRAME_SECONDS[timeframe];
+  // Bars open at multiples of their length: those in [a, b).
+  const opening = (a: number, b: number) => (b > a ? Math.ceil(b / size) - Math.ceil(a / size) : 0);
+  if (hours === 'all_week') return opening(fromSec, toSec);
+  let count = 0;
+  // Every session with a bar in the range: from the one that opened up to a week before fromSec.
+  for (let open = nextWeeklyOpen((fromSec - WEEK_SEC) * 1000) / 1000; open - size < toSec; open += WEEK_SEC) {
+    count += opening(Math.max(fromSec, open - size + 1), Math.min(toSec, open + FX_SESSION_SEC));
+  }
+  return count;
 }
 
 /** What `make` returns; its RangeError (a sweep that cannot be made) as a 422 at `path`. */
