@@ -155,9 +155,13 @@ export async function buildService(options: ServiceOptions): Promise<App> {
 
 const QUIET_ROUTES = new Set(['/health/live', '/health/ready', '/health', '/metrics']);
 
+/** Methods whose answer below 400 is a routine read, logged at debug. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
 /**
- * One log line per answered request, `GET /v1/x 200 3.1 ms`: info for API calls, debug for
- * health probes and scrapes, so a polling orchestrator does not flood the log.
+ * One log line per answered request, `GET /v1/x 200 3.1 ms`: info for writes and for answers of
+ * 400 or more, debug for routine reads (GET and HEAD answered below 400: the console, bots and
+ * streams read all day), health probes and scrapes, so the log shows what changed and what failed.
  */
 class RequestLogController extends LogController {
   constructor(private readonly secrets: string[]) {
@@ -168,7 +172,7 @@ class RequestLogController extends LogController {
     const route = request.routeOptions.url ?? '';
     const line = `${request.method} ${loggableUrl(request.url, this.secrets)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`;
     if (error) reply.log.error({ err: error }, line);
-    else if (QUIET_ROUTES.has(route) || route.startsWith('/docs')) reply.log.debug(line);
+    else if (QUIET_ROUTES.has(route) || route.startsWith('/docs') || (READ_METHODS.has(request.method) && reply.statusCode < 400)) reply.log.debug(line);
     else reply.log.info(line);
   }
 }
