@@ -38,7 +38,9 @@ export interface BalancedService {
  * balancer). Streams (SSE) pass unbuffered and may stay open for an hour between two bytes
  * (every stream sends a heartbeat well within that). X-Forwarded-For is set to the address
  * nginx saw, never appended to what the client sent, so a service that trusts nginx
- * (TRUST_PROXY) counts its rate limits on the real client. Bodies go through up to the largest
+ * (TRUST_PROXY) counts its rate limits on the real client. The Host header goes on as the client
+ * sent it, port included, so a page a service served (the console) posts from the service's own
+ * origin (packages/core/src/origin-guard.ts). Bodies go through up to the largest
  * BODY_LIMIT_BYTES a service accepts, so the service itself refuses an oversized one with its
  * own envelope. Each worker is a process of its own, with its own descriptor limit, and the
  * kernel spreads new connections over them (reuseport).
@@ -66,7 +68,7 @@ http {
   access_log off;
   proxy_http_version 1.1;
   proxy_set_header Connection "";
-  proxy_set_header Host $host;
+  proxy_set_header Host $http_host;
   proxy_set_header X-Forwarded-For $remote_addr;
   proxy_set_header X-Forwarded-Proto $scheme;
   proxy_buffering off;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { z } from 'zod';
 import { serviceEntries } from '../scripts/build-services.js';
 import { COMPOSE_NGINX_CONF, composeBalancer, DATABASE_SERVICES, databaseName, nginxConfig, replicaNames } from '../scripts/scale.js';
 import { envPrefix, STACK_KEYS } from '../scripts/stack-env.js';
@@ -52,6 +53,10 @@ describe('docker-compose.yml', () => {
 
       it('starts the bundle that npm run build makes of its server.ts', () => {
         expect(c.command).toEqual([bundles.get(service.name)]);
+      });
+
+      it('listens on every interface of its container, whatever .env says about HOST (compose sets it over env_file)', () => {
+        expect(c.environment.HOST).toBe('0.0.0.0');
       });
 
       it('listens on its stack port and publishes it', () => {
@@ -108,6 +113,17 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('each service started alone (npm start, or by hand)', () => {
+  for (const service of STACK) {
+    it(`${service.name} binds the loopback interface when HOST is unset, and the one HOST names`, () => {
+      const schema = CONFIG_SCHEMAS[service.name] as z.ZodObject;
+      const env = withDevSecrets({}, DEV_SECRETS[service.name] ?? {}).env;
+      expect((loadConfig(schema, env) as { HOST: string }).HOST).toBe('127.0.0.1');
+      expect((loadConfig(schema, { ...env, HOST: '0.0.0.0' }) as { HOST: string }).HOST).toBe('0.0.0.0');
+    });
+  }
+});
+
 describe("docker-compose.yml's scale profile", () => {
   const replicas = STACK.flatMap((s) => replicaNames(s.name).map((name) => ({ service: s, name, c: compose.services[name] as ComposeService })));
 
@@ -117,9 +133,10 @@ describe("docker-compose.yml's scale profile", () => {
 
   for (const { service, name, c } of replicas) {
     describe(name, () => {
-      it(`starts ${service.name}'s bundle on its stack port`, () => {
+      it(`starts ${service.name}'s bundle on its stack port, on every interface of its container`, () => {
         expect(c.command).toEqual([bundles.get(service.name)]);
         expect(c.environment.PORT).toBe(String(service.stackPort));
+        expect(c.environment.HOST).toBe('0.0.0.0');
       });
 
       it('publishes no port: the balancer is the way in', () => {
@@ -174,6 +191,12 @@ describe("docker-compose.yml's scale profile", () => {
       STACK.map((s) => (s.name === 'execution' ? `127.0.0.1:${s.stackPort}:${s.stackPort}` : `${s.stackPort}:${s.stackPort}`)).sort(),
     );
     expect(Object.keys(lb.depends_on ?? {}).sort()).toEqual(replicas.map((r) => r.name).sort());
+  });
+
+  it('passes the Host a browser sent, port included, so a page a service served posts from its own origin', () => {
+    const conf = nginxConfig(composeBalancer());
+    expect(conf).toContain('proxy_set_header Host $http_host;');
+    expect(conf).not.toMatch(/proxy_set_header Host \$host;/);
   });
 
   it("gives nginx the config scripts/scale.ts writes for compose's replicas", () => {

@@ -136,8 +136,12 @@ function isProxyAddress(value: string): boolean {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Settings every service shares. A service's schema is `z.object({ ...commonSettings(port), ... })`. */
-export function commonSettings(defaultPort: number, defaultHost = '0.0.0.0') {
+/**
+ * Settings every service shares. A service's schema is `z.object({ ...commonSettings(port), ... })`.
+ * A service binds the loopback interface unless HOST says otherwise: a desk started on a laptop
+ * is not reachable from its network (compose and the image set HOST=0.0.0.0 in their container).
+ */
+export function commonSettings(defaultPort: number, defaultHost = '127.0.0.1') {
   return {
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     HOST: z.string().min(1).default(defaultHost),

@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     const c = loadConfig(Schema, {});
     expect(c).toMatchObject({
       PORT: 8000,
-      HOST: '0.0.0.0',
+      HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       DATA_DIR: './data',
       BROKER: 'simulated',
@@ -25,6 +25,13 @@ describe('loadConfig', () => {
       ITEMS: ['a'],
       CORS_ORIGINS: [],
     });
+  });
+
+  it('binds the loopback interface unless HOST says otherwise, in production too', () => {
+    expect(loadConfig(Schema, { NODE_ENV: 'development' }).HOST).toBe('127.0.0.1');
+    expect(loadConfig(Schema, { NODE_ENV: 'production' }).HOST).toBe('127.0.0.1');
+    expect(loadConfig(Schema, { HOST: '' }).HOST).toBe('127.0.0.1');
+    expect(loadConfig(Schema, { HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
   });
 
   it('treats an empty value as unset', () => {
