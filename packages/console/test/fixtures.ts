@@ -38,6 +38,7 @@ export function status(overrides: Partial<StrategyStatus> = {}): StrategyStatus 
     account_source: 'paper',
     paper_account: account,
     dry_run: false,
+    idle: null,
     timeframe: 'M5',
     downstream: { market_data: downstream(), execution: downstream(), account: downstream(), notification: downstream() },
     ...overrides,

@@ -54,6 +54,21 @@ export const DownstreamStateSchema = z
 export type DownstreamState = z.infer<typeof DownstreamStateSchema>;
 
 /** Spec 000 "Status record", plus `dry_run`, `timeframe`, `account_source`, `paper_account` and `downstream`. */
+export const IDLE_REASONS = ['never_started', 'starting', 'start_failed', 'stopped', 'not_resumed'] as const;
+/** Why the strategy is not running: its code, a sentence for people, and since when (a stop's time). */
+export const StrategyIdleSchema = z
+  .object({
+    reason: z.enum(IDLE_REASONS).meta({
+      description:
+        'never_started: no run was ever recorded and AUTO_START is off; starting: starting by itself at boot (AUTO_START, or resuming the run a restart interrupted); ' +
+        'start_failed: that start failed (see the log); stopped: stopped by POST /stop, which a restart of the service does not undo; not_resumed: running when the service last stopped, not resumed (RESUME_ON_START=false)',
+    }),
+    message: z.string(),
+    since: Timestamp.nullable().meta({ description: 'When the run was stopped (stopped, not_resumed); else null' }),
+  })
+  .meta({ id: 'StrategyIdle' });
+export type StrategyIdle = z.infer<typeof StrategyIdleSchema>;
+
 export const StrategyStatusSchema = z
   .object({
     running: z.boolean(),
@@ -66,7 +81,11 @@ export const StrategyStatusSchema = z
     }),
     account_source: z.enum(['account_service', 'paper']),
     paper_account: StrategyAccountSchema.meta({ description: 'The paper account that dry_run signals trade' }),
-    dry_run: z.boolean().nullable().meta({ description: 'Paper trading in the running (or last) start; null before any start' }),
+    dry_run: z
+      .boolean()
+      .nullable()
+      .meta({ description: 'Paper trading in the running (or last) start, across restarts of the service; null before any start' }),
+    idle: StrategyIdleSchema.nullable().meta({ description: 'Why the strategy is not running; null while it runs' }),
     timeframe: TimeframeSchema,
     downstream: z.record(z.enum(DOWNSTREAM_SERVICES), DownstreamStateSchema),
   })

@@ -2,14 +2,14 @@ import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App } fr
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { StrategyConfig } from './config.js';
-import { registerConsoleAccess } from './console-access.js';
+import { registerConsoleAccess, SESSION_COOKIE } from './console-access.js';
 import { ConsoleReads } from './console-reads.js';
 import { ConsoleSessions } from './console-sessions.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
 import { LabJobs } from './lab/jobs.js';
-import { clientLimit, specRateLimit } from './rate-limits.js';
+import { clientLimit, consoleReadLimit, specRateLimit } from './rate-limits.js';
 import { registerConsoleReadRoutes } from './routes/console-reads.js';
 import { registerSessionRoutes } from './routes/console-session.js';
 import { registerControlRoutes } from './routes/control.js';
@@ -88,9 +88,14 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
   const secureCookie = config.NODE_ENV === 'production';
   await app.register(async (api) => {
     await registerConsoleAccess(api, { sessions, secureCookie });
+    api.addHook('onRequest', consoleReadLimit(api, config, SESSION_COOKIE));
     const loginLimit = clientLimit(api, { group: 'console-login', max: config.CONSOLE_LOGIN_PER_MINUTE, what: 'console login attempts' });
     registerSessionRoutes(api, { sessions, secureCookie, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000, loginLimit });
     registerConsoleReadRoutes(api, reads);
+    // The desk's own reads of spec 000's records, on the console's budget rather than spec 000's.
+    registerStatusRoutes(api, strategy, { prefix: '/console' });
+    registerPairRoutes(api, strategy, { prefix: '/console' });
+    registerSignalRoutes(api, strategy, { prefix: '/console' });
     await registerControlRoutes(api, strategy, { prefix: '/console' });
     registerEventRoutes(api, strategy.events);
   });

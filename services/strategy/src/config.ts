@@ -107,6 +107,8 @@ export const StrategyConfigSchema = z
     CONSOLE_PASSWORD: z.string().min(12, { message: 'must be at least 12 characters' }).optional(),
     CONSOLE_SESSION_HOURS: envInt(12, { min: 1, max: 720 }),
     CONSOLE_LOGIN_PER_MINUTE: envInt(5, { min: 1, max: 1000 }),
+    /** The console's own reads (/console/* GETs, /events), per session (per client IP without a login), apart from spec 000's. */
+    CONSOLE_READS_PER_MINUTE: envInt(600, { min: 10, max: 100_000 }),
     CONSOLE_DIST_DIR: z.string().min(1).default(CONSOLE_BUILD),
     EVENTS_REPLAY: envInt(1000, { min: 10, max: 100_000 }),
     EVENTS_MAX_CLIENTS: envInt(100, { min: 1, max: 10_000 }),

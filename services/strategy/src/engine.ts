@@ -1,6 +1,14 @@
 import { AppError, type MetricsRegistry } from '@fxdesk/core';
 import { backoffDelayMs, type Backoff, type Clock, type TimerHandle } from '@fxdesk/primitives';
-import { InstrumentNameSchema, TIMEFRAME_SECONDS, type ChartCandle, type PairRecord, type StartRequest, type StrategySignal } from '@fxdesk/schemas';
+import {
+  InstrumentNameSchema,
+  TIMEFRAME_SECONDS,
+  type ChartCandle,
+  type PairRecord,
+  type StartRequest,
+  type StrategyIdle,
+  type StrategySignal,
+} from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from './config.js';
 import type { DownstreamHealth } from './downstream.js';
@@ -73,6 +81,10 @@ export class StrategyEngine {
   /** Starts, stops, restarts and syncs, one at a time. */
   private transitions: Promise<unknown> = Promise.resolve();
   private lastStart: { instruments: string[]; dryRun: boolean } | undefined;
+  /** The run as this engine last read or recorded it (a stop's mode and time survive a restart of the process). */
+  private recorded: RunState | undefined;
+  /** The start at boot: under way, failed, or settled (nothing to start, or started). */
+  private boot: 'starting' | 'failed' | undefined;
   private pairs = new Map<string, PairTracker>();
   private bySymbol = new Map<string, PairTracker>();
   /** Pairs with a candle poll in flight, and whether another close came meanwhile (poll again after). */
@@ -114,7 +126,32 @@ export class StrategyEngine {
     return {
       startedAt: this.run?.startedAt ?? null,
       instruments: this.run ? [...this.run.instruments] : [],
-      dryRun: this.run?.dryRun ?? this.lastStart?.dryRun ?? null,
+      dryRun: this.run?.dryRun ?? this.lastStart?.dryRun ?? this.recorded?.dryRun ?? null,
+    };
+  }
+
+  /** Why the strategy is not running, for /status; null while it runs. */
+  get idle(): StrategyIdle | null {
+    if (this.run) return null;
+    const recorded = this.recorded;
+    const startAgain = 'POST /start (or Start on the console) starts it';
+    if (this.boot === 'starting') {
+      const what = recorded?.running ? 'resuming the run the last shutdown interrupted' : 'starting by itself on INSTRUMENTS (AUTO_START)';
+      return { reason: 'starting', message: `${what}, once the market lists its symbols`, since: null };
+    }
+    if (this.boot === 'failed') return { reason: 'start_failed', message: `the start at boot failed (see the log); ${startAgain}`, since: null };
+    if (!recorded) return { reason: 'never_started', message: `never started on this database, and AUTO_START is off; ${startAgain}`, since: null };
+    if (recorded.running) {
+      return {
+        reason: 'not_resumed',
+        message: `running when the service last stopped, not resumed (RESUME_ON_START=false); ${startAgain}`,
+        since: recorded.changedAt,
+      };
+    }
+    return {
+      reason: 'stopped',
+      message: `stopped at ${recorded.changedAt} (POST /stop, or Stop on the console); a stop outlasts restarts of the service until ${startAgain}`,
+      since: recorded.changedAt,
     };
   }
 
@@ -163,17 +200,28 @@ export class StrategyEngine {
   async startAtBoot(options: { resume: boolean; autoStart: boolean }): Promise<'resumed' | 'started' | undefined> {
     const state = await this.serially(async () => {
       await this.readGeneration();
-      return this.o.store.runState();
+      return this.recorded;
     });
     const how = state?.running && options.resume ? 'resumed' : !state && options.autoStart ? 'started' : undefined;
-    // The market-data service may still be starting beside this one: wait until it lists its
-    // symbols, so the pairs start with their real digits and a warm-up that can be read.
-    if (how === undefined || !(await this.untilListed())) return undefined;
-    return this.serially(async () => {
-      if (this.run) return undefined;
-      await this.startNow(how === 'resumed' ? { instruments: state?.instruments, dry_run: state?.dryRun } : {});
-      return how;
-    });
+    if (how === undefined) return undefined;
+    this.boot = 'starting';
+    this.o.events.statusChanged();
+    try {
+      // The market-data service may still be starting beside this one: wait until it lists its
+      // symbols, so the pairs start with their real digits and a warm-up that can be read.
+      if (!(await this.untilListed())) return undefined;
+      return await this.serially(async () => {
+        if (this.run) return undefined;
+        await this.startNow(how === 'resumed' ? { instruments: state?.instruments, dry_run: state?.dryRun } : {});
+        return how;
+      });
+    } catch (err) {
+      this.boot = 'failed';
+      throw err;
+    } finally {
+      if (this.boot === 'starting') this.boot = undefined;
+      this.o.events.statusChanged();
+    }
   }
 
   /**
@@ -229,7 +277,9 @@ export class StrategyEngine {
   }
 
   private async readGeneration(): Promise<void> {
-    this.generation ??= (await this.o.store.runState())?.generation ?? 0;
+    if (this.generation !== undefined) return;
+    this.recorded = await this.o.store.runState();
+    this.generation = this.recorded?.generation ?? 0;
   }
 
   private runOrRefuse(): Run {
@@ -255,6 +305,8 @@ export class StrategyEngine {
     const state = await this.o.store.recordRun(change, iso(this.o.clock.now()), this.generation ?? 0);
     if (state) {
       this.generation = state.generation;
+      this.recorded = state;
+      this.boot = undefined;
       return state;
     }
     const current = (await this.o.store.runState()) as RunState;
@@ -277,6 +329,7 @@ export class StrategyEngine {
     }
     this.lastStart = { instruments: state.instruments, dryRun: state.dryRun };
     this.generation = state.generation;
+    this.recorded = state;
   }
 
   /** AUTO_START on a replica taking the lead: a desk that never recorded a run starts once the market lists its symbols. */

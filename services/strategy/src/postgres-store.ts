@@ -137,7 +137,7 @@ const LOG_EVENT = `WITH fresh AS (
   DELETE FROM strategy_events WHERE seq <= (SELECT seq FROM logged) - $4`;
 const EVENT_TURN = 'SELECT last FROM strategy_event_seq WHERE id = 1 FOR UPDATE';
 const UNFINISHED = `${SIGNAL} WHERE (execution::jsonb ->> 'status') = 'pending' OR (notification::jsonb ->> 'status') = 'pending' ORDER BY seq`;
-const RUN = 'SELECT running, instruments, dry_run, started_at, generation FROM strategy_run_state WHERE id = 1';
+const RUN = 'SELECT running, instruments, dry_run, started_at, updated_at, generation FROM strategy_run_state WHERE id = 1';
 // The upsert re-checks the generation on the row as the last writer left it, so of any number of
 // changes made over one generation, on any replica, exactly one is recorded; the NOTIFY goes out
 // at its commit.
@@ -146,7 +146,7 @@ const RECORD_RUN = `WITH run AS (
     ON CONFLICT (id) DO UPDATE SET running = EXCLUDED.running, instruments = EXCLUDED.instruments, dry_run = EXCLUDED.dry_run,
       started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at, generation = strategy_run_state.generation + 1
     WHERE strategy_run_state.generation = $6
-    RETURNING running, instruments, dry_run, started_at, generation
+    RETURNING running, instruments, dry_run, started_at, updated_at, generation
   )
   SELECT run.*, pg_notify('${RUN_CHANNEL}', run.generation::text) FROM run`;
 

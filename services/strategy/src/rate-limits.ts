@@ -1,3 +1,4 @@
+import type {} from '@fastify/cookie';
 import type {} from '@fastify/rate-limit';
 import { AppError, type App } from '@fxdesk/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,8 +16,11 @@ export const SCOPE_LIMITED = { config: { rateLimit: false as const } };
  * store, Redis when REDIS_URL is set), answers the X-RateLimit-* headers, and past `max` in a
  * minute answers 429 RATE_LIMITED with Retry-After. `what` names the requests in the message.
  */
-export function clientLimit(app: App, { group, max, what }: { group: string; max: number; what: string }): OnRequestHook {
-  const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${request.ip}|${group}` });
+export function clientLimit(
+  app: App,
+  { group, max, what, clientOf = (request) => request.ip }: { group: string; max: number; what: string; clientOf?: (request: FastifyRequest) => string },
+): OnRequestHook {
+  const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: (request) => `${clientOf(request)}|${group}` });
   return async (request, reply) => {
     const result = await check(request);
     if (result.isAllowed) return;
@@ -28,6 +32,30 @@ export function clientLimit(app: App, { group, max, what }: { group: string; max
     throw new AppError('rate_limited', `more than ${max} ${what} in a minute from this client; retry in ${resetSeconds} s`, {
       headers: { 'retry-after': String(resetSeconds) },
     });
+  };
+}
+
+/**
+ * The console's reads (every GET and HEAD of the console's scope: its copies of spec 000's reads,
+ * the read-through routes, /events), on a counter of their own per session, or per client IP
+ * where there is no login: a desk page's reloads never spend the 60 GETs a minute that spec
+ * 000's routes share with every script and bot of the machine, nor do those scripts spend the
+ * page's. For a scope behind the console's access rules, which refuse a request whose session is
+ * not valid before this counts it.
+ */
+export function consoleReadLimit(app: App, config: Pick<StrategyConfig, 'CONSOLE_READS_PER_MINUTE'>, sessionCookie: string): OnRequestHook {
+  const reads = clientLimit(app, {
+    group: 'console-reads',
+    max: config.CONSOLE_READS_PER_MINUTE,
+    what: 'console reads',
+    clientOf: (request) => {
+      const cookie = request.cookies[sessionCookie];
+      const session = cookie === undefined ? null : request.unsignCookie(cookie);
+      return session?.valid && session.value !== null ? `session:${session.value}` : request.ip;
+    },
+  });
+  return async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD') await reads(request, reply);
   };
 }
 

@@ -105,7 +105,7 @@ export const MIGRATIONS = [
 ];
 
 const SIGNAL = 'SELECT seq, body, execution, notification FROM signals';
-const RUN = 'SELECT running, instruments, dry_run, COALESCE(started_at, updated_at) AS started_at, generation FROM run_state';
+const RUN = 'SELECT running, instruments, dry_run, COALESCE(started_at, updated_at) AS started_at, updated_at, generation FROM run_state';
 
 /**
  * The strategy's SQLite file (DATA_DIR/strategy.db, WAL, synchronous=FULL): one process reads
@@ -142,7 +142,7 @@ export class SqliteStrategyStore implements StrategyStore {
          ON CONFLICT (id) DO UPDATE SET running = excluded.running, instruments = excluded.instruments, dry_run = excluded.dry_run,
            started_at = excluded.started_at, updated_at = excluded.updated_at, generation = run_state.generation + 1
          WHERE run_state.generation = ?
-         RETURNING running, instruments, dry_run, started_at, generation`,
+         RETURNING running, instruments, dry_run, started_at, updated_at, generation`,
       ),
       openPaperTrade: sql(
         `INSERT INTO paper_trades (signal_id, instrument, side, units, entry, stop_loss, take_profit, candle_time, opened_at)

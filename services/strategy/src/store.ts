@@ -11,12 +11,14 @@ export interface RunState {
   dryRun: boolean;
   /** When the run last started or restarted (ISO). */
   startedAt: string;
+  /** When this change was recorded (ISO): for a stopped run, when it stopped. */
+  changedAt: string;
   /** 1 for the first change ever recorded, one more for each after it. */
   generation: number;
 }
 
 /** A change of the run to record: the state without its generation, which the store counts. */
-export type RunChange = Omit<RunState, 'generation'>;
+export type RunChange = Omit<RunState, 'generation' | 'changedAt'>;
 
 /** A paper position opened by a dry_run signal. `side` is 1 (long) or −1 (short). */
 export interface PaperTrade {
@@ -216,6 +218,7 @@ export interface RunRow {
   instruments: string;
   dry_run: number | boolean;
   started_at: string;
+  updated_at: string;
   generation: number;
 }
 
@@ -225,6 +228,7 @@ export function runStateOf(row: RunRow): RunState {
     instruments: JSON.parse(row.instruments) as string[],
     dryRun: Boolean(row.dry_run),
     startedAt: row.started_at,
+    changedAt: row.updated_at,
     generation: row.generation,
   };
 }

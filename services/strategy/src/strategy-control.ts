@@ -287,6 +287,7 @@ export class StrategyControl {
       account_source: this.account.source,
       paper_account: paper,
       dry_run: state.dryRun,
+      idle: engine.idle,
       timeframe: this.o.config.TIMEFRAME,
       downstream: this.health.view(),
     };

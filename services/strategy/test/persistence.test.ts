@@ -156,6 +156,29 @@ describe('AUTO_START', () => {
     }
   });
 
+  it("shows, after a stop and a restart of the process, the stopped run's mode and that it was stopped, and when", async () => {
+    const dbFile = path.join(temp.dir, 'stopped-live.db');
+    const clock = new ManualClock(MONDAY_NOON);
+    const first = await harness({ clock, dbFile, env: { AUTO_START: 'true' } });
+    expect(await statusAfterBoot(first)).toMatchObject({ running: true, dry_run: false, idle: null });
+    await first.advance(90_000);
+    const stoppedAt = new Date(clock.now()).toISOString();
+    expect((await first.app.inject({ method: 'POST', url: '/stop' })).statusCode).toBe(200);
+    await first.close();
+
+    clock.advance(3_600_000);
+    const second = await harness({ clock, dbFile, env: { AUTO_START: 'true' } });
+    try {
+      const status = await statusAfterBoot(second);
+      expect(status).toMatchObject({ running: false, dry_run: false, idle: { reason: 'stopped', since: stoppedAt } });
+      expect(status.idle.message).toContain('POST /start');
+      // The console reads the same record.
+      expect((await second.app.inject({ url: '/console/status' })).json()).toMatchObject({ dry_run: false, idle: { reason: 'stopped' } });
+    } finally {
+      await second.close();
+    }
+  });
+
   it('waits for the market to list its symbols before starting, so a desk booting beside it starts right', async () => {
     const base = await harness();
     const real = base.deps.source;
@@ -172,7 +195,7 @@ describe('AUTO_START', () => {
     const h = await harness({ clock: base.clock, deps: { source: booting }, env: { AUTO_START: 'true', INSTRUMENTS: 'USD_JPY' } });
     try {
       await h.settle();
-      expect((await h.app.inject({ url: '/status' })).json().running).toBe(false);
+      expect((await h.app.inject({ url: '/status' })).json()).toMatchObject({ running: false, idle: { reason: 'starting', since: null } });
       await h.advance(1000);
       await h.advance(2000);
       const status = await statusAfterBoot(h);
@@ -185,10 +208,10 @@ describe('AUTO_START', () => {
     }
   });
 
-  it('leaves a fresh desk idle when off (the default)', async () => {
+  it('leaves a fresh desk idle when off (the default), and says so', async () => {
     const h = await harness();
     try {
-      expect((await statusAfterBoot(h)).running).toBe(false);
+      expect(await statusAfterBoot(h)).toMatchObject({ running: false, dry_run: null, idle: { reason: 'never_started', since: null } });
     } finally {
       await h.close();
     }

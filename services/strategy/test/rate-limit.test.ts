@@ -92,3 +92,41 @@ describe('configured rate limits', () => {
     }
   });
 });
+
+describe("the console's reads", () => {
+  const CONSOLE_READS = ['/console/status', '/console/pairs', '/console/signals'];
+
+  it("are counted apart from spec 000's GETs: neither spends the other's budget", async () => {
+    const h = await harness({ env: { RATE_LIMIT_GET_PER_MINUTE: '3', CONSOLE_READS_PER_MINUTE: '10' } });
+    try {
+      // More desk reads than spec 000 allows a client in a minute.
+      for (let i = 0; i < 9; i++) expect((await h.app.inject({ url: CONSOLE_READS[i % 3]! })).statusCode).toBe(200);
+      const spec = [];
+      for (let i = 0; i < 4; i++) spec.push((await h.app.inject({ url: '/status' })).statusCode);
+      expect(spec).toEqual([200, 200, 200, 429]);
+      expect((await h.app.inject({ url: '/console/status' })).statusCode).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('have a budget of their own per session, past which they answer 429 with Retry-After', async () => {
+    const password = 'console-rate-password';
+    const h = await harness({ env: { CONSOLE_PASSWORD: password, CONSOLE_READS_PER_MINUTE: '10' } });
+    const login = async () => {
+      const res = await h.app.inject({ method: 'POST', url: '/console/login', payload: { password } });
+      expect(res.statusCode).toBe(200);
+      const cookie = res.cookies.find((c) => c.name === 'fxdesk_console');
+      return `fxdesk_console=${cookie?.value}`;
+    };
+    try {
+      const [first, second] = [await login(), await login()];
+      const readAs = (cookie: string, url: string) => h.app.inject({ url, headers: { cookie } });
+      for (let i = 0; i < 10; i++) expect((await readAs(first, CONSOLE_READS[i % 3]!)).statusCode).toBe(200);
+      expectRateLimited(await readAs(first, '/console/pairs'));
+      expect((await readAs(second, '/console/pairs')).statusCode).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});

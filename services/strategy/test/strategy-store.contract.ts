@@ -151,12 +151,14 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
 
       it('records a start, a stop and a restart, one generation each', async () => {
         const s = await store();
-        expect(await s.recordRun(started, at(0), 0)).toEqual({ ...started, generation: 1 });
+        expect(await s.recordRun(started, at(0), 0)).toEqual({ ...started, changedAt: at(0), generation: 1 });
+        // A stop keeps the mode of the run it ends, and when it was recorded.
         const stopped = { ...started, running: false };
-        expect(await s.recordRun(stopped, at(5), 1)).toEqual({ ...stopped, generation: 2 });
+        expect(await s.recordRun(stopped, at(5), 1)).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
+        expect(await s.runState()).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
         const restarted = { ...started, startedAt: at(9) };
-        expect(await s.recordRun(restarted, at(9), 2)).toEqual({ ...restarted, generation: 3 });
-        expect(await s.runState()).toEqual({ ...restarted, generation: 3 });
+        expect(await s.recordRun(restarted, at(9), 2)).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
+        expect(await s.runState()).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
       });
 
       it('refuses a change made over a generation that is no longer the last, writing nothing', async () => {
@@ -165,7 +167,7 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         expect(await s.recordRun({ ...started, running: false }, at(1), 0)).toBeUndefined();
         await s.recordRun({ ...started, running: false }, at(2), 1);
         expect(await s.recordRun({ ...started, dryRun: false }, at(3), 1)).toBeUndefined();
-        expect(await s.runState()).toEqual({ ...started, running: false, generation: 2 });
+        expect(await s.runState()).toEqual({ ...started, running: false, changedAt: at(2), generation: 2 });
       });
 
       it('records exactly one of 20 simultaneous starts spread over two replicas', async () => {
