@@ -11,4 +11,6 @@ export * from './run.js';
 export * from './service.js';
 export * from './postgres.js';
 export * from './sqlite.js';
+export * from './sqlite-guard.js';
+export * from './storage-health.js';
 export * from './sse.js';

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, withDevSecrets, type Env } from './config.js';
 import { createLogger } from './logger.js';
 import type { App } from './service.js';
-import { DataDirLockedError, lockDataDir } from './sqlite.js';
+import { databasePath, DataDirLockedError, lockDataDir } from './sqlite.js';
+import { forgetIdentity, markerPath, UnusableDatabaseError } from './sqlite-guard.js';
 
 type ServerConfig = { HOST: string; PORT: number; LOG_LEVEL: string; DATA_DIR?: string };
 
@@ -19,12 +20,18 @@ export interface RunServiceOptions<S extends z.ZodType<ServerConfig>> {
   shutdownTimeoutMs?: number | ((config: z.output<S>) => number);
   /** Whether the service keeps files under DATA_DIR and so holds `<DATA_DIR>/<name>.lock` (default true; may depend on the settings). */
   ownsDataDir?: boolean | ((config: z.output<S>) => boolean);
+  /** The SQLite files it keeps under DATA_DIR, by name without `.db` (default: its own name), whose markers `--reset` forgets. */
+  databases?: string[];
+  /** The command-line arguments (default: the process's); `--reset` is the only one. */
+  argv?: string[];
 }
 
 /**
  * The whole of a service's server.ts: validate the environment (one line naming every bad
  * variable, exit 1), hold the service's lock on DATA_DIR (one line and exit 1 when another
- * process holds it), build, listen, and close gracefully on SIGINT/SIGTERM.
+ * process holds it), build, listen, and close gracefully on SIGINT/SIGTERM. A database that is
+ * damaged or not the one DATA_DIR held (see sqlite-guard.ts) is refused with one line and exit 1;
+ * `--reset` forgets the service's identity markers first, so it starts on the files as they are.
  */
 export async function runService<S extends z.ZodType<ServerConfig>>(options: RunServiceOptions<S>): Promise<App> {
   const env = options.env ?? process.env;
@@ -55,6 +62,7 @@ export async function runService<S extends z.ZodType<ServerConfig>>(options: Run
       const held = lockDataDir(config.DATA_DIR, options.name);
       // Held until the process exits (the reference also keeps the handle from being collected).
       process.once('exit', () => held.release());
+      if ((options.argv ?? process.argv.slice(2)).includes('--reset')) forgetIdentities(config.DATA_DIR, options.databases ?? [options.name], logger);
     } catch (err) {
       if (err instanceof DataDirLockedError) {
         process.stderr.write(`${options.name}: ${err.message}\n`);
@@ -69,6 +77,10 @@ export async function runService<S extends z.ZodType<ServerConfig>>(options: Run
     app = await options.start(config, logger);
     await app.listen({ host: config.HOST, port: config.PORT });
   } catch (err) {
+    if (err instanceof UnusableDatabaseError) {
+      process.stderr.write(`${options.name}: ${err.message}\n`);
+      process.exit(1);
+    }
     logger.fatal({ err }, `${options.name} failed to start`);
     process.exit(1);
   }
@@ -95,4 +107,12 @@ export async function runService<S extends z.ZodType<ServerConfig>>(options: Run
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   return app;
+}
+
+/** `--reset`: forgets the identity of each of the service's databases, so each opens as it is found (empty, or another one). */
+function forgetIdentities(dataDir: string, databases: string[], logger: Logger): void {
+  for (const name of databases) {
+    const file = databasePath(dataDir, name);
+    if (forgetIdentity(file)) logger.warn(`--reset: forgot ${markerPath(file)}; ${name} starts on ${file} as it is now`);
+  }
 }

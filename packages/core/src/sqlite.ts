@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { adoptIdentity, checkIntegrity, checkPresent, openFailure } from './sqlite-guard.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -26,16 +27,41 @@ export interface OpenDatabaseOptions {
 /**
  * Opens (creating its folder) a SQLite file in WAL mode and brings its schema up to date.
  * `:memory:` gives a private in-memory database for tests.
+ *
+ * A file is checked first, so no service runs on a database it would lose data in: it must pass
+ * `PRAGMA quick_check`, and it must be the database its identity marker `<file>.id` remembers
+ * (see sqlite-guard.ts). Otherwise this throws an {@link UnusableDatabaseError} whose one-line
+ * message names the file and what to do.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions): SqliteDatabase {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+  if (file === ':memory:') {
+    const db = configure(new Database(file), options);
+    migrate(db, options.migrations);
+    return db;
+  }
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  checkPresent(file);
+  let db: SqliteDatabase | undefined;
+  try {
+    db = new Database(file);
+    configure(db, options);
+    checkIntegrity(db, file);
+    migrate(db, options.migrations);
+    adoptIdentity(db, file);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw openFailure(file, err);
+  }
+}
+
+/** The connection's settings, the same for every store. */
+function configure(db: SqliteDatabase, options: OpenDatabaseOptions): SqliteDatabase {
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   if (options.pageCacheKiB !== undefined) db.pragma(`cache_size = -${options.pageCacheKiB}`);
-  migrate(db, options.migrations);
   return db;
 }
 

@@ -113,6 +113,8 @@ export class SignalPipeline {
   readiness(): { ok: boolean; detail: string } {
     if (!this.deps.config.TRADING_ENABLED) return { ok: false, detail: 'TRADING_ENABLED=false' };
     if (!this.deps.terminal.isConnected()) return { ok: false, detail: `the ${this.deps.terminal.name} terminal is disconnected` };
+    const store = this.deps.store.writable?.();
+    if (store && !store.ok) return { ok: false, detail: store.detail };
     return { ok: true, detail: 'terminal connected, trading enabled' };
   }
 

@@ -1,5 +1,5 @@
 import type { SimulatedTerminalStore } from '@fxdesk/broker';
-import { GroupCommit, openDatabase, type GroupCommitStats, type SqliteDatabase } from '@fxdesk/core';
+import { openDatabase, StorageHealth, WatchedGroupCommit, type GroupCommitStats, type SqliteDatabase, type StorageHealthOptions } from '@fxdesk/core';
 import type { BrokerTickets, Reconciliation, SignalRecord, TradeOutcome } from '@fxdesk/schemas';
 import {
   abandonedOutcome,
@@ -125,16 +125,18 @@ export function listQuery(filter: SignalFilter, limit: number): { sql: string; p
  * the write is on disk, and the writes of one event-loop turn share one commit.
  */
 export class SqliteSignalStore implements SignalStore {
-  private readonly writer: GroupCommit;
+  private readonly writer: WatchedGroupCommit;
   private readonly statements;
   /** The prepared SELECT of each combination of list filters met so far (at most 64). */
   private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
+  /** `health`: how readiness learns the file cannot write (its clock, in tests). */
   constructor(
     private readonly db: SqliteDatabase,
     readonly replicaId: string,
+    health: StorageHealthOptions = {},
   ) {
-    this.writer = new GroupCommit(db);
+    this.writer = new WatchedGroupCommit(db, new StorageHealth(db, health));
     this.statements = {
       insert: db.prepare(
         `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, symbol, source, received_at, updated_at, owner, lease_expires_at)
@@ -243,9 +245,13 @@ export class SqliteSignalStore implements SignalStore {
     await this.writer.run(() => this.statements.reconciliation.run({ signalId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at }));
   }
 
-  /** An embedded file answers while the process runs; a failing disk shows in the writes themselves. */
+  /** Not ok once a write failed for want of storage (damaged file, full disk, I/O error), until a probe write commits (see StorageHealth). */
   health(): Promise<{ ok: boolean; detail: string }> {
-    return Promise.resolve({ ok: true, detail: 'SQLite' });
+    return Promise.resolve(this.writable());
+  }
+
+  writable(): { ok: boolean; detail: string } {
+    return this.writer.health.check();
   }
 
   close(): Promise<void> {

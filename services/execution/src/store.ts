@@ -130,8 +130,13 @@ export interface SignalStore {
   /** Keeps the answer order_send gave after its outcome was already stored as `unknown`. */
   recordLateResult(signalId: string, tickets: BrokerTickets, result: TradeOutcome, at: string): Promise<void>;
   recordReconciliation(signalId: string, reconciliation: Reconciliation): Promise<void>;
-  /** Whether the database answers now, for /health/ready. */
+  /** Whether the database answers and can write now, for /health/ready. */
   health(): Promise<{ ok: boolean; detail: string }>;
+  /**
+   * Whether the store can write, known without a round trip (an embedded file learns it from its
+   * failed writes): a new signal is not claimed while it cannot. Absent: assumed it can.
+   */
+  writable?(): { ok: boolean; detail: string };
   /** Writes what is queued and lets the database go. */
   close(): Promise<void>;
 }

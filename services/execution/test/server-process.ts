@@ -15,12 +15,16 @@ export type ServerProcess = ReturnType<typeof run> & {
 
 /**
  * Starts the server with `env` (DATA_DIR at least) on `port` (a free one by default), trading on
- * the simulated terminal round the clock, and waits until /health/ready answers 200.
+ * the simulated terminal round the clock, and waits until /health/ready answers 200. `args`: the server's command line (`--reset`).
  */
-export async function startServer(env: Record<string, string>, port?: number): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, port?: number, args: string[] = []): Promise<ServerProcess> {
   const listen = port ?? (await freePort());
   const base = `http://127.0.0.1:${listen}`;
-  const server = run(SERVER, { PORT: String(listen), API_KEY: PROCESS_KEY, TRADING_ENABLED: 'true', SIM_MARKET_HOURS: 'false', LOG_LEVEL: 'warn', ...env });
+  const server = run(
+    SERVER,
+    { PORT: String(listen), API_KEY: PROCESS_KEY, TRADING_ENABLED: 'true', SIM_MARKET_HOURS: 'false', LOG_LEVEL: 'warn', ...env },
+    args,
+  );
   const started: ServerProcess = {
     ...server,
     port: listen,
