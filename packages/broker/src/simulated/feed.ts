@@ -78,10 +78,10 @@ export class SimulatedFeed extends FeedEvents implements QuoteFeed {
     this.ensureConnected();
     if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
     if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
-    return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
+    return this.market.barsSliced(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
   }
 
-  /** The market's bars by range (barsBetween, MAX_BAR_COUNT at a time), cut where the bar forming now starts. */
+  /** The market's bars by range (barsBetweenSliced, MAX_BAR_COUNT at a time), cut where the bar forming now starts. */
   async trendbarsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Promise<Bar[]> {
     this.ensureConnected();
     if (!this.market.spec(symbol)) throw new BrokerError('not_found', `unknown symbol ${symbol}`);
@@ -92,7 +92,7 @@ export class SimulatedFeed extends FeedEvents implements QuoteFeed {
     const bars: Bar[] = [];
     for (let pageFromMs = fromMs; bars.length < limit;) {
       const wanted = Math.min(MAX_BAR_COUNT, limit - bars.length);
-      const page = this.market.barsBetween(symbol, timeframe, pageFromMs, endMs, wanted);
+      const page = await this.market.barsBetweenSliced(symbol, timeframe, pageFromMs, endMs, wanted);
       bars.push(...page);
       if (page.length < wanted) break;
       pageFromMs = page.at(-1)!.time * 1000 + sizeMs;

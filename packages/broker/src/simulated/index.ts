@@ -7,3 +7,4 @@ export * from './symbols.js';
 export * from './terminal.js';
 export * from './terminal-store.js';
 export { LIQUIDITY_LOTS, simulatedSymbolInfo } from './terminal-rules.js';
+export * from './work-slicer.js';

@@ -8,6 +8,7 @@ import { LruCache } from './lru-cache.js';
 import { DAY_MS, MINUTE_MS, isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
 import { CurrencyProcesses, SymbolModel } from './price-model.js';
 import { SYMBOL_SPECS, type SymbolSpec } from './symbols.js';
+import { processWorkSlicer, runAll, type Steps, type WorkSlicer } from './work-slicer.js';
 
 export interface SimulatedMarketOptions {
   /** Same seed (and settings) → same prices, in any process. */
@@ -21,6 +22,8 @@ export interface SimulatedMarketOptions {
   barCacheSize?: number;
   /** Receives errors thrown by tick listeners (default: console.error); ticking goes on. */
   onListenerError?: (err: unknown) => void;
+  /** Shares the event loop between the sliced history calls (default: the process's one). */
+  slicer?: WorkSlicer;
 }
 
 /** The most bars one `bars()` call answers. */
@@ -74,6 +77,7 @@ export class SimulatedMarket {
   private readonly lastTicks = new Map<SymbolModel, LastTickMemo>();
   private readonly listeners = new Set<(tick: Quote) => void>();
   private readonly onListenerError: (err: unknown) => void;
+  private readonly slicer: WorkSlicer;
   private timer: TimerHandle | undefined;
   private isTicking = false;
   private lastEmittedSlot = 0;
@@ -95,6 +99,7 @@ export class SimulatedMarket {
       this.models.set(spec.symbol, new SymbolModel(spec, seedKey, processes, interval, options.marketHours));
     }
     this.barCacheSize = options.barCacheSize ?? 4_000;
+    this.slicer = options.slicer ?? processWorkSlicer;
   }
 
   /** Every symbol the market lists, in table order. */
@@ -155,19 +160,56 @@ export class SimulatedMarket {
   /**
    * The most recent `count` bars at `atMs`, oldest first. `time` is the bar's open (epoch
    * seconds); the bar containing `atMs`, built from its ticks so far, comes last with
-   * `closed: false`. Periods without ticks (weekends) have no bar.
+   * `closed: false`. Periods without ticks (weekends) have no bar. Built at once: on a service's
+   * event loop, use {@link barsSliced}.
    */
   bars(symbol: string, timeframe: Timeframe, count: number, atMs: number = this.clock.now()): Bar[] {
+    return runAll(this.barSteps(symbol, timeframe, count, atMs));
+  }
+
+  /**
+   * The same bars as {@link bars}, built a few milliseconds at a time with turns of the event
+   * loop between (the market's WorkSlicer), so a long history (a thousand D1 bars are weeks of
+   * ticks) never holds the loop.
+   */
+  async barsSliced(symbol: string, timeframe: Timeframe, count: number, atMs: number = this.clock.now()): Promise<Bar[]> {
+    return this.slicer.run(this.barSteps(symbol, timeframe, count, atMs));
+  }
+
+  /**
+   * The bars of `timeframe` that open at or after `fromMs` and before `toMs`, oldest first, at
+   * most `limit` of them (the oldest). Every bar is built as closed: ask only for periods that
+   * have ended (the feed cuts `toMs` at the clock). A function of the seed, the settings and the
+   * range alone: any process, at any time, answers the same bars. Periods without ticks
+   * (weekends) have no bar. Bars are read from the cache but not added to it, so a long history
+   * does not push out the recent bars live charts ask for. Built at once: on a service's event
+   * loop, use {@link barsBetweenSliced}.
+   */
+  barsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit = MAX_BAR_COUNT): Bar[] {
+    return runAll(this.barsBetweenSteps(symbol, timeframe, fromMs, toMs, limit));
+  }
+
+  /** The same bars as {@link barsBetween}, built a few milliseconds at a time with turns of the event loop between. */
+  async barsBetweenSliced(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit = MAX_BAR_COUNT): Promise<Bar[]> {
+    return this.slicer.run(this.barsBetweenSteps(symbol, timeframe, fromMs, toMs, limit));
+  }
+
+  /** bars(), a step per bar built (its arguments checked before the first). */
+  private barSteps(symbol: string, timeframe: Timeframe, count: number, atMs: number): Steps<Bar[]> {
     if (!Number.isInteger(count) || count < 0 || count > MAX_BAR_COUNT) {
       throw new RangeError(`count must be an integer from 0 to ${MAX_BAR_COUNT}`);
     }
-    const model = this.model(symbol);
+    return this.walkBack(this.model(symbol), timeframe, count, atMs);
+  }
+
+  private *walkBack(model: SymbolModel, timeframe: Timeframe, count: number, atMs: number): Steps<Bar[]> {
     if (count === 0) return [];
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
     const newest: Bar[] = [];
     let start = Math.floor(atMs / sizeMs) * sizeMs;
     const forming = this.formingBar(model, timeframe, start, atMs);
     if (forming) newest.push(forming);
+    yield;
     // Bounds the walk back through empty periods (weekends, idle minutes at coarse tick rates).
     let budget = count * 50 + 20_000;
     while (newest.length < count && budget-- > 0) {
@@ -178,24 +220,21 @@ export class SimulatedMarket {
       }
       const bar = this.closedBar(model, timeframe, start);
       if (bar) newest.push(bar);
+      yield;
     }
     return newest.reverse();
   }
 
-  /**
-   * The bars of `timeframe` that open at or after `fromMs` and before `toMs`, oldest first, at
-   * most `limit` of them (the oldest). Every bar is built as closed: ask only for periods that
-   * have ended (the feed cuts `toMs` at the clock). A function of the seed, the settings and the
-   * range alone: any process, at any time, answers the same bars. Periods without ticks
-   * (weekends) have no bar. Bars are read from the cache but not added to it, so a long history
-   * does not push out the recent bars live charts ask for.
-   */
-  barsBetween(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit = MAX_BAR_COUNT): Bar[] {
+  /** barsBetween(), a step per bar built (its arguments checked before the first). */
+  private barsBetweenSteps(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Steps<Bar[]> {
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_BAR_COUNT) {
       throw new RangeError(`limit must be an integer from 0 to ${MAX_BAR_COUNT}`);
     }
     if (!Number.isFinite(fromMs) || !Number.isFinite(toMs)) throw new RangeError('fromMs and toMs must be finite epoch milliseconds');
-    const model = this.model(symbol);
+    return this.walkForward(this.model(symbol), timeframe, fromMs, toMs, limit);
+  }
+
+  private *walkForward(model: SymbolModel, timeframe: Timeframe, fromMs: number, toMs: number, limit: number): Steps<Bar[]> {
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
     const bars: Bar[] = [];
     let start = Math.ceil(fromMs / sizeMs) * sizeMs;
@@ -208,6 +247,7 @@ export class SimulatedMarket {
       const bar = this.closedBar(model, timeframe, start, false);
       if (bar) bars.push(bar);
       start += sizeMs;
+      yield;
     }
     return bars;
   }

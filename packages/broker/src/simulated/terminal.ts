@@ -319,7 +319,7 @@ export class SimulatedTerminal implements TradingTerminal {
     this.ensureConnected();
     if (!this.market.spec(symbol)) throw new BrokerError('not_found', `the simulated terminal does not list ${symbol}`);
     if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
-    return this.market.bars(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
+    return this.market.barsSliced(symbol, timeframe, Math.min(count, MAX_BAR_COUNT), this.clock.now());
   }
 
   async findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]> {
