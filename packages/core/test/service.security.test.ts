@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LogCapture } from '../testing/log-capture.js';
 import { protectRoutes } from '../src/auth.js';
+import { loggableUrl } from '../src/logger.js';
 import type { App, ServiceOptions } from '../src/service.js';
 import { testService } from './kit.js';
 
@@ -80,6 +81,55 @@ describe('credentials in request logs', () => {
     await app.inject({ url: `/no/such/${KEY}` });
     expect(logs.lines.length).toBeGreaterThan(0);
     expect(logs.text()).not.toContain(KEY);
+  });
+});
+
+describe('configured secrets in request logs, however the URL encodes them', () => {
+  const SECRET = 'ACCTKEY-sekrit-222';
+  const encodings = {
+    'the dashes escaped': 'ACCTKEY%2Dsekrit%2D222',
+    'lower-case hex': 'ACCTKEY%2dsekrit%2d222',
+    'mixed case hex, partly escaped': '%41CCTKEY%2dsekr%69t-222',
+    'every byte escaped': [...SECRET].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+  };
+
+  for (const [how, encoded] of Object.entries(encodings)) {
+    it(`blanks it with ${how}, in the query and in the path, and keeps the rest of the URL`, () => {
+      expect(loggableUrl(`/v1/x?q=${encoded}&symbol=EURUSD`, [SECRET])).toBe('/v1/x?q=[redacted]&symbol=EURUSD');
+      expect(loggableUrl(`/v1/things/${encoded}/more?a=1`, [SECRET])).toBe('/v1/things/[redacted]/more?a=1');
+      expect(loggableUrl(`/v1/x?q=pre${encoded}post`, [SECRET])).toBe('/v1/x?q=pre[redacted]post');
+    });
+  }
+
+  it('blanks a secret of any characters, encoded as UTF-8, and every secret configured', () => {
+    const unicode = 'clé-sekrit-ü+/=';
+    expect(loggableUrl(`/v1/x?a=${encodeURIComponent(unicode)}&b=${SECRET}`, [unicode, SECRET])).toBe('/v1/x?a=[redacted]&b=[redacted]');
+    expect(loggableUrl(`/v1/x?a=cl%C3%A9-sekrit-%c3%bc+/%3D`, [unicode])).toBe('/v1/x?a=[redacted]');
+  });
+
+  it('leaves a URL without a secret as it was sent, escapes included', () => {
+    for (const url of ['/v1/x/a%2Fb?q=ACCTKEY%2Dsekrit%2D22&r=%zz&s=%E2%82%AC', '/v1/x?q=ACCTKEY-sekrit-22', '/v1/x?q=%', '/é']) {
+      expect(loggableUrl(url, [SECRET])).toBe(url);
+    }
+  });
+
+  it('blanks a secret at the very end of the URL, and each of overlapping ones once', () => {
+    expect(loggableUrl(`/v1/x?q=${SECRET}`, [SECRET])).toBe('/v1/x?q=[redacted]');
+    expect(loggableUrl(`/v1/x?q=${SECRET}${SECRET}`, [SECRET, 'sekrit-222ACCT'])).toBe('/v1/x?q=[redacted]');
+  });
+
+  it('never logs it from a request, whatever the route answers', async () => {
+    const logs = new LogCapture();
+    const app = await thingsApp({ logStream: logs, logLevel: 'debug', secrets: [SECRET] });
+    for (const encoded of Object.values(encodings)) {
+      await app.inject({ url: `/open/things/x?q=${encoded}` });
+      await app.inject({ url: `/open/things/${encoded}` });
+      await app.inject({ url: `/no/such/${encoded}` });
+    }
+    expect(logs.lines.length).toBeGreaterThanOrEqual(12);
+    const text = decodeURIComponent(logs.text());
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toMatch(/sekrit/i);
   });
 });
 
