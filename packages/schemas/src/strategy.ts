@@ -119,7 +119,7 @@ export const PairRecordSchema = z
       .nullable()
       .meta({ description: 'null when the pair has no signal yet' }),
     last_candle_time: Timestamp.nullable().meta({ description: 'Open time of the latest closed candle processed' }),
-    last_data_at: Timestamp.nullable().meta({ description: 'When data (a quote or a candle) last arrived' }),
+    last_data_at: Timestamp.nullable().meta({ description: "The time of the newest data: a quote's own time, a candle's close" }),
   })
   .meta({ id: 'PairRecord' });
 export type PairRecord = z.infer<typeof PairRecordSchema>;

@@ -433,7 +433,9 @@ export class StrategyEngine {
       onQuote: (quote) => {
         const pair = this.bySymbol.get(quote.symbol);
         if (this.run !== run || !pair) return;
-        pair.onQuote(quote, clock.now());
+        // Fresh by the quote's own time: a stream opens with the latest quote, which over a
+        // weekend is Friday's last, and that is no sign of a market trading now.
+        pair.onQuote(quote, Math.min(quote.time, clock.now()));
         this.o.events.pairChanged(pair.instrument);
       },
       onHealthy: () => this.o.health.ok('market_data'),

@@ -134,6 +134,31 @@ describe('the engine', () => {
     }
   });
 
+  it("is stale at once when started on a weekend, though the feed opens with Friday's last quote (as the market-data stream does)", async () => {
+    const saturday = Date.UTC(2026, 0, 10, 12, 0);
+    const base = await harness({ clock: new ManualClock(saturday), env: { SIM_MARKET_HOURS: 'true' } });
+    const real = base.deps.source;
+    const fridayClose = Date.UTC(2026, 0, 9, 22, 0);
+    const replaying = sourceWith(real, {
+      subscribe: (symbols, handlers) => {
+        for (const symbol of symbols) handlers.onQuote({ symbol, bid: 1.1, ask: 1.1002, time: fridayClose - 1000 });
+        return real.subscribe(symbols, handlers);
+      },
+    });
+    const h = await harness({ clock: base.clock, deps: { source: replaying }, env: { SIM_MARKET_HOURS: 'true', STALE_AFTER_SECONDS: '120' } });
+    try {
+      await h.app.inject({ method: 'POST', url: '/start', payload: { instruments: ['EUR_USD'] } });
+      await h.settle();
+      const [pair] = await pairs(h);
+      expect(pair?.status).toBe('stale');
+      // The console's copy and the event stream's records come from the same record.
+      expect((await h.app.inject({ url: '/console/pairs' })).json().pairs[0].status).toBe('stale');
+    } finally {
+      await h.close();
+      await base.close();
+    }
+  });
+
   it('decides only on a candle that closed within the last timeframe: no signal comes from the warm-up history', async () => {
     const h = await harness({ env: { MIN_CONFLUENCE: '1', INSTRUMENTS: 'EUR_USD,GBP_USD,USD_JPY,AUD_USD,XAU_USD,EUR_JPY,GBP_JPY' } });
     try {
