@@ -1,4 +1,4 @@
-import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import { openDatabase, StorageHealth, type SqliteDatabase, type StorageHealthOptions } from '@fxdesk/core';
 import type { AccountSnapshot, AccountSnapshotKind } from '@fxdesk/schemas';
 
 /** The summary or details read a snapshot holds. */
@@ -64,14 +64,17 @@ function prepareStatements(db: SqliteDatabase) {
  * writes the file, one statement at a time), so they settle at once.
  */
 export class SqliteSnapshotStore implements SnapshotStore {
-  private readonly db: SqliteDatabase;
+  /** The connection, for tests that set its limits. */
+  readonly db: SqliteDatabase;
   private readonly sql: ReturnType<typeof prepareStatements>;
   private readonly addAndPrune: (kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => SnapshotRow;
+  private readonly storage: StorageHealth;
 
-  /** `retention`: newest snapshots kept (0 keeps all). `:memory:` for a private test database. */
-  constructor(file: string, retention = 0) {
+  /** `retention`: newest snapshots kept (0 keeps all). `:memory:` for a private test database. `health`: its clock, in tests. */
+  constructor(file: string, retention = 0, health: StorageHealthOptions = {}) {
     // synchronous=FULL (the default): a snapshot the endpoint reported stored is on disk.
     this.db = openDatabase(file, { migrations: MIGRATIONS });
+    this.storage = new StorageHealth(this.db, health);
     this.sql = prepareStatements(this.db);
     this.addAndPrune = this.db.transaction((kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => {
       const row = this.sql.insert.get(kind, takenAt, broker, account.id, account.lastTransactionId, account.asOf, JSON.stringify(account)) as SnapshotRow;
@@ -81,7 +84,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): Promise<AccountSnapshot> {
-    return snapshotOf(this.addAndPrune(kind, broker, account, takenAt));
+    return snapshotOf(this.storage.guard(() => this.addAndPrune(kind, broker, account, takenAt)));
   }
 
   async recent(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]> {
@@ -89,9 +92,12 @@ export class SqliteSnapshotStore implements SnapshotStore {
     return rows.map(snapshotOf);
   }
 
+  /** Not ok when the file does not answer, or once a snapshot could not be written for want of storage (see StorageHealth). */
   async health(): Promise<{ ok: boolean; detail: string }> {
     try {
-      return { ok: this.sql.ping.get() !== undefined, detail: 'SQLite' };
+      if (this.sql.ping.get() === undefined) return { ok: false, detail: 'SQLite does not answer' };
+      const writable = this.storage.check();
+      return writable.ok ? { ok: true, detail: 'SQLite' } : writable;
     } catch (err) {
       return { ok: false, detail: `SQLite does not answer: ${err instanceof Error ? err.message : String(err)}` };
     }

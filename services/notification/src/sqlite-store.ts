@@ -1,4 +1,4 @@
-import { GroupCommit, openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import { openDatabase, StorageHealth, WatchedGroupCommit, type SqliteDatabase, type StorageHealthOptions } from '@fxdesk/core';
 import type { DeliveryStatus, NotificationChannel, NotificationProvider, ProviderError } from '@fxdesk/schemas';
 import { MemoryPacingBook } from './pacing.js';
 import type { PlatformUpdate } from './status.js';
@@ -142,17 +142,19 @@ interface PartRow {
 export class SqliteNotificationStore implements NotificationStore {
   readonly db: SqliteDatabase;
   readonly pacing = new MemoryPacingBook();
-  private readonly committer: GroupCommit;
+  private readonly committer: WatchedGroupCommit;
   private readonly statements;
   /** One prepared statement per combination of list filters (at most 32). */
   private readonly listStatements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
+  /** `health`: how readiness learns the file cannot write (its clock, in tests). */
   constructor(
     file: string,
     readonly replicaId: string,
+    health: StorageHealthOptions = {},
   ) {
     this.db = openDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
-    this.committer = new GroupCommit(this.db);
+    this.committer = new WatchedGroupCommit(this.db, new StorageHealth(this.db, health));
     const db = this.db;
     this.statements = {
       insertRequest: db.prepare(
@@ -436,10 +438,11 @@ export class SqliteNotificationStore implements NotificationStore {
     return { commits: this.committer.stats.commits, operations: this.committer.stats.operations };
   }
 
+  /** Not ok when the file does not answer, or once a write failed for want of storage (see StorageHealth). */
   async health(): Promise<{ ok: boolean; detail: string }> {
     try {
       this.db.prepare('SELECT 1').get();
-      return { ok: true, detail: 'SQLite' };
+      return this.committer.health.check();
     } catch (err) {
       return { ok: false, detail: `SQLite does not answer: ${err instanceof Error ? err.message : String(err)}` };
     }
