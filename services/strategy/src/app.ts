@@ -9,6 +9,7 @@ import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
 import { LabJobs } from './lab/jobs.js';
+import { labDefaults } from './lab/defaults.js';
 import { clientLimit, consoleReadLimit, specRateLimit } from './rate-limits.js';
 import { registerConsoleReadRoutes } from './routes/console-reads.js';
 import { registerSessionRoutes } from './routes/console-session.js';
@@ -80,7 +81,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerPairRoutes(api, strategy);
     registerSignalRoutes(api, strategy);
     await registerControlRoutes(api, strategy);
-    registerLabRoutes(api, lab);
+    registerLabRoutes(api, lab, labDefaults(config));
   });
   registerRedocRoutes(app, TITLE);
 

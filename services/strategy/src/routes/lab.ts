@@ -9,6 +9,7 @@ import {
   BacktestTradesQuerySchema,
   BacktestTradesSchema,
   ErrorEnvelopeSchema,
+  LabDefaultsSchema,
   LabJobCreatedSchema,
   LabJobParamsSchema,
   PairCandlesSchema,
@@ -17,6 +18,7 @@ import {
   SweepListSchema,
   SweepRequestSchema,
   SweepSchema,
+  type LabDefaults,
 } from '@fxdesk/schemas';
 import { z } from 'zod';
 import type { LabJobs } from '../lab/jobs.js';
@@ -43,7 +45,21 @@ const SUBMIT_REFUSALS = {
  * The strategy lab (issue 13): backtests and sweeps of the live strategy's own code, queued and run
  * on worker threads (lab/jobs.ts), under spec 000's limits (POST and DELETE on the POST counter).
  */
-export function registerLabRoutes(app: App, lab: LabJobs): void {
+export function registerLabRoutes(app: App, lab: LabJobs, defaults: LabDefaults): void {
+  app.get(
+    '/lab/defaults',
+    {
+      ...SCOPE_LIMITED,
+      schema: {
+        tags: ['lab'],
+        summary: 'What a backtest takes for each setting its request leaves out',
+        description: "The strategy's TIMEFRAME, its live rule settings, PAPER_BALANCE and TRADE_VOLUME: what the console's Lab form shows in its empty fields.",
+        response: { 200: LabDefaultsSchema, 429: StrategyRateLimitedSchema },
+      },
+    },
+    async () => defaults,
+  );
+
   app.post(
     '/backtests',
     {

@@ -1,0 +1,14 @@
+import type { LabDefaults } from '@fxdesk/schemas';
+import { rulesOf } from '../rules.js';
+import { ACCOUNT_CURRENCY, apiRules, type PlanConfig } from './plan.js';
+
+/** What a backtest takes for each setting its request leaves out (GET /lab/defaults; planBacktest fills them in so). */
+export function labDefaults(config: PlanConfig): LabDefaults {
+  return {
+    timeframe: config.TIMEFRAME,
+    rules: apiRules(rulesOf(config)),
+    initial_balance: config.PAPER_BALANCE,
+    account_currency: ACCOUNT_CURRENCY,
+    volume_lots: Number(config.TRADE_VOLUME),
+  };
+}
