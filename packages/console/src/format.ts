@@ -110,6 +110,16 @@ export function formatDuration(ms: number): string {
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
 }
 
+/**
+ * How long a backtest's trade was held: from its entry (the open of the candle it entered on) to
+ * its exit time (the open of the candle it left in; it left at that open at the soonest). One that
+ * left within its entry candle held less than a candle: `< 5 min` on M5.
+ */
+export function formatHeld(entryTime: string, exitTime: string, candleSeconds: number): string {
+  const heldMs = Date.parse(exitTime) - Date.parse(entryTime);
+  return heldMs > 0 ? formatDuration(heldMs) : `< ${formatDuration(candleSeconds * 1000)}`;
+}
+
 /** A machine word for people: `partially_filled` → `partially filled`. */
 export function humanize(word: string): string {
   return word.replace(/_/g, ' ');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDuration, formatMoney, formatPips, formatPrice, formatWhen, pairLabel } from '../src/format.js';
+import { formatAgo, formatDuration, formatHeld, formatMoney, formatPips, formatPrice, formatWhen, pairLabel } from '../src/format.js';
 import { NOW } from './fixtures.js';
 
 describe('prices', () => {
@@ -50,5 +50,11 @@ describe('times', () => {
     expect(formatDuration(12 * 60_000)).toBe('12 min');
     expect(formatDuration(200 * 60_000)).toBe('3 h 20 min');
     expect(formatDuration(28 * 3_600_000)).toBe('1 d 4 h');
+  });
+
+  it('holds a trade from its entry to its exit time, less than a candle when it left in its entry candle', () => {
+    expect(formatHeld('2026-03-02T10:00:00Z', '2026-03-02T10:05:00Z', 300)).toBe('5 min');
+    expect(formatHeld('2026-03-02T10:00:00Z', '2026-03-02T13:20:00Z', 300)).toBe('3 h 20 min');
+    expect(formatHeld('2026-03-02T10:00:00Z', '2026-03-02T10:00:00Z', 300)).toBe('< 5 min');
   });
 });

@@ -23,6 +23,8 @@ export const COLORS = {
   d: '#f6a343',
   win: '#26a69a',
   loss: '#ef5350',
+  /** The column behind the picked signal's bar (opaque, under the candles). */
+  highlight: '#1f2b3f',
 } as const;
 
 export function toTime(iso: string): UTCTimestamp {

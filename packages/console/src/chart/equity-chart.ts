@@ -1,9 +1,12 @@
 import type { EquityPoint } from '@fxdesk/schemas';
 import { AreaSeries, BaselineSeries, createChart, type IChartApi, type ISeriesApi } from 'lightweight-charts';
+import { formatMoney } from '../format.js';
 import { COLORS } from './chart-data.js';
 import { equityLines } from './equity-data.js';
 
 const DRAWDOWN_PANE_HEIGHT = 120;
+/** Amounts and percentages on the axes and labels with two decimals, thousands grouped: `100,250.00`. */
+const AXIS_FORMAT = { type: 'custom', minMove: 0.01, formatter: (value: number) => formatMoney(value) } as const;
 
 /**
  * A backtest's equity, green above the initial balance and red below it, with its drawdown
@@ -35,7 +38,7 @@ export class EquityChart {
       bottomLineColor: COLORS.down,
       bottomFillColor1: 'rgba(239, 83, 80, 0.04)',
       bottomFillColor2: 'rgba(239, 83, 80, 0.28)',
-      priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
+      priceFormat: AXIS_FORMAT,
     });
     this.drawdown = this.chart.addSeries(
       AreaSeries,
@@ -46,10 +49,12 @@ export class EquityChart {
         topColor: 'rgba(239, 83, 80, 0.05)',
         bottomColor: 'rgba(239, 83, 80, 0.4)',
         invertFilledArea: true,
-        priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
+        priceFormat: AXIS_FORMAT,
       },
       1,
     );
+    // The deepest point's label and the series' title stay inside the pane.
+    this.drawdown.priceScale().applyOptions({ scaleMargins: { top: 0.15, bottom: 0.25 } });
     this.chart.panes()[1]?.setHeight(DRAWDOWN_PANE_HEIGHT);
   }
 

@@ -39,16 +39,19 @@ class View implements IPrimitivePaneView {
 }
 
 /**
- * What lightweight-charts has no series for, drawn on the candle series' pane: fair value gaps as
- * shaded zones behind the candles, each signal's entry, stop and target as segments from its bar
- * (the picked signal's bolder), and each backtest trade as a line from its entry to its exit.
+ * What lightweight-charts has no series for, drawn on the candle series' pane: the picked
+ * signal's bar as a lighter column and fair value gaps as shaded zones behind the candles, each
+ * signal's entry, stop and target as segments from its bar (the picked signal's bolder), and each
+ * backtest trade as a line from its entry to its exit.
  */
 export class ChartOverlays implements ISeriesPrimitive<Time> {
   private param: Attached | null = null;
   private zones: Zone[] = [];
   private levels: SignalLevels[] = [];
   private trades: TradeLine[] = [];
+  private highlight: Time | null = null;
   private readonly views: readonly IPrimitivePaneView[] = [
+    new View('bottom', (t) => this.drawHighlight(t)),
     new View('bottom', (t) => this.drawZones(t)),
     new View('normal', (t) => this.drawLevels(t)),
     new View('normal', (t) => this.drawTrades(t)),
@@ -74,15 +77,30 @@ export class ChartOverlays implements ISeriesPrimitive<Time> {
     return { priceRange: { minValue: Math.min(...prices), maxValue: Math.max(...prices) } };
   }
 
-  set(zones: Zone[], levels: SignalLevels[], trades: TradeLine[]): void {
+  /** `highlight`: the bar (open time) of the picked signal, shaded from the top of the pane to its bottom. */
+  set(zones: Zone[], levels: SignalLevels[], trades: TradeLine[], highlight: Time | null = null): void {
     this.zones = zones;
     this.levels = levels;
     this.trades = trades;
+    this.highlight = highlight;
     this.param?.requestUpdate();
   }
 
   private series(): ISeriesApi<SeriesType, Time> | null {
     return this.param?.series ?? null;
+  }
+
+  private drawHighlight(target: Target): void {
+    const attached = this.param;
+    if (!attached || this.highlight === null) return;
+    const timeScale = attached.chart.timeScale();
+    const x = timeScale.timeToCoordinate(this.highlight);
+    if (x === null) return;
+    const width = Math.max(3, timeScale.options().barSpacing);
+    target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+      context.fillStyle = COLORS.highlight;
+      context.fillRect(Math.round(x - width / 2), 0, Math.round(width), mediaSize.height);
+    });
   }
 
   private drawZones(target: Target): void {

@@ -12,6 +12,7 @@ import {
   type ISeriesApi,
   type ISeriesMarkersPluginApi,
   type Time,
+  type UTCTimestamp,
 } from 'lightweight-charts';
 import { priceDigits } from '../format.js';
 import {
@@ -22,6 +23,7 @@ import {
   latestProfile,
   pickedSignal,
   signalLevels,
+  signalBarTime,
   signalMarkers,
   signalsOnChart,
   stochRsiLines,
@@ -48,6 +50,11 @@ export interface ChartInput {
 }
 
 const STOCH_PANE_HEIGHT = 110;
+/**
+ * Room right of the newest bar: the price lines' titles (POC, Entry, Target…) are drawn at the
+ * pane's right edge, and a marker's label is centred on its bar; both fit in it.
+ */
+const RIGHT_MARGIN_PX = 96;
 
 /**
  * The pair chart, drawn by lightweight-charts: candles with volume, the Supertrend (coloured by
@@ -69,13 +76,15 @@ export class PairChart {
   private input: ChartInput | null = null;
   private forming: CandlestickData<Time> | null = null;
   private shownKey = '';
+  /** The asked-for signal the view was last moved to (or opened on). */
+  private revealedId: string | null = null;
 
   constructor(container: HTMLElement) {
     this.chart = createChart(container, {
       autoSize: true,
       layout: { background: { color: '#11151c' }, textColor: '#c5cbd6', fontSize: 11, panes: { separatorColor: '#2a3140' } },
       grid: { vertLines: { color: '#1b212b' }, horzLines: { color: '#1b212b' } },
-      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#2a3140', rightOffset: 6 },
+      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#2a3140', rightOffsetPixels: RIGHT_MARGIN_PX },
       rightPriceScale: { borderColor: '#2a3140' },
       localization: { dateFormat: 'yyyy-MM-dd' },
     });
@@ -141,12 +150,20 @@ export class PairChart {
       fvgZones(input.candles),
       signalLevels(onChart, input.candles, input.timeframe, picked?.signal_id ?? null),
       tradeLines(trades, selectedTrade),
+      picked ? signalBarTime(picked, input.timeframe) : null,
     );
     this.drawPriceLines(input, picked);
 
+    // A new pair or timeframe shows every candle read (an asked-for signal among them); a signal
+    // asked for later is scrolled to when it is out of view.
+    const asked = picked && picked.signal_id === input.selectedId ? picked : null;
     if (key !== this.shownKey && bars.length > 0) {
       this.shownKey = key;
+      this.revealedId = asked?.signal_id ?? null;
       this.chart.timeScale().fitContent();
+    } else if (asked && asked.signal_id !== this.revealedId) {
+      this.revealedId = asked.signal_id;
+      this.scrollTo(signalBarTime(asked, input.timeframe), bars);
     }
   }
 
@@ -170,6 +187,18 @@ export class PairChart {
 
   dispose(): void {
     this.chart.remove();
+  }
+
+  /** Centres the bar opening at `time` unless it is in view already (left of the price lines' titles). */
+  private scrollTo(time: UTCTimestamp, bars: readonly CandlestickData<Time>[]): void {
+    const timeScale = this.chart.timeScale();
+    const x = timeScale.timeToCoordinate(time);
+    if (x !== null && x >= 0 && x <= timeScale.width() - RIGHT_MARGIN_PX) return;
+    const index = bars.findIndex((b) => (b.time as number) >= time);
+    const range = timeScale.getVisibleLogicalRange();
+    if (index < 0 || !range) return;
+    const half = (range.to - range.from) / 2;
+    timeScale.setVisibleLogicalRange({ from: index - half, to: index + half });
   }
 
   /** POC, VAH and VAL of the latest profile, and the picked signal's entry, stop and target, on the price axis. */

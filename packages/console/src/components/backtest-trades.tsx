@@ -213,7 +213,9 @@ export function BacktestTrades({ api, backtest, instrument }: { api: Api; backte
         </p>
       )}
       {trades.state === 'ok' && list.length === 0 && <p class="empty">No {label} trade: the rule gave no signal that could be traded.</p>}
-      {trades.state === 'ok' && list.length > 0 && <TradesTable trades={list} currency={currency} selectedKey={focusKey} onPick={pick} />}
+      {trades.state === 'ok' && list.length > 0 && (
+        <TradesTable trades={list} currency={currency} timeframe={settings.timeframe} selectedKey={focusKey} onPick={pick} />
+      )}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import type { RankMetric, Timeframe } from '@fxdesk/schemas';
+import type { LabDefaults, RankMetric, Timeframe } from '@fxdesk/schemas';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../api.js';
 import { pairLabel } from '../format.js';
@@ -17,6 +17,7 @@ import {
   type VolumeMode,
 } from '../lab/requests.js';
 import { LAB_RULES } from '../lab/rules.js';
+import { loadSavedForm, saveForm } from '../lab/saved-form.js';
 import { TIMEFRAMES } from '../market-time.js';
 import { navigate } from '../router.js';
 import { backtestHref, sweepHref } from '../routes.js';
@@ -31,20 +32,40 @@ function refusal(err: unknown): Problem[] {
   return [{ field: '', message: describeError(err) }];
 }
 
+/** What a backtest takes for the settings left empty (GET /lab/defaults), null until read or when it cannot be. */
+function useLabDefaults(): LabDefaults | null {
+  const { api } = useDesk();
+  const [defaults, setDefaults] = useState<LabDefaults | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .get<LabDefaults>('/lab/defaults')
+      .then((answer) => !cancelled && setDefaults(answer))
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+  return defaults;
+}
+
 /** Starts a backtest or a sweep from the monitored pairs; opens its page once the service took it. */
 export function LabForm({ instruments, timeframe }: { instruments: string[]; timeframe: Timeframe }) {
   const { api } = useDesk();
-  const [kind, setKind] = useState<Kind>('backtest');
-  const [form, setForm] = useState<BacktestForm>(() => defaultBacktestForm(instruments, timeframe, Date.now()));
-  const [sweep, setSweep] = useState<SweepForm>(defaultSweepForm);
+  const [saved] = useState(loadSavedForm);
+  const [kind, setKind] = useState<Kind>(saved?.kind ?? 'backtest');
+  const [form, setForm] = useState<BacktestForm>(() => saved?.form ?? defaultBacktestForm(instruments, timeframe, Date.now()));
+  const [sweep, setSweep] = useState<SweepForm>(() => saved?.sweep ?? defaultSweepForm());
   const [problems, setProblems] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
+  const defaults = useLabDefaults();
   const grid = useMemo(() => gridOf(sweep), [sweep]);
   // Until a pair is ticked or unticked, the form takes every monitored pair as the desk learns them.
-  const pairsTouched = useRef(false);
+  const pairsTouched = useRef(saved?.pairsTouched ?? false);
   useEffect(() => {
     if (!pairsTouched.current) setForm((f) => ({ ...f, instruments: instruments.slice(0, MAX_INSTRUMENTS) }));
   }, [instruments.join(',')]);
+  useEffect(() => saveForm({ kind, form, sweep, pairsTouched: pairsTouched.current }), [kind, form, sweep]);
 
   const edit = (patch: Partial<BacktestForm>) => setForm((f) => ({ ...f, ...patch }));
   const editSweep = (patch: Partial<SweepForm>) => setSweep((s) => ({ ...s, ...patch }));
@@ -151,7 +172,7 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
                 max={rule.max}
                 step={rule.isInteger ? 1 : 'any'}
                 inputMode={rule.isInteger ? 'numeric' : 'decimal'}
-                placeholder="live"
+                placeholder={defaults ? String(defaults.rules[rule.key]) : ''}
                 value={text(form.rules[rule.key])}
                 aria-invalid={hasProblem(`rules.${rule.key}`)}
                 onInput={(e) => edit({ rules: { ...form.rules, [rule.key]: e.currentTarget.value } })}
@@ -228,13 +249,13 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
         <summary>Balance and fills</summary>
         <div class="fields">
           <label>
-            Initial balance
+            Initial balance {defaults && <span class="muted">({defaults.account_currency})</span>}
             <input
               type="number"
               name="initial_balance"
               min={0}
               step="any"
-              placeholder="PAPER_BALANCE"
+              placeholder={defaults ? String(defaults.initial_balance) : ''}
               value={form.initialBalance}
               onInput={(e) => edit({ initialBalance: e.currentTarget.value })}
             />
@@ -278,7 +299,7 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
           <label>
             Size
             <select name="volume_mode" value={form.volumeMode} onChange={(e) => edit({ volumeMode: e.currentTarget.value as VolumeMode })}>
-              <option value="default">TRADE_VOLUME lots</option>
+              <option value="default">{defaults ? `${defaults.volume_lots} lots` : "the desk's lots"}</option>
               <option value="lots">fixed lots</option>
               <option value="risk_percent">% of equity at risk</option>
             </select>

@@ -1,13 +1,16 @@
-import type { LabTrade } from '@fxdesk/schemas';
+import type { LabTrade, Timeframe } from '@fxdesk/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { tradeKey } from '../chart/chart-data.js';
-import { formatDateTime, formatDuration, formatMoney, formatPrice, humanize, pairLabel } from '../format.js';
+import { formatDateTime, formatHeld, formatMoney, formatPrice, humanize, pairLabel } from '../format.js';
+import { TIMEFRAME_SECONDS } from '../market-time.js';
 
 const SHOWN = 50;
 
 interface TradesTableProps {
   trades: LabTrade[];
   currency: string;
+  /** The backtest's candles. */
+  timeframe: Timeframe;
   /** The trade the chart is on. */
   selectedKey: string | null;
   /** Charts the trade (its candles read when the chart does not hold them). */
@@ -15,7 +18,7 @@ interface TradesTableProps {
 }
 
 /** A backtest's trades, newest first (the chart opens on the newest), fifty at a time; each row's entry charts its trade. */
-export function TradesTable({ trades, currency, selectedKey, onPick }: TradesTableProps) {
+export function TradesTable({ trades, currency, timeframe, selectedKey, onPick }: TradesTableProps) {
   const [shown, setShown] = useState(SHOWN);
   const newestFirst = useMemo(() => [...trades].reverse(), [trades]);
   return (
@@ -71,7 +74,7 @@ export function TradesTable({ trades, currency, selectedKey, onPick }: TradesTab
                   {t.r_multiple.toFixed(2)}
                 </td>
                 <td data-label="Held" class="num">
-                  {formatDuration(t.duration_seconds * 1000)}
+                  {formatHeld(t.entry_time, t.exit_time, TIMEFRAME_SECONDS[timeframe])}
                 </td>
               </tr>
             );

@@ -1,4 +1,5 @@
 import type { DeliveryEvent, DeliveryRecord, DeliveryStatus, OrderEvent, SignalRecord, SignalState, StrategySignal } from '@fxdesk/schemas';
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ListState, MoreButton } from '../components/list-state.js';
 import { NoSignal } from '../components/no-signal.js';
@@ -21,6 +22,27 @@ const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'sending', 'queued', 'se
 function requestField(order: SignalRecord, name: string): string {
   const value = order.request[name];
   return typeof value === 'string' ? value : '';
+}
+
+/**
+ * An order's tickets, each a word of its own (`order 1795871565142`): a narrow cell wraps between
+ * tickets, never inside a number.
+ */
+function Tickets({ tickets }: { tickets: SignalRecord['tickets'] }) {
+  const named = (['order', 'deal', 'position'] as const).filter((name) => tickets[name]);
+  if (named.length === 0) return <>—</>;
+  return (
+    <>
+      {named.map((name, i) => (
+        <Fragment key={name}>
+          {i > 0 && ' · '}
+          <span class="word">
+            {name} {tickets[name]}
+          </span>
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** Runs `action` once, a moment after the last of a burst of calls. */
@@ -157,62 +179,64 @@ export function ActivityPage({ tab }: { tab: ActivityTab }) {
             <ListState list={orders} what="orders" />
             {orders.items.length === 0 && !orders.loading && !orders.error && <p class="empty">No order yet: the execution service has recorded none.</p>}
             {orders.items.length > 0 && (
-              <table class="grid cards orders" aria-label="Orders">
-                <thead>
-                  <tr>
-                    <th scope="col">Received</th>
-                    <th scope="col">Signal</th>
-                    <th scope="col">Symbol</th>
-                    <th scope="col">Side</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Tickets</th>
-                    <th scope="col">Fill price</th>
-                    <th scope="col">Retcode</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {orders.items.map((o) => {
-                    const href = orderLink(o);
-                    const signal = known.byId.get(o.signal_id);
-                    const instrument = known.bySymbol.get(requestField(o, 'symbol')) ?? '';
-                    return (
-                      <tr key={o.signal_id} data-signal-id={o.signal_id}>
-                        <td data-label="Received">{formatWhen(o.received_at, now)}</td>
-                        <td data-label="Signal">
-                          {href ? (
-                            <Link href={href}>{signal ? `${signal.type} ${pairLabel(signal.instrument)}` : 'on the chart'}</Link>
-                          ) : (
-                            <span class="muted">{requestField(o, 'source') || '—'}</span>
-                          )}
-                        </td>
-                        <td data-label="Symbol">{requestField(o, 'symbol') || '—'}</td>
-                        <td data-label="Side">
-                          {requestField(o, 'direction') || '—'} {requestField(o, 'volume')}
-                        </td>
-                        <td data-label="State">
-                          <StatusBadge status={o.state} title={o.error ? `${o.error.code}: ${o.error.message}` : undefined} />
-                          {o.error && <span class="muted"> {o.error.code}</span>}
-                        </td>
-                        <td data-label="Tickets" class="num">
-                          {[
-                            o.tickets.order && `order ${o.tickets.order}`,
-                            o.tickets.deal && `deal ${o.tickets.deal}`,
-                            o.tickets.position && `position ${o.tickets.position}`,
-                          ]
-                            .filter(Boolean)
-                            .join(' · ') || '—'}
-                        </td>
-                        <td data-label="Fill price" class="num">
-                          {o.result?.price ? (instrument ? formatPrice(Number(o.result.price), instrument) : o.result.price) : '—'}
-                        </td>
-                        <td data-label="Retcode" class="num" title={o.result?.broker_comment}>
-                          {o.result ? `${o.result.retcode} ${o.result.retcode_name}` : '—'}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <div class="scroll-x">
+                <table class="grid cards orders" aria-label="Orders">
+                  <thead>
+                    <tr>
+                      <th scope="col">Received</th>
+                      <th scope="col">Signal</th>
+                      <th scope="col">Symbol</th>
+                      <th scope="col">Side</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Tickets</th>
+                      <th scope="col">Fill price</th>
+                      <th scope="col">Retcode</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {orders.items.map((o) => {
+                      const href = orderLink(o);
+                      const signal = known.byId.get(o.signal_id);
+                      const instrument = known.bySymbol.get(requestField(o, 'symbol')) ?? '';
+                      return (
+                        <tr key={o.signal_id} data-signal-id={o.signal_id}>
+                          <td data-label="Received">{formatWhen(o.received_at, now)}</td>
+                          <td data-label="Signal">
+                            {href ? (
+                              <Link href={href}>{signal ? `${signal.type} ${pairLabel(signal.instrument)}` : 'on the chart'}</Link>
+                            ) : (
+                              <span class="muted">{requestField(o, 'source') || '—'}</span>
+                            )}
+                          </td>
+                          <td data-label="Symbol">{requestField(o, 'symbol') || '—'}</td>
+                          <td data-label="Side">
+                            {requestField(o, 'direction') || '—'} {requestField(o, 'volume')}
+                          </td>
+                          <td data-label="State">
+                            <StatusBadge status={o.state} title={o.error ? `${o.error.code}: ${o.error.message}` : undefined} />
+                            {o.error && <span class="muted"> {o.error.code}</span>}
+                          </td>
+                          <td data-label="Tickets" class="tickets">
+                            <Tickets tickets={o.tickets} />
+                          </td>
+                          <td data-label="Fill price" class="num">
+                            {o.result?.price ? (instrument ? formatPrice(Number(o.result.price), instrument) : o.result.price) : '—'}
+                          </td>
+                          <td data-label="Retcode" class="words" title={o.result?.broker_comment}>
+                            {o.result ? (
+                              <>
+                                <span class="word">{o.result.retcode}</span> <span class="word">{o.result.retcode_name}</span>
+                              </>
+                            ) : (
+                              '—'
+                            )}
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
             )}
             <MoreButton list={orders} what="orders" />
           </>

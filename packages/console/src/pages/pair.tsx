@@ -126,8 +126,15 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
     [candles, signals, signalId],
   );
   const selected = signals.find((s) => s.signal_id === signalId) ?? null;
-  const profile = state.profiles[instrument] ?? summary?.profile ?? null;
   const label = pairLabel(instrument);
+  // The header's indicators are the chart's timeframe's: those after its newest closed candle (the
+  // strategy serves each timeframe's candles with their indicators); until the chart is read, the
+  // pair's live values when the chart is on the strategy's timeframe.
+  const isLive = timeframe === state.status?.timeframe;
+  const charted = candles.state === 'ok' && candles.timeframe === timeframe ? summary : null;
+  const trend = charted ? charted.supertrend?.direction : isLive ? pair?.supertrend?.direction : undefined;
+  const stochrsi = charted ? charted.stochrsi : isLive ? (pair?.stochrsi ?? null) : null;
+  const profile = charted ? charted.profile : isLive ? (state.profiles[instrument] ?? null) : null;
 
   return (
     <div class="pair-page">
@@ -138,19 +145,25 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
         <h1>
           {label} <span class="price num">{formatPrice(pair?.current_price, instrument)}</span>
         </h1>
-        <dl class="facts inline">
-          <div>
-            <dt>Supertrend</dt>
+        <dl class="facts inline" aria-label={`${label} on ${timeframe}`}>
+          <div data-fact="supertrend">
+            <dt>
+              Supertrend <span class="muted">{timeframe}</span>
+            </dt>
             <dd>
-              <Trend direction={pair?.supertrend?.direction} />
+              <Trend direction={trend} />
             </dd>
           </div>
-          <div>
-            <dt>%K / %D</dt>
-            <dd>{pair?.stochrsi ? `${formatOscillator(pair.stochrsi.k)} / ${formatOscillator(pair.stochrsi.d)}` : '—'}</dd>
+          <div data-fact="stochrsi">
+            <dt>
+              %K / %D <span class="muted">{timeframe}</span>
+            </dt>
+            <dd>{stochrsi ? `${formatOscillator(stochrsi.k)} / ${formatOscillator(stochrsi.d)}` : '—'}</dd>
           </div>
-          <div>
-            <dt>To POC</dt>
+          <div data-fact="poc">
+            <dt>
+              To POC <span class="muted">{timeframe}</span>
+            </dt>
             <dd>{formatPips(pair?.current_price, profile?.poc, instrument)}</dd>
           </div>
           <div>
