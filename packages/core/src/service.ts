@@ -5,17 +5,21 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DestinationStream, Logger } from 'pino';
 import { requireApiKey, type ApiKeyOptions } from './auth.js';
+import { clientErrorHandler, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS } from './client-errors.js';
 import { errorAnswer, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { AppError, type ErrorCodeCase } from './errors.js';
 import { processEventLoopDelay } from './event-loop-delay.js';
 import { processLiveHeapBytes } from './heap-live.js';
+import { installJsonParser } from './json-parser.js';
 import { createLogger, loggableUrl } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { originGuard } from './origin-guard.js';
 import { documentKitAnswers, withReachableSchemas } from './openapi.js';
+import { refuseUnknownQueryParameters } from './strict-query.js';
+import { answerUnmatchedRoutes } from './unmatched-route.js';
 
 export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -40,6 +44,8 @@ export interface ServiceOptions {
   logger?: Logger;
   errorCodeCase?: ErrorCodeCase;
   bodyLimitBytes?: number;
+  /** How long a client has to send a whole request, body included, before a 408; REQUEST_TIMEOUT_MS by default. */
+  requestTimeoutMs?: number;
   corsOrigins?: string[];
   /** Global per-IP limit; routes may set `config.rateLimit`. Omit for no global limit. */
   rateLimit?: RateLimitOptions;
@@ -85,6 +91,7 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   const metrics = options.metrics ?? new MetricsRegistry();
   const logger = options.logger ?? createLogger({ name: options.name, level: options.logLevel ?? 'info', stream: options.logStream });
   const answerError = errorAnswer(options.errorCodeCase ?? 'lower', now);
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
 
   const app = Fastify({
     loggerInstance: logger,
@@ -97,6 +104,9 @@ export async function buildService(options: ServiceOptions): Promise<App> {
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(answerError),
+    clientErrorHandler: clientErrorHandler(options.errorCodeCase ?? 'lower', now),
+    requestTimeout: requestTimeoutMs,
+    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs), connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
@@ -104,9 +114,10 @@ export async function buildService(options: ServiceOptions): Promise<App> {
 
   app.decorate('metrics', metrics);
   app.decorate('serviceName', options.name);
-  app.setValidatorCompiler(validatorCompiler);
+  refuseUnknownQueryParameters(app);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandlers(app, answerError);
+  installJsonParser(app);
   installRequestMetrics(app, metrics);
   const globalRateLimit = options.rateLimit !== undefined;
   app.addHook('onRoute', (route) => documentKitAnswers(route, { globalRateLimit }));
@@ -114,6 +125,7 @@ export async function buildService(options: ServiceOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  answerUnmatchedRoutes(app, answerError);
   // Refused before any body is read or any handler runs.
   app.addHook('onRequest', originGuard(options.corsOrigins ?? []));
   // A body is JSON (or what a route's own scope parses): Fastify's text/plain parser would hand
