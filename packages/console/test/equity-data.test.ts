@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { toTime } from '../src/chart/chart-data.js';
-import { equityLines, equitySummary } from '../src/chart/equity-data.js';
+import { EQUITY_PRICE_FORMAT, equityLines, equitySummary } from '../src/chart/equity-data.js';
 import { equityPoint } from './fixtures.js';
 
 const day = (d: number) => `2026-01-0${d}T00:00:00.000Z`;
 
 describe('the equity chart', () => {
+  it('writes its axes and labels with thousands grouped and two decimals', () => {
+    expect(EQUITY_PRICE_FORMAT.formatter(100_250)).toBe('100,250.00');
+    expect(EQUITY_PRICE_FORMAT.formatter(-1.5)).toBe('-1.50');
+  });
+
   it('draws one point per time, oldest first, keeping the lower of two at the same time', () => {
     const { equity } = equityLines([equityPoint(day(3), 100_200), equityPoint(day(1), 100_000), equityPoint(day(3), 100_150), equityPoint(day(2), 99_900)]);
     expect(equity).toEqual([

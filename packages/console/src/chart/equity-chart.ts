@@ -1,12 +1,9 @@
 import type { EquityPoint } from '@fxdesk/schemas';
 import { AreaSeries, BaselineSeries, createChart, type IChartApi, type ISeriesApi } from 'lightweight-charts';
-import { formatMoney } from '../format.js';
 import { COLORS } from './chart-data.js';
-import { equityLines } from './equity-data.js';
+import { EQUITY_PRICE_FORMAT, equityLines } from './equity-data.js';
 
 const DRAWDOWN_PANE_HEIGHT = 120;
-/** Amounts and percentages on the axes and labels with two decimals, thousands grouped: `100,250.00`. */
-const AXIS_FORMAT = { type: 'custom', minMove: 0.01, formatter: (value: number) => formatMoney(value) } as const;
 
 /**
  * A backtest's equity, green above the initial balance and red below it, with its drawdown
@@ -38,7 +35,7 @@ export class EquityChart {
       bottomLineColor: COLORS.down,
       bottomFillColor1: 'rgba(239, 83, 80, 0.04)',
       bottomFillColor2: 'rgba(239, 83, 80, 0.28)',
-      priceFormat: AXIS_FORMAT,
+      priceFormat: EQUITY_PRICE_FORMAT,
     });
     this.drawdown = this.chart.addSeries(
       AreaSeries,
@@ -49,7 +46,7 @@ export class EquityChart {
         topColor: 'rgba(239, 83, 80, 0.05)',
         bottomColor: 'rgba(239, 83, 80, 0.4)',
         invertFilledArea: true,
-        priceFormat: AXIS_FORMAT,
+        priceFormat: EQUITY_PRICE_FORMAT,
       },
       1,
     );

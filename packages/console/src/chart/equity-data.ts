@@ -1,6 +1,10 @@
 import type { EquityPoint } from '@fxdesk/schemas';
 import type { LineData, Time } from 'lightweight-charts';
+import { formatMoney } from '../format.js';
 import { toTime } from './chart-data.js';
+
+/** The equity chart's amounts and percentages, on its axes and labels: two decimals, thousands grouped (`100,250.00`). */
+export const EQUITY_PRICE_FORMAT = { type: 'custom', minMove: 0.01, formatter: (value: number) => formatMoney(value) } as const;
 
 /**
  * A backtest's equity curve and its drawdown below the running high, as the equity chart's two
