@@ -120,12 +120,13 @@ export class Api {
   login = (password: string) => this.post<ConsoleSession>('/console/login', { password });
   logout = () => this.post<ConsoleSession>('/console/logout');
 
-  // Spec 000's reads, shared with curl and bots (and their rate limit).
-  status = () => this.get<StrategyStatus>('/status');
-  pairs = async () => (await this.get<{ pairs: PairRecord[] }>('/pairs')).pairs;
+  // Spec 000's reads, through the console's copies: the same answers on the console's own budget
+  // (CONSOLE_READS_PER_MINUTE per session), not the 60 GETs a minute that curl and bots share.
+  status = () => this.get<StrategyStatus>('/console/status');
+  pairs = async () => (await this.get<{ pairs: PairRecord[] }>('/console/pairs')).pairs;
   pairCandles = (instrument: string, query: { timeframe?: Timeframe; limit?: number }) =>
-    this.get<PairCandles>(`/pairs/${encodeURIComponent(instrument)}/candles`, query);
-  signals = (query: { instrument?: string; limit?: number; cursor?: string | null }) => this.get<SignalHistory>('/signals', query);
+    this.get<PairCandles>(`/console/pairs/${encodeURIComponent(instrument)}/candles`, query);
+  signals = (query: { instrument?: string; limit?: number; cursor?: string | null }) => this.get<SignalHistory>('/console/signals', query);
 
   // The console's read-through routes.
   services = () => this.get<ConsoleServices>('/console/services');

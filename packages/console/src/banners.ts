@@ -1,4 +1,4 @@
-import type { DeskState } from './desk-state.js';
+import type { DeskState, LoadFailure } from './desk-state.js';
 import { formatClock, formatDuration, formatHourMinute } from './format.js';
 import { nextCandleClose, nextFxOpen } from './market-time.js';
 import { isMarketClosed, serviceViews } from './service-health.js';
@@ -18,7 +18,7 @@ export function bannersOf(state: DeskState, nowMs: number): Banner[] {
     const since = state.updatedAt ? ` Showing what it last sent, at ${formatClock(state.updatedAt)} UTC.` : '';
     banners.push({ id: 'strategy', level: 'error', title: 'The strategy service is not answering', text: `Reconnecting…${since}` });
   }
-  if (state.loadError) banners.push({ id: 'load', level: 'error', title: 'The desk could not be read', text: state.loadError });
+  if (state.loadError) banners.push(loadBanner(state, state.loadError, nowMs));
   for (const view of serviceViews(state.status, state.services)) {
     if (view.state === 'down') {
       banners.push({
@@ -41,6 +41,15 @@ export function bannersOf(state: DeskState, nowMs: number): Banner[] {
     });
   }
   return banners;
+}
+
+/** A failed snapshot: what failed, what the page shows meanwhile, and when it reads again by itself. */
+function loadBanner(state: DeskState, failure: LoadFailure, nowMs: number): Banner {
+  const shown = state.snapshotAt === null ? '' : ` Showing the desk as read at ${formatClock(state.snapshotAt)} UTC, kept current by its live events.`;
+  const retry =
+    failure.retryAt === null ? '' : ` Reading it again ${failure.retryAt <= nowMs ? 'now' : `in ${Math.ceil((failure.retryAt - nowMs) / 1000)} s`}.`;
+  const title = state.snapshotAt === null ? 'The desk could not be read' : 'The desk could not be read again';
+  return { id: 'load', level: state.snapshotAt === null ? 'error' : 'warning', title, text: `${failure.message.replace(/\.$/, '')}.${shown}${retry}` };
 }
 
 function marketClosed(state: DeskState, nowMs: number): boolean {

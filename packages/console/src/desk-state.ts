@@ -27,7 +27,19 @@ export type AccountView =
 /** The event stream: `live` once open, `reconnecting` after it broke (the browser retries by itself). */
 export type Connection = 'connecting' | 'live' | 'reconnecting';
 
-/** What the desk pages show, kept current by the /events stream. */
+/** Why the desk could not be read, and when it is read again by itself (epoch ms; null: only when asked). */
+export interface LoadFailure {
+  message: string;
+  retryAt: number | null;
+}
+
+/**
+ * What the desk pages show, kept current by the /events stream. The desk is shown only from a
+ * whole snapshot on (status, pairs, recent signals and the pairs' volume profiles, all read
+ * together, `snapshotAt`): never pieces of a read that partly failed beside the events that came
+ * meanwhile. When a later read fails, the last whole snapshot stays, kept current by the events,
+ * and the banner says since when and when it is read again.
+ */
 export interface DeskState {
   status: StrategyStatus | null;
   /** Instruments in the order the strategy lists them. */
@@ -41,8 +53,10 @@ export interface DeskState {
   connection: Connection;
   /** When the last event or snapshot arrived (epoch ms). */
   updatedAt: number | null;
+  /** When the last whole snapshot was read (epoch ms); null before the first. */
+  snapshotAt: number | null;
   /** Why the last snapshot could not be read, if it could not. */
-  loadError: string | null;
+  loadError: LoadFailure | null;
 }
 
 export const RECENT_SIGNALS = 50;
@@ -57,16 +71,16 @@ export const initialDeskState: DeskState = {
   account: { state: 'loading' },
   connection: 'connecting',
   updatedAt: null,
+  snapshotAt: null,
   loadError: null,
 };
 
 export type DeskAction =
-  | { type: 'snapshot'; status: StrategyStatus; pairs: PairRecord[]; signals: StrategySignal[]; at: number }
-  | { type: 'load_failed'; message: string }
+  | { type: 'snapshot'; status: StrategyStatus; pairs: PairRecord[]; signals: StrategySignal[]; profiles: Record<string, Profile>; at: number }
+  | { type: 'load_failed'; failure: LoadFailure }
   | { type: 'status'; status: StrategyStatus; at: number }
   | { type: 'pair'; pair: PairRecord; at: number }
   | { type: 'candle'; event: CandleEvent; at: number }
-  | { type: 'profile'; instrument: string; profile: Profile }
   | { type: 'signal'; signal: StrategySignal; at: number }
   | { type: 'order'; event: OrderEvent; at: number }
   | { type: 'delivery'; event: DeliveryEvent; at: number }
@@ -91,10 +105,12 @@ export function deskReducer(state: DeskState, action: DeskAction): DeskState {
       const pairs = Object.fromEntries(action.pairs.map((p) => [p.instrument, p]));
       // Live signals that arrived while the page was reading stay.
       const signals = action.signals.reduce(upsertSignal, state.signals);
-      return { ...state, status: action.status, order: action.pairs.map((p) => p.instrument), pairs, signals, updatedAt: action.at, loadError: null };
+      const profiles = { ...state.profiles, ...action.profiles };
+      const order = action.pairs.map((p) => p.instrument);
+      return { ...state, status: action.status, order, pairs, profiles, signals, updatedAt: action.at, snapshotAt: action.at, loadError: null };
     }
     case 'load_failed':
-      return { ...state, loadError: action.message };
+      return { ...state, loadError: action.failure };
     case 'status':
       return { ...state, status: action.status, updatedAt: action.at };
     case 'pair': {
@@ -107,8 +123,6 @@ export function deskReducer(state: DeskState, action: DeskAction): DeskState {
       const profiles = profile ? { ...state.profiles, [action.event.instrument]: profile } : state.profiles;
       return { ...state, profiles, updatedAt: action.at };
     }
-    case 'profile':
-      return { ...state, profiles: { ...state.profiles, [action.instrument]: action.profile } };
     case 'signal': {
       const { signal } = action;
       const pair = state.pairs[signal.instrument];

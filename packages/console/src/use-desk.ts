@@ -2,7 +2,7 @@ import type { CandleEvent, DeliveryEvent, DownstreamEvent, OrderEvent, PairRecor
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, type Api } from './api.js';
-import { deskReducer, initialDeskState, type DeskAction, type DeskState } from './desk-state.js';
+import { deskReducer, initialDeskState, type DeskAction, type DeskState, type Profile } from './desk-state.js';
 import { connectEvents } from './events.js';
 import { serviceViews } from './service-health.js';
 
@@ -13,8 +13,8 @@ const SERVICES_EVERY_MS = 30_000;
 const SERVICES_WHILE_DOWN_MS = 5000;
 /** Signals read with the snapshot (the desk's recent list). */
 const SNAPSHOT_SIGNALS = 20;
-/** Pairs whose volume profile is read at load (one GET each, on spec 000's limit); the rest wait for their next candle. */
-const PROFILE_READS = 12;
+/** How long after a failed snapshot it is read again, when the answer named no Retry-After (nothing answered, a 5xx). */
+const RETRY_AFTER_FAILURE_MS = 5000;
 
 export type EventListener = (name: StrategyEventName, data: unknown) => void;
 
@@ -69,31 +69,29 @@ function actionOf(name: StrategyEventName, data: unknown, at: number): DeskActio
 export function useDeskConnection(api: Api): Desk {
   const [state, dispatch] = useReducer(deskReducer, initialDeskState);
   const listeners = useRef(new Set<EventListener>());
-  const profilesRead = useRef(new Set<string>());
   const [servicesTick, setServicesTick] = useState(0);
   const [reloadTick, setReloadTick] = useState(0);
 
-  // The snapshot: at start, after `reset`, and when the stream had to be opened afresh.
+  // The snapshot: at start, after `reset`, when the stream had to be opened afresh, and again by
+  // itself after a failure (after the Retry-After of a 429). It is taken whole or not at all.
   useEffect(() => {
     let cancelled = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     void (async () => {
       try {
-        const [status, pairs, history] = await Promise.all([api.status(), api.pairs(), api.signals({ limit: SNAPSHOT_SIGNALS })]);
-        if (cancelled) return;
-        dispatch({ type: 'snapshot', status, pairs, signals: history.signals, at: Date.now() });
-        const missing = pairs.map((p) => p.instrument).filter((i) => !profilesRead.current.has(i));
-        for (const instrument of missing.slice(0, PROFILE_READS)) {
-          profilesRead.current.add(instrument);
-          const { candles } = await api.pairCandles(instrument, { limit: 1 });
-          const profile = candles.at(-1)?.volume_profile;
-          if (!cancelled && profile) dispatch({ type: 'profile', instrument, profile });
-        }
+        const snapshot = await readSnapshot(api);
+        if (!cancelled) dispatch({ type: 'snapshot', ...snapshot, at: Date.now() });
       } catch (err) {
-        if (!cancelled) dispatch({ type: 'load_failed', message: describeError(err) });
+        if (cancelled) return;
+        const retryInMs = err instanceof ApiError && err.retryAfterSeconds !== null ? err.retryAfterSeconds * 1000 : RETRY_AFTER_FAILURE_MS;
+        const unauthorized = err instanceof ApiError && err.status === 401;
+        dispatch({ type: 'load_failed', failure: { message: loadFailureText(err), retryAt: unauthorized ? null : Date.now() + retryInMs } });
+        if (!unauthorized) retry = setTimeout(() => setReloadTick((n) => n + 1), retryInMs);
       }
     })();
     return () => {
       cancelled = true;
+      clearTimeout(retry);
     };
   }, [api, reloadTick]);
 
@@ -163,6 +161,24 @@ export function useDeskConnection(api: Api): Desk {
   }, []);
   const reload = useCallback(() => setReloadTick((n) => n + 1), []);
   return useMemo(() => ({ state, api, listen, reload, dispatch }), [state, api, listen, reload]);
+}
+
+/** The status, the pairs, the recent signals and each pair's volume profile, read together: all of them, or a failure. */
+async function readSnapshot(api: Api): Promise<{ status: StrategyStatus; pairs: PairRecord[]; signals: StrategySignal[]; profiles: Record<string, Profile> }> {
+  const [status, pairs, history] = await Promise.all([api.status(), api.pairs(), api.signals({ limit: SNAPSHOT_SIGNALS })]);
+  const latest = await Promise.all(pairs.map(async (p) => (await api.pairCandles(p.instrument, { limit: 1 })).candles.at(-1)?.volume_profile));
+  const profiles: Record<string, Profile> = {};
+  pairs.forEach((p, i) => {
+    const profile = latest[i];
+    if (profile) profiles[p.instrument] = profile;
+  });
+  return { status, pairs, signals: history.signals, profiles };
+}
+
+/** Why the snapshot failed, for the banner (which says itself when it is read again). */
+function loadFailureText(err: unknown): string {
+  if (err instanceof ApiError && (err.status === 429 || err.code === 'RATE_LIMITED')) return 'the strategy service asked the console to slow down (429)';
+  return describeError(err);
 }
 
 /** The current time, advancing every `everyMs`: for "5 s ago" and the next candle's close. */

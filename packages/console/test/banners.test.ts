@@ -5,9 +5,26 @@ import { serviceView } from '../src/service-health.js';
 import { downstream, health, NOW, pair, services, status } from './fixtures.js';
 
 function desk(overrides: Partial<DeskState> = {}): DeskState {
-  const state = deskReducer(initialDeskState, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD')], signals: [], at: NOW });
+  const state = deskReducer(initialDeskState, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD')], signals: [], profiles: {}, at: NOW });
   return { ...state, services: services(), connection: 'live', ...overrides };
 }
+
+describe('the load banner', () => {
+  it('counts down to the next read by itself and says the desk shown is the last whole one', () => {
+    const failed = desk({ loadError: { message: 'the strategy service asked the console to slow down (429)', retryAt: NOW + 51_000 } });
+    const at = (ms: number) => bannersOf(failed, ms).find((b) => b.id === 'load');
+    expect(at(NOW)?.text).toContain('Reading it again in 51 s.');
+    expect(at(NOW + 50_000)?.text).toContain('Reading it again in 1 s.');
+    expect(at(NOW + 51_000)?.text).toContain('Reading it again now.');
+    expect(at(NOW)).toMatchObject({ level: 'warning', title: 'The desk could not be read again' });
+    expect(at(NOW)?.text).toContain('Showing the desk as read at');
+  });
+
+  it('is an error, with nothing shown, before any whole snapshot', () => {
+    const failed = { ...initialDeskState, loadError: { message: 'not answering', retryAt: NOW + 5000 } };
+    expect(bannersOf(failed, NOW).find((b) => b.id === 'load')).toMatchObject({ level: 'error', title: 'The desk could not be read' });
+  });
+});
 
 describe('service states', () => {
   it('calls a service down when the strategy’s last call to it failed, with its error', () => {

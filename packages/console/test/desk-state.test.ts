@@ -3,7 +3,7 @@ import { deskReducer, initialDeskState, pairList, type DeskState } from '../src/
 import { candle, downstream, pair, signal, status } from './fixtures.js';
 
 function loaded(): DeskState {
-  return deskReducer(initialDeskState, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD'), pair('USD_JPY')], signals: [], at: 1 });
+  return deskReducer(initialDeskState, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD'), pair('USD_JPY')], signals: [], profiles: {}, at: 1 });
 }
 
 describe('the desk state', () => {
@@ -27,6 +27,21 @@ describe('the desk state', () => {
     expect(state.pairs.EUR_USD?.last_signal).toEqual({ type: 'SHORT', time: newer.generated_at, entry_price: 1.2 });
   });
 
+  it('counts the desk as read only from a whole snapshot: events before it, or a failed read, leave it unread', () => {
+    let state = deskReducer(initialDeskState, { type: 'status', status: status({ total_signals_today: 2 }), at: 1 });
+    state = deskReducer(state, { type: 'pair', pair: pair('USD_JPY'), at: 2 });
+    state = deskReducer(state, { type: 'load_failed', failure: { message: 'too many requests', retryAt: 60_000 } });
+    expect(state.snapshotAt).toBeNull();
+    state = deskReducer(state, { type: 'snapshot', status: status(), pairs: [pair('EUR_USD'), pair('USD_JPY')], signals: [], profiles: {}, at: 3 });
+    expect(state).toMatchObject({ snapshotAt: 3, loadError: null, order: ['EUR_USD', 'USD_JPY'] });
+  });
+
+  it('keeps the last whole snapshot when a later read fails', () => {
+    const state = deskReducer(loaded(), { type: 'load_failed', failure: { message: 'not answering', retryAt: 10 } });
+    expect(state).toMatchObject({ snapshotAt: 1, loadError: { message: 'not answering', retryAt: 10 } });
+    expect(pairList(state).map((p) => p.instrument)).toEqual(['EUR_USD', 'USD_JPY']);
+  });
+
   it('keeps signals that arrived live while a snapshot was read', () => {
     const live = signal({ signal_id: 'live' });
     let state = deskReducer(initialDeskState, { type: 'signal', signal: live, at: 1 });
@@ -35,6 +50,7 @@ describe('the desk state', () => {
       status: status(),
       pairs: [],
       signals: [signal({ signal_id: 'stored', generated_at: '2026-01-07T11:00:00.000Z' })],
+      profiles: {},
       at: 2,
     });
     expect(state.signals.map((s) => s.signal_id)).toEqual(['live', 'stored']);

@@ -4,7 +4,8 @@ import { useDesk, useNow } from '../use-desk.js';
 /** What is wrong with the desk (or the market), above every page; announced as it changes. */
 export function Banners() {
   const { state, reload } = useDesk();
-  const now = useNow(5000);
+  // Every second: the load banner counts down to its next read.
+  const now = useNow(1000);
   const banners = bannersOf(state, now);
   return (
     <div class="banners" aria-live="polite">

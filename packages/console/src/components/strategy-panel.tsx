@@ -1,4 +1,4 @@
-import type { StrategyStatus } from '@fxdesk/schemas';
+import type { StrategyIdle, StrategyStatus } from '@fxdesk/schemas';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { formatAgo, formatDateTime, pairLabel } from '../format.js';
@@ -6,17 +6,40 @@ import { useDesk, useNow } from '../use-desk.js';
 
 type Outcome = { kind: 'ok' | 'error'; text: string } | null;
 
+function modeText(status: StrategyStatus): string {
+  if (status.dry_run === null) return 'never started';
+  const mode = status.dry_run ? 'paper (dry run)' : 'live orders';
+  return status.running ? mode : `${mode}, in the last run`;
+}
+
+/** Why the strategy is idle, as /status says it, with the stop's time in the page's format. */
+function idleText(idle: StrategyIdle): string {
+  switch (idle.reason) {
+    case 'stopped':
+      return `Stopped ${idle.since ? `on ${formatDateTime(idle.since)} ` : ''}(Stop, or POST /stop): it stays stopped across restarts of the service until Start.`;
+    case 'never_started':
+      return 'Never started on this desk (AUTO_START is off): Start runs it.';
+    case 'starting':
+      return 'Starting by itself, once the market lists its symbols…';
+    case 'start_failed':
+      return 'Its start at boot failed (the strategy log says why): Start runs it.';
+    case 'not_resumed':
+      return 'It was running when the service last stopped, and is not resumed (RESUME_ON_START=false): Start runs it.';
+  }
+}
+
 /** Strategy state with start, stop, restart and the dry-run switch (the console's control routes). */
 export function StrategyPanel({ status }: { status: StrategyStatus }) {
   const { api, dispatch, state } = useDesk();
   const now = useNow(5000);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
-  // The mode the next start uses; while running it shows the running start's.
+  // The mode the next start uses: the running start's, or the last run's (kept across restarts
+  // of the service), so a Start after a stop trades as the desk did; paper only on a desk never started.
   const [dryRun, setDryRun] = useState(status.dry_run ?? true);
   const [confirming, setConfirming] = useState(false);
   useEffect(() => {
-    if (status.running && status.dry_run !== null) setDryRun(status.dry_run);
+    if (status.dry_run !== null) setDryRun(status.dry_run);
   }, [status.running, status.dry_run]);
 
   const run = async (what: string, call: () => Promise<void>) => {
@@ -94,7 +117,7 @@ export function StrategyPanel({ status }: { status: StrategyStatus }) {
         </div>
         <div>
           <dt>Mode</dt>
-          <dd>{status.dry_run === null ? 'never started' : status.dry_run ? 'paper (dry run)' : 'live orders'}</dd>
+          <dd data-fact="mode">{modeText(status)}</dd>
         </div>
         <div>
           <dt>Signals today</dt>
@@ -109,6 +132,11 @@ export function StrategyPanel({ status }: { status: StrategyStatus }) {
           <dd>{status.running ? status.active_pairs.map(pairLabel).join(', ') : 'none (stopped)'}</dd>
         </div>
       </dl>
+      {status.idle && (
+        <p class="note idle" data-idle={status.idle.reason}>
+          {idleText(status.idle)}
+        </p>
+      )}
       <div class="controls">
         <button type="button" onClick={() => void start(dryRun)} disabled={busy || status.running}>
           Start

@@ -15,7 +15,8 @@ const RECENT = 8;
 /** The desk: the strategy and its controls, every pair, the latest signals, the account and the services. */
 export function DeskPage() {
   const { state } = useDesk();
-  if (!state.status) {
+  // Only a whole snapshot is shown: until one is read, the banner says why and when it is read again.
+  if (state.snapshotAt === null || !state.status) {
     return state.loadError ? null : (
       <p class="loading" role="status">
         Reading the desk…
