@@ -1,4 +1,4 @@
-import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import { openDatabase, StorageHealth, type SqliteDatabase, type StorageHealthOptions } from '@fxdesk/core';
 import type { DownstreamService, DownstreamState, SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 import {
   deliveryEvent,
@@ -113,14 +113,18 @@ const RUN = 'SELECT running, instruments, dry_run, COALESCE(started_at, updated_
  * interface the PostgreSQL store needs.
  */
 export class SqliteStrategyStore implements StrategyStore {
-  private readonly db: SqliteDatabase;
+  /** The connection, for tests that set its limits. */
+  readonly db: SqliteDatabase;
   private readonly statements;
   private readonly insertSignal: (signal: StrategySignal, paperTrade?: PaperTrade) => boolean;
   private readonly insertSession: (session: StoredSession, now: string, max: number) => void;
   private readonly logged: (write: () => readonly NewDeskEvent[] | undefined) => boolean;
+  /** Whether the file can write, learnt from the writes below (each runs through `storage.guard`). */
+  private readonly storage: StorageHealth;
 
-  constructor(file: string, { eventLogKeep = EVENT_LOG_KEEP }: StrategyStoreOptions = {}) {
+  constructor(file: string, { eventLogKeep = EVENT_LOG_KEEP, health }: StrategyStoreOptions & { health?: StorageHealthOptions } = {}) {
     this.db = openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
+    this.storage = new StorageHealth(this.db, health);
     const sql = (text: string) => this.db.prepare(text);
     this.statements = {
       insert: sql(
@@ -194,7 +198,7 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean> {
-    return this.insertSignal(signal, paperTrade);
+    return this.storage.guard(() => this.insertSignal(signal, paperTrade));
   }
 
   async find(signalId: string): Promise<StrategySignal | undefined> {
@@ -239,14 +243,20 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void> {
-    this.logged(() =>
-      this.statements.updateExecution.run(JSON.stringify(execution), signal.signal_id).changes === 1 ? [orderEvent(signal, execution)] : undefined,
+    this.storage.guard(() =>
+      this.logged(() =>
+        this.statements.updateExecution.run(JSON.stringify(execution), signal.signal_id).changes === 1 ? [orderEvent(signal, execution)] : undefined,
+      ),
     );
   }
 
   async updateNotification(signal: SignalRef, notification: SignalNotification): Promise<void> {
-    this.logged(() =>
-      this.statements.updateNotification.run(JSON.stringify(notification), signal.signal_id).changes === 1 ? [deliveryEvent(signal, notification)] : undefined,
+    this.storage.guard(() =>
+      this.logged(() =>
+        this.statements.updateNotification.run(JSON.stringify(notification), signal.signal_id).changes === 1
+          ? [deliveryEvent(signal, notification)]
+          : undefined,
+      ),
     );
   }
 
@@ -260,14 +270,11 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async recordRun(change: RunChange, at: string, expected: number): Promise<RunState | undefined> {
-    const row = this.statements.recordRun.get(
-      change.running ? 1 : 0,
-      JSON.stringify(change.instruments),
-      change.dryRun ? 1 : 0,
-      change.startedAt,
-      at,
-      expected,
-    ) as RunRow | undefined;
+    const row = this.storage.guard(
+      () =>
+        this.statements.recordRun.get(change.running ? 1 : 0, JSON.stringify(change.instruments), change.dryRun ? 1 : 0, change.startedAt, at, expected) as
+          RunRow | undefined,
+    );
     return row && runStateOf(row);
   }
 
@@ -276,7 +283,7 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string): Promise<void> {
-    this.statements.closePaperTrade.run(closedAt, exitPrice, pnl, signalId);
+    this.storage.guard(() => this.statements.closePaperTrade.run(closedAt, exitPrice, pnl, signalId));
   }
 
   async realizedPaperPnl(): Promise<number> {
@@ -284,7 +291,7 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async openSession(session: StoredSession, now: string, max: number): Promise<void> {
-    this.insertSession(session, now, max);
+    this.storage.guard(() => this.insertSession(session, now, max));
   }
 
   async findSession(idHash: string, now: string): Promise<StoredSession | undefined> {
@@ -293,16 +300,16 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async endSession(idHash: string): Promise<void> {
-    this.statements.endSession.run(idHash);
+    this.storage.guard(() => this.statements.endSession.run(idHash));
   }
 
   async consoleSecret(candidate: string): Promise<string> {
-    this.statements.storeSecret.run(candidate);
+    this.storage.guard(() => this.statements.storeSecret.run(candidate));
     return (this.statements.consoleSecret.get() as { secret: string }).secret;
   }
 
   async appendEvents(events: readonly NewDeskEvent[]): Promise<void> {
-    this.logged(() => events);
+    this.storage.guard(() => this.logged(() => events));
   }
 
   async eventsAfter(seq: number, limit: number): Promise<DeskEvent[] | undefined> {
@@ -314,17 +321,19 @@ export class SqliteStrategyStore implements StrategyStore {
   }
 
   async saveDownstream(service: DownstreamService, state: DownstreamState): Promise<void> {
-    this.statements.saveDownstream.run(service, JSON.stringify(state));
+    this.storage.guard(() => this.statements.saveDownstream.run(service, JSON.stringify(state)));
   }
 
   async downstreamStates(): Promise<Partial<Record<DownstreamService, DownstreamState>>> {
     return downstreamStatesOf(this.statements.downstreamStates.all() as Array<{ service: DownstreamService; state: string }>);
   }
 
+  /** Not ok when the file does not answer, or once a write failed for want of storage (see StorageHealth). */
   async health(): Promise<{ ok: boolean; detail: string }> {
     try {
       this.db.prepare('SELECT 1').get();
-      return { ok: true, detail: 'signal database answers' };
+      const writable = this.storage.check();
+      return writable.ok ? { ok: true, detail: 'signal database answers' } : writable;
     } catch (err) {
       return { ok: false, detail: `the signal database does not answer: ${err instanceof Error ? err.message : String(err)}` };
     }

@@ -90,7 +90,8 @@ const UNFINISHED = "status IN ('queued', 'running')";
  * The lab's SQLite file (DATA_DIR/lab.db): backtests with their trades and equity curve, sweeps.
  * A file of its own, not strategy.db: a year's backtest writes thousands of trade rows that the
  * live signals' FULL-synchronous file need not carry, results can always be computed again (so
- * NORMAL is enough), and deleting lab.db clears the lab without touching a signal. Each call runs
+ * NORMAL is enough), and moving lab.db away then starting once with --reset clears the lab
+ * without touching a signal (without --reset its identity marker refuses the start). Each call runs
  * at once on the event loop; the promises only give it the interface the PostgreSQL store needs.
  */
 export class SqliteLabStore implements LabStore {
