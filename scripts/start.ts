@@ -1,6 +1,7 @@
 /**
  * `npm start`: runs the whole desk from one terminal. `npm start -- <service>` (or
- * `npm run start:<service>`) runs one service alone on its own default port.
+ * `npm run start:<service>`) runs one service alone on its own default port. `--reset` is passed
+ * on to every service started: each forgets its databases' identity markers (see the README).
  *
  * Reads `.env` when present (the shell wins over the file), prefixes every log line with its
  * service, stops everything on Ctrl-C, and exits non-zero when a service dies.
@@ -8,6 +9,9 @@
 import { Launcher, loadBaseEnv, serviceCommand, waitAnswers } from './launcher.js';
 import { describeDevKeys, serviceEnv, stackPortOf } from './stack-env.js';
 import { STACK, type StackService } from './stack.js';
+
+/** The options passed on to every service's server, apart from the service names. */
+const SERVICE_FLAGS = ['--reset'];
 
 function selectServices(args: string[]): StackService[] {
   if (args.length === 0) return [...STACK];
@@ -21,8 +25,10 @@ function selectServices(args: string[]): StackService[] {
 
 async function main(): Promise<void> {
   const base = loadBaseEnv();
-  const services = selectServices(process.argv.slice(2));
-  const alone = services.length === 1 && process.argv.length > 2;
+  const flags = process.argv.slice(2).filter((a) => SERVICE_FLAGS.includes(a));
+  const names = process.argv.slice(2).filter((a) => !SERVICE_FLAGS.includes(a));
+  const services = selectServices(names);
+  const alone = services.length === 1 && names.length > 0;
   const launcher = new Launcher({ names: services.map((s) => s.name), rawLogs: base.LOG_FORMAT === 'json' });
   const width = Math.max(...services.map((s) => s.name.length));
   const devKeys = new Set<string>();
@@ -32,7 +38,8 @@ async function main(): Promise<void> {
     const prepared = alone ? { env: base, devKeys: [], notes: [] } : serviceEnv(service, base);
     prepared.devKeys.forEach((k) => devKeys.add(k));
     notes.push(...prepared.notes.map((n) => `${service.name}: ${n}`));
-    launcher.spawn({ name: service.name, ...serviceCommand(service.name), env: prepared.env });
+    const command = serviceCommand(service.name);
+    launcher.spawn({ name: service.name, command: command.command, args: [...command.args, ...flags], env: prepared.env });
   }
 
   const started = Date.now();
