@@ -1,5 +1,6 @@
 /** Helpers for the tests that run real processes (`*.process.test.ts`) from any workspace. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -63,4 +64,16 @@ export async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The CPU time (user and system, in ms) the main thread of process `pid` has used so far, read
+ * from /proc (Linux; in steps of 10 ms). What a turn of that thread's event loop costs in it does
+ * not depend on how busy the machine is, unlike the wall time the turn takes.
+ */
+export function mainThreadCpuMs(pid: number = process.pid): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  // utime and stime: fields 14 and 15 of proc(5), counted from the state (field 3) after the name, in 1/100 s.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

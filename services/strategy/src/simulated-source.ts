@@ -19,7 +19,7 @@ export class SimulatedSource implements MarketSource {
   async closedCandles(symbol: string, timeframe: Timeframe, count: number): Promise<MarketCandle[]> {
     const digits = this.market.spec(symbol)?.digits ?? 0;
     // One more than asked: the last bar may be the forming one.
-    const bars = this.market.bars(symbol, timeframe, count + 1).filter((bar) => bar.closed);
+    const bars = (await this.market.barsSliced(symbol, timeframe, count + 1)).filter((bar) => bar.closed);
     return bars.slice(Math.max(0, bars.length - count)).map((bar) => candleOfSimulatedBar(bar, digits));
   }
 

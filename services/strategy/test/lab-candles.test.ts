@@ -1,4 +1,4 @@
-import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
+import { SimulatedFeed, SimulatedMarket, WorkSlicer } from '@fxdesk/broker';
 import { MarketDataClient } from '@fxdesk/client';
 import { loadConfig } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
@@ -110,6 +110,29 @@ describe('SimulatedLabHistory', () => {
     expect(progress.at(-1)).toBe(1);
     expect([...progress].sort((a, b) => a - b)).toEqual(progress);
   });
+
+  it('lets the event loop turn while it builds three years of D1, to the candles of one build', async () => {
+    let readings = 0;
+    // A slice of ten steps (bars), whatever the machine.
+    const slicer = new WorkSlicer({ sliceMs: 10, now: () => readings++ });
+    const market = new SimulatedMarket({ seed: SEED, tickIntervalMs: 5000, marketHours: true, clock: new ManualClock(NOW), slicer });
+    const [from, to] = [sec('2023-01-01T00:00:00Z'), sec('2026-01-01T00:00:00Z')];
+    let turns = 0;
+    let isLoading = true;
+    const turn = () => {
+      turns++;
+      if (isLoading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const candles = await new SimulatedLabHistory(market).candles('EURUSD', 'D1', from, to);
+    isLoading = false;
+    const bars = simulatedMarket().barsBetween('EURUSD', 'D1', from * 1000, to * 1000);
+    expect(candles).toEqual(
+      bars.map((b) => expect.objectContaining({ time: b.time, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.tickVolume })),
+    );
+    expect(candles.length).toBeGreaterThan(750);
+    expect(turns).toBeGreaterThan(50);
+  }, 120_000);
 
   it('lists every symbol of the market with its digits', async () => {
     const catalog = await new SimulatedLabHistory(simulatedMarket()).catalog();

@@ -41,16 +41,17 @@ export function firstAtOrAfter(candles: readonly LabCandle[], timeSec: number): 
 }
 
 /**
- * Bars the simulated market builds between two turns of the event loop: about 10 ms of work, so
- * a year's loading never holds the live engine, the console's streams or the API for longer
- * (the market-data service's pages are its MAX_CANDLES, 1,000 by default, for the same reason).
+ * The span of market time one page of the simulated history covers, whatever the timeframe (two
+ * weeks: 20,160 M1 bars, 14 D1 bars), so each page is about the same work: the ticks of two weeks.
+ * Each page is built a few milliseconds at a time (the market's barsBetweenSliced), and the
+ * progress moves after each.
  */
-const SIMULATED_PAGE_BARS = 1_000;
+const SIMULATED_PAGE_MS = 14 * 86_400_000;
 
 /**
  * The in-process simulated market's history: a function of SIM_SEED (and the market's settings)
  * and the range, whatever the clock, except that a bar still forming now is left out. Built a
- * page at a time, yielding to the event loop between pages.
+ * page at a time, each page in slices with turns of the event loop between them.
  */
 export class SimulatedLabHistory implements LabHistory {
   constructor(private readonly market: SimulatedMarket) {}
@@ -65,14 +66,15 @@ export class SimulatedLabHistory implements LabHistory {
     const sizeMs = TIMEFRAME_SECONDS[timeframe] * 1000;
     const fromMs = fromSec * 1000;
     const endMs = Math.min(toSec * 1000, Math.floor(this.market.clock.now() / sizeMs) * sizeMs);
+    // Pages end on a bar's open, so no bar is cut between two pages.
+    const pageMs = Math.max(sizeMs, Math.floor(SIMULATED_PAGE_MS / sizeMs) * sizeMs);
     const candles: LabCandle[] = [];
     for (let pageFromMs = fromMs; pageFromMs < endMs;) {
-      const bars = this.market.barsBetween(symbol, timeframe, pageFromMs, endMs, SIMULATED_PAGE_BARS);
+      const pageToMs = Math.min(endMs, Math.ceil(pageFromMs / sizeMs) * sizeMs + pageMs);
+      const bars = await this.market.barsBetweenSliced(symbol, timeframe, pageFromMs, pageToMs);
       for (const bar of bars) candles.push(candleOfSimulatedBar(bar, spec.digits));
-      if (bars.length < SIMULATED_PAGE_BARS) break;
-      pageFromMs = bars.at(-1)!.time * 1000 + sizeMs;
+      pageFromMs = pageToMs;
       onProgress?.(progress(fromMs, pageFromMs, endMs));
-      await new Promise((resolve) => setImmediate(resolve));
     }
     onProgress?.(1);
     return candles;
