@@ -142,6 +142,51 @@ function pipeLines(stream: NodeJS.ReadableStream, prefix: string, out: NodeJS.Wr
   });
 }
 
+/** What a service's readiness probe (`/health/ready`) answered: ready, or why not, in a few words. */
+export type Readiness = { ready: true } | { ready: false; detail: string };
+
+export async function readinessOf(url: string): Promise<Readiness> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    if (res.ok) return { ready: true };
+    const body = (await res.json().catch(() => null)) as { checks?: Record<string, { ok: boolean; detail?: string }> } | null;
+    const failing = Object.entries(body?.checks ?? {})
+      .filter(([, check]) => !check.ok)
+      .map(([name, check]) => `${name}: ${check.detail ?? 'failing'}`);
+    return { ready: false, detail: `not ready: ${failing.join('; ') || `HTTP ${res.status}`}` };
+  } catch {
+    return { ready: false, detail: 'not answering yet' };
+  }
+}
+
+/**
+ * Waits until every service's readiness probe answers 200, polling every 200 ms, however long it
+ * takes: the desk is up only then. Every `slowEveryMs` it tells `onSlow` the services still not
+ * ready, and why. False when `isStopping` says the desk is stopping meanwhile.
+ */
+export async function untilReady(
+  probes: Record<string, string>,
+  options: { slowEveryMs: number; onSlow: (pending: [name: string, detail: string][]) => void; isStopping: () => boolean },
+): Promise<boolean> {
+  const pending = new Map(Object.entries(probes));
+  let slowAt = Date.now() + options.slowEveryMs;
+  while (!options.isStopping()) {
+    const answers = await Promise.all([...pending].map(async ([name, url]) => [name, await readinessOf(url)] as const));
+    const notReady: [string, string][] = [];
+    for (const [name, readiness] of answers) {
+      if (readiness.ready) pending.delete(name);
+      else notReady.push([name, readiness.detail]);
+    }
+    if (notReady.length === 0) return true;
+    if (Date.now() >= slowAt) {
+      options.onSlow(notReady);
+      slowAt = Date.now() + options.slowEveryMs;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
 /** Whether `url` answers 200 before `deadline` (epoch ms), polling every 200 ms. */
 export async function waitAnswers(url: string, deadline: number): Promise<boolean> {
   while (Date.now() < deadline) {

@@ -85,11 +85,9 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
       env.ACCOUNT_API_KEY = key('INTERNAL_API_KEY');
       env.NOTIFICATION_URL ??= url('notification', base);
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');
-      // Outside production, on the play-money terminal, a fresh desk trades out of the box.
-      if (!isProduction && env.AUTO_START === undefined && brokerOf(stackService('execution'), base) === 'simulated') {
-        env.AUTO_START = 'true';
-        notes.push('starts by itself on INSTRUMENTS, trading the simulated terminal (POST /stop stops it, and it stays stopped)');
-      }
+      // Outside production, on the play-money terminal, a fresh desk trades out of the box. What
+      // the strategy really does (a desk stopped before stays stopped) the launcher reads from its /status.
+      if (!isProduction && env.AUTO_START === undefined && brokerOf(stackService('execution'), base) === 'simulated') env.AUTO_START = 'true';
       break;
   }
   return { env, devKeys, notes };

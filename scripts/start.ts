@@ -6,7 +6,8 @@
  * Reads `.env` when present (the shell wins over the file), prefixes every log line with its
  * service, stops everything on Ctrl-C, and exits non-zero when a service dies.
  */
-import { Launcher, loadBaseEnv, serviceCommand, waitAnswers } from './launcher.js';
+import type { StrategyStatus } from '@fxdesk/schemas';
+import { Launcher, loadBaseEnv, serviceCommand, untilReady } from './launcher.js';
 import { describeDevKeys, serviceEnv, stackPortOf } from './stack-env.js';
 import { STACK, type StackService } from './stack.js';
 
@@ -21,6 +22,30 @@ function selectServices(args: string[]): StackService[] {
     process.exit(2);
   }
   return STACK.filter((s) => args.includes(s.name));
+}
+
+/**
+ * What the strategy is doing as the desk comes up, from its /status: running and how, or why not.
+ * A start at boot waits for the market to list its symbols, so a strategy still starting by
+ * itself is read again for a few seconds (a few of spec 000's 60 GETs a minute).
+ */
+async function strategyLine(statusUrl: string): Promise<string> {
+  try {
+    const read = async () => (await (await fetch(statusUrl, { signal: AbortSignal.timeout(5000) })).json()) as StrategyStatus;
+    let status = await read();
+    for (let i = 0; i < 10 && status.idle?.reason === 'starting'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      status = await read();
+    }
+    if (status.idle?.reason === 'starting') return `strategy: ${status.idle.message}`;
+    if (status.running) {
+      const mode = status.dry_run ? 'paper trading (dry run)' : 'sending orders to the execution service';
+      return `strategy: running on ${status.active_pairs.join(', ')}, ${mode} (POST /stop stops it, and it stays stopped)`;
+    }
+    return `strategy: not running: ${status.idle?.message ?? 'see GET /status'}`;
+  } catch (err) {
+    return `strategy: its status could not be read (${err instanceof Error ? err.message : String(err)})`;
+  }
 }
 
 async function main(): Promise<void> {
@@ -44,13 +69,22 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const ports = services.map((s) => (alone ? Number(base.PORT ?? s.defaultPort) : stackPortOf(s, base)));
-  const live = await Promise.all(ports.map((p) => waitAnswers(`http://127.0.0.1:${p}/health/live`, started + 30_000)));
-  if (launcher.isStopping) return;
-  const lines = services.map(
-    (s, i) => `  ${s.name.padEnd(width)}  http://localhost:${ports[i]}  docs http://localhost:${ports[i]}/docs${live[i] ? '' : '  (not answering yet)'}`,
-  );
+  // Up means every service answers its readiness probe; until then, every 30 s, which are not and why.
+  const probes = Object.fromEntries(services.map((s, i) => [s.name, `http://127.0.0.1:${ports[i]}/health/ready`]));
+  const isReady = await untilReady(probes, {
+    slowEveryMs: 30_000,
+    isStopping: () => launcher.isStopping,
+    onSlow: (pending) => {
+      const which = pending.map(([name, detail]) => `${name} (${detail})`).join(', ');
+      process.stdout.write(`fxdesk is still starting after ${((Date.now() - started) / 1000).toFixed(0)} s: ${which}\n`);
+    },
+  });
+  if (!isReady || launcher.isStopping) return;
+  const lines = services.map((s, i) => `  ${s.name.padEnd(width)}  http://localhost:${ports[i]}  docs http://localhost:${ports[i]}/docs`);
   process.stdout.write(`\nfxdesk is up in ${((Date.now() - started) / 1000).toFixed(1)} s\n${lines.join('\n')}\n`);
   process.stdout.write(describeDevKeys(devKeys));
+  const strategyAt = services.findIndex((s) => s.name === 'strategy');
+  if (strategyAt >= 0) process.stdout.write(`${await strategyLine(`http://127.0.0.1:${ports[strategyAt]}/status`)}\n`);
   for (const note of notes) process.stdout.write(`${note}\n`);
   process.stdout.write('Ctrl-C stops everything (a second Ctrl-C does not wait for work in flight).\n\n');
 }
