@@ -12,7 +12,7 @@ import { InstrumentNameSchema, IsoTimestampSchema } from './primitives.js';
 
 const Decimal = z
   .string()
-  .regex(/^-?\d+(\.\d+)?$/, { message: 'expected a decimal string' })
+  .regex(/^-?[0-9]+(\.[0-9]+)?$/, { message: 'expected a decimal string' })
   .meta({ description: 'Decimal number as a string, exactly as the broker wrote it', example: '100000.0000' });
 const TransactionId = z.string().meta({ description: 'Broker transaction id (numeric string)', example: '6358' });
 
@@ -231,7 +231,7 @@ export const AccountChangesQuerySchema = z.object({
   // OANDA TransactionID: "String representation of the numerical OANDA-assigned TransactionID".
   sinceTransactionId: z
     .string({ message: 'is required' })
-    .regex(/^\d{1,20}$/, { message: 'expected a numeric transaction id like 6358' })
+    .regex(/^[0-9]{1,20}$/, { message: 'expected a numeric transaction id like 6358' })
     .meta({ description: 'Report what changed after this broker transaction id (required)', example: '6358' }),
 });
 

@@ -20,13 +20,13 @@ const SignalFieldsSchema = z.strictObject({
   execution_type: ExecutionTypeSchema,
   symbol: BrokerSymbolSchema.meta({ description: 'Exact, case-sensitive broker symbol; must be in ALLOWED_SYMBOLS' }),
   direction: DirectionSchema,
-  volume: PositiveDecimalStringSchema.meta({ description: 'Lots, checked against the volume step and MAXIMUM_VOLUME' }),
+  volume: PositiveDecimalStringSchema.meta({ description: 'Lots, greater than zero, checked against the volume step and MAXIMUM_VOLUME' }),
   source: SourceSlugSchema.meta({ description: 'Signal provider; must be in ALLOWED_SIGNAL_SOURCES; written to the order comment', example: 'tradingview' }),
   entry_price: PositiveDecimalStringSchema.optional().meta({ description: 'Required for limit and stop; prohibited for market' }),
-  stop_loss: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute stop-loss price' }),
-  take_profit: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute take-profit price' }),
-  stop_loss_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Stop-loss distance in price units, unsigned' }),
-  take_profit_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Take-profit distance in price units, unsigned' }),
+  stop_loss: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute stop-loss price; not with stop_loss_distance' }),
+  take_profit: PositiveDecimalStringSchema.optional().meta({ description: 'Absolute take-profit price; not with take_profit_distance' }),
+  stop_loss_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Stop-loss distance in price units, unsigned; not with stop_loss' }),
+  take_profit_distance: PositiveDecimalStringSchema.optional().meta({ description: 'Take-profit distance in price units, unsigned; not with take_profit' }),
   expires_at: Rfc3339Schema.optional().meta({ description: 'Expiry of a pending order' }),
   deviation_points: z.number().int().min(0).optional().meta({ description: 'Slippage cap in points; at most MAX_DEVIATION_POINTS' }),
   note: z.string().max(500).optional().meta({ description: 'Free-text tag' }),
@@ -35,6 +35,18 @@ const SignalFieldsSchema = z.strictObject({
     .default(true)
     .meta({ description: 'When true the SIGNAL_MAX_AGE_SECONDS check is skipped; the future tolerance and expires_at still apply' }),
 });
+
+/**
+ * The cross-field rules below as JSON Schema, for the OpenAPI document (a refinement does not
+ * reach it): entry_price required for limit and stop, prohibited for market; each leg either a
+ * price or a distance. The refinement answers the requests; this only states the same rules.
+ */
+const SIGNAL_RULES_JSON_SCHEMA = {
+  if: { properties: { execution_type: { const: 'market' } }, required: ['execution_type'] },
+  then: { not: { required: ['entry_price'] } },
+  else: { required: ['entry_price'] },
+  not: { anyOf: [{ required: ['stop_loss', 'stop_loss_distance'] }, { required: ['take_profit', 'take_profit_distance'] }] },
+};
 
 /**
  * POST /v1/signals, the signal submission of spec 001 (A): strict (unknown fields rejected),
@@ -53,7 +65,22 @@ export const SignalSubmissionSchema = SignalFieldsSchema.superRefine((s, ctx) =>
   if (s.take_profit !== undefined && s.take_profit_distance !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['take_profit_distance'], message: 'give take_profit or take_profit_distance, not both' });
   }
-}).meta({ id: 'SignalSubmission' });
+}).meta({
+  id: 'SignalSubmission',
+  ...SIGNAL_RULES_JSON_SCHEMA,
+  // A whole request: the fields' own examples together would break the rules above (entry_price on a market order, both legs' forms).
+  example: {
+    signal_id: '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f',
+    occurred_at: '2026-01-05T12:00:00Z',
+    execution_type: 'market',
+    symbol: 'EURUSD',
+    direction: 'buy',
+    volume: '0.10',
+    source: 'tradingview',
+    stop_loss_distance: '0.0020',
+    take_profit_distance: '0.0040',
+  },
+});
 
 export type SignalSubmission = z.output<typeof SignalSubmissionSchema>;
 export type SignalSubmissionInput = z.input<typeof SignalSubmissionSchema>;

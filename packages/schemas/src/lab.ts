@@ -111,7 +111,7 @@ export type FillModel = z.infer<typeof FillModelSchema>;
 
 // ── Backtests ────────────────────────────────────────────────────────────────────────────────
 
-const DAY_OR_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
+const DAY_OR_DATE_TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}:[0-9]{2}))?$/;
 
 /** Whether the text names a real day and time (no February 30th, no 25:00). */
 export function isRealTime(text: string): boolean {
@@ -148,8 +148,11 @@ export const BacktestRequestSchema = z
       .max(MAX_BACKTEST_INSTRUMENTS)
       .meta({ description: 'Pairs to trade, 1 to 20, each monitored or listed by the market (else 422)' }),
     timeframe: TimeframeSchema.optional().meta({ description: "Candles to decide on; default the strategy's TIMEFRAME" }),
-    from: LabTimeSchema.meta({ description: 'Start of the decision window (inclusive): a date (midnight UTC) or an RFC 3339 date-time' }),
-    to: LabTimeSchema.meta({ description: 'End of the window (exclusive), after from, not in the future, at most 5 years after from' }),
+    from: LabTimeSchema.meta({
+      description: 'Start of the decision window (inclusive): a date (midnight UTC) or an RFC 3339 date-time',
+      example: '2025-12-01',
+    }),
+    to: LabTimeSchema.meta({ description: 'End of the window (exclusive), after from, not in the future, at most 5 years after from', example: '2025-12-05' }),
     rules: LabRuleOverridesSchema.optional(),
     initial_balance: z.number().gt(0).max(1e12).optional().meta({ description: 'Starting balance in the account currency; default PAPER_BALANCE' }),
     fill_model: FillModelRequestSchema.optional(),
@@ -196,18 +199,6 @@ export const BacktestSettingsSchema = z
   })
   .meta({ id: 'BacktestSettings' });
 export type BacktestSettings = z.infer<typeof BacktestSettingsSchema>;
-
-/** GET /lab/defaults: what a backtest takes for each setting its request leaves out. */
-export const LabDefaultsSchema = z
-  .object({
-    timeframe: TimeframeSchema.meta({ description: "The strategy's TIMEFRAME" }),
-    rules: LabRulesSchema.meta({ description: 'The live rule settings (the strategy’s config)' }),
-    initial_balance: z.number().meta({ description: 'PAPER_BALANCE' }),
-    account_currency: z.string().meta({ description: 'Currency of balances and P/L (USD)' }),
-    volume_lots: z.number().meta({ description: 'TRADE_VOLUME: the lots of each trade' }),
-  })
-  .meta({ id: 'LabDefaults' });
-export type LabDefaults = z.infer<typeof LabDefaultsSchema>;
 
 /** A run's figures, overall or for one pair. Sharpe and Sortino from daily returns (services/strategy/README.md). */
 export const LabMetricsSchema = z
@@ -274,7 +265,7 @@ export type BacktestSummary = z.infer<typeof BacktestSummarySchema>;
 
 const Cursor = z
   .string()
-  .regex(/^\d{1,15}$/, { message: 'not a cursor this service issued' })
+  .regex(/^[0-9]{1,15}$/, { message: 'not a cursor this service issued' })
   .optional()
   .meta({ description: 'next_cursor of the previous page, as given' });
 const NextCursor = z.string().nullable().meta({ description: 'Pass as cursor (with the same filters) for the next page; null on the last page' });
@@ -347,8 +338,9 @@ export function backtestCandlesQuerySchema(chartCandles: number) {
     instrument: InstrumentNameSchema.meta({ description: "One of the backtest's instruments" }),
     from: LabTimeFormSchema.optional().meta({
       description: "Start of the range (inclusive): a date (midnight UTC) or an RFC 3339 date-time; default the run's from",
+      example: '2026-01-01',
     }),
-    to: LabTimeFormSchema.optional().meta({ description: "End of the range (exclusive), after from; default the run's to" }),
+    to: LabTimeFormSchema.optional().meta({ description: "End of the range (exclusive), after from; default the run's to", example: '2026-02-01' }),
     limit: z.coerce
       .number()
       .int()
@@ -433,12 +425,15 @@ export const WalkForwardSchema = z
   .meta({ id: 'WalkForward' });
 export type WalkForward = z.infer<typeof WalkForwardSchema>;
 
-/** POST /sweeps body: one of grid or random. */
+/** Exactly one of grid or random, as JSON Schema for the OpenAPI document (the refinement below answers the requests). */
+const ONE_OF_GRID_OR_RANDOM = { if: { required: ['grid'] }, then: { not: { required: ['random'] } }, else: { required: ['random'] } };
+
+/** POST /sweeps body: exactly one of grid or random. */
 export const SweepRequestSchema = z
   .strictObject({
     base: BacktestRequestSchema.meta({ description: 'The backtest each setting varies (its rules are the base the sweep overrides)' }),
-    grid: SweepGridSchema.optional(),
-    random: SweepRandomSchema.optional(),
+    grid: SweepGridSchema.optional().meta({ description: 'Values to try per rule; give grid or random, not both', example: { risk_reward: [1.5, 2, 3] } }),
+    random: SweepRandomSchema.optional().meta({ description: 'A seeded random sample within ranges; give grid or random, not both' }),
     rank_by: RankMetricSchema,
     walk_forward: WalkForwardSchema.optional(),
     name: z.string().trim().min(1).max(100).optional(),
@@ -464,7 +459,7 @@ export const SweepRequestSchema = z
       }
     }
   })
-  .meta({ id: 'SweepRequest' });
+  .meta({ id: 'SweepRequest', ...ONE_OF_GRID_OR_RANDOM });
 export type SweepRequest = z.infer<typeof SweepRequestSchema>;
 /** A sweep request as a client writes it (defaults left out). */
 export type SweepRequestInput = z.input<typeof SweepRequestSchema>;

@@ -96,7 +96,9 @@ export function candlesQuerySchema(maxCandles: number) {
       example: '2026-01-05T00:00:00Z',
     }),
     to: Rfc3339Schema.optional().meta({
-      description: 'With `from`: and starts before this instant (exclusive); default now. A candle still forming is never returned',
+      description:
+        'Only with `from` (without it: 422 `invalid_range`): the candles that start before this instant (exclusive); default now. ' +
+        'A candle still forming is never returned',
       example: '2026-01-10T00:00:00Z',
     }),
   });

@@ -20,24 +20,27 @@ export const BrokerSymbolSchema = z
 /** A decimal written as a string, as money and prices travel at the API edge. */
 export const DecimalStringSchema = z
   .string()
-  .regex(/^-?\d{1,15}(\.\d{1,10})?$/, { message: 'expected a decimal string like "1.0850"' })
+  .regex(/^-?[0-9]{1,15}(\.[0-9]{1,10})?$/, { message: 'expected a decimal string like "1.0850"' })
   .meta({ description: 'Decimal number as a string', example: '1.0850' });
 
 /** A non-negative decimal string (volumes, prices, distances). */
 export const UnsignedDecimalStringSchema = z
   .string()
-  .regex(/^\d{1,15}(\.\d{1,10})?$/, { message: 'expected an unsigned decimal string like "0.10"' })
+  .regex(/^[0-9]{1,15}(\.[0-9]{1,10})?$/, { message: 'expected an unsigned decimal string like "0.10"' })
   .meta({ description: 'Unsigned decimal number as a string', example: '0.10' });
 
-/** A strictly positive decimal string. */
+/**
+ * A strictly positive decimal string. JSON Schema's exclusiveMinimum applies to numbers only, so
+ * the document states "greater than zero" for the string as "not all zeros".
+ */
 export const PositiveDecimalStringSchema = UnsignedDecimalStringSchema.refine((v) => /[1-9]/.test(v), {
   message: 'must be greater than zero',
-});
+}).meta({ description: 'Decimal number greater than zero, as a string', example: '0.10', not: { pattern: '^0{1,15}(\\.0{1,10})?$' } });
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function isRealDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(value);
+  const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})/.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
   if (month! < 1 || month! > 12 || day! < 1 || day! > DAYS_IN_MONTH[month! - 1]!) return false;
@@ -48,7 +51,7 @@ function isRealDate(value: string): boolean {
 /** An RFC 3339 date-time that must carry a zone (`Z` or `±hh:mm`); fractions allowed. */
 export const Rfc3339Schema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/, {
+  .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$/, {
     message: 'expected an RFC 3339 date-time with a time zone, e.g. 2026-01-05T12:00:00Z',
   })
   .refine(isRealDate, { message: 'not a real date-time' })
