@@ -200,6 +200,18 @@ export const BacktestSettingsSchema = z
   .meta({ id: 'BacktestSettings' });
 export type BacktestSettings = z.infer<typeof BacktestSettingsSchema>;
 
+/** GET /lab/defaults: what a backtest takes for each setting its request leaves out. */
+export const LabDefaultsSchema = z
+  .object({
+    timeframe: TimeframeSchema.meta({ description: "The strategy's TIMEFRAME" }),
+    rules: LabRulesSchema.meta({ description: 'The live rule settings (the strategy’s config)' }),
+    initial_balance: z.number().meta({ description: 'PAPER_BALANCE' }),
+    account_currency: z.string().meta({ description: 'Currency of balances and P/L (USD)' }),
+    volume_lots: z.number().meta({ description: 'TRADE_VOLUME: the lots of each trade' }),
+  })
+  .meta({ id: 'LabDefaults' });
+export type LabDefaults = z.infer<typeof LabDefaultsSchema>;
+
 /** A run's figures, overall or for one pair. Sharpe and Sortino from daily returns (services/strategy/README.md). */
 export const LabMetricsSchema = z
   .object({
