@@ -51,7 +51,9 @@ describe('the strategy and a page of another origin, in Chromium', () => {
     attackerBase = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
     browser = await launchBrowser();
     page = await browser.newPage();
-    await until(() => answers(`${base}/health/live`), 90_000);
+    // A busy machine: the page's navigations and the strategy's answers may take a while.
+    page.setDefaultTimeout(60_000);
+    await until(() => answers(`${base}/health/live`), 240_000);
   }, 600_000);
 
   afterAll(async () => {
@@ -82,7 +84,7 @@ describe('the strategy and a page of another origin, in Chromium', () => {
     expect(await running()).toBe(false);
     expect(await fetchFromOtherOrigin('/start', { method: 'POST', mode: 'no-cors' })).toBe(403);
     expect(await running()).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('does not start on a text/plain POST /start with {"dry_run":false} from the page', async () => {
     const status = await fetchFromOtherOrigin('/start', {
@@ -93,24 +95,24 @@ describe('the strategy and a page of another origin, in Chromium', () => {
     });
     expect(status).toBe(403);
     expect(await running()).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('does not start on a form the page submits by itself', async () => {
     expect(await formFromOtherOrigin('/start')).toBe(403);
     expect(await running()).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('starts live on the same bodyless POST without an Origin, as a script sends it', async () => {
     const res = await fetch(`${base}/start`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await running()).toBe(true);
     expect(((await (await fetch(`${base}/status`)).json()) as { dry_run: boolean }).dry_run).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('keeps running through a no-cors POST /stop, a form POST /stop and a no-cors POST /restart from the page', async () => {
     expect(await fetchFromOtherOrigin('/stop', { method: 'POST', mode: 'no-cors' })).toBe(403);
     expect(await formFromOtherOrigin('/stop')).toBe(403);
     expect(await fetchFromOtherOrigin('/restart', { method: 'POST', mode: 'no-cors' })).toBe(403);
     expect(await running()).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });
