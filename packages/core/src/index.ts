@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './event-loop-delay.js';
 export * from './group-commit.js';
 export * from './health.js';
+export * from './json-parser.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './run.js';

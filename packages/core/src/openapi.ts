@@ -4,14 +4,15 @@ import type { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /** What each error status means wherever the kit answers it; a route may describe its own more precisely. */
 const ANSWER_DESCRIPTION: Record<number, string> = {
-  400: 'Malformed JSON body or URL (`invalid_json`, `bad_request`)',
+  400: 'Malformed JSON body or URL, or a JSON body nesting deeper than 64 levels (`invalid_json`, `bad_request`)',
   401: 'Missing or invalid API key (`unauthorized`)',
   403: 'Forbidden',
   404: 'Not found',
+  408: 'The request, body included, did not arrive within 30 s (`request_timeout`); the connection is closed',
   409: 'Conflict with the stored state',
   413: 'Body larger than BODY_LIMIT_BYTES (`payload_too_large`)',
   415: 'Body is not application/json (`unsupported_media_type`)',
-  422: 'Request failed validation (`validation_error`, with `details`); or a rule of the service refused it',
+  422: 'Request failed validation (`validation_error`, with `details`): a missing, mistyped or unknown field or query parameter; or a rule of the service refused it',
   429: 'Too many requests (`rate_limited`); see the Retry-After header',
   500: 'Unexpected failure (`internal_error`); the cause is logged with the request id',
   502: 'The upstream service or broker answered with an error',
@@ -42,8 +43,10 @@ const CROSS_ORIGIN_REFUSAL = 'Sent by a browser page of another origin than the 
  * The answers the kit itself gives on a route, added to its OpenAPI document so the document
  * names every status the route can answer (DESIGN.md §2): 500 everywhere, 403 on a method that
  * changes state (origin-guard.ts), 429 where a
- * rate limit applies, 400/413/415/422 where a JSON body is read, 422 where parameters are
- * validated. The route's own declarations win.
+ * rate limit applies, 400/408/413/415/422 where a JSON body is read, 422 where parameters are
+ * validated (every documented route: one with no query schema refuses any query parameter).
+ * A method a path does not take is 405 with `Allow`, which OpenAPI has no operation to hang on.
+ * The route's own declarations win.
  */
 export function documentKitAnswers(route: RouteOptions, options: { globalRateLimit: boolean }): void {
   const schema = (route.schema ??= {});
@@ -54,7 +57,7 @@ export function documentKitAnswers(route: RouteOptions, options: { globalRateLim
   const limit = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
   if (limit !== false && (options.globalRateLimit || limit !== undefined)) documentAnswer(schema, 429);
   if (schema.body !== undefined || methods.some((m) => BODY_METHODS.has(m))) {
-    for (const status of [400, 413, 415]) documentAnswer(schema, status);
+    for (const status of [400, 408, 413, 415]) documentAnswer(schema, status);
   }
   if (schema.body !== undefined || schema.params !== undefined || schema.querystring !== undefined || schema.headers !== undefined) {
     documentAnswer(schema, 422);

@@ -67,6 +67,24 @@ describe('the OpenAPI contract check', () => {
     await expect(check(app)).rejects.toThrow(/GET \/raw .*answered 200 with a body that breaks its schema: data\/count must be integer/);
   });
 
+  it('fails on an operation that accepts a query parameter it does not name', async () => {
+    const app = await service((scope) => {
+      scope.get('/open', { schema: { querystring: z.object({ q: z.string().optional() }).loose(), response: { 200: Thing } } }, async () => ({
+        id: 'a',
+        count: 1,
+      }));
+    });
+    await expect(check(app)).rejects.toThrow(/GET \/open \(unknown query parameter: .*answered 200, not 422/);
+  });
+
+  it('fails on a method the path does not document that is not answered 405', async () => {
+    const app = await service((scope) => {
+      scope.get('/things', { schema: { response: { 200: Thing } } }, async () => ({ id: 'a', count: 1 }));
+      scope.delete('/things', { schema: { hide: true } }, async (_request, reply) => reply.status(204).send());
+    });
+    await expect(check(app)).rejects.toThrow(/DELETE \/things answered 204/);
+  });
+
   it('fails on a media type the operation does not document', async () => {
     const app = await service((scope) => {
       scope.get('/text', { schema: { response: { 200: Thing } } }, async (_request, reply) => reply.type('text/plain').send('hello' as never));

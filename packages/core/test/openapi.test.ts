@@ -25,11 +25,11 @@ async function documentOf(register: (app: App) => void | Promise<void>, options:
 const statuses = (op: Operation | undefined) => Object.keys(op?.responses ?? {}).sort();
 
 describe('answers the kit documents on every route', () => {
-  it('documents 400, 403, 413, 415, 422 and 500 on a route that reads a JSON body', async () => {
+  it('documents 400, 403, 408, 413, 415, 422 and 500 on a route that reads a JSON body', async () => {
     const doc = await documentOf((app) => {
       app.post('/things', { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ id: z.string() }) } } }, async () => ({ id: 'a' }));
     });
-    expect(statuses(doc.paths['/things']?.post)).toEqual(['201', '400', '403', '413', '415', '422', '500']);
+    expect(statuses(doc.paths['/things']?.post)).toEqual(['201', '400', '403', '408', '413', '415', '422', '500']);
   });
 
   it('documents 422 where parameters are validated, and 429 where a rate limit applies', async () => {

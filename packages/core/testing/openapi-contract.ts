@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -61,6 +62,11 @@ export interface ContractSuiteOptions {
    * (and, sent again, its replay).
    */
   examples?: Record<string, ExampleRequest[]>;
+  /**
+   * Operations whose query takes parameters it does not name (`GET /path` → reason), such as a
+   * webhook whose sender adds its own: an unknown one is not expected to be refused there.
+   */
+  looseQuery?: Record<string, string>;
 }
 
 export interface ExampleRequest {
@@ -71,6 +77,9 @@ export interface ExampleRequest {
 
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const STREAM = 'text/event-stream';
+/** Methods sent to every documented path that does not document them, each expected to be 405 with Allow. */
+const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
+const UNKNOWN_QUERY = 'unknown_parameter';
 
 export type ContractCheckOptions = Omit<ContractSuiteOptions, 'build'>;
 
@@ -81,9 +90,11 @@ export type ContractReport = Record<string, Record<number, number>>;
  * The OpenAPI contract of a service, checked from its own document: for every operation in
  * `/docs/json`, generated requests (valid ones from the documented schemas, and invalid ones:
  * wrong or missing key, malformed and oversized bodies, wrong types, unknown and missing fields,
- * junk and overlong parameters) are sent to the running service, and every answer must carry a
- * status the operation documents, in a documented media type, with a body that validates
- * against the documented schema. Streams (text/event-stream) are checked by status and media
+ * junk and overlong parameters, an unknown query parameter) are sent to the running service, and
+ * every answer must carry a status the operation documents, in a documented media type, with a
+ * body that validates against the documented schema; an unknown query parameter must be 422
+ * `validation_error`. Every method a path does not document must be 405 `method_not_allowed`
+ * with an `Allow` header naming at least the documented ones. Streams (text/event-stream) are checked by status and media
  * type, then closed. Throws on the first answer that breaks the document (fast-check shrinks it
  * to a small request first); the app is listened on a free port and left open.
  */
@@ -112,8 +123,26 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
       );
       report[label] = statuses;
     }
+    await expectMethodsNotAllowed(path, Object.keys(item));
   }
   return report;
+
+  /** Each method `path` does not document is 405 in the envelope, with Allow naming at least the documented ones. */
+  async function expectMethodsNotAllowed(path: string, documented: string[]): Promise<void> {
+    const own = documented.map((m) => m.toUpperCase());
+    const url = path.replace(/\{[^}]+\}/g, 'x');
+    for (const method of OTHER_METHODS.filter((m) => !own.includes(m))) {
+      const res = await rawRequest(`${base}${url}`, method, { ...options.kitRouteHeaders, ...everyCredential() });
+      const text = res.body;
+      const where = `${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`;
+      expect(res.status, where).toBe(405);
+      const allow = String(res.headers.allow ?? '').split(/,\s*/);
+      expect(allow, `${where}, Allow: ${String(res.headers.allow)}`).toEqual(expect.arrayContaining(own));
+      const body = JSON.parse(text) as { error?: unknown; code?: unknown };
+      expect(body.error, where).toBe(true);
+      expect(String(body.code).toLowerCase(), where).toBe('method_not_allowed');
+    }
+  }
 
   function requestsFor(path: string, method: string, operation: Operation): fc.Arbitrary<GeneratedRequest> {
     const parameters = operation.parameters ?? [];
@@ -177,6 +206,16 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
       add(
         1,
         validParts.map((parts) => ({ ...build('wrong key', parts), headers: wrongCredentials(build('', parts).headers) })),
+      );
+    }
+    const looseQuery = options.looseQuery?.[`${method.toUpperCase()} ${path}`] !== undefined;
+    if (!looseQuery) {
+      add(
+        1,
+        validParts.map((parts) => {
+          const request = build('unknown query parameter', parts);
+          return { ...request, url: `${request.url}${request.url.includes('?') ? '&' : '?'}${UNKNOWN_QUERY}=1` };
+        }),
       );
     }
     pathParams.forEach((_, i) => {
@@ -260,6 +299,18 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
     return headers;
   }
 
+  /** A valid credential for every scheme given one, so a route keyed by any of them is reached. */
+  function everyCredential(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, scheme] of Object.entries(doc.components?.securitySchemes ?? {})) {
+      const value = options.credentials?.[name];
+      if (value === undefined) continue;
+      if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name) headers[scheme.name.toLowerCase()] = value;
+      else if (scheme.type === 'http' && scheme.scheme === 'bearer') headers.authorization = `Bearer ${value}`;
+    }
+    return headers;
+  }
+
   function withoutCredentials(headers: Record<string, string>): Record<string, string> {
     const credentialNames = new Set(Object.keys(credentialHeadersOfAll()));
     return Object.fromEntries(Object.entries(headers).filter(([h]) => !credentialNames.has(h)));
@@ -296,6 +347,11 @@ export async function checkOpenApiContract(app: App, options: ContractCheckOptio
       controller.abort();
     }
     const text = mediaType === STREAM ? '' : await res.text();
+    // Refused by validation, unless a rate limit answered first.
+    if (request.kind === 'unknown query parameter' && res.status !== 429) {
+      expect(res.status, `${where}, not 422; body: ${text.slice(0, 300)}`).toBe(422);
+      expect(text.toLowerCase(), where).toContain('validation_error');
+    }
     expect(documented, `${where}, a status the document does not name; body: ${text.slice(0, 300)}`).toBeDefined();
     const content = documented?.content;
     if (content === undefined) {
@@ -365,6 +421,25 @@ export function openApiContractSuite(name: string, options: ContractSuiteOptions
         ).toBeGreaterThanOrEqual(options.runsPerOperation ?? 200);
       }
     }, 600_000);
+  });
+}
+
+/** One request through node:http, which sends any method (fetch refuses TRACE). */
+function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
   });
 }
 

@@ -1,4 +1,4 @@
-import type { App } from '@fxdesk/core';
+import { depthCheckedJsonParser, type App } from '@fxdesk/core';
 import {
   ErrorEnvelopeSchema,
   RestartResponseSchema,
@@ -17,8 +17,8 @@ import { CONSOLE_REFUSALS } from '../console-access.js';
  * copies: the same answers, but console routes (the session and its CSRF token when a login is
  * required, the kit's rate limit rather than spec 000's counters). They take an optional JSON
  * body (only start reads one), so within this scope an empty body sent as `application/json`
- * counts as no body, as most HTTP clients send one; any other content is parsed by Fastify's
- * own JSON parser.
+ * counts as no body, as most HTTP clients send one; any other content is parsed by the kit's
+ * JSON parser (Fastify's own, behind the nesting limit).
  */
 export async function registerControlRoutes(app: App, strategy: StrategyControl, { prefix = '' }: { prefix?: '' | '/console' } = {}): Promise<void> {
   const isConsole = prefix === '/console';
@@ -27,7 +27,7 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl,
   const refusals = isConsole ? { 409: StrategyConflictSchema, ...CONSOLE_REFUSALS } : { 409: StrategyConflictSchema, 429: StrategyRateLimitedSchema };
   const asConsole = (summary: string) => (isConsole ? `${summary}, from the console` : summary);
   await app.register(async (scope) => {
-    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    const parseJson = depthCheckedJsonParser(scope);
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
