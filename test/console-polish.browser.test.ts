@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Backtest, BacktestTrades, LabDefaults, PairCandles, PairRecord, SignalList, StrategySignal } from '@fxdesk/schemas';
+import type { Backtest, BacktestTrades, LabDefaults, PairCandles, PairRecord, StrategySignal } from '@fxdesk/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDuration } from '../packages/console/src/format.js';
@@ -132,12 +133,11 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** The newest signal whose order the execution service filled (with its tickets), waited for. */
-async function filledSignal(): Promise<StrategySignal> {
+/** The newest signal of the strategy, waited for (with a confluence of one on M1, one comes within a candle or a few). */
+async function newestSignal(): Promise<StrategySignal> {
   let found: StrategySignal | undefined;
   await until(async () => {
-    const { signals } = await json<{ signals: StrategySignal[] }>(await fetch(`${base()}/signals?limit=100`));
-    found = signals.find((s) => s.execution.status === 'filled' && s.execution.tickets?.order);
+    found = (await json<{ signals: StrategySignal[] }>(await fetch(`${base()}/signals?limit=1`))).signals[0];
     return found !== undefined;
   }, 240_000);
   return found as StrategySignal;
@@ -145,16 +145,31 @@ async function filledSignal(): Promise<StrategySignal> {
 
 describe('the console on a phone and on the pair page', () => {
   it('fits the orders tab in 390 px, its tickets and retcodes wrapping between words, never inside one', async () => {
-    const signal = await filledSignal();
+    // An order of its own, filled at once by the simulated terminal: an order, a deal and a position ticket, and TRADE_RETCODE_DONE.
+    const signalId = randomUUID();
+    const sent = await fetch(`${url(ports.execution)}/v1/signals`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.execution, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        signal_id: signalId,
+        occurred_at: new Date().toISOString(),
+        execution_type: 'market',
+        symbol: 'EURUSD',
+        direction: 'buy',
+        volume: '0.10',
+        source: 'manual',
+        stop_loss_distance: '0.0050',
+      }),
+    });
+    expect(sent.status).toBeLessThan(300);
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${base()}/ui/activity?tab=orders`);
-    const row = page.locator(`table[aria-label="Orders"] tr[data-signal-id="${signal.signal_id}"]`);
+    const row = page.locator(`table[aria-label="Orders"] tr[data-signal-id="${signalId}"]`);
     await row
       .locator('td[data-label="Tickets"]')
-      .filter({ hasText: /order \d+/ })
+      .filter({ hasText: /position \d+/ })
       .waitFor({ timeout: 30_000 });
-    const { signals: orders } = await json<SignalList>(await fetch(`${base()}/console/orders?limit=25`));
-    expect(orders.some((o) => o.tickets.deal && o.result?.retcode_name)).toBe(true);
+    expect(await row.locator('td[data-label="Retcode"]').textContent()).toMatch(/^10009 TRADE_RETCODE_DONE$/);
 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     const cells = 'table[aria-label="Orders"] td[data-label="Tickets"], table[aria-label="Orders"] td[data-label="Retcode"]';
@@ -167,7 +182,7 @@ describe('the console on a phone and on the pair page', () => {
       );
     expect(spilled).toEqual([]);
     await page.close();
-  }, 300_000);
+  }, 60_000);
 
   it("shows the selected timeframe's Supertrend, %K / %D and distance to the POC in the pair header, named by it", async () => {
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -182,21 +197,22 @@ describe('the console on a phone and on the pair page', () => {
     // The strategy's own M1 values differ, or the test could not tell them apart.
     expect(live?.stochrsi?.k.toFixed(1)).not.toBe(last.stochrsi.k.toFixed(1));
 
-    const fact = (name: string) => page.locator(`.pair-head [data-fact="${name}"]`);
-    expect(await fact('stochrsi').locator('dd').textContent()).toBe(`${last.stochrsi.k.toFixed(1)} / ${last.stochrsi.d.toFixed(1)}`);
-    expect(await fact('supertrend').locator('dd').textContent()).toContain(last.supertrend.direction === 1 ? 'bullish' : 'bearish');
-    for (const name of ['supertrend', 'stochrsi', 'poc']) expect(await fact(name).locator('dt').textContent()).toContain('D1');
+    const fact = (name: string) => page.locator('.pair-head dl > div').filter({ has: page.locator('dt', { hasText: name }) });
+    expect(await fact('%K / %D').locator('dd').textContent()).toBe(`${last.stochrsi.k.toFixed(1)} / ${last.stochrsi.d.toFixed(1)}`);
+    expect(await fact('Supertrend').locator('dd').textContent()).toContain(last.supertrend.direction === 1 ? 'bullish' : 'bearish');
+    for (const name of ['Supertrend', '%K / %D', 'To POC']) expect(await fact(name).locator('dt').textContent()).toContain('D1');
     // The price and the distance read at one instant: the distance is to the D1 POC.
-    const shown = await page.evaluate(() => ({
-      price: Number(document.querySelector('.pair-head h1 .price')?.textContent),
-      pips: Number(/^([+-]?[\d.]+) pips$/.exec(document.querySelector('.pair-head [data-fact="poc"] dd')?.textContent ?? '')?.[1]),
-    }));
+    const shown = await page.locator('.pair-head').evaluate((head) => {
+      const poc = [...head.querySelectorAll('dl > div')].find((d) => d.querySelector('dt')?.textContent?.startsWith('To POC'));
+      const pips = /^([+-]?[\d.]+) pips$/.exec(poc?.querySelector('dd')?.textContent ?? '')?.[1];
+      return { price: Number(head.querySelector('h1 .price')?.textContent), pips: Number(pips) };
+    });
     expect(Math.abs(shown.pips - (shown.price - poc) / 0.0001)).toBeLessThanOrEqual(1);
     await page.close();
   }, 120_000);
 
   it("keeps the newest signal's bar clear of the price lines' titles at the right edge, and scrolls to a signal picked below the chart", async () => {
-    const signal = await filledSignal();
+    const signal = await newestSignal();
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     await page.goto(`${base()}/ui/pair/${signal.instrument}?tf=M1`);
     const chart = page.locator('.pair-page .chart');
@@ -249,7 +265,7 @@ describe('the Lab form', () => {
     await page.close();
   }, 60_000);
 
-  it('keeps the pairs and dates picked after a run, and shows each trade held from its entry to its exit', async () => {
+  it('keeps the pairs and dates picked after a run, and shows each of its trades held from its entry to its exit', async () => {
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     await page.goto(`${base()}/ui/lab`);
     const form = page.locator('form.lab-form');
@@ -267,10 +283,21 @@ describe('the Lab form', () => {
     const ran = await json<Backtest>(await fetch(`${base()}/backtests/${id}`));
     expect(ran.status, JSON.stringify(ran.error)).toBe('done');
 
+    await page.goto(`${base()}/ui/lab`);
+    await form.getByRole('button', { name: 'Start backtest' }).waitFor();
+    await until(async () => (await form.locator('input[name="instruments"]').count()) === INSTRUMENTS.length, 20_000);
+    expect(await form.locator('input[name="instruments"]:checked').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual([
+      'EUR_USD',
+    ]);
+    expect(await form.locator('input[name="from"]').inputValue()).toBe(from);
+    expect(await form.locator('input[name="to"]').inputValue()).toBe(to);
+    expect(await form.locator('select[name="timeframe"]').inputValue()).toBe('M5');
+
     // Each trade's time held: from its entry to its exit, as the row shows them (less than a candle when it left in its entry candle).
     const { trades } = await json<BacktestTrades>(await fetch(`${base()}/backtests/${id}/trades?instrument=EUR_USD&limit=1000`));
     expect(ran.settings.timeframe).toBe('M5');
     expect(trades.length).toBeGreaterThan(0);
+    await page.goto(`${base()}/ui/lab/backtests/${id}`);
     const rows = page.locator('table[aria-label="Trades"] tbody tr');
     await rows.first().waitFor({ timeout: 30_000 });
     const held = await rows.evaluateAll((trs) =>
@@ -282,16 +309,6 @@ describe('the Lab form', () => {
       const heldMs = Date.parse(trade.exit_time) - Date.parse(trade.entry_time);
       expect(text, entry ?? '').toBe(heldMs > 0 ? formatDuration(heldMs) : '< 5 min');
     }
-
-    await page.goto(`${base()}/ui/lab`);
-    await form.getByRole('button', { name: 'Start backtest' }).waitFor();
-    await until(async () => (await form.locator('input[name="instruments"]').count()) === INSTRUMENTS.length, 20_000);
-    expect(await form.locator('input[name="instruments"]:checked').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual([
-      'EUR_USD',
-    ]);
-    expect(await form.locator('input[name="from"]').inputValue()).toBe(from);
-    expect(await form.locator('input[name="to"]').inputValue()).toBe(to);
-    expect(await form.locator('select[name="timeframe"]').inputValue()).toBe('M5');
     await page.close();
   }, 240_000);
 });

@@ -146,7 +146,7 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
           {label} <span class="price num">{formatPrice(pair?.current_price, instrument)}</span>
         </h1>
         <dl class="facts inline" aria-label={`${label} on ${timeframe}`}>
-          <div data-fact="supertrend">
+          <div>
             <dt>
               Supertrend <span class="muted">{timeframe}</span>
             </dt>
@@ -154,13 +154,13 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
               <Trend direction={trend} />
             </dd>
           </div>
-          <div data-fact="stochrsi">
+          <div>
             <dt>
               %K / %D <span class="muted">{timeframe}</span>
             </dt>
             <dd>{stochrsi ? `${formatOscillator(stochrsi.k)} / ${formatOscillator(stochrsi.d)}` : '—'}</dd>
           </div>
-          <div data-fact="poc">
+          <div>
             <dt>
               To POC <span class="muted">{timeframe}</span>
             </dt>
