@@ -6,7 +6,8 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServices, serviceEntries, type BuiltService } from '../scripts/build-services.js';
 import { answers, freePort, root, runNode, until } from '@fxdesk/core/testing';
-import { toColumns, type RunRequest, type WorkerReply } from '../services/strategy/src/lab/pool.js';
+import { columnsOf } from '../services/strategy/src/lab/columns.js';
+import type { RunRequest, WorkerReply } from '../services/strategy/src/lab/pool.js';
 
 // What production runs: `npm run build`, then plain `node services/<name>/dist/server.js` from
 // the repository root, no tsx and no esbuild loaded.
@@ -65,7 +66,7 @@ describe('the compiled services', () => {
     const request: RunRequest = {
       job: {
         timeframe: 'M5',
-        pairs: [{ instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: toColumns(candles, 1) }],
+        pairs: [{ instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: columnsOf(candles) }],
         conversion: [],
         rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5, fvgMaxAge: 100 },
         fills: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } },

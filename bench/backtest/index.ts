@@ -26,6 +26,7 @@ import { FairValueGaps, StochRsi, Supertrend, VolumeProfile } from '@fxdesk/indi
 import { ManualClock } from '@fxdesk/primitives';
 import { benchSweep, sweepReport } from './sweep.js';
 import { ratesFromCandles, runBacktest, type BacktestInput, type BacktestPair } from '../../services/strategy/src/lab/backtest.js';
+import { candleAt, columnsOf } from '../../services/strategy/src/lab/columns.js';
 
 const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
 const FROM = Date.UTC(2025, 0, 1);
@@ -67,7 +68,7 @@ export function loadCandles(): BacktestPair[] {
       volume: b.tickVolume,
       spread: b.spread === null ? null : b.spread * point,
     }));
-    return { instrument, symbol, digits, candles };
+    return { instrument, symbol, digits, candles: columnsOf(candles) };
   });
 }
 
@@ -99,9 +100,10 @@ function indicatorsAlone(pairs: BacktestPair[]): number {
     const srsi = new StochRsi();
     const fvg = new FairValueGaps({ maxAge: 100 });
     const vp = new VolumeProfile({ window: 100 });
-    const candles = pair.candles;
-    for (let i = 0; i < candles.length; i++) {
-      const c = candles[i]!;
+    // Each candle read from the columns into one object, as the runner feeds the tracker.
+    const c = candleAt(pair.candles, 0);
+    for (let i = 0; i < pair.candles.length; i++) {
+      candleAt(pair.candles, i, c);
       if (st.advance(c)) acc += st.current!.value;
       if (srsi.advance(c)) acc += srsi.current!.k;
       if (fvg.advance(c)) acc += fvg.current!.openCount;

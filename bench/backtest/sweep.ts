@@ -22,6 +22,7 @@ import { loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { StrategyConfigSchema } from '../../services/strategy/src/config.js';
 import { SimulatedLabHistory } from '../../services/strategy/src/lab/candles.js';
+import { columnsOf } from '../../services/strategy/src/lab/columns.js';
 import { LabPool } from '../../services/strategy/src/lab/pool.js';
 import { gridSettings } from '../../services/strategy/src/lab/sweep.js';
 import type { BacktestJob, BacktestPair, BacktestResult } from '../../services/strategy/src/lab/types.js';
@@ -89,7 +90,7 @@ export async function loadSweepCandles(): Promise<SweepCandles> {
   for (const instrument of INSTRUMENTS) {
     const symbol = symbolOf(instrument, {});
     const candles = await history.candles(symbol, 'M5', YEAR_FROM_SEC - WARMUP_DAYS * 86_400, YEAR_TO_SEC);
-    pairs.push({ instrument, symbol, digits: digits.get(symbol) ?? 5, candles });
+    pairs.push({ instrument, symbol, digits: digits.get(symbol) ?? 5, candles: columnsOf(candles) });
   }
   return { pairs, fromSec: YEAR_FROM_SEC, toSec: YEAR_TO_SEC };
 }
@@ -124,15 +125,14 @@ interface Timed {
  * started first, each running one backtest of the sweep: the service's pool keeps its threads
  * between jobs, so a sweep pays their start-up (loading the runner, under tsx compiling it, and
  * the JIT's first compilations of the runner, over its first backtests) once per process, not per
- * sweep; it is reported apart. Each thread's first decoding of the shared candles is counted.
+ * sweep; it is reported apart.
  */
 async function timeSweep(jobs: BacktestJob[], workers: number): Promise<Timed> {
   const pool = new LabPool({ workers });
   try {
-    // The warm-up job is a year of the first pair alone: compiled code, but not the sweep's
-    // shared candles (each thread decodes those in its first timed job).
+    // The warm-up job is a year of the first pair alone: compiled code before the timing.
     const first = jobs[0] as BacktestJob;
-    const warmUp = { ...first, pairs: first.pairs.slice(0, 1).map((p) => ({ ...p, candles: [...p.candles] })) };
+    const warmUp = { ...first, pairs: first.pairs.slice(0, 1) };
     const startUp = performance.now();
     await Promise.all(Array.from({ length: workers }, () => pool.run(warmUp)));
     const startUpMs = performance.now() - startUp;
@@ -160,7 +160,7 @@ export async function benchSweep(
   const candles = options.candles ?? (await loadSweepCandles());
   const loadMs = options.candles ? 0 : performance.now() - loadStarted;
   const jobs = sweepJobs(candles);
-  const windowCandles = candles.pairs.reduce((sum, p) => sum + p.candles.filter((c) => c.time >= candles.fromSec && c.time < candles.toSec).length, 0);
+  const windowCandles = candles.pairs.reduce((sum, p) => sum + p.candles.time.filter((time) => time >= candles.fromSec && time < candles.toSec).length, 0);
   log(`${jobs.length} settings × ${windowCandles.toLocaleString('en-US')} candles (${candles.pairs.length} pairs, M5, one year)`);
 
   let bestOne: Timed | undefined;

@@ -130,11 +130,11 @@ describe('a backtest through the API', () => {
     expect(job.pairs.map((p) => [p.instrument, p.symbol])).toEqual([['EUR_GBP', 'EURGBP']]);
     expect(job.conversion.map((p) => p.instrument)).toEqual(['GBP_USD']);
     for (const pair of [...job.pairs, ...job.conversion]) {
-      const warmup = pair.candles.filter((c) => c.time < FROM_SEC);
-      expect(warmup).toHaveLength(config.WARMUP_CANDLES);
+      const times = [...pair.candles.time];
+      expect(times.filter((time) => time < FROM_SEC)).toHaveLength(config.WARMUP_CANDLES);
       // The market closes for the weekend on Friday at 22:00 UTC: its last H1 candle opens at 21:00.
-      expect(pair.candles.at(-1)?.time).toBe(Date.UTC(2025, 11, 5, 21) / 1000);
-      expect(pair.candles.every((c, i) => i === 0 || c.time > (pair.candles[i - 1]?.time ?? 0))).toBe(true);
+      expect(times.at(-1)).toBe(Date.UTC(2025, 11, 5, 21) / 1000);
+      expect(times.every((time, i) => i === 0 || time > (times[i - 1] ?? 0))).toBe(true);
     }
   });
 
@@ -364,9 +364,9 @@ describe('sweeps', () => {
     expect(jobs).toHaveLength(2 + 4 + 2);
     // Each reads its range as a backtest of that range alone would: WARMUP_CANDLES before it, none after.
     for (const job of jobs) {
-      const candles = job.pairs[0]?.candles ?? [];
-      expect(candles.filter((c) => c.time < job.fromSec)).toHaveLength(150);
-      expect(candles.every((c) => c.time < job.toSec)).toBe(true);
+      const times = [...(job.pairs[0]?.candles.time ?? [])];
+      expect(times.filter((time) => time < job.fromSec)).toHaveLength(150);
+      expect(times.every((time) => time < job.toSec)).toBe(true);
     }
     const windows = sweep.walk_forward.windows;
     expect(windows.map((w: { in_sample: unknown; out_of_sample: unknown }) => [w.in_sample, w.out_of_sample])).toEqual([

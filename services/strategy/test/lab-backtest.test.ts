@@ -220,7 +220,7 @@ describe('a backtest trades', () => {
 
 describe('a backtest run', () => {
   const pairs = [pairOf('EUR_USD', history(WEDNESDAY))];
-  const from = pairs[0]!.candles[150]!.time;
+  const from = pairs[0]!.candles.time[150]!;
 
   it('is deterministic', () => {
     expect(backtest(pairs, from)).toEqual(backtest(pairs, from));

@@ -2,6 +2,7 @@ import type { ErrorEnvelopeBody, PairCandles } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedLabHistory } from '../src/lab/candles.js';
 import { CHART_WARMUP_CANDLES } from '../src/lab/chart.js';
+import { candlesOf } from '../src/lab/columns.js';
 import { PairTracker, trackerSettings, trackerSettingsOf } from '../src/pair-tracker.js';
 import { rulesOf, withOverrides } from '../src/rules.js';
 import { harness, type Harness } from './helpers.js';
@@ -46,17 +47,18 @@ describe('GET /backtests/{id}/candles', () => {
     call.finish();
     // The candles the run was handed: its warm-up, then the window.
     const ran = call.job.pairs.find((p) => p.instrument === 'USD_JPY')!;
-    const window = ran.candles.filter((c) => c.time >= FROM_SEC);
+    const ranCandles = candlesOf(ran.candles);
+    const window = ranCandles.filter((c) => c.time >= FROM_SEC);
     const rules = withOverrides(rulesOf(config), OVERRIDES);
     const asRun = new PairTracker('USD_JPY', ran.symbol, ran.digits, trackerSettingsOf(rules, 'M5', window.length));
-    asRun.ingest(ran.candles);
+    asRun.ingest(ranCandles);
 
     const chart = await candles(app, `/backtests/${id}/candles?instrument=USD_JPY&limit=2000`);
     expect(chart).toEqual({ instrument: 'USD_JPY', timeframe: 'M5', candles: asRun.chartCandles(window.length) });
     expect(chart.candles[0]?.time).toBe(iso(window[0]!.time));
 
     const live = new PairTracker('USD_JPY', ran.symbol, ran.digits, trackerSettings(config, 'M5', window.length));
-    live.ingest(ran.candles);
+    live.ingest(ranCandles);
     expect(chart.candles.map((c) => c.supertrend)).not.toEqual(live.chartCandles(window.length).map((c) => c.supertrend));
   });
 
@@ -78,7 +80,7 @@ describe('GET /backtests/{id}/candles', () => {
     expect(chart.candles).toEqual(fresh.chartCandles(300));
     expect(chart.candles.at(-1)?.time).toBe(iso(history.at(-1)!.time));
     // The run started more than 2,500 candles further back, and computed the same values.
-    const ran = call.job.pairs[0]!.candles.filter((c) => c.time < toSec);
+    const ran = candlesOf(call.job.pairs[0]!.candles).filter((c) => c.time < toSec);
     expect(ran.length - 300 - CHART_WARMUP_CANDLES).toBeGreaterThan(2500);
     const asRun = new PairTracker('EUR_USD', 'EURUSD', digits, trackerSettingsOf(rules, 'M5', 300));
     asRun.ingest(ran);

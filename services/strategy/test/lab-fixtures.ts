@@ -11,6 +11,7 @@ import {
   type LabCandle,
 } from '../src/lab/backtest.js';
 import type { StrategyRules } from '../src/rules.js';
+import { columnsOf } from '../src/lab/columns.js';
 
 /** The live defaults. */
 export const RULES: StrategyRules = {
@@ -57,12 +58,12 @@ export function candle(time: number, open: number, high: number, low: number, cl
 }
 
 export function pairOf(instrument: string, candles: LabCandle[], digits = 5): BacktestPair {
-  return { instrument, symbol: instrument.replace('_', ''), digits, candles };
+  return { instrument, symbol: instrument.replace('_', ''), digits, candles: columnsOf(candles) };
 }
 
 /** A backtest whose window starts at `fromSec` and ends after the last candle of any pair. */
 export function backtest(pairs: BacktestPair[], fromSec: number, overrides: Partial<BacktestInput> = {}): BacktestResult {
-  const last = Math.max(...pairs.map((p) => p.candles.at(-1)!.time));
+  const last = Math.max(...pairs.map((p) => p.candles.time.at(-1)!));
   return runBacktest({
     timeframe: 'M5',
     pairs,
@@ -91,5 +92,5 @@ export function simulatedCandles(market: SimulatedMarket, instrument: string, ti
     volume: b.tickVolume,
     spread: b.spread === null ? null : b.spread * point,
   }));
-  return { instrument, symbol, digits, candles };
+  return { instrument, symbol, digits, candles: columnsOf(candles) };
 }

@@ -2,6 +2,7 @@ import { SimulatedMarket } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
 import { runBacktest, ratesFromCandles, type BacktestPair, type Trade } from '../src/lab/backtest.js';
+import { candlesOf, firstAtOrAfter, sliceColumns } from '../src/lab/columns.js';
 import { PairTracker, trackerSettingsOf } from '../src/pair-tracker.js';
 import { FILLS, RULES, simulatedCandles } from './lab-fixtures.js';
 
@@ -17,7 +18,7 @@ interface Decision {
 /** The run's signals and trades; the window is [fromSec, the end of the data). */
 function run(pairs: BacktestPair[], fromSec: number, conversion: BacktestPair[] = []): { decisions: Decision[]; trades: Trade[] } {
   const decisions: Decision[] = [];
-  const last = Math.max(...pairs.map((p) => p.candles.at(-1)!.time));
+  const last = Math.max(...pairs.map((p) => p.candles.time.at(-1)!));
   const { trades } = runBacktest({
     timeframe: 'M5',
     pairs,
@@ -34,8 +35,11 @@ function run(pairs: BacktestPair[], fromSec: number, conversion: BacktestPair[] 
   return { decisions, trades };
 }
 
-const upTo = (pair: BacktestPair, endSec: number): BacktestPair => ({ ...pair, candles: pair.candles.filter((c) => c.time < endSec) });
-const from = (pair: BacktestPair, index: number): BacktestPair => ({ ...pair, candles: pair.candles.slice(index) });
+const upTo = (pair: BacktestPair, endSec: number): BacktestPair => ({
+  ...pair,
+  candles: sliceColumns(pair.candles, 0, firstAtOrAfter(pair.candles.time, endSec)),
+});
+const from = (pair: BacktestPair, index: number): BacktestPair => ({ ...pair, candles: sliceColumns(pair.candles, index, pair.candles.length) });
 
 describe('no lookahead', () => {
   it('appending future candles changes no decision already taken and no trade that closed before them', () => {
@@ -44,7 +48,7 @@ describe('no lookahead', () => {
     const start = Date.UTC(2026, 0, 5);
     const pairs = ['EUR_USD', 'USD_JPY', 'EUR_GBP'].map((i) => simulatedCandles(market, i, 'M5', start, start + 21 * DAY));
     const conversion = [simulatedCandles(market, 'GBP_USD', 'M5', start, start + 21 * DAY)];
-    const fromSec = pairs[0]!.candles[300]!.time;
+    const fromSec = pairs[0]!.candles.time[300]!;
     const full = run(pairs, fromSec, conversion);
     expect(full.trades.length).toBeGreaterThan(30);
     for (const days of [6, 11, 17]) {
@@ -82,11 +86,11 @@ describe('no lookahead', () => {
     for (const instrument of ['EUR_USD', 'USD_JPY']) {
       const pair = simulatedCandles(market, instrument, 'M5', start, start + 60 * DAY);
       for (const t of [3000, 6000, 9000]) {
-        const fromSec = pair.candles[t]!.time;
+        const fromSec = pair.candles.time[t]!;
         const early = run([from(pair, t - 3000)], fromSec).decisions;
         const late = run([from(pair, t - 300)], fromSec).decisions;
         expect(late.length).toBeGreaterThan(10);
-        expect(late[0]!.timeSec).toBeLessThan(pair.candles[t + 300]!.time); // decisions from early on are compared
+        expect(late[0]!.timeSec).toBeLessThan(pair.candles.time[t + 300]!); // decisions from early on are compared
         expect(late).toEqual(early);
       }
     }
@@ -94,14 +98,14 @@ describe('no lookahead', () => {
 
   it('has the volume profile equal from t on, the Supertrend and the Stochastic RSI to the last bit 300 candles later', () => {
     const start = Date.UTC(2025, 8, 1);
-    const pair = simulatedCandles(market, 'GBP_USD', 'M5', start, start + 30 * DAY);
+    const candles = candlesOf(simulatedCandles(market, 'GBP_USD', 'M5', start, start + 30 * DAY).candles);
     for (const t of [3000, 4000, 5000]) {
       const early = new PairTracker('GBP_USD', 'GBPUSD', 5, trackerSettingsOf(RULES, 'M5', 0));
       const late = new PairTracker('GBP_USD', 'GBPUSD', 5, trackerSettingsOf(RULES, 'M5', 0));
-      for (let i = t - 3000; i < t - 300; i++) early.push(pair.candles[i]!);
+      for (let i = t - 3000; i < t - 300; i++) early.push(candles[i]!);
       for (let i = t - 300; i < t + 1000; i++) {
-        early.push(pair.candles[i]!);
-        late.push(pair.candles[i]!);
+        early.push(candles[i]!);
+        late.push(candles[i]!);
         if (i < t) continue;
         expect(late.latest!.volumeProfile).toEqual(early.latest!.volumeProfile);
         if (i < t + 300) continue;

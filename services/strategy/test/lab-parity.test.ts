@@ -3,6 +3,7 @@ import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
+import { candlesOf } from '../src/lab/columns.js';
 import type { MarketSource } from '../src/market-source.js';
 import { rulesOf } from '../src/rules.js';
 import { FILLS, simulatedCandles } from './lab-fixtures.js';
@@ -20,7 +21,7 @@ const RECORDED_FROM = Date.UTC(2026, 0, 5);
  * the candles that had closed by then. No quotes.
  */
 function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: ManualClock): MarketSource {
-  const bySymbol = new Map(pairs.map((p) => [p.symbol, p.candles]));
+  const bySymbol = new Map(pairs.map((p) => [p.symbol, candlesOf(p.candles)]));
   return {
     name: 'simulated',
     catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
@@ -73,7 +74,7 @@ describe('one decision path', () => {
       fills: FILLS,
       initialBalance: 100_000,
       accountCurrency: 'USD',
-      fromSec: pairs[0]!.candles[WARMUP - 1]!.time,
+      fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
       toSec: startMs / 1000 + CLOSES * 60,
       rates: ratesFromCandles(pairs, 'USD'),
       onSignal: (instrument, timeSec, d) =>

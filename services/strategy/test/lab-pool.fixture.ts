@@ -6,9 +6,6 @@ import type { BacktestInput, BacktestJob, BacktestResult, Metrics } from '../src
 
 type Hooks = Pick<BacktestInput, 'onProgress' | 'isCancelled'>;
 
-/** Candle arrays this thread was given before: the pool sends a sweep's candles once. */
-const seen = new WeakSet<object>();
-
 function metrics(netProfit: number): Metrics {
   return {
     net_profit: netProfit,
@@ -44,17 +41,18 @@ function spin(hooks: Hooks, honourCancel: boolean): BacktestResult {
 export function runBacktestJob(job: BacktestJob, hooks: Hooks = {}): BacktestResult {
   const first = job.pairs[0];
   switch (first?.instrument) {
-    // The candles as they arrived: net_profit = the sum of closes, skipped_signals = candles without a
-    // spread, signals = 1 when this thread had these candles already.
+    // The candles as they arrived: net_profit = the sum of closes, skipped_signals = candles without a spread.
     case 'ECHO': {
       const candles = first.candles;
-      const wasSeen = seen.has(candles);
-      seen.add(candles);
       hooks.onProgress?.(0.25);
       hooks.onProgress?.(1);
-      const sum = candles.reduce((total, c) => total + c.close, 0);
-      return result(sum, { candles: candles.length, signals: wasSeen ? 1 : 0, skipped_signals: candles.filter((c) => c.spread === null).length });
+      const sum = candles.close.reduce((total, close) => total + close, 0);
+      return result(sum, { candles: candles.length, skipped_signals: candles.spread.filter((spread) => Number.isNaN(spread)).length });
     }
+    // Writes −1 into the first candle's volume: the caller sees it when the memory is shared.
+    case 'WRITE':
+      first.candles.volume[0] = -1;
+      return result(0);
     case 'FAIL':
       throw new RangeError('no candles in the window');
     case 'EXIT':

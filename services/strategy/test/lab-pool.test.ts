@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BacktestCancelledError, runBacktestJob } from '../src/lab/backtest.js';
-import { fromColumns, LabPool, labWorkerEntry, toColumns, type LabPoolOptions } from '../src/lab/pool.js';
+import { candlesOf, columnsOf, sliceColumns } from '../src/lab/columns.js';
+import { LabPool, labWorkerEntry, type LabPoolOptions } from '../src/lab/pool.js';
 import type { BacktestJob, LabCandle } from '../src/lab/types.js';
 
 // The workers run test/lab-pool.fixture.ts, whose behaviour each job names by its instrument.
@@ -22,7 +23,7 @@ const candle = (time: number, close: number, spread: number | null): LabCandle =
 function job(instrument: string, candles: LabCandle[] = [candle(0, 1.5, 0.0001), candle(300, 2.25, null)]): BacktestJob {
   return {
     timeframe: 'M5',
-    pairs: [{ instrument, symbol: instrument, digits: 5, candles }],
+    pairs: [{ instrument, symbol: instrument, digits: 5, candles: columnsOf(candles) }],
     conversion: [],
     rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5, fvgMaxAge: 100 },
     fills: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } },
@@ -44,12 +45,13 @@ function spinning(target: LabPool, instrument = 'SPIN') {
 }
 
 describe('candle columns', () => {
-  it('turn candles into shared columns and back, a missing spread included', () => {
+  it('hold candles in shared memory, 56 bytes each, and give them back, a missing spread included', () => {
     const candles = [candle(1_767_225_600, 1.10234, 0.00012), candle(1_767_225_900, 1.10301, null)];
-    const columns = toColumns(candles, 1);
-    expect(columns.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(columns.buffer.byteLength).toBe(7 * 2 * 8);
-    expect(fromColumns(columns)).toEqual(candles);
+    const columns = columnsOf(candles);
+    expect(columns.time.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(columns.time.buffer.byteLength).toBe(7 * 2 * 8);
+    expect(candlesOf(columns)).toEqual(candles);
+    expect(candlesOf(sliceColumns(columns, 1, 2))).toEqual([candles[1]]);
   });
 });
 
@@ -79,13 +81,10 @@ describe('LabPool', { timeout: 30_000 }, () => {
     expect(progress).toEqual([0.25, 1]);
   });
 
-  it('decodes a candle array once in a worker: the next job on the same candles reuses it, and only the last job’s are kept', async () => {
-    const target = pool();
-    const candles = [candle(0, 1, 0.0001)];
-    expect((await target.run(job('ECHO', candles))).signals).toBe(0);
-    expect((await target.run(job('ECHO', candles))).signals).toBe(1);
-    expect((await target.run(job('ECHO', [candle(0, 1, 0.0001)]))).signals).toBe(0);
-    expect((await target.run(job('ECHO', candles))).signals).toBe(0);
+  it('hands the worker the candles’ memory itself, not a copy: what the worker writes in it, the caller reads', async () => {
+    const shared = job('WRITE');
+    await pool().run(shared);
+    expect(shared.pairs[0]?.candles.volume[0]).toBe(-1);
   });
 
   it('runs as many jobs at once as it has workers and queues the rest in order', async () => {
@@ -198,10 +197,10 @@ function realJob(count: number): BacktestJob {
   return {
     ...job('EUR_USD', eurUsd),
     pairs: [
-      { instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: eurUsd },
-      { instrument: 'EUR_GBP', symbol: 'EURGBP', digits: 5, candles: walk(count, 0.86, 11) },
+      { instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5, candles: columnsOf(eurUsd) },
+      { instrument: 'EUR_GBP', symbol: 'EURGBP', digits: 5, candles: columnsOf(walk(count, 0.86, 11)) },
     ],
-    conversion: [{ instrument: 'GBP_USD', symbol: 'GBPUSD', digits: 5, candles: walk(count, 1.27, 13) }],
+    conversion: [{ instrument: 'GBP_USD', symbol: 'GBPUSD', digits: 5, candles: columnsOf(walk(count, 1.27, 13)) }],
     fromSec: (eurUsd[300] as LabCandle).time,
     toSec: (eurUsd[count - 1] as LabCandle).time + 300,
   };

@@ -8,6 +8,7 @@ import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
 import { contractSize } from '../paper-account.js';
 import { decide, ruleSettingsOf, type RuleSettings, type SignalDecision } from '../signal-rule.js';
+import { candleAt, firstAtOrAfter, type CandleColumns } from './columns.js';
 import { areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots, type PairPricing } from './fills.js';
 import { EquityCurve, metricsOf } from './metrics.js';
 import type {
@@ -93,8 +94,10 @@ class PairRun {
   signalTime = 0;
   /** The open trade's place in the entry order. */
   slot = 0;
-  /** The last candle of the window taken. */
-  lastCandle: LabCandle | null = null;
+  /** The index of the last candle of the window taken, −1 before it. */
+  lastIndex = -1;
+  /** The candle the second pass is on, written in place from the columns. */
+  readonly candle: LabCandle = blankCandle();
   /** What the first pass found on each candle of the window (by index − windowStart): a {@link Found}. */
   readonly found: Uint8Array;
   /**
@@ -105,6 +108,14 @@ class PairRun {
   readonly decisions: number[] = [];
   readonly signals: SignalDecision[] | null;
   nextDecision = 0;
+  readonly candles: CandleColumns;
+  /**
+   * The two candles the first pass feeds the tracker in turn, written in place from the columns:
+   * the tracker keeps the last one it took (the next must be newer), so the next is written into
+   * the other.
+   */
+  private taken: LabCandle = blankCandle();
+  private spare: LabCandle = blankCandle();
 
   constructor(
     readonly pair: BacktestPair,
@@ -120,8 +131,9 @@ class PairRun {
     const [base, quote] = pair.instrument.split('_') as [string, string];
     this.quote = quote;
     this.conversion = quote === accountCurrency ? Conversion.None : base === accountCurrency ? Conversion.OwnPrice : Conversion.Rates;
-    this.windowStart = firstAtOrAfter(pair.candles, fromSec);
-    this.windowEnd = firstAtOrAfter(pair.candles, toSec);
+    this.candles = pair.candles;
+    this.windowStart = firstAtOrAfter(pair.candles.time, fromSec);
+    this.windowEnd = firstAtOrAfter(pair.candles.time, toSec);
     this.found = new Uint8Array(Math.max(0, this.windowEnd - this.windowStart));
     this.signals = input.onSignal ? [] : null;
     this.curve = new EquityCurve(input.initialBalance);
@@ -129,8 +141,21 @@ class PairRun {
 
   /** The warm-up: the candles before the window feed the indicators, nothing else. */
   warmUp(): void {
-    const candles = this.pair.candles;
-    for (let i = 0; i < this.windowStart; i++) this.tracker.push(candles[i]!);
+    for (let i = 0; i < this.windowStart; i++) this.push(i);
+  }
+
+  /** Candle `i` through the tracker; whether it took it. */
+  private push(i: number): boolean {
+    const candle = candleAt(this.candles, i, this.spare);
+    if (!this.tracker.push(candle)) return false;
+    this.spare = this.taken;
+    this.taken = candle;
+    return true;
+  }
+
+  /** Candle `i` for the second pass (one object, rewritten by the next call). */
+  at(i: number): LabCandle {
+    return candleAt(this.candles, i, this.candle);
   }
 
   /**
@@ -139,9 +164,8 @@ class PairRun {
    */
   scan(from: number, to: number): void {
     const { tracker, settings, found, windowStart } = this;
-    const candles = this.pair.candles;
     for (let i = from; i < to; i++) {
-      if (!tracker.push(candles[i]!)) {
+      if (!this.push(i)) {
         found[i - windowStart] = Found.Refused;
         continue;
       }
@@ -156,16 +180,8 @@ class PairRun {
   }
 }
 
-/** Index of the first candle with time ≥ timeSec (candles oldest first). */
-function firstAtOrAfter(candles: readonly LabCandle[], timeSec: number): number {
-  let lo = 0;
-  let hi = candles.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (candles[mid]!.time < timeSec) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function blankCandle(): LabCandle {
+  return { time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0, spread: null };
 }
 
 /** A mark of the equity curve, kept as numbers until it becomes a point. */
@@ -288,7 +304,7 @@ class Run {
       const index = order[n]!;
       const p = pairs[index]!;
       const i = cursors[index]!++;
-      const candle = p.pair.candles[i]!;
+      const candle = p.at(i);
       if (candle.time !== time) {
         if (!Number.isNaN(time)) this.markEquity(time, isExposed);
         time = candle.time;
@@ -297,7 +313,11 @@ class Run {
       if (this.step(p, candle, i)) isExposed = true;
     }
     // A pair whose last candles were malformed (skipped) still has its position: it ends at its last good one.
-    for (const p of pairs) if (p.isOpen && p.lastCandle) this.close(p, p.lastCandle, markPrice(p.side, p.lastCandle, p.pricing), 'end_of_data');
+    for (const p of pairs) {
+      if (!p.isOpen || p.lastIndex < 0) continue;
+      const last = p.at(p.lastIndex);
+      this.close(p, last, markPrice(p.side, last, p.pricing), 'end_of_data');
+    }
     if (!Number.isNaN(time)) this.markEquity(time, isExposed);
     this.finishEquity();
     if (reported < 100) input.onProgress?.(1);
@@ -326,7 +346,7 @@ class Run {
     const found = p.found[i - p.windowStart];
     if (found === Found.Refused) return false;
     this.candles++;
-    p.lastCandle = candle;
+    p.lastIndex = i;
     if (p.hasPending) {
       p.hasPending = false;
       this.enter(p, candle);
@@ -530,8 +550,7 @@ function mergeOrder(pairs: readonly PairRun[]): { order: Int32Array; times: numb
   // Each pair's window candle times, then a merge over them alone.
   const series = pairs.map((p) => {
     const times = new Float64Array(p.windowEnd - p.windowStart + 1);
-    const candles = p.pair.candles;
-    for (let i = p.windowStart; i < p.windowEnd; i++) times[i - p.windowStart] = candles[i]!.time;
+    times.set(p.candles.time.subarray(p.windowStart, p.windowEnd));
     times[times.length - 1] = Number.POSITIVE_INFINITY;
     return times;
   });
@@ -608,24 +627,24 @@ export function ratesFromCandles(pairs: readonly BacktestPair[], accountCurrency
 class Series {
   private cursor = 0;
 
-  constructor(private readonly candles: readonly LabCandle[]) {}
+  constructor(private readonly candles: CandleColumns) {}
 
   /** The close of the latest candle with time ≤ timeSec, or undefined before the first. */
   closeAt(timeSec: number): number | undefined {
-    const candles = this.candles;
-    const n = candles.length;
-    if (n === 0 || candles[0]!.time > timeSec) return undefined;
+    const { time, close } = this.candles;
+    const n = time.length;
+    if (n === 0 || time[0]! > timeSec) return undefined;
     let i = this.cursor;
-    if (candles[i]!.time > timeSec) {
-      i = firstAtOrAfter(candles, timeSec + 1) - 1;
+    if (time[i]! > timeSec) {
+      i = firstAtOrAfter(time, timeSec + 1) - 1;
     } else {
       // Forward a few candles at most, else search.
       let steps = 0;
-      while (i + 1 < n && candles[i + 1]!.time <= timeSec && steps++ < 8) i++;
-      if (i + 1 < n && candles[i + 1]!.time <= timeSec) i = firstAtOrAfter(candles, timeSec + 1) - 1;
+      while (i + 1 < n && time[i + 1]! <= timeSec && steps++ < 8) i++;
+      if (i + 1 < n && time[i + 1]! <= timeSec) i = firstAtOrAfter(time, timeSec + 1) - 1;
     }
     this.cursor = i;
-    return candles[i]!.close;
+    return close[i]!;
   }
 }
 

@@ -23,15 +23,18 @@ import type {
   SweepResult,
   WalkForwardResult,
 } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { StrategyConfig } from '../config.js';
 import { downstreamFailure, errors } from '../errors.js';
 import { latestWrite } from '../latest-write.js';
 import type { StrategyRules } from '../rules.js';
-import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
+import { calendarSpanSec, type LabHistory } from './candles.js';
 import { backtestCandles } from './chart.js';
+import { ColumnsBuilder, firstAtOrAfter, sliceColumns, type CandleColumns } from './columns.js';
 import {
   apiRules,
+  candlesBetween,
   planBacktest,
   planSweep,
   type BacktestPlan,
@@ -71,6 +74,13 @@ const LOAD_SHARE = 0.2;
 
 /** Progress is written when it moved by at least this much (or reached the end). */
 const PROGRESS_STEP = 0.01;
+
+/**
+ * The periods of a job's range read from the history at a time: each part's candles (as objects)
+ * go into the pair's columns before the next part is read, so loading holds the columns and one
+ * part (some 20 MB), never the whole range as objects.
+ */
+const LOAD_PART_CANDLES = 100_000;
 
 /** Seconds a client is told to wait when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 30;
@@ -554,23 +564,33 @@ export class LabJobs {
   }
 
   /**
-   * The candles of a plan's pairs, one pair after another: `warmup` candles before fromSec (read
-   * from early enough to cover weekends), then those of [fromSec, toSec). Settles at once when
-   * the signal aborts, whatever the market is doing.
+   * The candles of a plan's pairs as columns, one pair after another: `warmup` candles before
+   * fromSec (read from early enough to cover weekends), then those of [fromSec, toSec), a part of
+   * LOAD_PART_CANDLES periods at a time. Settles at once when the signal aborts, whatever the
+   * market is doing.
    */
   private async load(plan: BacktestPlan, onProgress: (f: number) => void, signal: AbortSignal): Promise<LoadedCandles> {
     const all = [...plan.pairs, ...plan.conversion];
     const loaded: BacktestPair[] = [];
-    const spanSec = calendarSpanSec(plan.warmup, plan.timeframe);
+    const partSec = LOAD_PART_CANDLES * TIMEFRAME_SECONDS[plan.timeframe];
+    const parts: Array<[number, number]> = [[plan.fromSec - calendarSpanSec(plan.warmup, plan.timeframe), plan.fromSec]];
+    for (let fromSec = plan.fromSec; fromSec < plan.toSec; fromSec += partSec) parts.push([fromSec, Math.min(plan.toSec, fromSec + partSec)]);
+    // Room for what the plan counted: the columns are made once when the history has them all.
+    const expected = plan.warmup + candlesBetween(plan.timeframe, plan.fromSec, plan.toSec, this.o.lab.hours);
     for (const [i, pair] of all.entries()) {
-      const reading = this.o.lab.history.candles(pair.symbol, plan.timeframe, plan.fromSec - spanSec, plan.toSec, (f) => onProgress((i + f) / all.length));
-      const candles = await untilAborted(reading, signal).catch((err: unknown) => {
-        if (signal.aborted) throw err;
-        throw new CandlesUnavailable(`the market could not give the candles of ${pair.symbol}: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
+      const columns = new ColumnsBuilder(expected);
+      for (const [p, [fromSec, toSec]] of parts.entries()) {
+        const reading = this.o.lab.history.candles(pair.symbol, plan.timeframe, fromSec, toSec, (f) => onProgress((i + (p + f) / parts.length) / all.length));
+        const candles = await untilAborted(reading, signal).catch((err: unknown) => {
+          if (signal.aborted) throw err;
+          throw new CandlesUnavailable(`the market could not give the candles of ${pair.symbol}: ${err instanceof Error ? err.message : String(err)}`, {
+            cause: err,
+          });
         });
-      });
-      loaded.push(pairOf(pair, trimWarmup(candles, plan.fromSec, plan.warmup)));
+        // Of the warm-up's part, its last `warmup` candles.
+        for (let k = p === 0 ? Math.max(0, candles.length - plan.warmup) : 0; k < candles.length; k++) columns.push(candles[k] as LabCandle);
+      }
+      loaded.push(pairOf(pair, columns.finish()));
       onProgress((i + 1) / all.length);
     }
     return { pairs: loaded.slice(0, plan.pairs.length), conversion: loaded.slice(plan.pairs.length) };
@@ -687,14 +707,8 @@ function jobOf(plan: BacktestPlan, candles: LoadedCandles, rules: StrategyRules)
   };
 }
 
-function pairOf(pair: PlannedPair, candles: LabCandle[]): BacktestPair {
+function pairOf(pair: PlannedPair, candles: CandleColumns): BacktestPair {
   return { instrument: pair.instrument, symbol: pair.symbol, digits: pair.digits, candles };
-}
-
-/** The candles from `warmup` before fromSec on. */
-function trimWarmup(candles: LabCandle[], fromSec: number, warmup: number): LabCandle[] {
-  const start = Math.max(0, firstAtOrAfter(candles, fromSec) - warmup);
-  return start === 0 ? candles : candles.slice(start);
 }
 
 /**
@@ -703,8 +717,8 @@ function trimWarmup(candles: LabCandle[], fromSec: number, warmup: number): LabC
  */
 function sliceCandles(candles: LoadedCandles, { fromSec, toSec }: { fromSec: number; toSec: number }, warmup: number): LoadedCandles {
   const slice = (pair: BacktestPair): BacktestPair => {
-    const start = Math.max(0, firstAtOrAfter(pair.candles, fromSec) - warmup);
-    return { ...pair, candles: pair.candles.slice(start, firstAtOrAfter(pair.candles, toSec)) };
+    const start = Math.max(0, firstAtOrAfter(pair.candles.time, fromSec) - warmup);
+    return { ...pair, candles: sliceColumns(pair.candles, start, firstAtOrAfter(pair.candles.time, toSec)) };
   };
   return { pairs: candles.pairs.map(slice), conversion: candles.conversion.map(slice) };
 }

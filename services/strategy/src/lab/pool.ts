@@ -1,32 +1,14 @@
 /**
  * A pool of worker threads (lab/worker.ts) that run backtests off the event loop. A pair's
- * candles cross to the workers once, as columns in shared memory: every job of a sweep over the
- * same candles reads the same memory.
+ * candles are columns in shared memory (lab/columns.ts): posted to a worker, they are not copied,
+ * so every job of a sweep over the same candles reads the same memory, and it is freed when the
+ * job that loaded them lets them go.
  */
 import { Worker } from 'node:worker_threads';
-import type { BacktestJob, BacktestPair, BacktestResult, LabCandle } from './types.js';
-
-/** The columns of {@link CandleColumns}, in their order in the buffer. */
-export const CANDLE_FIELDS = ['time', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
-
-/**
- * A pair's candles in shared memory: one Float64Array column per field of {@link CANDLE_FIELDS},
- * `length` values each, one after the other in `buffer`; a spread of NaN is none (null).
- */
-export interface CandleColumns {
-  /** Names this set of columns for the pool's lifetime, so a worker decodes it once. */
-  key: number;
-  length: number;
-  buffer: SharedArrayBuffer;
-}
-
-export type PairColumns = Omit<BacktestPair, 'candles'> & { candles: CandleColumns };
-
-/** A {@link BacktestJob} as it is posted to a worker. */
-export type PostedJob = Omit<BacktestJob, 'pairs' | 'conversion'> & { pairs: PairColumns[]; conversion: PairColumns[] };
+import type { BacktestJob, BacktestResult } from './types.js';
 
 export interface RunRequest {
-  job: PostedJob;
+  job: BacktestJob;
   /** An Int32Array of one element over it: 1 asks the worker to stop. */
   cancelFlag: SharedArrayBuffer;
 }
@@ -57,7 +39,7 @@ export interface RunOptions {
 }
 
 interface Task {
-  job: PostedJob;
+  job: BacktestJob;
   options: RunOptions;
   cancelFlag: Int32Array;
   resolve: (result: BacktestResult) => void;
@@ -92,8 +74,6 @@ export class LabPool {
   private readonly cancelGraceMs: number;
   private readonly slots = new Set<Slot>();
   private readonly queue: Task[] = [];
-  private readonly columns = new WeakMap<LabCandle[], CandleColumns>();
-  private nextKey = 1;
   private isClosed = false;
 
   constructor(options: LabPoolOptions) {
@@ -108,14 +88,14 @@ export class LabPool {
     return this.slots.size;
   }
 
-  /** One backtest on a free worker; the candles go as shared columns, made once per candle array. */
+  /** One backtest on a free worker; its candles' columns are shared with it. */
   run(job: BacktestJob, options: RunOptions = {}): Promise<BacktestResult> {
     if (this.isClosed) return Promise.reject(new Error('the lab pool is closed'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(reasonOf(signal));
     return new Promise<BacktestResult>((resolve, reject) => {
       const task: Task = {
-        job: { ...job, pairs: job.pairs.map((p) => this.post(p)), conversion: job.conversion.map((p) => this.post(p)) },
+        job,
         options,
         cancelFlag: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
         resolve,
@@ -140,15 +120,6 @@ export class LabPool {
       await slot.worker.terminate();
     });
     await Promise.all(exits);
-  }
-
-  private post(pair: BacktestPair): PairColumns {
-    let columns = this.columns.get(pair.candles);
-    if (!columns) {
-      columns = toColumns(pair.candles, this.nextKey++);
-      this.columns.set(pair.candles, columns);
-    }
-    return { instrument: pair.instrument, symbol: pair.symbol, digits: pair.digits, candles: columns };
   }
 
   private dispatch(): void {
@@ -221,49 +192,6 @@ export class LabPool {
     if (err === null) task.resolve(result as BacktestResult);
     else task.reject(err);
   }
-}
-
-type CandleField = (typeof CANDLE_FIELDS)[number];
-
-function views(buffer: SharedArrayBuffer, length: number): Record<CandleField, Float64Array> {
-  const bytes = length * Float64Array.BYTES_PER_ELEMENT;
-  return Object.fromEntries(CANDLE_FIELDS.map((field, i) => [field, new Float64Array(buffer, i * bytes, length)])) as Record<CandleField, Float64Array>;
-}
-
-/** The candles as {@link CandleColumns} over a new shared buffer. */
-export function toColumns(candles: readonly LabCandle[], key: number): CandleColumns {
-  const length = candles.length;
-  const buffer = new SharedArrayBuffer(CANDLE_FIELDS.length * length * Float64Array.BYTES_PER_ELEMENT);
-  const { time, open, high, low, close, volume, spread } = views(buffer, length);
-  candles.forEach((c, i) => {
-    time[i] = c.time;
-    open[i] = c.open;
-    high[i] = c.high;
-    low[i] = c.low;
-    close[i] = c.close;
-    volume[i] = c.volume;
-    spread[i] = c.spread ?? Number.NaN;
-  });
-  return { key, length, buffer };
-}
-
-/** The candles of {@link CandleColumns}, as objects again. */
-export function fromColumns(columns: CandleColumns): LabCandle[] {
-  const { time, open, high, low, close, volume, spread } = views(columns.buffer, columns.length);
-  const candles = new Array<LabCandle>(columns.length);
-  for (let i = 0; i < columns.length; i++) {
-    const s = spread[i] as number;
-    candles[i] = {
-      time: time[i] as number,
-      open: open[i] as number,
-      high: high[i] as number,
-      low: low[i] as number,
-      close: close[i] as number,
-      volume: volume[i] as number,
-      spread: Number.isNaN(s) ? null : s,
-    };
-  }
-  return candles;
 }
 
 /** Why the signal aborted, as an Error (`abort()` without a reason gives an AbortError). */

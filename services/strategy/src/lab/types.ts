@@ -4,6 +4,7 @@
  * says how it trades and how the metrics are computed.
  */
 import type { MarketCandle } from '../market-source.js';
+import type { CandleColumns } from './columns.js';
 import type { Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
 import type { SignalDecision } from '../signal-rule.js';
@@ -131,7 +132,7 @@ export interface BacktestPair {
   /** Decimal places of its prices. */
   digits: number;
   /** Closed candles, oldest first: the warm-up before fromSec, then the window. */
-  candles: LabCandle[];
+  candles: CandleColumns;
 }
 
 export interface BacktestInput {
@@ -155,7 +156,7 @@ export interface BacktestInput {
   onSignal?: (instrument: string, candleTimeSec: number, decision: SignalDecision) => void;
 }
 
-/** A backtest in a form that crosses a thread boundary: no functions. */
+/** A backtest in a form that crosses a thread boundary: no functions (the candles' columns are shared memory). */
 export interface BacktestJob extends Omit<BacktestInput, 'rates' | 'onProgress' | 'isCancelled' | 'onSignal'> {
   /** Candles of the pairs the conversion needs that are not traded (e.g. GBP_USD for EUR_GBP). */
   conversion: BacktestPair[];
