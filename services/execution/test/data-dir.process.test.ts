@@ -28,9 +28,12 @@ async function dataDirWithDatabase(): Promise<{ dataDir: string; file: string; m
   return { dataDir, file, marker: `${file}.id` };
 }
 
-/** The server's exit when it refuses to start: code and the lines it wrote on stderr. */
+/** The server's exit when it refuses to start: code and the lines it wrote on stderr; one that starts instead is killed after 40 s. */
 async function refusal(dataDir: string, args: string[] = []): Promise<{ code: number | null; lines: string[] }> {
-  const result = await run(SERVER, { DATA_DIR: dataDir, PORT: String(await freePort()), API_KEY: PROCESS_KEY, LOG_LEVEL: 'warn' }, args).done;
+  const server = run(SERVER, { DATA_DIR: dataDir, PORT: String(await freePort()), API_KEY: PROCESS_KEY, LOG_LEVEL: 'warn' }, args);
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 40_000);
+  const result = await server.done;
+  clearTimeout(timer);
   return { code: result.code, lines: result.stderr.trim().split('\n') };
 }
 
