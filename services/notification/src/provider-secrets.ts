@@ -33,29 +33,49 @@ function safeDecode(text: string): string {
 }
 
 /** A pattern matching one character as sent or percent-encoded (UTF-8, hex digits in either case; a space also as `+`). */
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** A pattern matching one character as sent, percent-encoded (UTF-8, hex digits in either case) or HTML-escaped; a space also as `+`. */
 function characterPattern(char: string): string {
   const raw = char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   const encoded = [...Buffer.from(char, 'utf8')]
     .map((byte) => `%${[...byte.toString(16).padStart(2, '0')].map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h)).join('')}`)
     .join('');
-  return char === ' ' ? `(?:${raw}|\\+|${encoded})` : `(?:${raw}|${encoded})`;
+  const forms = [raw, encoded, ...(char === ' ' ? ['\\+'] : []), ...(HTML_ESCAPES[char] === undefined ? [] : [HTML_ESCAPES[char]])];
+  return `(?:${forms.join('|')})`;
+}
+
+/** The shortest start of a secret blanked where a text was cut short (…/bot1234567:AAH…). */
+const MIN_CUT_PREFIX = 4;
+
+/** A secret's first MIN_CUT_PREFIX characters or more, at the end of a text or before its `…`. */
+function cutPattern(secret: string): string {
+  const chars = [...secret].map(characterPattern);
+  const rest = chars.slice(MIN_CUT_PREFIX).reduceRight((inner, c) => `(?:${c}${inner})?`, '');
+  return `${chars.slice(0, MIN_CUT_PREFIX).join('')}${rest}(?=…?$)`;
 }
 
 /**
  * Blanks configured secrets in text a provider sent back. Providers echo what they were sent (an
- * Express 404 names the path, `Cannot POST /bot<token>/sendMessage`), as sent or percent-encoded,
- * so each character of a secret matches either way. Longer secrets are matched first.
+ * Express 404 names the path, `Cannot POST /bot<token>/sendMessage`), as sent, percent-encoded or
+ * HTML-escaped, so each character of a secret matches in any of those forms. Longer secrets are
+ * matched first; a text cut short (the transports keep an excerpt of a long body) loses the start
+ * of a secret at its end too.
  */
 export class SecretRedactor {
-  private readonly pattern: RegExp | undefined;
+  private readonly whole: RegExp | undefined;
+  private readonly cut: RegExp | undefined;
 
   constructor(secrets: readonly string[]) {
     const unique = [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
-    this.pattern = unique.length === 0 ? undefined : new RegExp(unique.map((s) => [...s].map(characterPattern).join('')).join('|'), 'g');
+    this.whole = unique.length === 0 ? undefined : new RegExp(unique.map((s) => [...s].map(characterPattern).join('')).join('|'), 'g');
+    const long = unique.filter((s) => [...s].length > MIN_CUT_PREFIX);
+    this.cut = long.length === 0 ? undefined : new RegExp(long.map(cutPattern).join('|'));
   }
 
   text(text: string): string {
-    return this.pattern === undefined ? text : text.replace(this.pattern, REDACTED);
+    const whole = this.whole === undefined ? text : text.replace(this.whole, REDACTED);
+    return this.cut === undefined ? whole : whole.replace(this.cut, REDACTED);
   }
 
   /**

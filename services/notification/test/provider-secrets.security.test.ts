@@ -208,6 +208,17 @@ describe('SecretRedactor', () => {
     expect(redactor.text('x ab:c d y ab%3Ac%20d z ab%3ac+d AB:C D')).toBe('x [redacted] y [redacted] z [redacted] AB:C D');
   });
 
+  it('blanks a secret HTML-escaped, as an error page shows it', () => {
+    expect(new SecretRedactor(['a<b&c']).text('<pre>Cannot POST /a&lt;b&amp;c</pre>')).toBe('<pre>Cannot POST /[redacted]</pre>');
+  });
+
+  it('blanks the start of a secret where the text was cut short, and not elsewhere', () => {
+    const redactor = new SecretRedactor(['123456789:AAH-secret']);
+    expect(redactor.text('Cannot POST /bot123456789:AA…')).toBe('Cannot POST /bot[redacted]…');
+    expect(redactor.text('Cannot POST /bot1234')).toBe('Cannot POST /bot[redacted]');
+    expect(redactor.text('chat 1234 refused')).toBe('chat 1234 refused');
+  });
+
   it('blanks the longer of two overlapping secrets whole', () => {
     expect(new SecretRedactor(['abc', 'abcdef']).text('abcdef abc')).toBe('[redacted] [redacted]');
   });
