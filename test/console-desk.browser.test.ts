@@ -35,7 +35,7 @@ const base = () => `http://127.0.0.1:${port}`;
 
 async function startStrategy(): Promise<void> {
   strategy = run('services/strategy/src/server.ts', { ...env, PORT: String(port) });
-  await until(() => answers(`${base()}/health/live`), 60_000);
+  await until(() => answers(`${base()}/health/live`), 120_000);
 }
 
 /** The status record, read through the console's copy: the first test spends spec 000's GETs on purpose. */
@@ -139,5 +139,5 @@ describe('the desk page', () => {
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('status', { name: 'Strategy running' }).waitFor({ timeout: 30_000 });
     expect(await status()).toMatchObject({ running: true, dry_run: false, idle: null });
-  }, 180_000);
+  }, 300_000);
 });

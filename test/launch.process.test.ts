@@ -119,7 +119,7 @@ describe('npm start (scripts/start.ts)', () => {
     const strategy = `http://127.0.0.1:${ports.STRATEGY_PORT}`;
 
     const first = run('scripts/start.ts', env);
-    await until(() => first.out.stdout.includes('Ctrl-C stops everything'), 90_000);
+    await until(() => first.out.stdout.includes('Ctrl-C stops everything'), 180_000);
     for (const s of STACK) {
       const headers: Record<string, string> = s.name === 'account' ? { 'x-internal-api-key': 'dev-account-key' } : {};
       expect((await fetch(`http://127.0.0.1:${ports[`${envPrefix(s)}_PORT`]}/health/ready`, { headers })).status, s.name).toBe(200);
@@ -131,14 +131,14 @@ describe('npm start (scripts/start.ts)', () => {
 
     const second = run('scripts/start.ts', env);
     try {
-      await until(() => second.out.stdout.includes('Ctrl-C stops everything'), 90_000);
+      await until(() => second.out.stdout.includes('Ctrl-C stops everything'), 180_000);
       expect(second.out.stdout).not.toContain('starts by itself');
       expect(second.out.stdout).toMatch(/^strategy: not running: stopped at \S+ \(POST \/stop, or Stop on the console\); .*POST \/start/m);
     } finally {
       second.child.kill('SIGINT');
       expect((await second.done).code).toBe(0);
     }
-  }, 240_000);
+  }, 480_000);
 
   it('stops the stack with a non-zero exit when a service dies', async () => {
     const ports: Record<string, string> = {};

@@ -33,7 +33,7 @@ describe("the README's examples", () => {
     // The market open all week: the README's market order is no weekend example.
     const stack = run('scripts/start.ts', { ...ports, LOG_LEVEL: 'warn', SIM_MARKET_HOURS: 'false', DATA_DIR: path.join(dataDir, 'desk') });
     try {
-      await until(() => stack.out.stdout.includes('Ctrl-C stops everything'), 120_000);
+      await until(() => stack.out.stdout.includes('Ctrl-C stops everything'), 180_000);
       const commands = readmeCurls();
       expect(commands.length).toBeGreaterThanOrEqual(10);
       for (const command of commands) {
@@ -49,5 +49,5 @@ describe("the README's examples", () => {
       stack.child.kill('SIGINT');
       expect((await stack.done).code).toBe(0);
     }
-  }, 240_000);
+  }, 360_000);
 });
