@@ -8,6 +8,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 type Schema = Record<string, unknown> | boolean;
 
+/** Compiling a document's schemas and building a service take seconds on a busy machine. */
+const TIMEOUT_MS = 60_000;
+
 interface Operation {
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema; description?: string }[];
   requestBody?: { content: Record<string, { schema?: Schema }> };
@@ -144,7 +147,7 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
       const res = await app.inject({ method: 'GET', url: '/docs/json', headers: options.kitRouteHeaders });
       expect(res.statusCode).toBe(200);
       doc = res.json<OpenApiDocument>();
-    }, 60_000);
+    }, TIMEOUT_MS);
     afterAll(() => app?.close());
 
     /** The document's verdict on a request: the reasons it breaks the documented schemas (none: valid). */
@@ -193,12 +196,12 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
       return { status: res.statusCode, code };
     }
 
-    it('writes no pattern with \\d (outside JavaScript it is not [0-9])', () => {
+    it('writes no pattern with \\d (outside JavaScript it is not [0-9])', { timeout: TIMEOUT_MS }, () => {
       const found = patterns(doc).filter((p) => /\\d/.test(p.pattern.replace(/\\\\/g, '')));
       expect(found).toEqual([]);
     });
 
-    it('documents only examples that its own schemas accept', () => {
+    it('documents only examples that its own schemas accept', { timeout: TIMEOUT_MS }, () => {
       const examples = documentedExamples(doc.paths).concat(documentedExamples(doc.components ?? {}, '#/components'));
       expect(examples.length).toBeGreaterThan(0);
       const broken = examples.filter(({ schema, example }) => !validatorOf(schema)(example)).map(({ where, example }) => ({ where, example }));
@@ -206,13 +209,13 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
     });
 
     for (const request of options.reject ?? []) {
-      it(`refuses in the document what the server refuses: ${request.operation} ${request.what}`, async () => {
+      it(`refuses in the document what the server refuses: ${request.operation} ${request.what}`, { timeout: TIMEOUT_MS }, async () => {
         expect((await serverAnswer(request)).status, 'the server refuses it').toBe(422);
         expect(documentVerdict(request), 'the document refuses it').not.toEqual([]);
       });
     }
 
-    it('documents examples that make a valid body together, on every operation that takes one', () => {
+    it('documents examples that make a valid body together, on every operation that takes one', { timeout: TIMEOUT_MS }, () => {
       const broken: { operation: string; body: unknown; problems: string[] }[] = [];
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(item)) {
@@ -229,7 +232,7 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
     });
 
     for (const operation of options.sampled ?? []) {
-      it(`documents examples that make a valid request together: ${operation}`, async () => {
+      it(`documents examples that make a valid request together: ${operation}`, { timeout: TIMEOUT_MS }, async () => {
         const [method = '', path = ''] = operation.split(' ');
         const body = sample(doc.paths[path]?.[method.toLowerCase()]?.requestBody?.content['application/json']?.schema, doc.components);
         const request = { what: 'from its examples', operation, body };
@@ -240,7 +243,7 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
     }
 
     for (const { request, parameter, says } of options.described ?? []) {
-      it(`states in ${parameter}'s description what the server refuses: ${request.operation} ${request.what}`, async () => {
+      it(`states in ${parameter}'s description what the server refuses: ${request.operation} ${request.what}`, { timeout: TIMEOUT_MS }, async () => {
         expect((await serverAnswer(request)).status, 'the server refuses it').toBe(422);
         const [method = '', path = ''] = request.operation.split(' ');
         const documented = doc.paths[path]?.[method.toLowerCase()]?.parameters?.find((p) => p.name === parameter);
@@ -249,7 +252,7 @@ export function openApiRulesSuite(name: string, options: OpenApiRulesOptions): v
     }
 
     for (const request of options.accept ?? []) {
-      it(`accepts in the document what the server accepts: ${request.operation} ${request.what}`, async () => {
+      it(`accepts in the document what the server accepts: ${request.operation} ${request.what}`, { timeout: TIMEOUT_MS }, async () => {
         expect(documentVerdict(request)).toEqual([]);
         expect((await serverAnswer(request)).code?.toLowerCase(), 'the server does not refuse it as invalid').not.toBe('validation_error');
       });
