@@ -43,6 +43,22 @@ describe('SimulatedAccount weeks', () => {
     expect(await restarted.summary()).toEqual(await account.summary());
   });
 
+  it('lets the event loop turn between the weeks it replays for an old id', async () => {
+    const { account } = startedAt(WEDNESDAY_NOON + 30 * 7 * DAY);
+    let turns = 0;
+    let isReading = true;
+    const turn = () => {
+      turns++;
+      if (isReading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const { transactions } = await account.changesSince('0');
+    isReading = false;
+    // Thirty weeks and more replayed, a turn after each but the last two (held in memory).
+    expect(new Set(transactions.map((t) => Math.floor(Number(t.id) / 1000))).size).toBeGreaterThan(30);
+    expect(turns).toBeGreaterThanOrEqual(28);
+  });
+
   it('numbers each week from its own block of a thousand ids', async () => {
     const { account } = startedAt(WEDNESDAY_NOON + 14 * DAY);
     const { transactions } = await account.changesSince('0');

@@ -120,7 +120,8 @@ export class SimulatedAccount implements AccountReader {
   /**
    * What changed after `sinceTransactionId`. The current and the previous week answer from
    * memory; an id from an older week replays the weeks since then (each alone, see
-   * trader-week.ts), so the answer is exact whatever the id, at a cost that grows with its age.
+   * trader-week.ts), so the answer is exact whatever the id, at a cost that grows with its age,
+   * with a turn of the event loop after each week replayed.
    */
   async changesSince(sinceTransactionId: string): Promise<AccountChanges> {
     const { now, week } = this.catchUp();
@@ -132,12 +133,15 @@ export class SimulatedAccount implements AccountReader {
     const transactions: AccountTransaction[] = [];
     const effects: TransactionEffects[] = [];
     for (let index = Math.floor(since / IDS_PER_WEEK); index <= week.index; index++) {
-      const past = this.weekAt(index);
+      // The week read at the start: the clock may cross into a new week while older ones replay.
+      const past = index === week.index ? week : this.weekAt(index);
       past.transactions.forEach((t, i) => {
         if (Number(t.id) <= since) return;
         transactions.push(t);
         effects.push(past.effects[i]!);
       });
+      // A week replayed from its start costs a few milliseconds: the event loop turns between two.
+      if (index < week.index - 1) await new Promise((resolve) => setImmediate(resolve));
     }
     const collect = <T>(pick: (e: TransactionEffects) => T | undefined): T[] => effects.map(pick).filter((x): x is T => x !== undefined);
     const tradesOpened = collect((e) => e.tradeOpened);
