@@ -12,18 +12,19 @@ export interface SavedForm {
 /** Kept per browser tab (sessionStorage): a reload keeps it, a new tab starts afresh. */
 const KEY = 'fxdesk.lab-form';
 
-export function loadSavedForm(storage: Pick<Storage, 'getItem'> = sessionStorage): SavedForm | null {
+export function loadSavedForm(storage?: Pick<Storage, 'getItem'>): SavedForm | null {
   try {
-    const saved = JSON.parse(storage.getItem(KEY) ?? 'null') as SavedForm | null;
+    // Reading sessionStorage itself throws where the browser refuses storage.
+    const saved = JSON.parse((storage ?? sessionStorage).getItem(KEY) ?? 'null') as SavedForm | null;
     return saved && typeof saved === 'object' && saved.form && saved.sweep ? saved : null;
   } catch {
     return null;
   }
 }
 
-export function saveForm(saved: SavedForm, storage: Pick<Storage, 'setItem'> = sessionStorage): void {
+export function saveForm(saved: SavedForm, storage?: Pick<Storage, 'setItem'>): void {
   try {
-    storage.setItem(KEY, JSON.stringify(saved));
+    (storage ?? sessionStorage).setItem(KEY, JSON.stringify(saved));
   } catch {
     // storage full or refused (a private window): the form is only not kept
   }
