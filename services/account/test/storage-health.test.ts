@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteSnapshotStore } from '../src/store.js';
 import { startSimulated } from './helpers.js';
 
-describe('account snapshot store that cannot write', () => {
+describe('account snapshot store that cannot write', { timeout: 30_000 }, () => {
   it('after a snapshot could not be stored for a full disk, readiness answers 503 naming account.db', async () => {
     const store = new SqliteSnapshotStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-account-storage-')), 'account.db'));
     const h = await startSimulated({ store });

@@ -57,7 +57,7 @@ async function readiness(harness: SimulatedHarness) {
   return { status: res.statusCode, body: JSON.parse(res.body) as { checks: Record<string, { ok: boolean; detail: string }> } };
 }
 
-describe('execution store that cannot write', () => {
+describe('execution store that cannot write', { timeout: 30_000 }, () => {
   it('on a full disk, a claim that cannot be stored is 503 storage_unavailable and nothing reaches the terminal', async () => {
     const clock = new ManualClock(NOW);
     const db = openDatabase(tempFile(), { synchronous: 'FULL', migrations: MIGRATIONS });
@@ -98,6 +98,27 @@ describe('execution store that cannot write', () => {
     expect((await readiness(harness)).status).toBe(200);
     const res = await postSignal(harness.app, signal({ occurred_at: new Date(clock.now()).toISOString() }));
     expect(res.statusCode).toBe(200);
+    expect(harness.terminal.stats.orderSendCalls).toBe(1);
+  });
+
+  it('a signal whose outcome could not be stored after order_send makes readiness 503, and the next signal is refused before its claim', async () => {
+    const clock = new ManualClock(NOW);
+    const db = openDatabase(tempFile(), { synchronous: 'FULL', migrations: MIGRATIONS });
+    const harness = await harnessOn(db, clock);
+    // The disk fills up while the order is at the terminal: the claim was stored, the outcome cannot be.
+    const send = harness.terminal.orderSend.bind(harness.terminal);
+    harness.terminal.orderSend = async (request) => {
+      const result = await send(request);
+      fillToTheLastPage(db);
+      return result;
+    };
+
+    expect((await postSignal(harness.app, signal())).statusCode).toBe(200);
+    expect(harness.terminal.stats.orderSendCalls).toBe(1);
+    const ready = await readiness(harness);
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.store).toMatchObject({ ok: false, detail: expect.stringMatching(/SQLITE_FULL/) as string });
+    expectEnvelope(await postSignal(harness.app, signal()), 503, 'not_ready');
     expect(harness.terminal.stats.orderSendCalls).toBe(1);
   });
 

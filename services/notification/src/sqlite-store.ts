@@ -442,7 +442,8 @@ export class SqliteNotificationStore implements NotificationStore {
   async health(): Promise<{ ok: boolean; detail: string }> {
     try {
       this.db.prepare('SELECT 1').get();
-      return this.committer.health.check();
+      const writable = this.committer.health.check();
+      return writable.ok ? { ok: true, detail: 'SQLite' } : writable;
     } catch (err) {
       return { ok: false, detail: `SQLite does not answer: ${err instanceof Error ? err.message : String(err)}` };
     }

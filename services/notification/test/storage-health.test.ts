@@ -17,7 +17,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('notification store that cannot write', () => {
+describe('notification store that cannot write', { timeout: 30_000 }, () => {
   it('after a request could not be stored for a full disk, readiness answers 503 naming notification.db', async () => {
     h = await startService({ CHAT_APP_CHAT_IDS: '111', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-notif-storage-')) });
     expect((await h.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);

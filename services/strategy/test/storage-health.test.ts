@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const remove of dirs.splice(0)) remove();
 });
 
-describe('strategy store that cannot write', () => {
+describe('strategy store that cannot write', { timeout: 30_000 }, () => {
   it('after a write refused for a full disk, readiness answers 503 naming strategy.db and the code', async () => {
     const { dir, remove } = tempDir();
     dirs.push(remove);
