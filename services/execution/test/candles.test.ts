@@ -1,4 +1,4 @@
-import { SimulatedMarket, SimulatedTerminal } from '@fxdesk/broker';
+import { SimulatedMarket, SimulatedTerminal, WorkSlicer } from '@fxdesk/broker';
 import { hiddenClassCount } from '@fxdesk/broker/testing';
 import { ManualClock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS, TIMEFRAMES } from '@fxdesk/schemas';
@@ -121,4 +121,33 @@ describe('CandleReader', () => {
     expect(candles).toHaveLength(100);
     expect(hiddenClassCount(candles)).toBe(1);
   });
+});
+
+describe('GET /v1/market-data/candles on the simulated terminal', () => {
+  it("lets the event loop turn while the terminal builds a thousand D1 candles, and answers the market's bars", async () => {
+    let readings = 0;
+    // A slice of ten steps (bars), whatever the machine.
+    const slicer = new WorkSlicer({ sliceMs: 10, now: () => readings++ });
+    const clock = new ManualClock(NOW);
+    const market = new SimulatedMarket({ seed: 'execution-tests', tickIntervalMs: 5000, marketHours: true, clock, slicer });
+    const terminal = new SimulatedTerminal({ market });
+    await terminal.connect();
+    const { app } = await buildTestApp({ terminal, clock });
+    let turns = 0;
+    let isAnswering = true;
+    const turn = () => {
+      turns++;
+      if (isAnswering) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const res = await app.inject({ method: 'GET', url: '/v1/market-data/candles?quote=EURUSD&timeframe=D1&count=1000', headers: { 'x-api-key': API_KEY } });
+    isAnswering = false;
+    await app.close();
+    expect(res.statusCode).toBe(200);
+    const reference = new SimulatedMarket({ seed: 'execution-tests', tickIntervalMs: 5000, marketHours: true, clock: new ManualClock(NOW) });
+    expect(res.json().candles.map((c: { time: number; close: number }) => [c.time, c.close])).toEqual(
+      reference.bars('EURUSD', 'D1', 1000).map((b) => [b.time, b.close]),
+    );
+    expect(turns).toBeGreaterThan(50);
+  }, 120_000);
 });
