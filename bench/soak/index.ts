@@ -11,7 +11,10 @@
  * deliberately bad, one in ten an identical retry; calls.ts) and 2 reads; 5 notification posts a
  * second (one in five bad, one in ten a repeated idempotency key) and 1 read; 5 polls a second
  * each of the strategy's routes (its /console read-through routes too, when it has them) and the
- * account's; 2 reads a second of market-data. Each stream of calls keeps at most 8 waiting for
+ * account's; 2 reads a second of market-data. The heavy calls that once froze a service
+ * (attacks.ts): a read of 1,000 D1 candles every 2 s on each of market-data and execution, a 1 MB
+ * nested body every 2 s to each service (in turn to an unknown route and to a real one), and a
+ * three-year lab backtest posted at the start. Each stream of calls keeps at most 8 waiting for
  * an answer (a tick with 8 waiting is skipped and counted), so a slow service never gets more
  * than it answers. The simulated market runs around the clock (SIM_MARKET_HOURS=false) and the
  * strategy's spec limits (60 GETs, 10 POSTs a minute per client) are raised, since every client
@@ -25,7 +28,8 @@
  * right after the latest full collection: RSS swings by tens of MB with the collector's phase, so
  * a single RSS sample can read high without anything retained); the event-loop delay p99 (fxdesk_process_event_loop_delay_seconds, a
  * 30–60 s window, read every 10 s from the load's second minute on: the median and the worst
- * window) and its maximum; CPU time over the load (100% = one core). Then what the load itself
+ * window) and its maximum; CPU time over the load (100% = one core); then the worst event-loop
+ * delay of each service from the load's start (every sample's maximum, its first minute included). Then what the load itself
  * saw, the streams, the browser and the stack's WARN/ERROR log lines, and a verdict: no errors
  * but the deliberate ones, RSS growth under 10%.
  * Not a test: it exits 1 only when it saw errors other than the deliberate ones.
@@ -55,6 +59,9 @@ const sampleMs = Math.min(10_000, durationMs / 20);
 /** The delay window reaches 60 s back: samples before then would include the start-up. */
 const loopFromMs = Math.min(60_000, durationMs / 2);
 
+/** How far back a service's event-loop delay reaches at most: the load starts once it holds no start-up. */
+const LOOP_WINDOW_MS = 60_000;
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-soak-'));
 const stack = await SoakStack.start({
   DATA_DIR: dataDir,
@@ -63,6 +70,7 @@ const stack = await SoakStack.start({
   RATE_LIMIT_GET_PER_MINUTE: '6000',
   RATE_LIMIT_POST_PER_MINUTE: '600',
 });
+const stackUpAt = performance.now();
 let browser: Browser | undefined;
 try {
   browser = await launchBrowser();
@@ -88,6 +96,8 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
       `${has.consoleRoutes ? '' : ', no /console routes yet'}${has.events ? '' : ', no /events yet'}\n${describeLoad(has)}\n`,
   );
 
+  // A service's start-up (modules compiled, the history warmed up) is no part of the load's delays.
+  await sleep(Math.max(0, LOOP_WINDOW_MS - (performance.now() - stackUpAt)));
   const pids = stack.pids();
   const before = await scrapeAll(stack);
   const cpuBefore = new Map(stack.services.map((s) => [s.name, cpuSeconds(pids.get(s.name))]));
@@ -97,6 +107,10 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
 
   const marks = new Map<ServiceName, Scrape>();
   const loopSamples = new Map<ServiceName, Scrape['loopDelay'][]>(stack.services.map((s) => [s.name, []]));
+  // The longest turn of each loop from the load's start: every sample's maximum counts (the window
+  // reaches 30 to 60 s back and is read at least every 10 s, so no turn is missed between reads;
+  // the load starts a window after the stack did, so none of its start-up).
+  const loopWorst = new Map<ServiceName, number>(stack.services.map((s) => [s.name, 0]));
   let loadAverageMax = 0;
   let nextMinute = 60_000;
   for (let elapsed = 0; elapsed < durationMs; elapsed = performance.now() - started) {
@@ -105,6 +119,7 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
     const sample = await scrapeAll(stack);
     loadAverageMax = Math.max(loadAverageMax, os.loadavg()[0] as number);
     for (const [name, scrape] of sample) {
+      loopWorst.set(name, Math.max(loopWorst.get(name) ?? 0, scrape.loopDelay.maxSeconds));
       if (at >= loopFromMs) loopSamples.get(name)?.push(scrape.loopDelay);
       if (at >= markMs && !marks.has(name)) marks.set(name, scrape);
     }
@@ -134,6 +149,8 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
   await load.stop();
 
   process.stdout.write(`\n${table(figures, loadSeconds, markLabel)}\n\n`);
+  for (const [name, seconds] of loopWorst) process.stdout.write(`worst event-loop delay: ${name} ${(seconds * 1000).toFixed(1)} ms\n`);
+  process.stdout.write('\n');
   return printVerdict(figures, {
     markLabel,
     ticks: load.ticks,

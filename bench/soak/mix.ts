@@ -1,6 +1,7 @@
 import { STACK_KEYS } from '../../scripts/stack-env.js';
+import { dailyCandles, LONG_BACKTEST, nestedBodies } from './attacks.js';
 import { executionCalls, notificationCalls, polling } from './calls.js';
-import { Pacer, Tally } from './load.js';
+import { Pacer, Tally, type Call } from './load.js';
 import type { ServiceName, SoakStack } from './stack.js';
 import { StreamClients } from './streams.js';
 
@@ -15,6 +16,10 @@ export const LOAD = {
   strategyPollsPerSecond: 5,
   accountPollsPerSecond: 5,
   marketDataReadsPerSecond: 2,
+  /** Each of market-data's and execution's D1 candle routes: 1,000 days of EURUSD. */
+  dailyCandlesPerSecond: 0.5,
+  /** To each service: 1 MB of nested arrays, in turn to an unknown route and to a real one. */
+  nestedBodiesPerSecond: 0.5,
 };
 
 /** Each tick stream's `symbols` query; none: every symbol the service serves. */
@@ -45,6 +50,13 @@ export async function startLoad(stack: SoakStack, has: { consoleRoutes: boolean;
     new Pacer(stack.url(name), perSecond, next, tallies.get(name) as Tally);
   const execution = executionCalls(STACK_KEYS.EXECUTION_API_KEY);
   const notificationKey = { 'x-api-key': STACK_KEYS.NOTIFICATION_API_KEY };
+  const keys: Record<ServiceName, Record<string, string>> = {
+    strategy: {},
+    execution: { 'x-api-key': STACK_KEYS.EXECUTION_API_KEY },
+    account: { 'x-internal-api-key': STACK_KEYS.INTERNAL_API_KEY },
+    'market-data': { 'x-api-key': STACK_KEYS.MARKET_DATA_API_KEY },
+    notification: notificationKey,
+  };
 
   const ticks = new StreamClients(stack.url('market-data'), { 'x-api-key': STACK_KEYS.MARKET_DATA_API_KEY });
   await ticks.open(Array.from({ length: LOAD.marketDataStreams }, (_, i) => `/v1/stream/ticks${STREAM_QUERIES[i % STREAM_QUERIES.length]}`));
@@ -58,7 +70,11 @@ export async function startLoad(stack: SoakStack, has: { consoleRoutes: boolean;
     pace('strategy', LOAD.strategyPollsPerSecond, polling(has.consoleRoutes ? [...STRATEGY_PATHS, ...CONSOLE_PATHS] : STRATEGY_PATHS)),
     pace('account', LOAD.accountPollsPerSecond, polling(ACCOUNT_PATHS, { 'x-internal-api-key': STACK_KEYS.INTERNAL_API_KEY })),
     pace('market-data', LOAD.marketDataReadsPerSecond, polling(MARKET_DATA_PATHS, { 'x-api-key': STACK_KEYS.MARKET_DATA_API_KEY })),
+    pace('market-data', LOAD.dailyCandlesPerSecond, dailyCandles('market-data', keys['market-data'])),
+    pace('execution', LOAD.dailyCandlesPerSecond, dailyCandles('execution', keys.execution)),
+    ...stack.services.map(({ name }) => pace(name, LOAD.nestedBodiesPerSecond, nestedBodies(name, keys[name]))),
   ];
+  await postLongBacktest(stack.url('strategy'), tallies.get('strategy') as Tally);
   return {
     tallies,
     ticks,
@@ -72,12 +88,26 @@ export async function startLoad(stack: SoakStack, has: { consoleRoutes: boolean;
   };
 }
 
+/** The long lab job, posted once: it reads its history from market-data and runs on the strategy's worker threads. */
+async function postLongBacktest(strategy: string, tally: Tally): Promise<void> {
+  const call: Call = { label: 'POST /backtests (long)', bad: false, method: 'POST', path: '/backtests', body: JSON.stringify(LONG_BACKTEST) };
+  tally.sent++;
+  try {
+    const res = await fetch(new URL(call.path, strategy), { method: 'POST', headers: { 'content-type': 'application/json' }, body: call.body });
+    tally.note(call, res.status, await res.text());
+  } catch (err) {
+    tally.note(call, err instanceof Error ? err.name : 'error');
+  }
+}
+
 /** One line saying what the load is. */
 export function describeLoad(has: { events: boolean }): string {
   const streams = `${LOAD.marketDataStreams} tick streams${has.events ? ` + ${LOAD.strategyEventStreams} /events streams` : ''}`;
   return (
     `load: ${streams}; per second ${LOAD.signalsPerSecond} signals + ${LOAD.executionReadsPerSecond} reads (execution), ` +
     `${LOAD.notificationsPerSecond} posts + ${LOAD.notificationReadsPerSecond} reads (notification), ${LOAD.strategyPollsPerSecond} polls (strategy), ` +
-    `${LOAD.accountPollsPerSecond} polls (account), ${LOAD.marketDataReadsPerSecond} reads (market-data)`
+    `${LOAD.accountPollsPerSecond} polls (account), ${LOAD.marketDataReadsPerSecond} reads (market-data); ` +
+    `${LOAD.dailyCandlesPerSecond} reads of 1,000 D1 candles on each of market-data and execution, ${LOAD.nestedBodiesPerSecond} 1 MB nested bodies to each service, ` +
+    `and a backtest of ${LONG_BACKTEST.instruments.length} pairs, ${LONG_BACKTEST.timeframe}, ${LONG_BACKTEST.from} to ${LONG_BACKTEST.to}`
   );
 }
