@@ -10,7 +10,15 @@ interface Track {
   lastError: { at: number; code: string; message: string } | null;
   consecutiveFailures: number;
   lastCallOk: boolean | null;
+  /** Whether its failing now has been logged as a warning. */
+  warned: boolean;
 }
+
+/**
+ * How long from the strategy's start a service that has not answered yet is taken as still
+ * starting (`npm start` starts every service at once): its failures until then are logged at info.
+ */
+export const STARTING_GRACE_MS = 30_000;
 
 function describe(err: unknown): { code: string; message: string } {
   const e = err as { code?: unknown; message?: unknown };
@@ -22,11 +30,13 @@ function describe(err: unknown): { code: string; message: string } {
 /**
  * How each downstream service has been answering. A failure never stops the strategy: it is
  * recorded here (GET /status `downstream`), counted in /metrics and logged, once as a warning
- * when a service starts failing and again when it recovers.
+ * when a service starts failing and again when it recovers. A service that has not answered
+ * since the strategy started gets STARTING_GRACE_MS to come up before its failing is a warning.
  */
 export class DownstreamHealth {
   private readonly tracks = new Map<DownstreamService, Track>();
   private readonly failures;
+  private readonly startedAt: number;
 
   constructor(
     configured: Record<DownstreamService, boolean>,
@@ -38,8 +48,9 @@ export class DownstreamHealth {
     /** Given each call's outcome, as the service's record then stands (a leader keeps it for its followers). */
     private readonly share?: (service: DownstreamService, state: DownstreamState) => void,
   ) {
+    this.startedAt = clock.now();
     for (const name of DOWNSTREAM_SERVICES) {
-      this.tracks.set(name, { configured: configured[name], lastSuccessAt: null, lastError: null, consecutiveFailures: 0, lastCallOk: null });
+      this.tracks.set(name, { configured: configured[name], lastSuccessAt: null, lastError: null, consecutiveFailures: 0, lastCallOk: null, warned: false });
     }
     this.failures = metrics.counter('strategy_downstream_failures_total', 'Failed calls to downstream services, by service.');
   }
@@ -51,6 +62,7 @@ export class DownstreamHealth {
     }
     track.lastSuccessAt = this.clock.now();
     track.consecutiveFailures = 0;
+    track.warned = false;
     this.settle(service, track, true);
     this.shared(service, track);
   }
@@ -64,8 +76,13 @@ export class DownstreamHealth {
     this.shared(service, track);
     this.failures.inc({ service });
     const fields = { service, code, err: message, failures: track.consecutiveFailures, ...context };
-    if (track.consecutiveFailures === 1) this.logger.warn(fields, `${service} call failed; the strategy goes on`);
-    else this.logger.debug(fields, `${service} call failed again`);
+    const isStarting = track.lastSuccessAt === null && this.clock.now() - this.startedAt < STARTING_GRACE_MS;
+    if (isStarting) {
+      if (track.consecutiveFailures === 1) this.logger.info(fields, `${service} does not answer yet; the strategy goes on`);
+    } else if (!track.warned) {
+      track.warned = true;
+      this.logger.warn(fields, `${service} call failed; the strategy goes on`);
+    } else this.logger.debug(fields, `${service} call failed again`);
   }
 
   /**
