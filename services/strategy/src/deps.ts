@@ -41,6 +41,12 @@ export interface StrategyDeps {
   close: () => Promise<void>;
 }
 
+/**
+ * How long the lab waits for a page of history from the market-data service: a background job's
+ * read, which a busy machine may slow for seconds, where a live call keeps DOWNSTREAM_TIMEOUT_MS.
+ */
+export const LAB_HISTORY_TIMEOUT_MS = 60_000;
+
 /** The real dependencies the config asks for: a downstream client for each URL set, else the in-process market for prices. */
 export async function createDeps(config: StrategyConfig, logger: Logger): Promise<StrategyDeps> {
   const clock = systemClock;
@@ -50,6 +56,12 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     ? await PostgresStrategyStore.open(config.DATABASE_URL)
     : new SqliteStrategyStore(databasePath(config.DATA_DIR, 'strategy'));
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
+  // The lab's own client: a job's page of history may take longer than a live call on a busy machine.
+  const labMarketData = client(
+    config.MARKET_DATA_URL,
+    config.MARKET_DATA_API_KEY,
+    (o) => new MarketDataClient({ ...o, timeoutMs: Math.max(config.DOWNSTREAM_TIMEOUT_MS, LAB_HISTORY_TIMEOUT_MS) }),
+  );
   const market = marketData
     ? undefined
     : new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
@@ -62,7 +74,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     : new SqliteLabStore(databasePath(config.DATA_DIR, 'lab'));
   const lab: LabDeps = {
     store: labStore,
-    history: marketData ? new MarketDataLabHistory(marketData) : new SimulatedLabHistory(market as SimulatedMarket),
+    history: labMarketData ? new MarketDataLabHistory(labMarketData) : new SimulatedLabHistory(market as SimulatedMarket),
     hours: historyHoursOf(config),
     runner: pool,
   };
@@ -84,7 +96,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     leadership,
     close: async () => {
       await leadership?.stop();
-      await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), pool.close()]);
+      await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), labMarketData?.close(), pool.close()]);
       await Promise.all([store.close(), lab.store.close()]);
     },
   };
