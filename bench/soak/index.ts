@@ -16,7 +16,8 @@
  * nested body every 2 s to each service (in turn to an unknown route and to a real one), and a
  * three-year lab backtest posted at the start. Each stream of calls keeps at most 8 waiting for
  * an answer (a tick with 8 waiting is skipped and counted), so a slow service never gets more
- * than it answers. The simulated market runs around the clock (SIM_MARKET_HOURS=false) and the
+ * than it answers; a call unanswered after 60 s counts as an error (a guard against a hang: on a
+ * busy machine a D1 read takes seconds of wall time). The simulated market runs around the clock (SIM_MARKET_HOURS=false) and the
  * strategy's spec limits (60 GETs, 10 POSTs a minute per client) are raised, since every client
  * here shares loopback; everything else is the stack's default, the strategy trading on its own.
  *
@@ -28,10 +29,16 @@
  * right after the latest full collection: RSS swings by tens of MB with the collector's phase, so
  * a single RSS sample can read high without anything retained); the event-loop delay p99 (fxdesk_process_event_loop_delay_seconds, a
  * 30–60 s window, read every 10 s from the load's second minute on: the median and the worst
- * window) and its maximum; CPU time over the load (100% = one core); then the worst event-loop
- * delay of each service from the load's start (every sample's maximum, its first minute included). Then what the load itself
- * saw, the streams, the browser and the stack's WARN/ERROR log lines, and a verdict: no errors
- * but the deliberate ones, RSS growth under 10%.
+ * window) and its maximum; CPU time over the load (100% = one core). Then each service's worst
+ * event-loop delay from the load's start, two ways: in wall time (every sample's maximum, its
+ * first minute included), which holds the time the service waited for a core and so grows on a
+ * busy machine; and its worst turn in its main thread's CPU time, which does not: a probe
+ * (probe.ts, a process of its own) asks each service's /health/live, one request in flight, 20 ms
+ * apart, and notes the service's main-thread CPU time used between sending each and its answer,
+ * which bounds the longest turn the request waited behind (Linux /proc, in steps of 10 ms). The
+ * issue's bound, no turn over 100 ms, is checked on that figure (test/soak.process.test.ts).
+ * Then what the load itself saw, the streams, the browser and the stack's WARN/ERROR log lines,
+ * and a verdict: no errors but the deliberate ones, RSS growth under 10%.
  * Not a test: it exits 1 only when it saw errors other than the deliberate ones.
  */
 import fs from 'node:fs';
@@ -41,8 +48,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { answers, launchBrowser } from '@fxdesk/core/testing';
 import { openConsolePage } from './console-page.js';
+import { startTurnProbe } from './probe.js';
 import { describeLoad, startLoad } from './mix.js';
-import { printVerdict, table, type ServiceFigures } from './report.js';
+import { loopLines, printVerdict, table, type ServiceFigures } from './report.js';
 import type { Scrape } from './scrape.js';
 import { cpuSeconds } from '../proc.js';
 import { SoakStack, type ServiceName } from './stack.js';
@@ -103,6 +111,8 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
   const cpuBefore = new Map(stack.services.map((s) => [s.name, cpuSeconds(pids.get(s.name))]));
   const started = performance.now();
   const loadCpuBefore = process.cpuUsage();
+  // Each service's longest turn in its main thread's CPU time, which a busy machine does not inflate.
+  const probe = await startTurnProbe([...pids].map(([name, pid]) => ({ name, url: stack.url(name), pid })));
   const load = await startLoad(stack, has);
 
   const marks = new Map<ServiceName, Scrape>();
@@ -147,10 +157,10 @@ async function soak(stack: SoakStack, browser: Browser): Promise<boolean> {
   const loadCpu = process.cpuUsage(loadCpuBefore);
   await page.close();
   await load.stop();
+  const turns = await probe.stop();
 
   process.stdout.write(`\n${table(figures, loadSeconds, markLabel)}\n\n`);
-  for (const [name, seconds] of loopWorst) process.stdout.write(`worst event-loop delay: ${name} ${(seconds * 1000).toFixed(1)} ms\n`);
-  process.stdout.write('\n');
+  process.stdout.write(`${loopLines(loopWorst, turns)}\n\n`);
   return printVerdict(figures, {
     markLabel,
     ticks: load.ticks,

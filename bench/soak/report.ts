@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Tally } from './load.js';
+import type { TurnFigures } from './probe.js';
 import { requestDelta, type Scrape } from './scrape.js';
 import type { ServiceName } from './stack.js';
 import type { StreamClients } from './streams.js';
@@ -108,6 +109,26 @@ export function table(figures: ServiceFigures[], loadSeconds: number, markLabel:
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
+}
+
+/**
+ * Each service's worst event-loop delay from the load's start, two ways: in wall time (its
+ * /metrics maximum, which includes the time the service waited for a core, so a busy machine
+ * inflates it), and as the longest turn a /health/live probe waited behind, in the main thread's
+ * CPU time (what a turn really holds the loop for, whatever else the machine runs).
+ */
+export function loopLines(wallWorstSeconds: Map<ServiceName, number>, turns: Map<string, TurnFigures>): string {
+  const lines: string[] = [];
+  for (const [name, seconds] of wallWorstSeconds) {
+    const turn = turns.get(name);
+    lines.push(
+      `worst event-loop delay, wall time (waiting for a core included): ${name} ${(seconds * 1000).toFixed(1)} ms`,
+      turn
+        ? `worst turn, main-thread CPU time: ${name} ${turn.worstCpuMs} ms (${turn.answers} /health/live probes)`
+        : `worst turn, main-thread CPU time: ${name} - (no process id)`,
+    );
+  }
+  return lines.join('\n');
 }
 
 const GROWTH_TARGET_PERCENT = 10;

@@ -77,3 +77,46 @@ export function mainThreadCpuMs(pid: number = process.pid): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** What a {@link probeTurns} saw: its answers, and the most server CPU one of them waited behind. */
+export interface TurnProbe {
+  /** How many answers it got. */
+  answers(): number;
+  /** The most CPU time (ms) the server's main thread used between sending one request and receiving its answer. */
+  worstCpuMs(): number;
+  /** Stops asking; rejects with the first failed request, if one failed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Asks `url` (e.g. /health/live) again and again until stopped, one request in flight and
+ * `gapMs` between them, noting for each answer the CPU time the main thread of process `pid`
+ * used between sending it and receiving it. The worst of those bounds the longest turn of that
+ * thread's event loop a request waited behind, in CPU time: unlike the wall time, it does not grow
+ * while the server waits for a core on a busy machine.
+ */
+export function probeTurns(url: string, pid: number, gapMs = 20): TurnProbe {
+  let answered = 0;
+  let worstMs = 0;
+  let isProbing = true;
+  const probing = (async () => {
+    while (isProbing) {
+      const startedCpuMs = mainThreadCpuMs(pid);
+      const response = await fetch(url);
+      worstMs = Math.max(worstMs, mainThreadCpuMs(pid) - startedCpuMs);
+      await response.arrayBuffer();
+      answered++;
+      await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+  })();
+  // Held until stop() is awaited, so a failed request is not an unhandled rejection meanwhile.
+  probing.catch(() => (isProbing = false));
+  return {
+    answers: () => answered,
+    worstCpuMs: () => worstMs,
+    stop: async () => {
+      isProbing = false;
+      await probing;
+    },
+  };
+}
