@@ -12,11 +12,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  *    waiting on a lease, a candle or a child process;
  * 3. the tests of the whole stack (the root `test/` folder: the five services together, the build,
  *    the lab in a browser, the soak), one file at a time: each loads both cores on its own. The
- *    console's browser test runs in group 2 instead: most of its minute is spent waiting for an
- *    M1 candle to close with a signal.
+ *    console's browser tests run in group 2 instead: they start one or two services, not the
+ *    stack, and most of their minutes are spent waiting for an M1 candle to close or a page to
+ *    settle.
  */
 const SPAWNING = ['**/*.process.test.ts', '**/*.browser.test.ts'];
-const WAITING = ['console.browser.test.ts'];
+const WAITING = ['console.browser.test.ts', 'console-desk.browser.test.ts', 'console-polish.browser.test.ts'];
 const ALL = ['**/*.test.ts'];
 
 /**
