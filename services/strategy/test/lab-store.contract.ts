@@ -55,7 +55,7 @@ const METRICS: LabMetrics = {
   final_equity: 100_025,
 };
 
-function trade(instrument: string, hour: number): Trade {
+export function trade(instrument: string, hour: number): Trade {
   const at = (h: number) => new Date(Date.UTC(2026, 0, 5, h)).toISOString();
   return {
     instrument,
@@ -74,7 +74,7 @@ function trade(instrument: string, hour: number): Trade {
   };
 }
 
-const RESULT: BacktestResult = {
+export const RESULT: BacktestResult = {
   trades: [trade('EUR_USD', 1), trade('USD_JPY', 2), trade('EUR_USD', 3)],
   equity: [
     { time: '2026-01-05T00:00:00.000Z', equity: 100_000, drawdown: 0, drawdown_percent: 0 },
@@ -93,7 +93,7 @@ const T2 = '2026-02-01T10:01:00.000Z';
 const LEASE = '2026-02-01T10:02:00.000Z';
 const LATER = '2026-02-01T10:05:00.000Z';
 
-const backtest = (id: string, over: Partial<NewBacktest> = {}): NewBacktest => ({
+export const backtest = (id: string, over: Partial<NewBacktest> = {}): NewBacktest => ({
   id,
   name: null,
   settings: SETTINGS,
@@ -154,6 +154,19 @@ export function labStoreContract(name: string, harness: LabStoreHarness): void {
       const euro = await s.trades('b1', { limit: 1, instrument: 'EUR_USD' });
       expect(euro.items).toEqual([RESULT.trades[0]]);
       expect((await s.trades('b1', { limit: 1, instrument: 'EUR_USD', after: euro.next ?? undefined })).items).toEqual([RESULT.trades[2]]);
+    });
+
+    it('stores a result of thousands of trades whole or not at all when a cancel comes while it is written', async () => {
+      const s = await store();
+      await s.insertBacktest(backtest('b1'));
+      await s.startBacktest('b1', T1);
+      const many = { ...RESULT, trades: Array.from({ length: 2500 }, (_, k) => trade(k % 2 === 0 ? 'EUR_USD' : 'USD_JPY', k)) };
+      const finishing = s.finishBacktest('b1', many, T2);
+      const cancelled = await s.cancelBacktest('b1', T2);
+      const finished = await finishing;
+      expect(finished).toBe(!cancelled);
+      expect((await s.backtest('b1'))?.status).toBe(finished ? 'done' : 'cancelled');
+      expect((await s.trades('b1', { limit: 5000 })).items).toHaveLength(finished ? 2500 : 0);
     });
 
     it('cancels only a job that has not ended, and a cancelled one never becomes done', async () => {

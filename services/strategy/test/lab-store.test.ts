@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { SqliteLabStore } from '../src/lab/sqlite-store.js';
 import { tempDir } from './helpers.js';
-import { labStoreContract } from './lab-store.contract.js';
+import { backtest, labStoreContract, RESULT, trade } from './lab-store.contract.js';
 
 const temp = tempDir();
 afterAll(() => temp.remove());
@@ -14,4 +14,25 @@ labStoreContract('SQLite', {
     const file = path.join(temp.dir, `lab-${++files}.db`);
     return async (replicaId) => new SqliteLabStore(file, replicaId);
   },
+});
+
+it("lets the event loop turn while it writes a backtest's thousands of trades, which are read only once it is done", async () => {
+  const store = new SqliteLabStore(':memory:', 'a');
+  const at = '2026-02-01T10:00:00.000Z';
+  await store.insertBacktest(backtest('b1'));
+  await store.startBacktest('b1', at);
+  const trades = Array.from({ length: 3500 }, (_, k) => trade('EUR_USD', k));
+  let turns = 0;
+  let readWhileWriting: number | undefined;
+  const turning = setInterval(() => {
+    turns++;
+    void store.trades('b1', { limit: 10 }).then((page) => (readWhileWriting ??= page.items.length));
+  }, 0);
+  const finished = await store.finishBacktest('b1', { ...RESULT, trades }, at);
+  clearInterval(turning);
+  expect(finished).toBe(true);
+  expect(turns).toBeGreaterThanOrEqual(3);
+  expect(readWhileWriting).toBe(0);
+  expect((await store.trades('b1', { limit: 5000 })).items).toHaveLength(3500);
+  await store.close();
 });

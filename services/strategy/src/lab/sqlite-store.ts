@@ -28,6 +28,9 @@ import {
 } from './store.js';
 
 /** The schema of lab.db, in the order it grew (`user_version` counts those applied). */
+/** Trades written in one transaction when a backtest finishes: about 13 ms of CPU each. */
+const TRADES_PER_WRITE = 1000;
+
 export const LAB_MIGRATIONS = [
   `CREATE TABLE sweeps (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -143,19 +146,42 @@ export class SqliteLabStore implements LabStore {
     this.setProgress('backtests', id, progress);
   }
 
+  /**
+   * The trades go in parts of TRADES_PER_WRITE, a turn of the event loop between them, while the
+   * backtest is still running (its trades are read only once it is done), then one write marks it
+   * done: a backtest of 18,555 trades written in one transaction held the service's loop for
+   * 240 ms of CPU. A backtest that is no longer running (cancelled, deleted or failed by another
+   * replica meanwhile) keeps none of them.
+   */
   async finishBacktest(id: string, result: BacktestResult, at: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      const done = this.db
-        .prepare(
-          `UPDATE backtests SET status = 'done', progress = 1, finished_at = ?, candles = ?, signals = ?, skipped_signals = ?, metrics = ?, equity = ?
-           WHERE id = ? AND status = 'running'`,
-        )
-        .run(at, ...resultColumns(result), id);
-      if (done.changes === 0) return false;
-      const insert = this.db.prepare('INSERT INTO backtest_trades (backtest_id, seq, instrument, body) VALUES (?, ?, ?, ?)');
-      result.trades.forEach((trade, seq) => insert.run(id, seq, trade.instrument, JSON.stringify(trade)));
+    const isRunning = this.db.prepare<[string], { status: string }>('SELECT status FROM backtests WHERE id = ?');
+    const insert = this.db.prepare('INSERT INTO backtest_trades (backtest_id, seq, instrument, body) VALUES (?, ?, ?, ?)');
+    const writePart = this.db.transaction((from: number) => {
+      if (isRunning.get(id)?.status !== 'running') return false;
+      const to = Math.min(from + TRADES_PER_WRITE, result.trades.length);
+      for (let seq = from; seq < to; seq++) {
+        const trade = result.trades[seq] as LabTrade;
+        insert.run(id, seq, trade.instrument, JSON.stringify(trade));
+      }
       return true;
-    })();
+    });
+    for (let from = 0; from < result.trades.length; from += TRADES_PER_WRITE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (!writePart(from)) return this.dropTrades(id);
+    }
+    const done = this.db
+      .prepare(
+        `UPDATE backtests SET status = 'done', progress = 1, finished_at = ?, candles = ?, signals = ?, skipped_signals = ?, metrics = ?, equity = ?
+         WHERE id = ? AND status = 'running'`,
+      )
+      .run(at, ...resultColumns(result), id);
+    return done.changes === 1 || this.dropTrades(id);
+  }
+
+  /** Forgets the trades written for a backtest that ended otherwise than done; always false. */
+  private dropTrades(id: string): false {
+    this.db.prepare("DELETE FROM backtest_trades WHERE backtest_id = ? AND NOT EXISTS (SELECT 1 FROM backtests WHERE id = ? AND status = 'done')").run(id, id);
+    return false;
   }
 
   async failBacktest(id: string, error: LabJobError, at: string): Promise<boolean> {
@@ -195,7 +221,10 @@ export class SqliteLabStore implements LabStore {
     const where = options.instrument === undefined ? '' : 'AND instrument = ?';
     const args = options.instrument === undefined ? [] : [options.instrument];
     const rows = this.db
-      .prepare(`SELECT seq, body FROM backtest_trades WHERE backtest_id = ? AND seq > ? ${where} ORDER BY seq LIMIT ?`)
+      .prepare(
+        `SELECT seq, body FROM backtest_trades WHERE backtest_id = ? AND seq > ? ${where}
+           AND EXISTS (SELECT 1 FROM backtests WHERE id = backtest_id AND status = 'done') ORDER BY seq LIMIT ?`,
+      )
       .all(id, options.after ?? -1, ...args, options.limit + 1) as Array<{ seq: number; body: string }>;
     return tradePageOf(rows, options.limit);
   }
