@@ -1,5 +1,6 @@
 export * from './auth.js';
 export * from './config.js';
+export * from './db/index.js';
 export * from './error-handler.js';
 export * from './errors.js';
 export * from './event-loop-delay.js';

@@ -6,7 +6,7 @@ import { adoptIdentity, checkIntegrity, checkPresent, openFailure } from './sqli
 export type SqliteDatabase = Database.Database;
 
 /** A migration: SQL text, or a function for changes SQL alone cannot express. */
-export type Migration = string | ((db: SqliteDatabase) => void);
+export type SqliteMigration = string | ((db: SqliteDatabase) => void);
 
 export interface OpenDatabaseOptions {
   /**
@@ -15,7 +15,7 @@ export interface OpenDatabaseOptions {
    */
   synchronous?: 'FULL' | 'NORMAL';
   /** Applied in order; `PRAGMA user_version` records how many have run. */
-  migrations: Migration[];
+  migrations: SqliteMigration[];
   busyTimeoutMs?: number;
   /**
    * The most SQLite's page cache of this connection holds, in KiB. Default: better-sqlite3's
@@ -66,13 +66,13 @@ function configure(db: SqliteDatabase, options: OpenDatabaseOptions): SqliteData
 }
 
 /** Runs the migrations past `user_version`, each in its own transaction with its version bump. */
-export function migrate(db: SqliteDatabase, migrations: Migration[]): void {
+export function migrate(db: SqliteDatabase, migrations: SqliteMigration[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
     throw new Error(`database schema version ${current} is newer than this build knows (${migrations.length})`);
   }
   for (let version = current; version < migrations.length; version++) {
-    const step = migrations[version] as Migration;
+    const step = migrations[version] as SqliteMigration;
     db.transaction(() => {
       if (typeof step === 'string') db.exec(step);
       else step(db);

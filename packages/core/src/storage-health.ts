@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { GroupCommit, type Operation } from './group-commit.js';
+import { GroupCommit, type AsyncOperation, type Operation } from './group-commit.js';
 import type { SqliteDatabase } from './sqlite.js';
 import { ensureMetaTable, isDamagedError, sqliteCode } from './sqlite-guard.js';
 
@@ -129,5 +129,9 @@ export class WatchedGroupCommit extends GroupCommit {
 
   override run<T>(operation: Operation<T>): Promise<T> {
     return this.health.watch(super.run(operation));
+  }
+
+  override runAsync<T>(operation: AsyncOperation<T>): Promise<T> {
+    return this.health.watch(super.runAsync(operation));
   }
 }

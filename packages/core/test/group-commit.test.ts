@@ -68,7 +68,7 @@ describe('GroupCommit', () => {
   it('commits what is queued on close and refuses work after it', async () => {
     const { insert, count, writer } = setup();
     const pending = writer.run(() => insert.run('a', 1));
-    writer.close();
+    void writer.close();
     await pending;
     expect(count()).toBe(1);
     await expect(writer.run(() => insert.run('b', 2))).rejects.toThrow(/closed/);

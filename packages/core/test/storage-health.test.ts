@@ -112,6 +112,6 @@ describe('StorageHealth', () => {
     const writer = new WatchedGroupCommit(db, health);
     await expect(writer.run(bigInsert(db))).rejects.toThrow();
     expect(health.check()).toMatchObject({ ok: false, detail: expect.stringMatching(/SQLITE_FULL/) as string });
-    writer.close();
+    void writer.close();
   });
 });

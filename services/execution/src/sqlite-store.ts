@@ -255,7 +255,7 @@ export class SqliteSignalStore implements SignalStore {
   }
 
   close(): Promise<void> {
-    this.writer.close();
+    void this.writer.close();
     this.db.close();
     return Promise.resolve();
   }

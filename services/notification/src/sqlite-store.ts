@@ -451,7 +451,7 @@ export class SqliteNotificationStore implements NotificationStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    this.committer.close();
+    void this.committer.close();
     this.db.close();
   }
 }
