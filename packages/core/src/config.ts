@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -159,6 +160,32 @@ export function commonSettings(defaultPort: number, defaultHost = '127.0.0.1') {
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024, max: 64 * 1_048_576 }),
     /** Requests per minute per client IP; 0 turns the limit off. */
     RATE_LIMIT_PER_MINUTE: envInt(6000, { min: 0 }),
+  };
+}
+
+/**
+ * The one default of REPLICA_ID: the host name (letters, digits, dots, dashes and underscores
+ * kept, the rest `_`, at most 64). It stays the same across restarts, so a restarted process takes
+ * back at once the work an earlier one left in flight under its name, and differs from host to
+ * host (and container to container). Several replicas on one host each need a REPLICA_ID of
+ * their own (`npm run start:scale` and compose set one).
+ */
+export function defaultReplicaId(hostname = os.hostname()): string {
+  return hostname.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'replica';
+}
+
+/**
+ * The settings of a service that keeps a store, read here once for every service: DATABASE_URL
+ * (PostgreSQL, for several replicas on one database; unset: SQLite under DATA_DIR, see
+ * openStoreDatabase) and REPLICA_ID (this replica's name on the work it claims).
+ */
+export function databaseSettings() {
+  return {
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
+    REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' })
+      .default(() => defaultReplicaId()),
   };
 }
 

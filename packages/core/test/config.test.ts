@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { commonSettings, ConfigError, envBoolean, envInt, envList, envNumber, isSecretName, loadConfig, withDevSecrets } from '../src/config.js';
+import {
+  commonSettings,
+  ConfigError,
+  databaseSettings,
+  defaultReplicaId,
+  envBoolean,
+  envInt,
+  envList,
+  envNumber,
+  isSecretName,
+  loadConfig,
+  withDevSecrets,
+} from '../src/config.js';
 
 const Schema = z.object({
   ...commonSettings(8000),
@@ -129,5 +141,27 @@ describe('isSecretName', () => {
     for (const n of ['API_KEY', 'INTERNAL_API_KEY', 'OANDA_API_TOKEN', 'MESSENGER_APP_APP_SECRET', 'SMS_ACCOUNT_SID', 'EMAIL_SMTP_URL', 'DATABASE_URL'])
       expect(isSecretName(n)).toBe(true);
     for (const n of ['PORT', 'HOST', 'SIM_SEED', 'TRADING_ENABLED']) expect(isSecretName(n)).toBe(false);
+  });
+});
+
+describe('databaseSettings', () => {
+  const schema = z.object(databaseSettings());
+
+  it('names a replica after its host by default, the same on every start', () => {
+    const first = loadConfig(schema, {});
+    expect(first.REPLICA_ID).toBe(defaultReplicaId());
+    expect(loadConfig(schema, {}).REPLICA_ID).toBe(first.REPLICA_ID);
+    expect(first.DATABASE_URL).toBeUndefined();
+  });
+
+  it('keeps a host name within the characters and length a replica id allows', () => {
+    expect(defaultReplicaId('desk one.example')).toBe('desk_one.example');
+    expect(defaultReplicaId('h'.repeat(80))).toHaveLength(64);
+    expect(defaultReplicaId('')).toBe('replica');
+  });
+
+  it('refuses a database that is not PostgreSQL and a replica id with other characters', () => {
+    expect(() => loadConfig(schema, { DATABASE_URL: 'mysql://db/x' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig(schema, { REPLICA_ID: 'two words' })).toThrow(/REPLICA_ID/);
   });
 });
