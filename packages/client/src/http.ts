@@ -3,6 +3,9 @@ import { ErrorEnvelopeSchema } from '@fxdesk/schemas';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ServiceError } from './errors.js';
+import { callPath, type ServiceCall } from './service-call.js';
+
+export type { ServiceCall } from './service-call.js';
 
 export interface ClientOptions {
   /** Where the service listens, e.g. `http://127.0.0.1:8001` (a path prefix is kept). */
@@ -28,18 +31,6 @@ export interface CallOptions<S extends z.ZodType> {
   /** Statuses that count as success (default 200 and 201). */
   statuses?: readonly number[];
   headers?: Record<string, string>;
-}
-
-/**
- * One call a client makes: the operation as the service's OpenAPI document names it (`path` with
- * its `{name}` parameters), the success status, and the schema its answer is checked with: the
- * very one the service serializes it with (a test holds each client's table against the document).
- */
-export interface ServiceCall<S extends z.ZodType = z.ZodType> {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  status: number;
-  schema: S;
 }
 
 /** What one sending of a ServiceCall carries. */
@@ -92,11 +83,7 @@ export class HttpClient {
 
   /** Sends one of a client's calls, its path parameters filled in, and reads its answer with the call's schema. */
   send<S extends z.ZodType>(call: ServiceCall<S>, parts: CallParts = {}): Promise<CallResult<z.output<S>>> {
-    const path = call.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = parts.params?.[name];
-      if (value === undefined) throw new Error(`${call.method} ${call.path}: no value for {${name}}`);
-      return encodeURIComponent(value);
-    });
+    const path = callPath(call, parts.params);
     const { query, body, headers, alsoStatuses = [] } = parts;
     return this.call({ method: call.method, path, query, body, headers, schema: call.schema, statuses: [call.status, ...alsoStatuses] });
   }

@@ -4,5 +4,7 @@ export * from './execution.js';
 export * from './http.js';
 export * from './market-data.js';
 export * from './notification.js';
+export * from './service-call.js';
 export * from './sse.js';
+export * from './strategy-calls.js';
 export * from './strategy.js';

@@ -1,57 +1,7 @@
-import {
-  BacktestEquitySchema,
-  BacktestListSchema,
-  BacktestSchema,
-  BacktestTradesSchema,
-  LabJobCreatedSchema,
-  LatestSignalResponseSchema,
-  PairCandlesSchema,
-  PairsResponseSchema,
-  RestartResponseSchema,
-  SignalHistorySchema,
-  StartResponseSchema,
-  StopResponseSchema,
-  StrategyHealthSchema,
-  StrategyStatusSchema,
-  SweepListSchema,
-  SweepSchema,
-  type Backtest,
-  type BacktestRequest,
-  type StartRequest,
-  type Sweep,
-  type SweepRequestInput,
-} from '@fxdesk/schemas';
+import type { Backtest, BacktestRequest, StartRequest, Sweep, SweepRequestInput } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { HttpClient, type CallParts, type ClientOptions, type ServiceCall } from './http.js';
-
-/**
- * Each call StrategyClient makes, as the service's OpenAPI document names it, with the schema its
- * answer is checked with (the one the service serializes it with). GET /health also answers 503
- * with the same record when the strategy is unhealthy; the client reads that one too.
- */
-export const strategyCalls = {
-  health: { method: 'GET', path: '/health', status: 200, schema: StrategyHealthSchema },
-  status: { method: 'GET', path: '/status', status: 200, schema: StrategyStatusSchema },
-  pairs: { method: 'GET', path: '/pairs', status: 200, schema: PairsResponseSchema },
-  pairCandles: { method: 'GET', path: '/pairs/{instrument}/candles', status: 200, schema: PairCandlesSchema },
-  latestSignal: { method: 'GET', path: '/signals/{instrument}', status: 200, schema: LatestSignalResponseSchema },
-  signals: { method: 'GET', path: '/signals', status: 200, schema: SignalHistorySchema },
-  start: { method: 'POST', path: '/start', status: 200, schema: StartResponseSchema },
-  stop: { method: 'POST', path: '/stop', status: 200, schema: StopResponseSchema },
-  restart: { method: 'POST', path: '/restart', status: 200, schema: RestartResponseSchema },
-  // The strategy lab.
-  submitBacktest: { method: 'POST', path: '/backtests', status: 202, schema: LabJobCreatedSchema },
-  backtests: { method: 'GET', path: '/backtests', status: 200, schema: BacktestListSchema },
-  backtest: { method: 'GET', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
-  backtestTrades: { method: 'GET', path: '/backtests/{id}/trades', status: 200, schema: BacktestTradesSchema },
-  backtestEquity: { method: 'GET', path: '/backtests/{id}/equity', status: 200, schema: BacktestEquitySchema },
-  backtestCandles: { method: 'GET', path: '/backtests/{id}/candles', status: 200, schema: PairCandlesSchema },
-  deleteBacktest: { method: 'DELETE', path: '/backtests/{id}', status: 200, schema: BacktestSchema },
-  submitSweep: { method: 'POST', path: '/sweeps', status: 202, schema: LabJobCreatedSchema },
-  sweeps: { method: 'GET', path: '/sweeps', status: 200, schema: SweepListSchema },
-  sweep: { method: 'GET', path: '/sweeps/{id}', status: 200, schema: SweepSchema },
-  deleteSweep: { method: 'DELETE', path: '/sweeps/{id}', status: 200, schema: SweepSchema },
-} as const satisfies Record<string, ServiceCall>;
+import { strategyCalls } from './strategy-calls.js';
 
 /**
  * Client of the strategy control service (spec 000, and the strategy lab; no authentication).
@@ -104,6 +54,11 @@ export class StrategyClient {
 
   async restart() {
     return this.call(strategyCalls.restart);
+  }
+
+  /** What a backtest takes for each setting its request leaves out: the strategy's timeframe, live rules, balance and volume. */
+  async labDefaults() {
+    return this.call(strategyCalls.labDefaults);
   }
 
   /** Queues a backtest; follow it with backtest(id). */

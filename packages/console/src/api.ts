@@ -1,37 +1,19 @@
-import type {
-  AccountSummaryRead,
-  Backtest,
-  BacktestEquity,
-  BacktestList,
-  BacktestRequest,
-  BacktestTrades,
-  ConsoleServices,
-  ConsoleSession,
-  DeliveryList,
-  DeliveryStatus,
-  LabJobCreated,
-  PairCandles,
-  PairRecord,
-  RestartResponse,
-  SignalHistory,
-  SignalList,
-  SignalRecord,
-  SignalState,
-  StartRequest,
-  StartResponse,
-  StopResponse,
-  StrategyStatus,
-  Sweep,
-  SweepList,
-  SweepRequest,
-  Timeframe,
+import { callPath, type ServiceCall } from '@fxdesk/client/service-call';
+import { strategyCalls } from '@fxdesk/client/strategy-calls';
+import {
+  ErrorEnvelopeSchema,
+  type BacktestRequest,
+  type DeliveryStatus,
+  type ErrorEnvelopeBody,
+  type SignalState,
+  type StartRequest,
+  type SweepRequest,
+  type Timeframe,
 } from '@fxdesk/schemas';
+import type { z } from 'zod';
 
 /** One thing a refused request got wrong (the envelope's `details`): `body.rules.min_confluence`, why. */
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type ErrorDetail = NonNullable<ErrorEnvelopeBody['details']>[number];
 
 /** A refused or failed call: the error envelope's code, message and details, or `NETWORK` when nothing answered. */
 export class ApiError extends Error {
@@ -63,100 +45,122 @@ function withQuery(path: string, query: Query = {}): string {
 async function errorOf(res: Response): Promise<ApiError> {
   const retryAfter = Number(res.headers.get('retry-after'));
   const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
-  try {
-    const body = (await res.json()) as { code?: unknown; message?: unknown; details?: unknown };
-    if (typeof body.code === 'string') {
-      const details = Array.isArray(body.details) ? (body.details as ErrorDetail[]) : [];
-      return new ApiError(res.status, body.code, typeof body.message === 'string' ? body.message : res.statusText, retryAfterSeconds, details);
-    }
-  } catch {
-    // not the error envelope (a proxy's page, say): described by its status below
+  // An answer that is not the error envelope (a proxy's page, say) is described by its status.
+  const envelope = ErrorEnvelopeSchema.safeParse(await res.json().catch(() => undefined));
+  if (envelope.success) {
+    const { code, message, details = [] } = envelope.data;
+    return new ApiError(res.status, code, message, retryAfterSeconds, details);
   }
   return new ApiError(res.status, `HTTP_${res.status}`, `the strategy service answered ${res.status} ${res.statusText}`.trim(), retryAfterSeconds);
 }
 
+/** What one sending of a call carries besides the call itself. */
+interface CallParts {
+  /** Values of the path's `{name}` parameters. */
+  params?: Record<string, string>;
+  query?: Query;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
 /**
  * The strategy service, the console's only peer (same origin: the session cookie goes along by
- * itself). Every POST and DELETE carries the session's CSRF token; a console route answering 401
- * means the session ended, which `onUnauthorized` hears.
+ * itself). Each method sends one of the strategy's calls (`strategyCalls` of @fxdesk/client) and
+ * reads its answer with the schema the service writes it with. Every POST and DELETE carries the
+ * session's CSRF token; a console route answering 401 means the session ended, which
+ * `onUnauthorized` hears.
  */
 export class Api {
   csrfToken: string | null = null;
   onUnauthorized: () => void = () => {};
 
-  private async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  private async send<S extends z.ZodType>(call: ServiceCall<S>, parts: CallParts = {}): Promise<z.output<S>> {
+    return this.read(call, await this.exchange(call, parts, [call.status]));
+  }
+
+  /** A DELETE of the lab: the job's record when it was cancelled, undefined (204) when it had ended and is gone. */
+  private async remove<S extends z.ZodType>(call: ServiceCall<S>, params: Record<string, string>): Promise<z.output<S> | undefined> {
+    const res = await this.exchange(call, { params }, [call.status, 204]);
+    return res.status === 204 ? undefined : this.read(call, res);
+  }
+
+  /** Sends the call; throws the ApiError of any answer but the `accepted` statuses. */
+  private async exchange(call: ServiceCall, { params, query, body }: CallParts, accepted: number[]): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (method !== 'GET' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
+    if (call.method !== 'GET' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let res: Response;
     try {
-      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+      res = await fetch(withQuery(callPath(call, params), query), {
+        method: call.method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'same-origin',
+      });
     } catch {
       throw new ApiError(0, 'NETWORK', 'the strategy service is not answering');
     }
-    if (!res.ok) {
-      const error = await errorOf(res);
-      if (res.status === 401 && path.startsWith('/console/') && path !== '/console/login') this.onUnauthorized();
-      throw error;
-    }
-    if (res.status === 204) return undefined as T;
-    return (await res.json()) as T;
+    if (accepted.includes(res.status)) return res;
+    if (res.ok) throw new ApiError(res.status, 'INVALID_RESPONSE', `${call.method} ${call.path} answered ${res.status}, not ${call.status}`);
+    const error = await errorOf(res);
+    if (res.status === 401 && call.path.startsWith('/console/') && call !== strategyCalls.consoleLogin) this.onUnauthorized();
+    throw error;
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.request<T>('GET', withQuery(path, query));
-  }
-
-  post<T>(path: string, body?: unknown): Promise<T> {
-    return this.request<T>('POST', path, body);
-  }
-
-  delete(path: string): Promise<void> {
-    return this.request<void>('DELETE', path);
+  /** The answer's body, read with the call's schema. */
+  private async read<S extends z.ZodType>(call: ServiceCall<S>, res: Response): Promise<z.output<S>> {
+    const answer = call.schema.safeParse(await res.json().catch(() => undefined));
+    if (answer.success) return answer.data;
+    const first = answer.error.issues[0];
+    const where = first ? `${first.path.join('.') || '(body)'}: ${first.message}` : 'unexpected shape';
+    throw new ApiError(res.status, 'INVALID_RESPONSE', `${call.method} ${call.path} answered an unexpected body (${where})`);
   }
 
   // The session.
-  session = () => this.get<ConsoleSession>('/console/session');
-  login = (password: string) => this.post<ConsoleSession>('/console/login', { password });
-  logout = () => this.post<ConsoleSession>('/console/logout');
+  session = () => this.send(strategyCalls.consoleSession);
+  login = (password: string) => this.send(strategyCalls.consoleLogin, { body: { password } });
+  logout = () => this.send(strategyCalls.consoleLogout);
 
   // Spec 000's reads, through the console's copies: the same answers on the console's own budget
   // (CONSOLE_READS_PER_MINUTE per session), not the 60 GETs a minute that curl and bots share.
-  status = () => this.get<StrategyStatus>('/console/status');
-  pairs = async () => (await this.get<{ pairs: PairRecord[] }>('/console/pairs')).pairs;
+  status = () => this.send(strategyCalls.consoleStatus);
+  pairs = async () => (await this.send(strategyCalls.consolePairs)).pairs;
   pairCandles = (instrument: string, query: { timeframe?: Timeframe; limit?: number }) =>
-    this.get<PairCandles>(`/console/pairs/${encodeURIComponent(instrument)}/candles`, query);
-  signals = (query: { instrument?: string; limit?: number; cursor?: string | null }) => this.get<SignalHistory>('/console/signals', query);
+    this.send(strategyCalls.consolePairCandles, { params: { instrument }, query });
+  signals = (query: { instrument?: string; limit?: number; cursor?: string | null }) => this.send(strategyCalls.consoleSignals, { query });
 
   // The console's read-through routes.
-  services = () => this.get<ConsoleServices>('/console/services');
-  account = () => this.get<AccountSummaryRead>('/console/account');
-  orders = (query: { state?: SignalState; symbol?: string; limit?: number; cursor?: string | null }) => this.get<SignalList>('/console/orders', query);
-  order = (signalId: string) => this.get<SignalRecord>(`/console/orders/${encodeURIComponent(signalId)}`);
+  services = () => this.send(strategyCalls.consoleServices);
+  account = () => this.send(strategyCalls.consoleAccount);
+  orders = (query: { state?: SignalState; symbol?: string; limit?: number; cursor?: string | null }) => this.send(strategyCalls.consoleOrders, { query });
+  order = (signalId: string) => this.send(strategyCalls.consoleOrder, { params: { signal_id: signalId } });
   deliveries = (query: { status?: DeliveryStatus; source?: string; limit?: number; cursor?: string | null }) =>
-    this.get<DeliveryList>('/console/deliveries', query);
+    this.send(strategyCalls.consoleDeliveries, { query });
 
   // The console's control routes (spec 000's answers, behind the session and its CSRF token).
-  start = (body: StartRequest) => this.post<StartResponse>('/console/start', body);
-  stop = () => this.post<StopResponse>('/console/stop');
-  restart = () => this.post<RestartResponse>('/console/restart');
+  start = (body: StartRequest) => this.send(strategyCalls.consoleStart, { body });
+  stop = () => this.send(strategyCalls.consoleStop);
+  restart = () => this.send(strategyCalls.consoleRestart);
 
   // The strategy lab (spec 000's style and limits, not under /console).
-  startBacktest = (body: BacktestRequest) => this.post<LabJobCreated>('/backtests', body);
-  backtests = (query: { limit?: number; cursor?: string | null; sweep_id?: string }) => this.get<BacktestList>('/backtests', query);
-  backtest = (id: string) => this.get<Backtest>(`/backtests/${encodeURIComponent(id)}`);
+  /** What a backtest takes for each setting its request leaves out (the form's empty fields). */
+  labDefaults = () => this.send(strategyCalls.labDefaults);
+  startBacktest = (body: BacktestRequest) => this.send(strategyCalls.submitBacktest, { body });
+  backtests = (query: { limit?: number; cursor?: string | null; sweep_id?: string }) => this.send(strategyCalls.backtests, { query });
+  backtest = (id: string) => this.send(strategyCalls.backtest, { params: { id } });
   backtestTrades = (id: string, query: { instrument?: string; limit?: number; cursor?: string | null }) =>
-    this.get<BacktestTrades>(`/backtests/${encodeURIComponent(id)}/trades`, query);
-  backtestEquity = (id: string) => this.get<BacktestEquity>(`/backtests/${encodeURIComponent(id)}/equity`);
+    this.send(strategyCalls.backtestTrades, { params: { id }, query });
+  backtestEquity = (id: string) => this.send(strategyCalls.backtestEquity, { params: { id } });
   /** One pair's candles of a backtest with the indicators on its rules (at most the desk's CHART_CANDLES, the newest before `to`). */
   backtestCandles = (id: string, query: { instrument: string; from?: string; to?: string; limit?: number }) =>
-    this.get<PairCandles>(`/backtests/${encodeURIComponent(id)}/candles`, query);
-  /** Cancels a queued or running backtest, or deletes a finished one. */
-  deleteBacktest = (id: string) => this.delete(`/backtests/${encodeURIComponent(id)}`);
-  startSweep = (body: SweepRequest) => this.post<LabJobCreated>('/sweeps', body);
-  sweeps = (query: { limit?: number; cursor?: string | null }) => this.get<SweepList>('/sweeps', query);
-  sweep = (id: string) => this.get<Sweep>(`/sweeps/${encodeURIComponent(id)}`);
-  deleteSweep = (id: string) => this.delete(`/sweeps/${encodeURIComponent(id)}`);
+    this.send(strategyCalls.backtestCandles, { params: { id }, query });
+  /** Cancels a queued or running backtest (its record, now cancelled), or deletes a finished one (undefined). */
+  deleteBacktest = (id: string) => this.remove(strategyCalls.deleteBacktest, { id });
+  startSweep = (body: SweepRequest) => this.send(strategyCalls.submitSweep, { body });
+  sweeps = (query: { limit?: number; cursor?: string | null }) => this.send(strategyCalls.sweeps, { query });
+  sweep = (id: string) => this.send(strategyCalls.sweep, { params: { id } });
+  /** Cancels a queued or running sweep (its record, now cancelled), or deletes a finished one with its backtests (undefined). */
+  deleteSweep = (id: string) => this.remove(strategyCalls.deleteSweep, { id });
 }
 
 /** A one-line explanation of a failed call for the page. */

@@ -24,7 +24,7 @@ interface JobStatusProps {
   /** The latest read failed: what is shown is the read before. */
   readError: string | null;
   /** DELETE: cancels while queued or running, deletes once ended. */
-  remove: () => Promise<void>;
+  remove: () => Promise<unknown>;
   /** Reads the job again (after a cancel; a deleted one leaves for the lab). */
   refresh: () => void;
 }

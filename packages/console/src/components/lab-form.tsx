@@ -39,7 +39,7 @@ function useLabDefaults(): LabDefaults | null {
   useEffect(() => {
     let cancelled = false;
     api
-      .get<LabDefaults>('/lab/defaults')
+      .labDefaults()
       .then((answer) => !cancelled && setDefaults(answer))
       .catch(() => undefined);
     return () => {

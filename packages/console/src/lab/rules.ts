@@ -1,4 +1,4 @@
-import type { LabRuleName } from '@fxdesk/schemas';
+import { LAB_RULE_BOUNDS, LAB_RULE_NAMES, type LabRuleName } from '@fxdesk/schemas';
 
 export type RuleKey = LabRuleName;
 
@@ -10,21 +10,21 @@ export interface RuleSpec {
   isInteger: boolean;
 }
 
-/**
- * The rule settings a backtest or a sweep may override, in the contract's order, with the bounds
- * the API accepts. The contract's LAB_RULE_BOUNDS is a value of the schema package, which would
- * bring the schema library (130 KB) into the page: the bounds are written here and
- * test/lab-rules.test.ts holds them equal to the contract's.
- */
-export const LAB_RULES: readonly RuleSpec[] = [
-  { key: 'supertrend_atr_period', label: 'Supertrend ATR period', min: 1, max: 500, isInteger: true },
-  { key: 'supertrend_multiplier', label: 'Supertrend multiplier', min: 0.1, max: 20, isInteger: false },
-  { key: 'volume_profile_window', label: 'Volume profile window', min: 2, max: 1000, isInteger: true },
-  { key: 'min_confluence', label: 'Minimum confluence', min: 1, max: 4, isInteger: true },
-  { key: 'risk_reward', label: 'Risk / reward', min: 0.1, max: 20, isInteger: false },
-  { key: 'min_stop_atr', label: 'Minimum stop (ATR)', min: 0, max: 20, isInteger: false },
-  { key: 'fvg_max_age', label: 'Fair value gap max age', min: 1, max: 998, isInteger: true },
-];
+const LABELS: Record<RuleKey, string> = {
+  supertrend_atr_period: 'Supertrend ATR period',
+  supertrend_multiplier: 'Supertrend multiplier',
+  volume_profile_window: 'Volume profile window',
+  min_confluence: 'Minimum confluence',
+  risk_reward: 'Risk / reward',
+  min_stop_atr: 'Minimum stop (ATR)',
+  fvg_max_age: 'Fair value gap max age',
+};
+
+/** The rule settings a backtest or a sweep may override, in the contract's order, with the bounds the API accepts (the contract's own). */
+export const LAB_RULES: readonly RuleSpec[] = LAB_RULE_NAMES.map((key) => {
+  const { min, max, isInteger } = LAB_RULE_BOUNDS[key];
+  return { key, label: LABELS[key], min, max, isInteger };
+});
 
 export const RULE_KEYS: readonly RuleKey[] = LAB_RULES.map((r) => r.key);
 
