@@ -23,7 +23,7 @@ import { MarketDataLabHistory, SimulatedLabHistory, type LabHistory } from '../s
 import { DEFAULT_SPREAD_POINTS } from '../services/strategy/src/lab/fills.js';
 import { LabJobs, type LabRunner } from '../services/strategy/src/lab/jobs.js';
 import { historyHoursOf } from '../services/strategy/src/lab/plan.js';
-import { SqliteLabStore } from '../services/strategy/src/lab/sqlite-store.js';
+import { SqlLabStore } from '../services/strategy/src/lab/sql-store.js';
 
 const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
 
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
   };
   const jobs = new LabJobs({
     config,
-    lab: { store: new SqliteLabStore(':memory:'), history, hours: historyHoursOf(config), runner },
+    lab: { store: await SqlLabStore.open(), history, hours: historyHoursOf(config), runner },
     clock: systemClock,
     logger: createLogger({ name: 'backtest', level: 'silent' }),
   });

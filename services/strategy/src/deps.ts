@@ -9,8 +9,7 @@ import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import type { LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
 import { LabPool } from './lab/pool.js';
-import { PostgresLabStore } from './lab/postgres-store.js';
-import { SqliteLabStore } from './lab/sqlite-store.js';
+import { SqlLabStore } from './lab/sql-store.js';
 import type { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
@@ -69,9 +68,12 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   // A process's own id: a replica id from a .env shared by every replica would name them all alike.
   const replicaId = `${os.hostname()}-${process.pid}`;
   const pool = new LabPool({ workers: config.LAB_WORKERS });
-  const labStore: LabStore = config.DATABASE_URL
-    ? await PostgresLabStore.open(config.DATABASE_URL, replicaId)
-    : new SqliteLabStore(databasePath(config.DATA_DIR, 'lab'));
+  // Without DATABASE_URL one process holds lab.db (its DATA_DIR lock): every job in it is this process's to resume or fail.
+  const labStore: LabStore = await SqlLabStore.open({
+    databaseUrl: config.DATABASE_URL,
+    file: databasePath(config.DATA_DIR, 'lab'),
+    replicaId: config.DATABASE_URL === undefined ? undefined : replicaId,
+  });
   const lab: LabDeps = {
     store: labStore,
     history: labMarketData ? new MarketDataLabHistory(labMarketData) : new SimulatedLabHistory(market as SimulatedMarket),

@@ -15,7 +15,7 @@ import { SimulatedLabHistory } from '../src/lab/candles.js';
 import type { LabJobs, LabRunner } from '../src/lab/jobs.js';
 import { LabPool } from '../src/lab/pool.js';
 import { historyHoursOf } from '../src/lab/plan.js';
-import { SqliteLabStore } from '../src/lab/sqlite-store.js';
+import { SqlLabStore } from '../src/lab/sql-store.js';
 import type { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
@@ -77,7 +77,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const store = options.store ?? new SqliteStrategyStore(options.dbFile ?? ':memory:');
   const runner = options.labRunner ?? new LabPool({ workers: 1 });
   const lab = {
-    store: options.labStore ?? new SqliteLabStore(options.labDbFile ?? ':memory:'),
+    store: options.labStore ?? (await SqlLabStore.open({ file: options.labDbFile })),
     history: new SimulatedLabHistory(market),
     hours: historyHoursOf(config),
     runner,

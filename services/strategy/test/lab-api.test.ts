@@ -6,7 +6,7 @@ import { runBacktestJob } from '../src/lab/backtest.js';
 import type { LabRunner } from '../src/lab/jobs.js';
 import { candlesBetween } from '../src/lab/plan.js';
 import { LabPool } from '../src/lab/pool.js';
-import { SqliteLabStore } from '../src/lab/sqlite-store.js';
+import { SqlLabStore } from '../src/lab/sql-store.js';
 import type { BacktestJob } from '../src/lab/types.js';
 import { harness, tempDir, type Harness, type HarnessOptions } from './helpers.js';
 import { instantRunner, ManualRunner, resultOf } from './lab-jobs.fixture.js';
@@ -301,7 +301,7 @@ describe('across restarts', () => {
   it('fails at the next start the jobs a process that died left running or queued', async () => {
     const labDbFile = path.join(temp.dir, 'crashed.db');
     // What a killed process leaves behind: records still running and queued.
-    const left = new SqliteLabStore(labDbFile);
+    const left = await SqlLabStore.open({ file: labDbFile });
     const stamps = { createdAt: '2026-01-05T11:00:00.000Z', leaseExpiresAt: '2026-01-05T11:00:30.000Z' };
     await left.insertBacktest({ id: 'running', name: null, settings: SETTINGS, ...stamps });
     await left.startBacktest('running', '2026-01-05T11:00:01.000Z');

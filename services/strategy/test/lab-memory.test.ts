@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runBacktestJob } from '../src/lab/backtest.js';
 import { SimulatedLabHistory } from '../src/lab/candles.js';
 import { LabJobs, type LabRunner } from '../src/lab/jobs.js';
-import { SqliteLabStore } from '../src/lab/sqlite-store.js';
+import { SqlLabStore } from '../src/lab/sql-store.js';
 import { testConfig } from './helpers.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -40,7 +40,7 @@ describe('a lab job’s memory', { timeout: 300_000 }, () => {
     };
     const jobs = new LabJobs({
       config,
-      lab: { store: new SqliteLabStore(':memory:'), history: new SimulatedLabHistory(market), hours: 'all_week', runner },
+      lab: { store: await SqlLabStore.open(), history: new SimulatedLabHistory(market), hours: 'all_week', runner },
       clock,
       logger: createLogger({ name: 'lab', level: 'silent' }),
     });

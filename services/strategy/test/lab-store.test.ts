@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { SqliteLabStore } from '../src/lab/sqlite-store.js';
+import { SqlLabStore } from '../src/lab/sql-store.js';
 import { tempDir } from './helpers.js';
 import { backtest, labStoreContract, RESULT, trade } from './lab-store.contract.js';
 
@@ -12,12 +12,12 @@ let files = 0;
 labStoreContract('SQLite', {
   database: async () => {
     const file = path.join(temp.dir, `lab-${++files}.db`);
-    return async (replicaId) => new SqliteLabStore(file, replicaId);
+    return (replicaId) => SqlLabStore.open({ file, replicaId });
   },
 });
 
 it("lets the event loop turn while it writes a backtest's thousands of trades, which are read only once it is done", async () => {
-  const store = new SqliteLabStore(':memory:', 'a');
+  const store = await SqlLabStore.open({ replicaId: 'a' });
   const at = '2026-02-01T10:00:00.000Z';
   await store.insertBacktest(backtest('b1'));
   await store.startBacktest('b1', at);

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LabRunner } from '../src/lab/jobs.js';
 import { JOB_CHECK_MS, JOB_LEASE_MS } from '../src/lab/jobs.js';
-import { PostgresLabStore } from '../src/lab/postgres-store.js';
+import { SqlLabStore } from '../src/lab/sql-store.js';
 import { PostgresLeadership } from '../src/postgres-leadership.js';
 import { PostgresStrategyStore } from '../src/postgres-store.js';
 import { EventReader } from './event-reader.js';
@@ -54,7 +54,7 @@ async function replica(url: string, replicaId: string, clock: ManualClock, { env
   const logger = createLogger({ name: 'strategy', level: 'silent' });
   const leadership = new PostgresLeadership({ url, replicaId, clock: systemClock, logger, checkMs: CHECK_MS });
   const store = await PostgresStrategyStore.open(url);
-  const labStore = await PostgresLabStore.open(url, replicaId);
+  const labStore = await SqlLabStore.open({ databaseUrl: url, replicaId });
   const h = await harness({
     clock,
     store,
@@ -248,7 +248,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     ).json();
     await runner.next();
     // What replica-c left when it was killed a moment ago: a job running, its lease good for 30 s more.
-    const killed = await PostgresLabStore.open(url, 'replica-c');
+    const killed = await SqlLabStore.open({ databaseUrl: url, replicaId: 'replica-c' });
     const settings = (await a.app.inject({ url: `/backtests/${live}` })).json().settings;
     const stamps = { createdAt: new Date(clock.now()).toISOString(), leaseExpiresAt: new Date(clock.now() + JOB_LEASE_MS).toISOString() };
     await killed.insertBacktest({ id: 'restarted-job', name: null, settings, ...stamps });
@@ -262,7 +262,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
     await restarted.close();
 
     // replica-d dies for good, leaving a job queued: the others fail it once its lease has passed.
-    const other = await PostgresLabStore.open(url, 'replica-d');
+    const other = await SqlLabStore.open({ databaseUrl: url, replicaId: 'replica-d' });
     await other.insertBacktest({ id: 'dying', name: null, settings, ...stamps });
     await other.close();
     await advance(clock, [a, b], JOB_LEASE_MS - JOB_CHECK_MS);

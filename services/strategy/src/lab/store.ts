@@ -66,10 +66,10 @@ export const INTERRUPTED: LabJobError = { code: 'INTERRUPTED', message: 'interru
  * to `cancelled` (its runner sees that at its next renewal and stops); a job whose replica died
  * is failed by any other once its lease has passed.
  *
- * Two implementations pass the same contract (test/lab-store.contract.ts): SQLite (lab.db), the
- * embedded default (lab/sqlite-store.ts), and PostgreSQL for several replicas on one database
- * (lab/postgres-store.ts). Status moves are guarded (a job moves from queued or running only), so
- * a job cancelled on one replica never becomes done on another.
+ * One implementation, written once for both engines (lab/sql-store.ts), passes the contract
+ * (test/lab-store.contract.ts) on each: SQLite (lab.db), the embedded default, and PostgreSQL for
+ * several replicas on one database. Status moves are guarded (a job moves from queued or running
+ * only), so a job cancelled on one replica never becomes done on another.
  */
 export interface LabStore {
   /** The replica whose jobs this store inserts and renews. */
@@ -123,121 +123,4 @@ export interface LabStore {
   /** Whether the database answers now. */
   health(): Promise<{ ok: boolean; detail: string }>;
   close(): Promise<void>;
-}
-
-interface JobRow {
-  seq: number | string;
-  id: string;
-  name: string | null;
-  status: LabJobStatus;
-  progress: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  error: string | null;
-}
-
-/** A backtest's row, as both databases return it (PostgreSQL's BIGINT seq as text). */
-export interface BacktestRow extends JobRow {
-  sweep_id: string | null;
-  sweep_role: SweepRole | null;
-  sweep_index: number | null;
-  settings: string;
-  candles: number | null;
-  signals: number;
-  skipped_signals: number;
-  metrics: string | null;
-}
-
-export interface SweepRow extends JobRow {
-  settings: string;
-  settings_count: number;
-  walk_forward: string | null;
-}
-
-/** The columns a backtest's record is read from (not its equity, nor its owner and lease). */
-export const BACKTEST_COLUMNS =
-  'seq, id, sweep_id, sweep_role, sweep_index, name, status, progress, created_at, started_at, finished_at, error, settings, candles, signals, skipped_signals, metrics';
-export const SWEEP_COLUMNS = 'seq, id, name, status, progress, created_at, started_at, finished_at, error, settings, settings_count, walk_forward';
-
-/** A page of `limit` items from rows read one past it: the extra row tells that more exist. */
-export function pageOf<R extends { seq: number | string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  const last = kept.at(-1);
-  return { items: kept.map(map), next: more && last ? Number(last.seq) : null };
-}
-
-function jobFields(row: JobRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    progress: row.progress,
-    created_at: row.created_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
-    error: row.error === null ? null : (JSON.parse(row.error) as LabJobError),
-  };
-}
-
-export function toBacktest(row: BacktestRow): Backtest {
-  return {
-    ...jobFields(row),
-    settings: JSON.parse(row.settings) as BacktestSettings,
-    candles: row.candles,
-    signals: row.signals,
-    skipped_signals: row.skipped_signals,
-    metrics: row.metrics === null ? null : (JSON.parse(row.metrics) as Backtest['metrics']),
-    sweep_id: row.sweep_id,
-  };
-}
-
-/** A backtest's record as lists show it: the overall metrics only. */
-export function summaryOf(backtest: Backtest): BacktestSummary {
-  const { metrics, ...rest } = backtest;
-  return { ...rest, metrics: metrics === null ? null : { overall: metrics.overall } };
-}
-
-export function toSweep(row: SweepRow): StoredSweep {
-  return {
-    ...jobFields(row),
-    settings: JSON.parse(row.settings) as SweepSettings,
-    settings_count: row.settings_count,
-    walk_forward: row.walk_forward === null ? null : (JSON.parse(row.walk_forward) as WalkForwardResult),
-  };
-}
-
-export function sweepBacktestOf(row: BacktestRow): SweepBacktest {
-  return { role: row.sweep_role ?? 'member', index: row.sweep_index ?? 0, backtest: summaryOf(toBacktest(row)) };
-}
-
-/** A page of trades from rows read one past `limit`. */
-export function tradePageOf(rows: Array<{ seq: number; body: string }>, limit: number): Page<LabTrade> {
-  return pageOf(rows, limit, (row) => JSON.parse(row.body) as LabTrade);
-}
-
-/** The values a backtest's insert writes, in column order: id, sweep_id, sweep_role, sweep_index, name, created_at, settings, owner, lease_expires_at. */
-export function backtestColumns(backtest: NewBacktest, owner: string): (string | number | null)[] {
-  return [
-    backtest.id,
-    backtest.sweep?.id ?? null,
-    backtest.sweep?.role ?? null,
-    backtest.sweep?.index ?? null,
-    backtest.name,
-    backtest.createdAt,
-    JSON.stringify(backtest.settings),
-    owner,
-    backtest.leaseExpiresAt,
-  ];
-}
-
-/** The columns of a backtest's results, in the order `finishBacktest` writes them: candles, signals, skipped_signals, metrics, equity. */
-export function resultColumns(result: BacktestResult): (string | number)[] {
-  return [result.candles, result.signals, result.skipped_signals, JSON.stringify(result.metrics), JSON.stringify(result.equity)];
-}
-
-/** Progress as stored: within [0, 1]. */
-export function clampProgress(progress: number): number {
-  return Math.min(1, Math.max(0, progress));
 }
