@@ -27,7 +27,9 @@ import { systemClock } from '@fxdesk/primitives';
 import { postgresUnavailable, startPostgres } from '../../packages/core/testing/engines.js';
 import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
+import type { DatabaseNotificationStore } from '../../services/notification/src/database-store.js';
 import { openDeps } from '../../services/notification/src/deps.js';
+import type { NotificationStore } from '../../services/notification/src/store.js';
 
 if (process.argv[2] === 'render') {
   await import('./render.js');
@@ -102,7 +104,14 @@ async function measure(mode: 'service' | 'bare'): Promise<{ result: autocannon.R
 interface Drain {
   deliveries: number;
   seconds: number;
-  commits: { commits: number; operations: number };
+  /** Where the engine groups commits (SQLite): the commits and the writes in them. */
+  commits: { commits: number; operations: number } | undefined;
+}
+
+/** The store's commits and the writes in them so far, where its engine groups commits (SQLite). */
+function commitCount(store: NotificationStore): { commits: number; operations: number } | undefined {
+  const stats = (store as DatabaseNotificationStore).db.commitStats;
+  return stats && { commits: stats.commits, operations: stats.operations };
 }
 
 /** The outbox alone: a stored backlog drained through the sandbox transport (`env`: DATABASE_URL for PostgreSQL). */
@@ -133,16 +142,17 @@ async function drainBacklog(env: Record<string, string> = {}): Promise<Drain> {
       ),
     );
   }
-  const before = store.commitStats();
+  const before = commitCount(store);
   const started = performance.now();
   outbox.start();
   await outbox.settle();
   const seconds = (performance.now() - started) / 1000;
-  const after = store.commitStats();
+  const after = commitCount(store);
   const sent = (await store.countByStatus()).sent ?? 0;
   await app.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  return { deliveries: sent, seconds, commits: { commits: after.commits - before.commits, operations: after.operations - before.operations } };
+  const commits = before && after ? { commits: after.commits - before.commits, operations: after.operations - before.operations } : undefined;
+  return { deliveries: sent, seconds, commits };
 }
 
 /** The same drain with the store in PostgreSQL, or the reason it cannot run here. */
@@ -196,10 +206,10 @@ const sentDuringRun = ((service.stats as { deliveries?: { sent?: number } } | un
 process.stdout.write(
   `\noutbox during the POST run: ${fmt(sentDuringRun)} deliveries/s sent while taking the POSTs (ratio to bare Fastify req/s: ${(sentDuringRun / bare.requests.average).toFixed(3)})\n` +
     `outbox alone: ${fmt(drain.deliveries)} deliveries in ${drain.seconds.toFixed(2)} s = ${fmt(drainRate)} deliveries/s ` +
-    `(${fmt(drain.commits.commits)} commits for ${fmt(drain.commits.operations)} writes; ratio to bare Fastify req/s: ${(drainRate / bare.requests.average).toFixed(3)})\n` +
+    `(${drain.commits ? `${fmt(drain.commits.commits)} commits for ${fmt(drain.commits.operations)} writes; ` : ''}ratio to bare Fastify req/s: ${(drainRate / bare.requests.average).toFixed(3)})\n` +
     (typeof onPostgres === 'string'
       ? `outbox alone on PostgreSQL: skipped (${onPostgres})\n`
       : `outbox alone on PostgreSQL (durable): ${fmt(onPostgres.deliveries)} deliveries in ${onPostgres.seconds.toFixed(2)} s = ` +
-        `${fmt(onPostgres.deliveries / onPostgres.seconds)} deliveries/s (${fmt(onPostgres.commits.commits)} commits; ratio to SQLite: ` +
+        `${fmt(onPostgres.deliveries / onPostgres.seconds)} deliveries/s (ratio to SQLite: ` +
         `${(onPostgres.deliveries / onPostgres.seconds / drainRate).toFixed(3)})\n`),
 );

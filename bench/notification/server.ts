@@ -5,12 +5,12 @@
  * Prints `{"port":…}` when listening; on SIGTERM prints the service's figures and exits.
  */
 import Fastify from 'fastify';
-import { loadConfig } from '@fxdesk/core';
+import { loadConfig, SqliteStoreDatabase } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from '../../services/notification/src/app.js';
 import { NotificationConfigSchema } from '../../services/notification/src/config.js';
 import { openDeps } from '../../services/notification/src/deps.js';
-import type { SqliteNotificationStore } from '../../services/notification/src/sqlite-store.js';
+import type { DatabaseNotificationStore } from '../../services/notification/src/database-store.js';
 
 const [mode = 'service', dataDir = './data', apiKey = 'bench-notification-key'] = process.argv.slice(2);
 const body = { requestId: '3f0a6b2e-8c1d-4e5f-9a7b-1c2d3e4f5a6b', deliveryIds: ['7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a'], deliveriesAttempted: 1 };
@@ -35,9 +35,10 @@ if (mode === 'bare') {
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
   process.once('SIGTERM', () => {
-    const synchronous = (store as SqliteNotificationStore).db.pragma('synchronous', { simple: true });
+    const { db } = store as DatabaseNotificationStore;
+    const synchronous = db instanceof SqliteStoreDatabase ? db.connection.pragma('synchronous', { simple: true }) : undefined;
     void store.countByStatus().then(async (deliveries) => {
-      const stats = { commits: store.commitStats(), deliveries, synchronous };
+      const stats = { commits: db.commitStats, deliveries, synchronous };
       await app.close();
       process.stdout.write(`${JSON.stringify(stats)}\n`);
       process.exit(0);

@@ -3,8 +3,7 @@ import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { logChannelSetup, transportsFromConfig, type Transports } from './channels/index.js';
 import type { NotificationConfig } from './config.js';
-import { PostgresNotificationStore } from './postgres-store.js';
-import { SqliteNotificationStore } from './sqlite-store.js';
+import { openNotificationStore } from './database-store.js';
 import type { NotificationStore } from './store.js';
 
 /** What the notification service runs on. */
@@ -29,15 +28,14 @@ export async function createDeps(config: NotificationConfig, logger: Logger): Pr
   return deps;
 }
 
-/** The notifications in PostgreSQL when DATABASE_URL names one (migrated first), else in `<DATA_DIR>/notification.db`. */
-function openStore(config: NotificationConfig): Promise<NotificationStore> {
-  if (config.DATABASE_URL !== undefined) return PostgresNotificationStore.open(config.DATABASE_URL, config.REPLICA_ID);
-  return Promise.resolve(new SqliteNotificationStore(databasePath(config.DATA_DIR, 'notification'), config.REPLICA_ID));
-}
-
 /** The same dependencies on a given clock (tests: a manual one, and DATA_DIR `:memory:` or a temporary folder). */
 export async function openDeps(config: NotificationConfig, { clock, logger }: { clock: Clock; logger?: Logger }): Promise<NotificationDeps> {
-  const store = await openStore(config);
+  // In PostgreSQL when DATABASE_URL names one (migrated first), else in `<DATA_DIR>/notification.db`.
+  const store: NotificationStore = await openNotificationStore({
+    databaseUrl: config.DATABASE_URL,
+    file: databasePath(config.DATA_DIR, 'notification'),
+    replicaId: config.REPLICA_ID,
+  });
   const providers = transportsFromConfig(config, () => clock.now(), { memory: store, logger });
   return {
     clock,

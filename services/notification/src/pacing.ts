@@ -1,3 +1,5 @@
+import type { Database } from '@fxdesk/core';
+
 /**
  * Sending times reserved ahead under "at most `limit` messages in any `windowMs`" rules, so that a
  * durable queue can park each message until its own time instead of holding a worker while it
@@ -291,5 +293,32 @@ export class MemoryPacingBook implements PacingBook {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+  }
+}
+
+/**
+ * The pacers' state in the store's database, one row per pacer (`notification_pacing`): a decision
+ * locks its row (`FOR UPDATE` where replicas share the database), reads the calendar, decides and
+ * writes it back in one transaction, so every replica sending for the account takes its turns on
+ * one calendar.
+ */
+export class DatabasePacingBook implements PacingBook {
+  constructor(private readonly db: Database) {}
+
+  decide<T>(name: string, decide: (state: PacingState) => T): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const select = `SELECT state FROM notification_pacing WHERE name = @name ${tx.dialect.forUpdate}`;
+      let row = await tx.one<{ state: string | null }>(select, { name });
+      if (row === undefined) {
+        await tx.run('INSERT INTO notification_pacing (name, state) VALUES (@name, NULL) ON CONFLICT (name) DO NOTHING', { name });
+        row = await tx.one<{ state: string | null }>(select, { name });
+      }
+      const before = row?.state ?? null;
+      const state = parsePacing(before);
+      const result = decide(state);
+      const after = serializePacing(state);
+      if (after !== before) await tx.run('UPDATE notification_pacing SET state = @state WHERE name = @name', { name, state: after });
+      return result;
+    });
   }
 }

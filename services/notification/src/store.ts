@@ -1,6 +1,6 @@
 import type { DeliveryRecord, DeliveryStatus, NotificationChannel, NotificationContentType, NotificationProvider, ProviderError } from '@fxdesk/schemas';
 import type { PacingBook } from './pacing.js';
-import { applyPlatformUpdate, type PlatformUpdate } from './status.js';
+import type { PlatformUpdate } from './status.js';
 
 export interface NewNotification {
   requestId: string;
@@ -81,12 +81,12 @@ export interface Recovered {
  * channels keep (moved chats, parts of split messages, WhatsApp windows and template resends, the
  * pacing calendars), and the queries the routes and the outbox make.
  *
- * Two implementations keep the same contract (test/notification-store.contract.ts): SQLite, the
- * embedded default, one file, writes grouped into one commit per event-loop turn
- * (sqlite-store.ts); and PostgreSQL, for several replicas on one database (postgres-store.ts),
- * where everything the replicas coordinate on lives in the database: the idempotency claim, the
- * outbox's leases (claimed with FOR UPDATE SKIP LOCKED), the webhooks' status moves and the
- * pacing calendars. Times are epoch ms from the caller's clock in both.
+ * One implementation over the database port (database-store.ts), on either engine, keeps the
+ * contract (test/notification-store.contract.ts, run on both): SQLite, the embedded default, one
+ * file, writes grouped into one commit per event-loop turn; and PostgreSQL, for several replicas
+ * on one database, where everything the replicas coordinate on lives in the database: the
+ * idempotency claim, the outbox's leases (claimed with FOR UPDATE SKIP LOCKED), the webhooks'
+ * status moves and the pacing calendars. Times are epoch ms from the caller's clock on both.
  *
  * The store is opened as one replica (`replicaId`): the deliveries it claims are its own until
  * their lease ends, and only the owner of a claim records a retry or a failure on it.
@@ -171,162 +171,10 @@ export interface NotificationStore {
   /** When the earliest pending delivery falls due (epoch ms), if any. */
   nextDueAt(): Promise<number | undefined>;
   countByStatus(): Promise<Record<string, number>>;
-  /** Commits since open and the writes in them (SQLite groups many writes in one). */
-  commitStats(): { commits: number; operations: number };
   /** Whether the database answers now, for /health/ready. */
   health(): Promise<{ ok: boolean; detail: string }>;
   /** Writes what is queued and lets the database go. */
   close(): Promise<void>;
-}
-
-/** A row of `deliveries`, as both databases return it. */
-export interface DeliveryRow {
-  seq: number;
-  id: string;
-  request_id: string;
-  channel: NotificationChannel;
-  recipient: string;
-  source: string;
-  subject: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  provider: NotificationProvider | null;
-  provider_message_id: string | null;
-  error: string | null;
-  sandbox_request: string | null;
-  next_attempt_at: number | null;
-  lease_until: number | null;
-  created_at: number;
-  updated_at: number;
-  sent_at: number | null;
-  delivered_at: number | null;
-  read_at: number | null;
-}
-
-/** The request columns a claimed delivery carries. */
-export interface RequestContent {
-  message: string;
-  subject: string | null;
-  content_type: NotificationContentType;
-}
-
-/** The error of a delivery whose worker stopped during the provider call, on an at-most-once channel (or out of attempts). */
-export const IN_DOUBT_ERROR = JSON.stringify({
-  code: 'outcome_unknown',
-  message: 'the worker stopped during the provider call; not sent again, the message may or may not have gone out',
-} satisfies ProviderError);
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-export function toRecord(row: DeliveryRow): DeliveryRecord {
-  const record: DeliveryRecord = {
-    id: row.id,
-    requestId: row.request_id,
-    channel: row.channel,
-    recipient: row.recipient,
-    source: row.source,
-    status: row.status,
-    attempts: row.attempts,
-    provider: row.provider,
-    providerMessageId: row.provider_message_id,
-    error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
-    subject: row.subject,
-    createdAt: iso(row.created_at) as string,
-    updatedAt: iso(row.updated_at) as string,
-    nextAttemptAt: row.status === 'pending' ? iso(row.next_attempt_at) : null,
-    sentAt: iso(row.sent_at),
-    deliveredAt: iso(row.delivered_at),
-    readAt: iso(row.read_at),
-  };
-  if (row.sandbox_request !== null) record.sandboxRequest = JSON.parse(row.sandbox_request);
-  return record;
-}
-
-export function claimedOf(row: DeliveryRow, request: RequestContent): ClaimedDelivery {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    channel: row.channel,
-    recipient: row.recipient,
-    attempts: row.attempts,
-    message: request.message,
-    subject: request.subject,
-    contentType: request.content_type,
-  };
-}
-
-/** The columns markSent writes. */
-export function sentColumns(id: string, result: SentResult, now: number) {
-  return {
-    id,
-    status: result.queued ? 'queued' : 'sent',
-    provider: result.provider,
-    providerMessageId: result.providerMessageId,
-    sandboxRequest: result.sandboxRequest === undefined ? null : JSON.stringify(result.sandboxRequest),
-    now,
-  };
-}
-
-/** The columns a platform status report moves a delivery to, or undefined when it moves nothing. */
-export function trackingColumns(row: DeliveryRow, update: PlatformUpdate, now: number) {
-  const next = applyPlatformUpdate(
-    {
-      status: row.status,
-      error: row.error === null ? null : (JSON.parse(row.error) as ProviderError),
-      sentAt: row.sent_at,
-      deliveredAt: row.delivered_at,
-      readAt: row.read_at,
-    },
-    update,
-  );
-  if (!next) return undefined;
-  return {
-    id: row.id,
-    status: next.status,
-    error: next.error === null ? null : JSON.stringify(next.error),
-    sentAt: next.sentAt,
-    deliveredAt: next.deliveredAt,
-    readAt: next.readAt,
-    now,
-  };
-}
-
-/** A chat moves once (a group becomes a supergroup); the bound only guards against a cycle. */
-const MAX_ROUTE_HOPS = 8;
-
-/** Where `recipient` is sent now, following each recorded move `routedFrom` reads (undefined: where it says). */
-export async function followRoutes(recipient: string, routedFrom: (at: string) => Promise<string | undefined>): Promise<string | undefined> {
-  let to: string | undefined;
-  for (let at = recipient, hops = 0; hops < MAX_ROUTE_HOPS; hops++) {
-    const next = await routedFrom(at);
-    if (next === undefined || next === at) break;
-    to = at = next;
-  }
-  return to;
-}
-
-/**
- * The conditions of one page of the list: equality on the filtered columns, then a range on
- * (created_at, seq) after the cursor. `param` binds a value and gives its placeholder.
- */
-export function listConditions(filters: ListFilters, cursor: Cursor | undefined, param: (name: string, value: string | number) => string): string[] {
-  const where: string[] = [];
-  for (const key of ['source', 'recipient', 'status', 'channel'] as const) {
-    const value = filters[key];
-    if (value !== undefined) where.push(`${key} = ${param(key, value)}`);
-  }
-  if (cursor) {
-    const at = param('cursorAt', cursor.createdAt);
-    where.push(`(created_at < ${at} OR (created_at = ${at} AND seq < ${param('cursorSeq', cursor.seq)}))`);
-  }
-  return where;
-}
-
-/** A page of `limit` rows from a query that read one more: the extra row tells that more follow. */
-export function pageOf(rows: DeliveryRow[], limit: number): DeliveryPage {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { items: page.map(toRecord), next: rows.length > limit && last ? { createdAt: last.created_at, seq: last.seq } : undefined };
 }
 
 /** Opaque to clients: base64url of the position of the last row of a page. */

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '@fxdesk/schemas';
 import { API_KEY, startService, type Harness } from './harness.js';
-import type { SqliteNotificationStore } from '../src/sqlite-store.js';
+import type { SqliteStoreDatabase } from '@fxdesk/core';
+import type { DatabaseNotificationStore } from '../src/database-store.js';
 
 const RECIPIENTS = { CHAT_APP_CHAT_IDS: '111,222', EMAIL_TO: 'a@example.com', SMS_TO: '+14155550100', MESSENGER_APP_TO: '14155550101' };
 const body = { message: 'GBP_USD short opened', channels: ['CHAT_APP', 'EMAIL'], source: 'strategy' };
@@ -74,9 +75,9 @@ describe('POST /notifications', () => {
     expect(new Set(answers.map((a) => a.json.requestId)).size).toBe(1);
     expect(new Set(answers.map((a) => JSON.stringify(a.json.deliveryIds))).size).toBe(1);
     expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
-    const { db } = h.store as SqliteNotificationStore;
-    expect(db.prepare('SELECT COUNT(*) AS n FROM requests').get()).toEqual({ n: 1 });
-    expect(db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 3 });
+    const db = ((h.store as DatabaseNotificationStore).db as SqliteStoreDatabase).connection;
+    expect(db.prepare('SELECT COUNT(*) AS n FROM notification_requests').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM notification_deliveries').get()).toEqual({ n: 3 });
   });
 
   it('refuses bad bodies with 422 and the envelope', async () => {

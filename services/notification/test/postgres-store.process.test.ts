@@ -1,7 +1,7 @@
 import { postgresUnavailable, startPostgres, type RunningPostgres } from '@fxdesk/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresNotificationStore } from '../src/postgres-store.js';
+import { openNotificationStore } from '../src/database-store.js';
 import { notification, notificationStoreContract } from './notification-store.contract.js';
 
 const unavailable = postgresUnavailable();
@@ -15,19 +15,20 @@ afterAll(() => server?.stop());
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 const chat = { key: 'chat:1', rule: { limit: 1, windowMs: 1000 } };
+const open = (url: string, replicaId: string) => openNotificationStore({ databaseUrl: url, file: ':memory:', replicaId });
 
 describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   notificationStoreContract('PostgreSQL', {
     database: async () => {
       const url = await server.createDatabase();
-      return (replicaId) => PostgresNotificationStore.open(url, replicaId);
+      return (replicaId) => open(url, replicaId);
     },
   });
 
   describe('PostgreSQL notification store', () => {
     it('migrates once when replicas start at the same moment', async () => {
       const url = await server.createDatabase();
-      const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => PostgresNotificationStore.open(url, `r${i}`)));
+      const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => open(url, `r${i}`)));
       const n = notification({ idempotencyKey: 'k' });
       expect(await stores[3]!.create(n)).toMatchObject({ replayed: false });
       expect(await stores[0]!.create(notification({ idempotencyKey: 'k' }))).toMatchObject({ replayed: true, requestId: n.requestId });
@@ -36,7 +37,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('records the replica that claimed each delivery and its lease', async () => {
       const url = await server.createDatabase();
-      const store = await PostgresNotificationStore.open(url, 'replica-7');
+      const store = await open(url, 'replica-7');
       await store.create(notification());
       await store.claimDue(T0, 10, T0 + 35_000);
       await store.close();
@@ -49,7 +50,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('skips, rather than waits for, the due deliveries another transaction holds', async () => {
       const url = await server.createDatabase();
-      const store = await PostgresNotificationStore.open(url, 'a');
+      const store = await open(url, 'a');
       const n = notification({ recipients: ['1', '2', '3'] });
       await store.create(n);
       const other = new pg.Client({ connectionString: url });
@@ -66,7 +67,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('shares the pacing calendars between replicas: a turn one reserves, the other sees taken', async () => {
       const url = await server.createDatabase();
-      const [a, b] = await Promise.all([PostgresNotificationStore.open(url, 'a'), PostgresNotificationStore.open(url, 'b')]);
+      const [a, b] = await Promise.all([open(url, 'a'), open(url, 'b')]);
       const times = await Promise.all(
         Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).pacing.decide('telegram', ({ calendar }) => calendar.reserve(`m${i}`, [chat], T0))),
       );

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { SqliteNotificationStore } from '../src/sqlite-store.js';
+import { openNotificationStore } from '../src/database-store.js';
 import { notificationStoreContract } from './notification-store.contract.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-notification-store-'));
@@ -13,7 +13,7 @@ let files = 0;
 notificationStoreContract('SQLite', {
   database: async () => {
     const file = path.join(root, `notification-${++files}.db`);
-    return async (replicaId) => new SqliteNotificationStore(file, replicaId);
+    return (replicaId) => openNotificationStore({ databaseUrl: undefined, file, replicaId });
   },
   oneProcess: true,
 });

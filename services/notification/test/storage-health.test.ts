@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SqliteNotificationStore } from '../src/sqlite-store.js';
+import type { SqliteStoreDatabase } from '@fxdesk/core';
+import type { DatabaseNotificationStore } from '../src/database-store.js';
 import { startService, type Harness } from './harness.js';
 
 const body = { message: 'GBP_USD short opened', channels: ['CHAT_APP'], source: 'strategy' };
@@ -21,7 +22,7 @@ describe('notification store that cannot write', { timeout: 30_000 }, () => {
   it('after a request could not be stored for a full disk, readiness answers 503 naming notification.db', async () => {
     h = await startService({ CHAT_APP_CHAT_IDS: '111', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-notif-storage-')) });
     expect((await h.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
-    const { db } = h.store as SqliteNotificationStore;
+    const db = ((h.store as DatabaseNotificationStore).db as SqliteStoreDatabase).connection;
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 
     let answered = 201;
