@@ -1,11 +1,10 @@
 import type { AccountReader } from '@fxdesk/broker';
-import { databasePath } from '@fxdesk/core';
+import { databasePath, openStoreDatabase, type Database } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { createAccountReader, describeBroker } from './broker.js';
 import type { AccountConfig } from './config.js';
-import { PostgresSnapshotStore } from './postgres-store.js';
-import { SqliteSnapshotStore, type SnapshotStore } from './store.js';
+import { SNAPSHOT_SCHEMA, SnapshotStore } from './store.js';
 
 /** What the account service runs on. */
 export interface AccountDeps {
@@ -19,16 +18,16 @@ export interface AccountDeps {
   close: () => Promise<void>;
 }
 
-/** The snapshot store: PostgreSQL when DATABASE_URL names one, else `<DATA_DIR>/account.db`. */
-export async function openSnapshotStore(config: AccountConfig): Promise<SnapshotStore> {
-  if (config.DATABASE_URL !== undefined) return PostgresSnapshotStore.open(config.DATABASE_URL, config.SNAPSHOT_RETENTION);
-  return new SqliteSnapshotStore(databasePath(config.DATA_DIR, 'account'), config.SNAPSHOT_RETENTION);
+/** The snapshots' database, migrated: PostgreSQL when DATABASE_URL names one, else `<DATA_DIR>/account.db`. */
+export function openSnapshotDatabase(config: AccountConfig): Promise<Database> {
+  return openStoreDatabase({ databaseUrl: config.DATABASE_URL, file: databasePath(config.DATA_DIR, 'account'), schema: SNAPSHOT_SCHEMA });
 }
 
 /** The real dependencies: the account BROKER names and the snapshot store, on the system clock. */
 export async function createDeps(config: AccountConfig, logger: Logger): Promise<AccountDeps> {
-  logger.info(`reading the ${describeBroker(config)} account; snapshots in ${config.DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL'}`);
-  return openDeps(config, { clock: systemClock, logger, store: await openSnapshotStore(config) });
+  const db = await openSnapshotDatabase(config);
+  logger.info(`reading the ${describeBroker(config)} account; snapshots in ${db.dialect.engine}`);
+  return openDeps(config, { clock: systemClock, logger, store: new SnapshotStore(db, config.SNAPSHOT_RETENTION) });
 }
 
 /** The same dependencies on a given clock and snapshot store (tests: a manual clock and a private database). */

@@ -1,109 +1,119 @@
-import { openDatabase, StorageHealth, type SqliteDatabase, type StorageHealthOptions } from '@fxdesk/core';
+import type { Database, Schema } from '@fxdesk/core';
 import type { AccountSnapshot, AccountSnapshotKind } from '@fxdesk/schemas';
 
 /** The summary or details read a snapshot holds. */
 export type SnapshotAccount = AccountSnapshot['account'];
 
 /**
- * The snapshot repository. Two implementations pass one contract (test/snapshot-store.contract.ts):
- * SQLite, the embedded default (this file), and PostgreSQL for several replicas on one database
- * (postgres-store.ts). Either keeps the newest `retention` snapshots exactly, whoever writes them.
+ * The snapshots' schema on either engine. Step 1 is account.db's one step of before, spelt so that
+ * PostgreSQL takes it too: no AUTOINCREMENT (the counter of step 3 numbers snapshots now; a file of
+ * before keeps its AUTOINCREMENT key, which changes nothing the store does), and constraints named
+ * as PostgreSQL's store of before named them (SQLite ignores the names). Step 2 gives the table
+ * PostgreSQL's name, so that services can share one database. Step 3 brings PostgreSQL's id
+ * counter, taking up where the snapshots' ids are. A PostgreSQL database of the per-engine store
+ * (`account` version 1 in fxdesk_schema) is the schema of step 3.
  */
-export interface SnapshotStore {
-  /** Stores one snapshot, durably, and deletes what falls out of the retention. */
-  add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): Promise<AccountSnapshot>;
-  /** Newest first; `kind` narrows to one endpoint's snapshots. */
-  recent(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]>;
-  /** Whether the database answers now (readiness), and which one it is. */
-  health(): Promise<{ ok: boolean; detail: string }>;
-  close(): Promise<void>;
-}
+export const SNAPSHOT_SCHEMA: Schema = {
+  name: 'account',
+  migrations: [
+    (d) => `CREATE TABLE snapshots (
+       id ${d.types.bigint} CONSTRAINT account_snapshots_pkey PRIMARY KEY,
+       kind TEXT NOT NULL CONSTRAINT account_snapshots_kind_check CHECK (kind IN ('summary', 'details')),
+       taken_at TEXT NOT NULL,
+       broker TEXT NOT NULL,
+       account_id TEXT NOT NULL,
+       last_transaction_id TEXT NOT NULL,
+       as_of TEXT NOT NULL,
+       account TEXT NOT NULL
+     );
+     CREATE INDEX snapshots_by_kind ON snapshots (kind, id);`,
+    `ALTER TABLE snapshots RENAME TO account_snapshots;
+     DROP INDEX snapshots_by_kind;
+     CREATE INDEX account_snapshots_by_kind ON account_snapshots (kind, id);`,
+    (d) => `CREATE TABLE account_snapshot_ids (
+       only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
+       last_id  ${d.types.bigint} NOT NULL
+     );
+     INSERT INTO account_snapshot_ids (last_id) SELECT COALESCE(MAX(id), 0) FROM account_snapshots;`,
+  ],
+  postgresBefore: { store: 'account', versions: { 1: 3 } },
+};
 
-const MIGRATIONS = [
-  `CREATE TABLE snapshots (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     kind TEXT NOT NULL CHECK (kind IN ('summary', 'details')),
-     taken_at TEXT NOT NULL,
-     broker TEXT NOT NULL,
-     account_id TEXT NOT NULL,
-     last_transaction_id TEXT NOT NULL,
-     as_of TEXT NOT NULL,
-     account TEXT NOT NULL
-   );
-   CREATE INDEX snapshots_by_kind ON snapshots (kind, id);`,
-];
+/** The columns as a snapshot names its fields; `account` is still its JSON text. */
+const COLUMNS = 'id, kind, taken_at AS "takenAt", broker, account_id AS "accountId", last_transaction_id AS "lastTransactionId", as_of AS "asOf", account';
 
-/** The columns as a snapshot names its fields, in both databases; `account` is still its JSON text. */
-export const SNAPSHOT_COLUMNS =
-  'id, kind, taken_at AS "takenAt", broker, account_id AS "accountId", last_transaction_id AS "lastTransactionId", as_of AS "asOf", account';
+type SnapshotRow = Omit<AccountSnapshot, 'account'> & { account: string };
 
-/** A row as read; PostgreSQL's BIGINT id comes as a string. */
-export type SnapshotRow = Omit<AccountSnapshot, 'account' | 'id'> & { id: number | string; account: string };
+// Ids come from a one-row counter rather than a sequence or SQLite's rowid: without gaps (a
+// refused add takes its number back with it, which a sequence does not), so the newest N are an
+// id range, and never reused. Its row lock is held until the add commits: adds on every replica
+// take their turn there (a row lock measured faster under contention than an advisory lock), so
+// each one's prune sees every snapshot committed before it, and none is in flight.
+const NEXT_ID = 'UPDATE account_snapshot_ids SET last_id = last_id + 1 RETURNING last_id AS id';
+const INSERT = `INSERT INTO account_snapshots (id, kind, taken_at, broker, account_id, last_transaction_id, as_of, account)
+  VALUES (@id, @kind, @takenAt, @broker, @accountId, @lastTransactionId, @asOf, @account) RETURNING ${COLUMNS}`;
+const PRUNE = 'DELETE FROM account_snapshots WHERE id <= @newestPruned';
+const NEWEST = `SELECT ${COLUMNS} FROM account_snapshots ORDER BY id DESC LIMIT @limit`;
+const NEWEST_OF_KIND = `SELECT ${COLUMNS} FROM account_snapshots WHERE kind = @kind ORDER BY id DESC LIMIT @limit`;
 
-export function snapshotOf(row: SnapshotRow): AccountSnapshot {
-  return { ...row, id: Number(row.id), account: JSON.parse(row.account) as SnapshotAccount };
-}
-
-/** The service's statements, prepared once per database. */
-function prepareStatements(db: SqliteDatabase) {
-  return {
-    insert: db.prepare<[string, string, string, string, string, string, string], SnapshotRow>(
-      `INSERT INTO snapshots (kind, taken_at, broker, account_id, last_transaction_id, as_of, account)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${SNAPSHOT_COLUMNS}`,
-    ),
-    // AUTOINCREMENT ids only grow, so "all but the newest N" is an id range.
-    prune: db.prepare<[number]>('DELETE FROM snapshots WHERE id <= (SELECT MAX(id) FROM snapshots) - ?'),
-    newest: db.prepare<[number], SnapshotRow>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots ORDER BY id DESC LIMIT ?`),
-    newestOfKind: db.prepare<[string, number], SnapshotRow>(`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE kind = ? ORDER BY id DESC LIMIT ?`),
-    ping: db.prepare('SELECT 1 AS ok'),
-  };
+function snapshotOf(row: SnapshotRow): AccountSnapshot {
+  return { ...row, account: JSON.parse(row.account) as SnapshotAccount };
 }
 
 /**
- * The snapshots in `<DATA_DIR>/account.db`. Its calls are synchronous underneath (one process
- * writes the file, one statement at a time), so they settle at once.
+ * The snapshot repository, on the database openStoreDatabase picks: `<DATA_DIR>/account.db`
+ * (SQLite, the embedded default) or PostgreSQL for several replicas on one database. It keeps
+ * the newest `retention` snapshots exactly, however many replicas write at once. The contract it
+ * keeps on both engines is test/snapshot-store.contract.ts.
  */
-export class SqliteSnapshotStore implements SnapshotStore {
-  /** The connection, for tests that set its limits. */
-  readonly db: SqliteDatabase;
-  private readonly sql: ReturnType<typeof prepareStatements>;
-  private readonly addAndPrune: (kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => SnapshotRow;
-  private readonly storage: StorageHealth;
+export class SnapshotStore {
+  private isClosed = false;
 
-  /** `retention`: newest snapshots kept (0 keeps all). `:memory:` for a private test database. `health`: its clock, in tests. */
-  constructor(file: string, retention = 0, health: StorageHealthOptions = {}) {
-    // synchronous=FULL (the default): a snapshot the endpoint reported stored is on disk.
-    this.db = openDatabase(file, { migrations: MIGRATIONS });
-    this.storage = new StorageHealth(this.db, health);
-    this.sql = prepareStatements(this.db);
-    this.addAndPrune = this.db.transaction((kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string) => {
-      const row = this.sql.insert.get(kind, takenAt, broker, account.id, account.lastTransactionId, account.asOf, JSON.stringify(account)) as SnapshotRow;
-      if (retention > 0) this.sql.prune.run(retention);
-      return row;
-    });
-  }
+  /** `retention`: newest snapshots kept (0 keeps all). */
+  constructor(
+    private readonly db: Database,
+    private readonly retention = 0,
+  ) {}
 
+  /** Stores one snapshot, durably, and deletes what falls out of the retention: one transaction (number, insert, prune). */
   async add(kind: AccountSnapshotKind, broker: string, account: SnapshotAccount, takenAt: string): Promise<AccountSnapshot> {
-    return snapshotOf(this.storage.guard(() => this.addAndPrune(kind, broker, account, takenAt)));
+    const row = await this.db.transaction(async (tx) => {
+      const { id } = (await tx.one<{ id: number }>(NEXT_ID)) as { id: number };
+      const added = (await tx.one<SnapshotRow>(INSERT, {
+        id,
+        kind,
+        takenAt,
+        broker,
+        accountId: account.id,
+        lastTransactionId: account.lastTransactionId,
+        asOf: account.asOf,
+        account: JSON.stringify(account),
+      })) as SnapshotRow;
+      if (this.retention > 0 && id > this.retention) await tx.run(PRUNE, { newestPruned: id - this.retention });
+      return added;
+    });
+    return snapshotOf(row);
   }
 
+  /** Newest first; `kind` narrows to one endpoint's snapshots. */
   async recent(limit: number, kind?: AccountSnapshotKind): Promise<AccountSnapshot[]> {
-    const rows = kind ? this.sql.newestOfKind.all(kind, limit) : this.sql.newest.all(limit);
+    const rows = kind ? await this.db.query<SnapshotRow>(NEWEST_OF_KIND, { kind, limit }) : await this.db.query<SnapshotRow>(NEWEST, { limit });
     return rows.map(snapshotOf);
   }
 
-  /** Not ok when the file does not answer, or once a snapshot could not be written for want of storage (see StorageHealth). */
+  /**
+   * For readiness, detail the engine: SQLite not ok once a snapshot could not be written for want
+   * of storage (see StorageHealth), PostgreSQL not ok when `SELECT 1` fails; neither once closed.
+   */
   async health(): Promise<{ ok: boolean; detail: string }> {
-    try {
-      if (this.sql.ping.get() === undefined) return { ok: false, detail: 'SQLite does not answer' };
-      const writable = this.storage.check();
-      return writable.ok ? { ok: true, detail: 'SQLite' } : writable;
-    } catch (err) {
-      return { ok: false, detail: `SQLite does not answer: ${err instanceof Error ? err.message : String(err)}` };
-    }
+    const engine = this.db.dialect.engine;
+    if (this.isClosed) return { ok: false, detail: `${engine} does not answer: the store is closed` };
+    const database = await this.db.health();
+    return database.ok ? { ok: true, detail: engine } : database;
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    this.isClosed = true;
+    await this.db.close();
   }
 }

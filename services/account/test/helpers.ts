@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, type App, type Env } from '@fxdesk/core';
+import { createLogger, loadConfig, SqliteStoreDatabase, type App, type Env } from '@fxdesk/core';
 import { LogCapture } from '@fxdesk/core/testing';
 import { ManualClock } from '@fxdesk/primitives';
 import type { Response as InjectResponse } from 'light-my-request';
@@ -7,7 +7,7 @@ import type { AccountSummary } from '@fxdesk/schemas';
 import { buildApp } from '../src/app.js';
 import { AccountConfigSchema, type AccountConfig } from '../src/config.js';
 import { openDeps, type AccountDeps } from '../src/deps.js';
-import { SqliteSnapshotStore, type SnapshotStore } from '../src/store.js';
+import { SNAPSHOT_SCHEMA, SnapshotStore } from '../src/store.js';
 
 export const TEST_KEY = 'test-account-key-5b1e9d';
 export const KEY_HEADER = { 'x-internal-api-key': TEST_KEY };
@@ -30,6 +30,11 @@ export const SUMMARY: AccountSummary = {
   lastTransactionId: '1',
   asOf: '2026-01-05T12:00:00.000Z',
 };
+
+/** A snapshot store on SQLite, as server.ts opens it without DATABASE_URL: `file` defaults to a private in-memory database. */
+export function sqliteStore(file = ':memory:', retention = 0): SnapshotStore {
+  return new SnapshotStore(SqliteStoreDatabase.open(file, SNAPSHOT_SCHEMA), retention);
+}
 
 export function testConfig(env: Env = {}): AccountConfig {
   return loadConfig(AccountConfigSchema, { INTERNAL_API_KEY: TEST_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...env });
@@ -61,7 +66,7 @@ interface StartOptions {
 /** The app as server.ts starts it: closing it closes its deps. By default the deps server.ts makes, on a manual clock and a private in-memory database. */
 export async function buildTestApp(
   config: AccountConfig,
-  deps: AccountDeps = openDeps(config, { clock: new ManualClock(), store: new SqliteSnapshotStore(':memory:', config.SNAPSHOT_RETENTION) }),
+  deps: AccountDeps = openDeps(config, { clock: new ManualClock(), store: sqliteStore(':memory:', config.SNAPSHOT_RETENTION) }),
 ): Promise<App> {
   const { app } = await buildApp({ config, deps });
   app.addHook('onClose', deps.close);
@@ -72,7 +77,7 @@ export async function buildTestApp(
 async function startService(config: AccountConfig, clock: ManualClock, options: StartOptions): Promise<Harness> {
   const logs = new LogCapture();
   const logger = createLogger({ name: 'account', level: options.logLevel ?? 'silent', stream: logs });
-  const store = options.store ?? new SqliteSnapshotStore(options.dbFile ?? ':memory:', config.SNAPSHOT_RETENTION);
+  const store = options.store ?? sqliteStore(options.dbFile, config.SNAPSHOT_RETENTION);
   const app = await buildTestApp(config, openDeps(config, { clock, logger, store }));
   return {
     app,

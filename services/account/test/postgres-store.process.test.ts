@@ -1,28 +1,34 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openPostgres, type PostgresPool } from '@fxdesk/core';
+import { connectPostgres, type PostgresSession } from '@fxdesk/core';
 import { answers, freePort, postgresUnavailable, run, startPostgres, until, type RunningPostgres } from '@fxdesk/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresSnapshotStore } from '../src/postgres-store.js';
-import { envelopeOf, startSimulated, SUMMARY, TEST_KEY } from './helpers.js';
+import { openSnapshotDatabase } from '../src/deps.js';
+import { SnapshotStore } from '../src/store.js';
+import { envelopeOf, startSimulated, SUMMARY, TEST_KEY, testConfig } from './helpers.js';
 import { snapshotStoreContract } from './snapshot-store.contract.js';
 
 const unavailable = postgresUnavailable();
 let server: RunningPostgres;
 /** A connection to a database of its own on the server, to look at and drop the tests' databases. */
-let admin: PostgresPool;
+let admin: PostgresSession;
 
 // One server for the file; each test gets its own database.
 beforeAll(async () => {
   if (unavailable) return;
   server = await startPostgres();
-  admin = await openPostgres({ url: await server.createDatabase(), store: 'admin', migrations: [] });
+  admin = await connectPostgres({ url: await server.createDatabase() });
 }, 300_000);
 afterAll(async () => {
   await admin?.end();
   await server?.stop();
 });
+
+/** The snapshot store on the PostgreSQL database `url`, opened as server.ts opens it with DATABASE_URL. */
+async function openStore(url: string, retention = 0): Promise<SnapshotStore> {
+  return new SnapshotStore(await openSnapshotDatabase(testConfig({ DATABASE_URL: url })), retention);
+}
 
 /** Drops the database `url` names, closing its connections: the database is gone for whoever used it. */
 async function dropDatabase(url: string): Promise<void> {
@@ -33,14 +39,14 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
   snapshotStoreContract('PostgreSQL', {
     database: async () => {
       const url = await server.createDatabase();
-      return (retention) => PostgresSnapshotStore.open(url, retention);
+      return (retention) => openStore(url, retention);
     },
   });
 
   describe('PostgreSQL snapshot store', () => {
     it('migrates once when replicas start at the same moment', async () => {
       const url = await server.createDatabase();
-      const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresSnapshotStore.open(url, 10)));
+      const stores = await Promise.all(Array.from({ length: 4 }, () => openStore(url, 10)));
       const added = await stores[3]!.add('summary', 'stub', SUMMARY, '2026-01-05T12:00:00.000Z');
       expect(await stores[0]!.recent(10)).toEqual([added]);
       await Promise.all(stores.map((s) => s.close()));
@@ -48,7 +54,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('is unhealthy, saying why, once its database is gone', async () => {
       const url = await server.createDatabase();
-      const store = await PostgresSnapshotStore.open(url);
+      const store = await openStore(url);
       await dropDatabase(url);
       expect(await store.health()).toEqual({ ok: false, detail: expect.stringMatching(/^PostgreSQL does not answer: /) });
       await store.close();
@@ -58,10 +64,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
   describe('the service on PostgreSQL', () => {
     it('two replicas on one database: 60 reads at once spread over both are numbered once each and both keep the same newest SNAPSHOT_RETENTION', async () => {
       const url = await server.createDatabase();
-      const replicas = [
-        await startSimulated({ store: await PostgresSnapshotStore.open(url, 25) }),
-        await startSimulated({ store: await PostgresSnapshotStore.open(url, 25) }),
-      ];
+      const replicas = [await startSimulated({ store: await openStore(url, 25) }), await startSimulated({ store: await openStore(url, 25) })];
       const reads = await Promise.all(
         Array.from({ length: 60 }, (_, i) => replicas[i % 2]!.get(i % 3 === 0 ? '/api/v1/account/details' : '/api/v1/account/summary')),
       );
@@ -77,7 +80,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('answers 503 storage_unavailable, and is not ready, while its database is gone', async () => {
       const url = await server.createDatabase();
-      const h = await startSimulated({ store: await PostgresSnapshotStore.open(url) });
+      const h = await startSimulated({ store: await openStore(url) });
       await dropDatabase(url);
       for (const route of ['summary', 'snapshots']) {
         const res = await h.get(`/api/v1/account/${route}`);

@@ -1,8 +1,7 @@
 import type { AccountReader, Instrument } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
-import { SqliteSnapshotStore } from '../src/store.js';
-import { buildTestApp, startOanda, SUMMARY, testConfig } from './helpers.js';
+import { buildTestApp, sqliteStore, startOanda, SUMMARY, testConfig } from './helpers.js';
 
 describe('/health/ready on OANDA', () => {
   it('is ready when the configuration, the database, the credentials and the instrument metadata pass', async () => {
@@ -53,7 +52,7 @@ function readerWithInstruments(instruments: () => Promise<Instrument[]>): Accoun
 }
 
 async function readiness(reader: AccountReader) {
-  const store = new SqliteSnapshotStore(':memory:');
+  const store = sqliteStore();
   const app = await buildTestApp(testConfig(), { clock: new ManualClock(), broker: reader, store, close: () => store.close() });
   const res = await app.inject({ method: 'GET', url: '/health/ready' });
   await app.close();

@@ -1,6 +1,6 @@
 /**
- * The contract every SnapshotStore keeps, run against each implementation (snapshots.test.ts on
- * SQLite, postgres-store.process.test.ts on a real PostgreSQL server).
+ * The contract the SnapshotStore keeps on either engine (snapshots.test.ts on SQLite,
+ * postgres-store.process.test.ts on a real PostgreSQL server).
  */
 import type { AccountDetails, AccountSnapshotKind } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDeps } from '../src/deps.js';
-import { SqliteSnapshotStore } from '../src/store.js';
-import { buildTestApp, envelopeOf, KEY_HEADER, startOanda, testConfig } from './helpers.js';
+import { buildTestApp, envelopeOf, KEY_HEADER, sqliteStore, startOanda, testConfig } from './helpers.js';
 import { snapshotStoreContract } from './snapshot-store.contract.js';
 
 const contractDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-account-contract-'));
@@ -16,7 +15,7 @@ afterAll(() => fs.rmSync(contractDir, { recursive: true, force: true }));
 snapshotStoreContract('SQLite', {
   database: async () => {
     const file = path.join(contractDir, `account-${++databases}.db`);
-    return async (retention) => new SqliteSnapshotStore(file, retention);
+    return async (retention) => sqliteStore(file, retention);
   },
 });
 
@@ -52,7 +51,7 @@ describe('snapshots on disk', () => {
 describe('a snapshot store that fails', () => {
   it('answers 503 storage_unavailable with Retry-After, for a read it could not store and for the list', async () => {
     const config = testConfig();
-    const store = new SqliteSnapshotStore(':memory:');
+    const store = sqliteStore();
     const app = await buildTestApp(config, openDeps(config, { clock: new ManualClock('2026-01-05T12:00:00Z'), store }));
     await store.close();
     for (const route of ['summary', 'details', 'snapshots']) {

@@ -5,17 +5,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SqliteStoreDatabase } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
-import { SqliteSnapshotStore } from '../src/store.js';
+import { SNAPSHOT_SCHEMA, SnapshotStore } from '../src/store.js';
 import { startSimulated } from './helpers.js';
 
 describe('account snapshot store that cannot write', { timeout: 30_000 }, () => {
   it('after a snapshot could not be stored for a full disk, readiness answers 503 naming account.db', async () => {
-    const store = new SqliteSnapshotStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-account-storage-')), 'account.db'));
-    const h = await startSimulated({ store });
+    const db = SqliteStoreDatabase.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-account-storage-')), 'account.db'), SNAPSHOT_SCHEMA);
+    const h = await startSimulated({ store: new SnapshotStore(db) });
     try {
       expect((await h.get('/health/ready', {})).statusCode).toBe(200);
-      store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+      db.connection.pragma(`max_page_count = ${db.connection.pragma('page_count', { simple: true }) as number}`);
 
       let answered = 200;
       for (let i = 0; i < 500 && answered === 200; i++) answered = (await h.get('/api/v1/account/details')).statusCode;
