@@ -6,6 +6,7 @@ import { answers, freePort, postgresUnavailable, run, startPostgres, until, type
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDatabase } from '../src/deps.js';
 import { SnapshotStore } from '../src/store.js';
+import { BEFORE_MERGE } from './before-merge.js';
 import { envelopeOf, startSimulated, SUMMARY, TEST_KEY, testConfig } from './helpers.js';
 import { snapshotStoreContract } from './snapshot-store.contract.js';
 
@@ -50,6 +51,20 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       const added = await stores[3]!.add('summary', 'stub', SUMMARY, '2026-01-05T12:00:00.000Z');
       expect(await stores[0]!.recent(10)).toEqual([added]);
       await Promise.all(stores.map((s) => s.close()));
+    });
+
+    it('takes up a database of the per-engine store of before the merge, reading back every snapshot and numbering on after the newest', async () => {
+      const url = await server.createDatabase();
+      const client = await connectPostgres({ url });
+      await client.query(fs.readFileSync(BEFORE_MERGE.postgresScript, 'utf8'));
+      await client.end();
+      const store = await openStore(url, 4);
+      const before = BEFORE_MERGE.snapshots();
+      expect(await store.recent(500)).toEqual(before);
+      expect(await store.recent(500, 'details')).toEqual(before.filter((snapshot) => snapshot.kind === 'details'));
+      expect((await store.add('summary', 'stub', SUMMARY, '2026-01-05T13:00:00.000Z')).id).toBe(8);
+      expect((await store.recent(500)).map((snapshot) => snapshot.id)).toEqual([8, 7, 6, 5]);
+      await store.close();
     });
 
     it('is unhealthy, saying why, once its database is gone', async () => {
