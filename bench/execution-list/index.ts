@@ -27,13 +27,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createLogger, loadConfig, openDatabase } from '@fxdesk/core';
+import { createLogger, loadConfig, openDatabase, SQLITE_DIALECT, SqliteStoreDatabase } from '@fxdesk/core';
 import { SignalListQuerySchema } from '@fxdesk/schemas';
 import { buildApp } from '../../services/execution/src/app.js';
 import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
 import { createDeps } from '../../services/execution/src/deps.js';
 import { listSignals } from '../../services/execution/src/signal-list.js';
-import { listQuery, MIGRATIONS, SqliteSignalStore } from '../../services/execution/src/sqlite-store.js';
+import { EXECUTION_SCHEMA, openExecutionFile } from '../../services/execution/src/schema.js';
+import { DatabaseSignalStore, listQuery } from '../../services/execution/src/signal-store.js';
 import type { SignalClaim, SignalOutcome, SignalStore } from '../../services/execution/src/store.js';
 
 const ROWS = Number(process.argv[2] ?? 120_000);
@@ -43,6 +44,8 @@ const SYMBOLS = ['EURUSD', 'EURUSD', 'EURUSD', 'GBPUSD', 'GBPUSD', 'USDJPY', 'AU
 const SOURCES = ['fxdesk-strategy', 'fxdesk-strategy', 'tradingview', 'manual', 'webhook'];
 const START_MS = Date.UTC(2026, 0, 5, 0, 0, 0);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-bench-list-'));
+/** execution.db's steps as SQLite runs them, for the bench's own connections. */
+const MIGRATIONS = EXECUTION_SCHEMA.migrations.map((step) => (typeof step === 'string' ? step : step(SQLITE_DIALECT)));
 
 function stateOf(i: number): string {
   const n = i % 100;
@@ -111,7 +114,7 @@ async function reads(): Promise<void> {
   fill(file, ROWS);
   console.info(`${fmt(ROWS)} signals written in ${fmt((performance.now() - t0) / 1000)} s; reads, median of repeated calls:`);
 
-  const store = SqliteSignalStore.open(file, 'bench');
+  const store = new DatabaseSignalStore(openExecutionFile(file), 'bench');
   const query = (q: Record<string, string>) => SignalListQuerySchema.parse(q);
   const page = (q: Record<string, string>) => listSignals(store, query(q));
 
@@ -190,7 +193,7 @@ function writeStore(name: string, withListIndexes: boolean, synchronous: 'FULL' 
     db.exec(`DROP INDEX signals_received; DROP INDEX signals_state; DROP INDEX signals_symbol; DROP INDEX signals_source;
              CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`);
   }
-  return new SqliteSignalStore(db, 'bench');
+  return new DatabaseSignalStore(new SqliteStoreDatabase(db), 'bench');
 }
 
 /** Signals per second: claims and outcomes of WRITES fresh signals, 64 in flight. */

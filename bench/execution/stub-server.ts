@@ -10,7 +10,8 @@ import { createLogger, databasePath, loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
 import { buildApp } from '../../services/execution/src/app.js';
 import { ExecutionConfigSchema } from '../../services/execution/src/config.js';
-import { SqliteSignalStore } from '../../services/execution/src/sqlite-store.js';
+import { openExecutionFile } from '../../services/execution/src/schema.js';
+import { DatabaseSignalStore } from '../../services/execution/src/signal-store.js';
 
 const EURUSD: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
 const CHECK: TradeCheckResult = { retcode: 0, comment: 'Done', balance: 1e9, equity: 1e9, margin: 0, marginFree: 1e9, marginLevel: 0 };
@@ -60,7 +61,7 @@ class ConstantTerminal implements TradingTerminal {
 }
 
 const config = loadConfig(ExecutionConfigSchema, process.env);
-const store = SqliteSignalStore.open(databasePath(config.DATA_DIR, 'execution'), config.REPLICA_ID);
+const store = new DatabaseSignalStore(openExecutionFile(databasePath(config.DATA_DIR, 'execution')), config.REPLICA_ID);
 const close = () => store.close();
 const { app } = await buildApp({
   config,

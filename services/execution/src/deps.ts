@@ -1,11 +1,12 @@
 import type { SimulatedTerminalStore, TradingTerminal } from '@fxdesk/broker';
-import { databasePath } from '@fxdesk/core';
+import { databasePath, openStoreDatabase, SqliteStoreDatabase, type Dialect } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { ExecutionConfig } from './config.js';
-import { PostgresSignalStore } from './postgres-store.js';
-import { SqliteSignalStore } from './sqlite-store.js';
+import { EXECUTION_SCHEMA, EXECUTION_SQLITE, openExecutionFile } from './schema.js';
+import { DatabaseSignalStore } from './signal-store.js';
 import type { SignalStore } from './store.js';
+import { SqliteTerminalStore } from './terminal-store.js';
 import { connectTerminal, createTerminal, describeTerminal } from './terminal.js';
 
 /** What the execution service runs on; whoever made them closes them (server.ts, or a test). */
@@ -22,6 +23,8 @@ export interface ExecutionDeps {
 
 interface Stores {
   signals: SignalStore;
+  /** The engine that holds the signals, for the start-up line. */
+  engine: Dialect['engine'];
   simulatedTerminal: SimulatedTerminalStore;
   close: () => Promise<void>;
 }
@@ -32,20 +35,24 @@ interface Stores {
  * stand-in for a broker, not state the replicas share.
  */
 async function openStores(config: ExecutionConfig): Promise<Stores> {
-  const file = SqliteSignalStore.open(databasePath(config.DATA_DIR, 'execution'), config.REPLICA_ID);
-  if (config.DATABASE_URL === undefined) return { signals: file, simulatedTerminal: file.simulatedTerminalStore(), close: () => file.close() };
+  const file = databasePath(config.DATA_DIR, 'execution');
+  const db = await openStoreDatabase({ databaseUrl: config.DATABASE_URL, file, schema: EXECUTION_SCHEMA, sqlite: EXECUTION_SQLITE });
+  const signals = new DatabaseSignalStore(db, config.REPLICA_ID);
+  const engine = db.dialect.engine;
+  if (db instanceof SqliteStoreDatabase) return { signals, engine, simulatedTerminal: new SqliteTerminalStore(db), close: () => signals.close() };
   try {
-    const signals = await PostgresSignalStore.open(config.DATABASE_URL, config.REPLICA_ID);
+    const terminalFile = openExecutionFile(file);
     return {
       signals,
-      simulatedTerminal: file.simulatedTerminalStore(),
+      engine,
+      simulatedTerminal: new SqliteTerminalStore(terminalFile),
       close: async () => {
         await signals.close();
-        await file.close();
+        await terminalFile.close();
       },
     };
   } catch (err) {
-    await file.close();
+    await signals.close();
     throw err;
   }
 }
@@ -59,9 +66,7 @@ export async function createDeps(config: ExecutionConfig, logger: Logger): Promi
     await terminal.close();
     await stores.close();
   };
-  logger.info(
-    `trading on the ${describeTerminal(config)} terminal; signals in ${config.DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL'} as replica ${config.REPLICA_ID}`,
-  );
+  logger.info(`trading on the ${describeTerminal(config)} terminal; signals in ${stores.engine} as replica ${config.REPLICA_ID}`);
   try {
     await connectTerminal(terminal, logger);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { SavedPosition, SavedRestingOrder, SavedTerminalState, SimulatedTerminalStore, TerminalRecord, TerminalStateChanges } from '@fxdesk/broker';
-import type { GroupCommit, SqliteDatabase } from '@fxdesk/core';
+import type { GroupCommit, SqliteStoreDatabase } from '@fxdesk/core';
 
 interface AccountRow {
   balance: number;
@@ -81,20 +81,23 @@ function restingOf(row: RestingRow): SavedRestingOrder {
 const TRIM_EVERY = 1_000;
 
 /**
- * The simulated terminal's account in the service's SQLite file, beside the signals (tables
- * `sim_account`, `sim_records`, `sim_positions`, `sim_resting_orders`, made by the store's
- * migrations). A save joins the signals' group commit: its rows are written in the batch's
- * transaction and it settles once that is on disk. Tickets are stored as integers.
+ * The simulated terminal's account in the service's SQLite file (tables `sim_account`,
+ * `sim_records`, `sim_positions`, `sim_resting_orders`, made by EXECUTION_SCHEMA), whichever
+ * database holds the signals: on the file's connection and group commit
+ * (`SqliteStoreDatabase.connection` and `.writer`), so a save joins the signals' commits when they
+ * are in the same file: its rows are written in the batch's transaction and it settles once that
+ * is on disk. Tickets are stored as integers. SQLite only: it is each process's stand-in for a
+ * broker, not state replicas share.
  */
 export class SqliteTerminalStore implements SimulatedTerminalStore {
+  private readonly writer: GroupCommit;
   private readonly statements;
   /** Records written since the history was last trimmed; the first save trims. */
   private writtenSinceTrim = TRIM_EVERY;
 
-  constructor(
-    db: SqliteDatabase,
-    private readonly writer: GroupCommit,
-  ) {
+  constructor(file: SqliteStoreDatabase) {
+    const db = file.connection;
+    this.writer = file.writer;
     this.statements = {
       account: db.prepare<[], AccountRow>('SELECT balance, processed_up_to, next_ticket, next_seq FROM sim_account WHERE id = 1'),
       // Among the latest N records; the prefix compared as text (LIKE would read % and _ in it).

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { freePort, run } from '@fxdesk/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteSignalStore } from '../src/sqlite-store.js';
+import { openExecutionFile } from '../src/schema.js';
 import { killAll, marketBuy, PROCESS_KEY, SERVER, startServer, type ServerProcess } from './server-process.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-datadir-'));
@@ -24,7 +24,7 @@ afterAll(async () => {
 async function dataDirWithDatabase(): Promise<{ dataDir: string; file: string; marker: string }> {
   const dataDir = fs.mkdtempSync(path.join(root, 'data-'));
   const file = path.join(dataDir, 'execution.db');
-  await SqliteSignalStore.open(file, 'replica-1').close();
+  await openExecutionFile(file).close();
   return { dataDir, file, marker: `${file}.id` };
 }
 

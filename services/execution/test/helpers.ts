@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { buildApp } from '../src/app.js';
 import { ExecutionConfigSchema, type ExecutionConfig } from '../src/config.js';
 import type { ExecutionDeps } from '../src/deps.js';
-import { SqliteSignalStore } from '../src/sqlite-store.js';
+import { openExecutionFile } from '../src/schema.js';
+import { DatabaseSignalStore } from '../src/signal-store.js';
 import type { SignalStore } from '../src/store.js';
 
 export const API_KEY = 'test-execution-key';
@@ -36,8 +37,8 @@ export async function appOn(config: ExecutionConfig, deps: Omit<ExecutionDeps, '
 export const REPLICA_ID = 'replica-1';
 
 /** The default store, SQLite, in a file or in memory. */
-export function sqliteStore(file = ':memory:'): SqliteSignalStore {
-  return SqliteSignalStore.open(file, REPLICA_ID);
+export function sqliteStore(file = ':memory:'): DatabaseSignalStore {
+  return new DatabaseSignalStore(openExecutionFile(file), REPLICA_ID);
 }
 
 export interface TestApp {

@@ -98,7 +98,7 @@ describe('an order_send without a result', () => {
     const res = await pending;
     expectEnvelope(res, 503, 'execution_outcome_unknown');
     answer({ retcode: 10009, deal: '9', order: '8', position: '8', volume: '0.10', price: '1.0851', bid: null, ask: null, comment: 'late', requestId: null });
-    await settle(() => current!.store.commitStats.operations >= 3);
+    await settle(() => current!.store.commitStats!.operations >= 3);
     const record = (await getSignal(app, body.signal_id as string)).json();
     expect(record).toMatchObject({ state: 'unknown', tickets: { order: '8', deal: '9' }, result: { retcode: 10009 } });
     expect((await postSignal(app, body)).body).toBe(res.body);

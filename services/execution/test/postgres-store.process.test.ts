@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { compileNamed, PostgresStoreDatabase } from '@fxdesk/core';
 import { answers, freePort, postgresUnavailable, run, startPostgres, until, type RunningPostgres } from '@fxdesk/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresSignalStore } from '../src/postgres-store.js';
+import { EXECUTION_SCHEMA } from '../src/schema.js';
+import { DatabaseSignalStore, listQuery } from '../src/signal-store.js';
 import type { SignalFilter } from '../src/store.js';
 import { API_KEY, NOW, getSignal, postSignal, signal, simulatedApp } from './helpers.js';
 import { claim, signalStoreContract } from './signal-store.contract.js';
@@ -22,32 +24,38 @@ afterAll(() => server?.stop());
 
 const database = () => server.createDatabase({ icuLocale: 'en-US' });
 
+/** The signal store on the database `url` names, as the replica named. */
+async function openStore(url: string, replicaId: string): Promise<DatabaseSignalStore> {
+  return new DatabaseSignalStore(await PostgresStoreDatabase.open(url, EXECUTION_SCHEMA), replicaId);
+}
+
 describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   signalStoreContract('PostgreSQL', {
     database: async () => {
       const url = await database();
-      return (replicaId) => PostgresSignalStore.open(url, replicaId);
+      return (replicaId) => openStore(url, replicaId);
     },
   });
 
   describe('PostgreSQL signal store', () => {
     it('migrates once when replicas start at the same moment', async () => {
       const url = await database();
-      const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => PostgresSignalStore.open(url, `r${i}`)));
+      const stores = await Promise.all(Array.from({ length: 4 }, (_, i) => openStore(url, `r${i}`)));
       expect(await stores[3]!.claim(claim('x'))).toEqual({ claimed: true });
       expect(await stores[0]!.claim(claim('x'))).toMatchObject({ claimed: false });
       await Promise.all(stores.map((s) => s.close()));
     });
 
     it('is unhealthy, saying why, when the database does not answer', async () => {
-      const store = new PostgresSignalStore(new pg.Pool({ connectionString: `postgres://fxdesk@127.0.0.1:${await freePort()}/none` }), 'a');
+      const pool = new pg.Pool({ connectionString: `postgres://fxdesk@127.0.0.1:${await freePort()}/none` });
+      const store = new DatabaseSignalStore(new PostgresStoreDatabase(pool), 'a');
       expect(await store.health()).toEqual({ ok: false, detail: expect.stringMatching(/^PostgreSQL does not answer: .*ECONNREFUSED/) });
       await store.close();
     });
 
     it('records the owner replica and the lease of each claim', async () => {
       const url = await database();
-      const store = await PostgresSignalStore.open(url, 'replica-7');
+      const store = await openStore(url, 'replica-7');
       await store.claim(claim('x', { leaseExpiresAt: '2026-01-05T12:01:05.000Z' }));
       await store.close();
       const client = new pg.Client({ connectionString: url });
@@ -59,7 +67,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
 
     it('serves every combination of list filters from an index, without a sort', async () => {
       const url = await database();
-      const store = await PostgresSignalStore.open(url, 'a');
+      const store = await openStore(url, 'a');
       await store.close();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -76,7 +84,9 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       ];
       for (let mask = 0; mask < 1 << options.length; mask++) {
         const filter = Object.assign({}, ...options.filter((_, i) => mask & (1 << i))) as SignalFilter;
-        const { text, values } = PostgresSignalStore.listStatement(filter, 50);
+        const { sql, params } = listQuery(filter, 50);
+        const { text, names } = compileNamed(sql);
+        const values = names.map((name) => params[name]);
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values);
         const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
         expect(plan, JSON.stringify(filter)).toMatch(/Index Scan Backward using signals_(received|state|symbol|source)\b/);
@@ -90,8 +100,8 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
     it('two replicas on one database: 100 identical submissions spread over both cause one order_send in total', async () => {
       const url = await database();
       const replicas = [
-        await simulatedApp({ store: await PostgresSignalStore.open(url, 'a'), env: { MAXIMUM_VOLUME: '10' } }),
-        await simulatedApp({ store: await PostgresSignalStore.open(url, 'b'), env: { MAXIMUM_VOLUME: '10' } }),
+        await simulatedApp({ store: await openStore(url, 'a'), env: { MAXIMUM_VOLUME: '10' } }),
+        await simulatedApp({ store: await openStore(url, 'b'), env: { MAXIMUM_VOLUME: '10' } }),
       ];
       const body = signal();
       const results = await Promise.all(Array.from({ length: 100 }, (_, i) => postSignal(replicas[i % 2]!.app, body)));
@@ -113,12 +123,12 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       const received = new Date(NOW - 1_000).toISOString();
       const lease = new Date(NOW + 60_000).toISOString();
       const [mine, theirs] = [randomUUID(), randomUUID()];
-      const crashed = await PostgresSignalStore.open(url, 'a');
+      const crashed = await openStore(url, 'a');
       await crashed.claim(claim(mine, { receivedAt: received, leaseExpiresAt: lease }));
       await crashed.close();
-      const live = await PostgresSignalStore.open(url, 'b');
+      const live = await openStore(url, 'b');
       await live.claim(claim(theirs, { receivedAt: received, leaseExpiresAt: lease }));
-      const restarted = await simulatedApp({ store: await PostgresSignalStore.open(url, 'a') });
+      const restarted = await simulatedApp({ store: await openStore(url, 'a') });
       expect((await getSignal(restarted.app, mine)).json()).toMatchObject({ state: 'unknown', http_status: 503 });
       expect((await getSignal(restarted.app, theirs)).json()).toMatchObject({ state: 'processing' });
       await restarted.app.close();
@@ -128,10 +138,10 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
     it("a running replica takes over a dead replica's claim once its lease has passed", async () => {
       const url = await database();
       const signalId = randomUUID();
-      const dead = await PostgresSignalStore.open(url, 'b');
+      const dead = await openStore(url, 'b');
       await dead.claim(claim(signalId, { receivedAt: new Date(NOW).toISOString(), leaseExpiresAt: new Date(NOW + 65_000).toISOString() }));
       await dead.close();
-      const live = await simulatedApp({ store: await PostgresSignalStore.open(url, 'a') });
+      const live = await simulatedApp({ store: await openStore(url, 'a') });
       const state = async () => (await getSignal(live.app, signalId)).json<{ state: string }>().state;
       await live.clock.advanceAsync(60_000);
       expect(await state()).toBe('processing');

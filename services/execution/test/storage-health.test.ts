@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, type SqliteDatabase } from '@fxdesk/core';
+import { openDatabase, SQLITE_DIALECT, SqliteStoreDatabase, type SqliteDatabase } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, SqliteSignalStore } from '../src/sqlite-store.js';
+import { EXECUTION_SCHEMA, openExecutionFile } from '../src/schema.js';
+import { DatabaseSignalStore } from '../src/signal-store.js';
 import { expectEnvelope, NOW, postSignal, REPLICA_ID, signal, simulatedApp, type SimulatedHarness } from './helpers.js';
 
 const open: SimulatedHarness[] = [];
@@ -20,12 +21,15 @@ afterEach(async () => {
   for (const harness of open.splice(0)) await harness.app.close();
 });
 
+/** The schema's steps as SQLite runs them, for a connection of the test's own. */
+const MIGRATIONS = EXECUTION_SCHEMA.migrations.map((step) => (typeof step === 'string' ? step : step(SQLITE_DIALECT)));
+
 function tempFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-storage-')), 'execution.db');
 }
 
 async function harnessOn(db: SqliteDatabase, clock: ManualClock): Promise<SimulatedHarness> {
-  const store = new SqliteSignalStore(db, REPLICA_ID, { now: () => clock.now() });
+  const store = new DatabaseSignalStore(new SqliteStoreDatabase(db, { now: () => clock.now() }), REPLICA_ID);
   const harness = await simulatedApp({ clock, store });
   open.push(harness);
   return harness;
@@ -124,8 +128,7 @@ describe('execution store that cannot write', { timeout: 30_000 }, () => {
 
   it('on a file damaged after start, the claim fails with nothing sent, and readiness stays 503 whatever the time', async () => {
     const file = tempFile();
-    const seeded = SqliteSignalStore.open(file, REPLICA_ID);
-    await seeded.close();
+    await openExecutionFile(file).close();
     // Page 2 is the root of the signals table (the first one made): every claim reads it.
     const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);

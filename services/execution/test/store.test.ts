@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '@fxdesk/core';
+import { SqliteStoreDatabase } from '@fxdesk/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listQuery, MIGRATIONS, SqliteSignalStore } from '../src/sqlite-store.js';
+import { EXECUTION_SCHEMA, openExecutionFile } from '../src/schema.js';
+import { DatabaseSignalStore, listQuery } from '../src/signal-store.js';
 import type { SignalFilter } from '../src/store.js';
-import { claim, signalStoreContract } from './signal-store.contract.js';
+import { claim, filled, signalStoreContract } from './signal-store.contract.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-store-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -21,15 +22,23 @@ const at = (second: number) => `2026-01-05T12:00:${String(second).padStart(2, '0
 signalStoreContract('SQLite', {
   database: () => {
     const file = tempFile();
-    return Promise.resolve((replicaId) => Promise.resolve(SqliteSignalStore.open(file, replicaId)));
+    return Promise.resolve((replicaId) => Promise.resolve(new DatabaseSignalStore(openExecutionFile(file), replicaId)));
   },
 });
 
 describe('SQLite signal store', () => {
+  it('counts its commits', async () => {
+    const s = new DatabaseSignalStore(openExecutionFile(tempFile()), 'a');
+    const before = s.commitStats!.commits;
+    await s.claim(claim('x'));
+    await s.complete('x', filled);
+    expect(s.commitStats!.commits).toBeGreaterThan(before);
+    expect(s.commitStats!.operations).toBeGreaterThanOrEqual(2);
+    await s.close();
+  });
+
   it('serves every combination of filters, bounds and cursor from an index, in order, without sorting', () => {
-    const file = tempFile();
-    void SqliteSignalStore.open(file, 'a').close();
-    const db = openDatabase(file, { migrations: MIGRATIONS });
+    const db = openExecutionFile(tempFile()).connection;
     const options: SignalFilter[] = [
       { state: 'filled' },
       { symbol: 'EURUSD' },
@@ -52,18 +61,18 @@ describe('SQLite signal store', () => {
 
   it('lists the signals of a database written before the list, by the symbol and source of their stored request, and takes their claims over', async () => {
     const file = tempFile();
-    openDatabase(file, { migrations: MIGRATIONS.slice(0, 2) })
-      .prepare(
+    SqliteStoreDatabase.open(file, { ...EXECUTION_SCHEMA, migrations: EXECUTION_SCHEMA.migrations.slice(0, 2) })
+      .connection.prepare(
         `INSERT INTO signals (signal_id, payload_hash, state, request_json, request_id, order_comment, received_at, updated_at)
          VALUES ('old', 'h', 'processing', '{"symbol":"GBPUSD","source":"webhook"}', 'r', 'c', '2026-01-05T11:00:00.000Z', '2026-01-05T11:00:00.000Z')`,
       )
       .run();
-    const store = SqliteSignalStore.open(file, 'a');
+    const store = new DatabaseSignalStore(openExecutionFile(file), 'a');
     await store.claim(claim('new', { receivedAt: at(1) }));
     expect((await store.list({ symbol: 'GBPUSD', source: 'webhook', state: 'processing' }, 10)).records.map((r) => r.signal_id)).toEqual(['old']);
     expect((await store.list({}, 10)).records.map((r) => r.signal_id)).toEqual(['new', 'old']);
     // A row claimed before claims had an owner and a lease is nobody's, and long expired.
-    const other = SqliteSignalStore.open(file, 'b');
+    const other = new DatabaseSignalStore(openExecutionFile(file), 'b');
     const answer = () => ({ httpStatus: 503, responseBody: '{}', error: { code: 'execution_outcome_unknown', message: 'interrupted' } });
     expect((await other.failAbandoned(at(2), answer, { includeOwn: true })).map((s) => s.signalId)).toEqual(['old']);
     await other.close();

@@ -2,20 +2,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { simulatedTerminalStoreContract } from '@fxdesk/broker/testing';
-import { SqliteSignalStore } from '../src/sqlite-store.js';
-import { REPLICA_ID } from './helpers.js';
+import type { SqliteStoreDatabase } from '@fxdesk/core';
+import { openExecutionFile } from '../src/schema.js';
+import { SqliteTerminalStore } from '../src/terminal-store.js';
 
 simulatedTerminalStoreContract('the execution SQLite file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-terminal-'));
-  let signals: SqliteSignalStore | undefined;
+  let file: SqliteStoreDatabase | undefined;
   return {
     open: () => {
-      signals = SqliteSignalStore.open(path.join(dir, 'execution.db'), REPLICA_ID);
-      return signals.simulatedTerminalStore();
+      file = openExecutionFile(path.join(dir, 'execution.db'));
+      return new SqliteTerminalStore(file);
     },
     close: () => {
-      void signals?.close();
-      signals = undefined;
+      void file?.close();
+      file = undefined;
     },
     teardown: () => fs.rmSync(dir, { recursive: true, force: true }),
   };

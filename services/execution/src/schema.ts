@@ -1,0 +1,110 @@
+import { SqliteStoreDatabase, type Schema, type SqliteDatabaseOptions } from '@fxdesk/core';
+
+/**
+ * The execution service's tables, in the order they grew, for either engine. On SQLite
+ * (`execution.db`, counted by `user_version`) the list is the file's history step for step; on
+ * PostgreSQL it is counted as store `execution` in `fxdesk_migrations`. Keys and timestamps
+ * compared as text use the dialect's key type ("C" collation on PostgreSQL, the byte order SQLite
+ * compares in), so the list's order does not depend on the database's locale.
+ */
+export const EXECUTION_SCHEMA: Schema = {
+  name: 'execution',
+  migrations: [
+    ({ types: t }) => `CREATE TABLE signals (
+       signal_id       ${t.key} PRIMARY KEY,
+       payload_hash    ${t.text} NOT NULL,
+       state           ${t.text} NOT NULL CHECK (state IN ('processing','filled','partially_filled','placed','rejected','unknown')),
+       request_json    ${t.text} NOT NULL,
+       request_id      ${t.text} NOT NULL,
+       order_comment   ${t.text} NOT NULL,
+       http_status     ${t.integer},
+       response_body   ${t.text},
+       order_ticket    ${t.text},
+       deal_ticket     ${t.text},
+       position_ticket ${t.text},
+       result_json     ${t.text},
+       error_json      ${t.text},
+       reconciliation_json ${t.text},
+       received_at     ${t.key} NOT NULL,
+       completed_at    ${t.text},
+       updated_at      ${t.text} NOT NULL
+     );
+     CREATE INDEX signals_processing ON signals (state) WHERE state = 'processing';`,
+    // The simulated terminal's account (terminal-store.ts); an order resting keeps its order
+    // record. Read and written only in the SQLite file: on PostgreSQL these tables stay empty.
+    ({ types: t }) => `CREATE TABLE sim_account (
+       id              ${t.integer} PRIMARY KEY CHECK (id = 1),
+       balance         ${t.real} NOT NULL,
+       processed_up_to ${t.bigint} NOT NULL,
+       next_ticket     ${t.bigint} NOT NULL,
+       next_seq        ${t.bigint} NOT NULL
+     );
+     CREATE TABLE sim_records (
+       ticket   ${t.bigint} PRIMARY KEY,
+       kind     ${t.text} NOT NULL CHECK (kind IN ('order','deal')),
+       symbol   ${t.text} NOT NULL,
+       type     ${t.text} NOT NULL,
+       volume   ${t.text} NOT NULL,
+       price    ${t.text} NOT NULL,
+       magic    ${t.bigint} NOT NULL,
+       comment  ${t.text} NOT NULL,
+       time     ${t.bigint} NOT NULL,
+       position ${t.bigint},
+       state    ${t.text} NOT NULL
+     );
+     CREATE TABLE sim_positions (
+       ticket      ${t.bigint} PRIMARY KEY,
+       seq         ${t.bigint} NOT NULL,
+       symbol      ${t.text} NOT NULL,
+       side        ${t.text} NOT NULL CHECK (side IN ('buy','sell')),
+       volume      ${t.text} NOT NULL,
+       open_points ${t.bigint} NOT NULL,
+       sl_points   ${t.bigint},
+       tp_points   ${t.bigint},
+       magic       ${t.bigint} NOT NULL,
+       comment     ${t.text} NOT NULL,
+       time        ${t.bigint} NOT NULL
+     );
+     CREATE TABLE sim_resting_orders (
+       ticket       ${t.bigint} PRIMARY KEY,
+       record_json  ${t.text} NOT NULL,
+       seq          ${t.bigint} NOT NULL,
+       price_points ${t.bigint} NOT NULL,
+       sl_points    ${t.bigint},
+       tp_points    ${t.bigint},
+       expires_at   ${t.bigint}
+     );`,
+    // GET /v1/signals: the symbol and source as columns, and one index per filter that also
+    // serves the order (received_at, signal_id), so a page is a range read at any depth. The state
+    // index takes over the start-up search for `processing` rows.
+    (d) => `ALTER TABLE signals ADD COLUMN symbol ${d.types.text};
+     ALTER TABLE signals ADD COLUMN source ${d.types.text};
+     UPDATE signals SET symbol = ${d.jsonText('request_json', 'symbol')}, source = ${d.jsonText('request_json', 'source')};
+     DROP INDEX signals_processing;
+     CREATE INDEX signals_received ON signals (received_at, signal_id);
+     CREATE INDEX signals_state ON signals (state, received_at, signal_id);
+     CREATE INDEX signals_symbol ON signals (symbol, received_at, signal_id);
+     CREATE INDEX signals_source ON signals (source, received_at, signal_id);`,
+    // Claims of several replicas (issue 15): the replica that made each claim and until when it
+    // answers for it. Rows of before are nobody's and long expired, so a start takes them over.
+    ({ types: t }) => `ALTER TABLE signals ADD COLUMN owner ${t.text} NOT NULL DEFAULT '';
+     ALTER TABLE signals ADD COLUMN lease_expires_at ${t.key} NOT NULL DEFAULT '';`,
+  ],
+  // The PostgreSQL store of before made, in its one step, the signals table as it stands after
+  // all four: the same columns, types, collations and list indexes (only stricter: symbol, source
+  // and owner NOT NULL without a default, which every claim fills in).
+  postgresBefore: { store: 'execution', versions: { 1: 4 } },
+};
+
+/**
+ * execution.db: commits durable before they return (synchronous=FULL), and SQLite's own default
+ * cache (2 MiB) rather than better-sqlite3's 16 MB: rows are written once and read back by id or a
+ * recent page, and the larger cache filled at a megabyte a minute under the soak's load with pages
+ * the kernel caches anyway (claims and outcomes ran no slower).
+ */
+export const EXECUTION_SQLITE: SqliteDatabaseOptions = { synchronous: 'FULL', pageCacheKiB: 2048 };
+
+/** Opens (and migrates) `DATA_DIR/execution.db`, or `:memory:`: the signals' file by default, and the simulated terminal's account always. */
+export function openExecutionFile(file: string): SqliteStoreDatabase {
+  return SqliteStoreDatabase.open(file, EXECUTION_SCHEMA, EXECUTION_SQLITE);
+}
