@@ -1,4 +1,4 @@
-import { SqliteStoreDatabase, type Database, type GroupCommitStats } from '@fxdesk/core';
+import type { Database, GroupCommitStats } from '@fxdesk/core';
 import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, SignalState, TradeOutcome } from '@fxdesk/schemas';
 import { NO_TICKETS } from './outcome.js';
 import type {
@@ -85,7 +85,7 @@ export class DatabaseSignalStore implements SignalStore {
     private readonly db: Database,
     readonly replicaId: string,
   ) {
-    this.writable = db instanceof SqliteStoreDatabase ? () => db.writer.health.check() : undefined;
+    this.writable = db.writable?.bind(db);
     this.abandoned = `${ABANDONED} ${db.dialect.skipLocked}`;
   }
 

@@ -87,6 +87,12 @@ export interface Database extends Queries {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** For /health/ready: whether the database answers and can write. */
   health(): Promise<{ ok: boolean; detail: string }>;
+  /**
+   * Whether the store can write, known at once without a query, where the engine can tell
+   * (SQLite: unwritable after a write failed for want of storage, see StorageHealth); absent
+   * elsewhere. A caller about to claim work checks it first, so it refuses before claiming.
+   */
+  writable?(): { ok: boolean; detail: string };
   /** Commits and batches so far, where the engine groups commits (SQLite); absent elsewhere. */
   readonly commitStats?: GroupCommitStats;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type Sqlite from 'better-sqlite3';
 import type { GroupCommitStats } from '../group-commit.js';
 import { openDatabase, type SqliteDatabase } from '../sqlite.js';
@@ -93,7 +94,13 @@ export class SqliteStoreDatabase implements Database {
 
   /** Not ok once a write failed for want of storage (damaged file, full disk, I/O error), until a probe write commits (see StorageHealth). */
   health(): Promise<{ ok: boolean; detail: string }> {
-    return Promise.resolve(this.writer.health.check());
+    return Promise.resolve(this.writable());
+  }
+
+  writable(): { ok: boolean; detail: string } {
+    if (!this.connection.open)
+      return { ok: false, detail: `${this.connection.memory ? 'the in-memory database' : path.basename(this.connection.name)} is closed` };
+    return this.writer.health.check();
   }
 
   async close(): Promise<void> {
