@@ -2,7 +2,7 @@
  * Sweeps, pure: which rule settings a sweep runs (a grid or a seeded random sample), how a
  * walk-forward splits its range, and how results rank. Running the backtests is the caller's.
  */
-import { MAX_SWEEP_SETTINGS } from '@fxdesk/schemas';
+import { MAX_SWEEP_SETTINGS, type RankMetric } from '@fxdesk/schemas';
 import { RULE_BOUNDS, RULE_NAMES, type RuleOverrides } from '../rules.js';
 
 export { MAX_SWEEP_SETTINGS };
@@ -192,6 +192,12 @@ export function rankOrder(values: ReadonlyArray<number | null | undefined>, metr
       return sign * (a.value - b.value) || a.index - b.index;
     })
     .map((item) => item.index);
+}
+
+/** A backtest's value of the metric a sweep ranks by: a finite number, or null. */
+export function metricValue(metrics: Record<RankMetric, number | null>, rankBy: RankMetric): number | null {
+  const value = metrics[rankBy];
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** Metrics whose out-of-sample total is the sum over the windows; drawdowns and streaks take the worst window. */
