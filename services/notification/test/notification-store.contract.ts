@@ -1,7 +1,7 @@
 /**
- * The contract every NotificationStore keeps, run against each implementation (sqlite-store.test.ts
- * on SQLite, postgres-store.process.test.ts on a real PostgreSQL server). "Replicas" are stores
- * opened on one database under different replica ids.
+ * The contract the NotificationStore keeps, run on each engine (sqlite-store.test.ts on SQLite,
+ * postgres-store.process.test.ts on a real PostgreSQL server). "Replicas" are stores opened on
+ * one database under different replica ids.
  */
 import { randomUUID } from 'node:crypto';
 import type { NotificationChannel } from '@fxdesk/schemas';
