@@ -51,6 +51,17 @@ export function databaseContract(engine: string, open: OpenDatabase): void {
       await db.close();
     });
 
+    it('answers the rows a write returns, and commits the write', async () => {
+      const db = await open(SCHEMA);
+      await db.run("INSERT INTO items (id, n) VALUES ('a', 1), ('b', 2)");
+      const changed = await db.write<{ id: string; n: number }>('UPDATE items SET n = n * 10 WHERE n >= @least RETURNING id, n', { least: 2 });
+      expect(changed).toEqual([{ id: 'b', n: 20 }]);
+      const inTx = await db.transaction((tx) => tx.write("DELETE FROM items WHERE id = 'a' RETURNING id"));
+      expect(inTx).toEqual([{ id: 'a' }]);
+      expect(await db.query('SELECT id, n FROM items')).toEqual([{ id: 'b', n: 20 }]);
+      await db.close();
+    });
+
     it('commits a transaction whole, and rolls one back whole when it throws', async () => {
       const db = await open(SCHEMA);
       await db.transaction(async (tx) => {

@@ -1,4 +1,4 @@
-import { openStoreDatabase, SqliteStoreDatabase, type Database, type Dialect, type Row, type SqlParams } from '@fxdesk/core';
+import { openStoreDatabase, type Database, type Dialect, type Row } from '@fxdesk/core';
 import type { DeliveryRecord, DeliveryStatus, NotificationChannel, NotificationContentType, NotificationProvider, ProviderError } from '@fxdesk/schemas';
 import { DatabasePacingBook, MemoryPacingBook, type PacingBook } from './pacing.js';
 import { NOTIFICATION_SCHEMA } from './schema.js';
@@ -145,8 +145,7 @@ export interface OpenNotificationStoreOptions {
 /** The notification store in PostgreSQL when DATABASE_URL names one, else in the SQLite file; migrated first. */
 export async function openNotificationStore({ databaseUrl, file, replicaId }: OpenNotificationStoreOptions): Promise<DatabaseNotificationStore> {
   const db = await openStoreDatabase({ databaseUrl, file, schema: NOTIFICATION_SCHEMA });
-  // The SQLite file is DATA_DIR's, which the DATA_DIR lock gives to one process.
-  return new DatabaseNotificationStore(db, { replicaId, soleProcess: databaseUrl === undefined });
+  return new DatabaseNotificationStore(db, { replicaId });
 }
 
 /**
@@ -175,11 +174,11 @@ export class DatabaseNotificationStore implements NotificationStore {
   constructor(
     /** The database, for what reads the engine itself (the benchmark, tests). */
     readonly db: Database,
-    options: { replicaId: string; soleProcess: boolean },
+    options: { replicaId: string },
   ) {
     this.replicaId = options.replicaId;
-    this.soleProcess = options.soleProcess;
-    this.pacing = options.soleProcess ? new MemoryPacingBook() : new DatabasePacingBook(db);
+    this.soleProcess = db.dialect.soleProcess;
+    this.pacing = this.soleProcess ? new MemoryPacingBook() : new DatabasePacingBook(db);
     this.sql = statements(db.dialect);
   }
 
@@ -226,7 +225,7 @@ export class DatabaseNotificationStore implements NotificationStore {
 
   /** One statement both checks and changes the status (SQLite: under the write lock; PostgreSQL: SKIP LOCKED): one worker gets each row. */
   async claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]> {
-    const rows = await changedRows<ClaimedRow>(this.db, this.sql.claim, { now, limit, leaseUntil, owner: this.replicaId });
+    const rows = await this.db.write<ClaimedRow>(this.sql.claim, { now, limit, leaseUntil, owner: this.replicaId });
     return rows
       .sort((a, b) => a.seq - b.seq)
       .map((row) => ({
@@ -256,7 +255,7 @@ export class DatabaseNotificationStore implements NotificationStore {
       return `@atMostOnce${i}`;
     });
     const inDoubt = channels.length > 0 ? `(channel IN (${channels.join(', ')}) OR attempts >= @maxAttempts)` : 'attempts >= @maxAttempts';
-    const rows = await changedRows<{ seq: number; id: string; status: DeliveryStatus }>(this.db, this.sql.recover(inDoubt), params);
+    const rows = await this.db.write<{ seq: number; id: string; status: DeliveryStatus }>(this.sql.recover(inDoubt), params);
     rows.sort((a, b) => a.seq - b.seq);
     return { failed: rows.filter((r) => r.status === 'failed').map((r) => r.id), resent: rows.filter((r) => r.status === 'pending').map((r) => r.id) };
   }
@@ -422,17 +421,6 @@ export class DatabaseNotificationStore implements NotificationStore {
   close(): Promise<void> {
     return this.db.close();
   }
-}
-
-/**
- * The rows a statement changes and returns (UPDATE … RETURNING), in one call of the port, which
- * has none for it: its `query` is a read, which SQLite would run outside the group commit, in a
- * commit of its own. So on SQLite it runs as a transaction of one statement (one operation of the
- * batch), and on PostgreSQL as the statement alone (one round trip, its own transaction).
- */
-function changedRows<R extends Row>(db: Database, sql: string, params: SqlParams): Promise<R[]> {
-  if (db instanceof SqliteStoreDatabase) return db.transaction((tx) => tx.query<R>(sql, params));
-  return db.query<R>(sql, params);
 }
 
 function errorOf(row: DeliveryRow): ProviderError | null {

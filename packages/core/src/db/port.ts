@@ -46,6 +46,12 @@ export interface Dialect {
   readonly skipLocked: string;
   /** After a SELECT whose rows the transaction will change: `FOR UPDATE`, or nothing. */
   readonly forUpdate: string;
+  /**
+   * Whether one process holds the data (SQLite, under the service's DATA_DIR lock): then what it
+   * finds in flight at start was left by a process that has ended, and state kept in memory is
+   * the whole state. False where replicas share the database (PostgreSQL).
+   */
+  readonly soleProcess: boolean;
   /** After a table name: the index the planner must use (SQLite's INDEXED BY), or nothing. */
   indexedBy(index: string): string;
   /** The text at `$.field` of a JSON text column. */
@@ -61,6 +67,8 @@ export interface Queries {
   one<R extends Row = Row>(sql: string, params?: SqlParams): Promise<R | undefined>;
   /** A statement that returns no rows. */
   run(sql: string, params?: SqlParams): Promise<RunResult>;
+  /** A write that returns rows (INSERT/UPDATE/DELETE … RETURNING): committed as `run` is, answering its rows. */
+  write<R extends Row = Row>(sql: string, params?: SqlParams): Promise<R[]>;
   /**
    * Inserts `rows` into `table` (each row an object with one value per column): a prepared
    * insert a row on SQLite, a few multi-row statements on PostgreSQL. `onConflict` is the

@@ -8,6 +8,7 @@ import type { Database, Dialect, Row, RunResult, Schema, SqlParams, SqlValue, Tr
 export const SQLITE_DIALECT: Dialect = {
   engine: 'SQLite',
   types: { key: 'TEXT', text: 'TEXT', integer: 'INTEGER', bigint: 'INTEGER', real: 'REAL', blob: 'BLOB', serialKey: 'INTEGER PRIMARY KEY' },
+  soleProcess: true,
   skipLocked: '',
   forUpdate: '',
   indexedBy: (index) => `INDEXED BY ${index}`,
@@ -77,6 +78,10 @@ export class SqliteStoreDatabase implements Database {
     return this.writer.run(() => this.statements.run(sql, params));
   }
 
+  write<R extends Row = Row>(sql: string, params?: SqlParams): Promise<R[]> {
+    return this.writer.run(() => this.statements.all<R>(sql, params));
+  }
+
   insertMany(table: string, columns: readonly string[], rows: readonly SqlParams[], onConflict?: string): Promise<RunResult> {
     return this.writer.run(() => this.statements.insertMany(table, columns, rows, onConflict));
   }
@@ -131,6 +136,10 @@ class SqliteTransaction implements Transaction {
 
   run(sql: string, params?: SqlParams): Promise<RunResult> {
     return this.now(() => this.statements.run(sql, params));
+  }
+
+  write<R extends Row = Row>(sql: string, params?: SqlParams): Promise<R[]> {
+    return this.now(() => this.statements.all<R>(sql, params));
   }
 
   insertMany(table: string, columns: readonly string[], rows: readonly SqlParams[], onConflict?: string): Promise<RunResult> {
