@@ -4,7 +4,18 @@
  * terminal's (per-symbol running totals and trigger books: a cost per call that does not
  * depend on its open positions).
  */
-import type { Bar, Quote, SymbolInfo, TerminalRecord, TradeCheckResult, TradeRequest, TradeResult, TradingTerminal } from '@fxdesk/broker';
+import type {
+  Bar,
+  Quote,
+  SymbolInfo,
+  TerminalOrder,
+  TerminalPosition,
+  TerminalRecord,
+  TradeCheckResult,
+  TradeRequest,
+  TradeResult,
+  TradingTerminal,
+} from '@fxdesk/broker';
 import { simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
 import { createLogger, databasePath, loadConfig } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
@@ -15,6 +26,18 @@ import { DatabaseSignalStore } from '../../services/execution/src/signal-store.j
 
 const EURUSD: SymbolInfo = simulatedSymbolInfo(symbolSpec('EURUSD')!, 'full');
 const CHECK: TradeCheckResult = { retcode: 0, comment: 'Done', balance: 1e9, equity: 1e9, margin: 0, marginFree: 1e9, marginLevel: 0 };
+const DONE: TradeResult = {
+  retcode: 10009,
+  deal: null,
+  order: null,
+  position: null,
+  volume: '0',
+  price: null,
+  bid: 1.085,
+  ask: 1.0851,
+  comment: 'Done',
+  requestId: null,
+};
 let ticket = 1;
 
 /** Answers at once, from constants: a stand-in for a terminal of zero cost. */
@@ -57,6 +80,21 @@ class ConstantTerminal implements TradingTerminal {
   }
   async findByComment(): Promise<TerminalRecord[]> {
     return [];
+  }
+  async positions(): Promise<TerminalPosition[]> {
+    return [];
+  }
+  async orders(): Promise<TerminalOrder[]> {
+    return [];
+  }
+  async closePosition(): Promise<TradeResult> {
+    return DONE;
+  }
+  async modifyPosition(): Promise<TradeResult> {
+    return DONE;
+  }
+  async cancelOrder(): Promise<TradeResult> {
+    return DONE;
   }
 }
 

@@ -104,6 +104,85 @@ export interface TerminalRecord {
   state: 'placed' | 'filled' | 'partially_filled' | 'cancelled' | 'expired';
 }
 
+/** An open position (MT5 `positions_get`), prices and volume as exact decimal strings. */
+export interface TerminalPosition {
+  /** The position's ticket (MT5: the ticket of the order that opened it). */
+  ticket: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  /** Open volume, lots. */
+  volume: string;
+  openPrice: string;
+  /** Stop loss and take profit, or null when the position has none. */
+  sl: string | null;
+  tp: string | null;
+  /** Floating profit of the open volume at the current close price (bid for a buy), account currency. */
+  profit: number;
+  /** Swap charged to the open volume so far, account currency. */
+  swap: number;
+  magic: number;
+  comment: string;
+  /** When it opened, epoch milliseconds. */
+  openTime: number;
+}
+
+export type PendingOrderType = Exclude<OrderType, 'buy' | 'sell'>;
+
+/** A resting pending order (MT5 `orders_get`). */
+export interface TerminalOrder {
+  ticket: string;
+  symbol: string;
+  type: PendingOrderType;
+  /** Volume still to fill, lots. */
+  volume: string;
+  price: string;
+  sl: string | null;
+  tp: string | null;
+  magic: number;
+  comment: string;
+  /** When it was placed, epoch milliseconds. */
+  time: number;
+  /** When it expires, epoch milliseconds; null = good till cancelled. */
+  expiration: number | null;
+}
+
+/** Which positions or orders a listing answers; every one when omitted. */
+export interface TerminalFilter {
+  symbol?: string;
+}
+
+/** Whether a position or order of `symbol` belongs in a listing by `filter`. */
+export function isInFilter(filter: TerminalFilter, symbol: string): boolean {
+  return filter.symbol === undefined || filter.symbol === symbol;
+}
+
+/**
+ * Closes all or part of a position: MT5 TRADE_ACTION_DEAL of the opposite side with `position`
+ * set, at the current bid (closing a buy) or ask (closing a sell).
+ */
+export interface ClosePositionRequest {
+  position: string;
+  /** Lots to close: the whole open volume, or part of it on the symbol's volume step. */
+  volume: string;
+  /** Largest accepted slippage, in points. */
+  deviation?: number;
+  magic: number;
+  /** The closing order's and deal's comment, at most 31 characters. */
+  comment: string;
+}
+
+/** Sets a position's stops: MT5 TRADE_ACTION_SLTP. Both legs are set; null removes one. */
+export interface ModifyPositionRequest {
+  position: string;
+  sl: string | null;
+  tp: string | null;
+}
+
+/** Deletes a resting pending order: MT5 TRADE_ACTION_REMOVE. */
+export interface CancelOrderRequest {
+  order: string;
+}
+
 /** Calls a terminal received, by method: every adapter counts these (for /metrics and tests). */
 export interface TerminalCallStats {
   orderSendCalls: number;
@@ -112,16 +191,35 @@ export interface TerminalCallStats {
   symbolInfoCalls: number;
   ratesCalls: number;
   findByCommentCalls: number;
+  positionsCalls: number;
+  ordersCalls: number;
+  closePositionCalls: number;
+  modifyPositionCalls: number;
+  cancelOrderCalls: number;
 }
 
 export function newTerminalCallStats(): TerminalCallStats {
-  return { orderSendCalls: 0, orderCheckCalls: 0, tickCalls: 0, symbolInfoCalls: 0, ratesCalls: 0, findByCommentCalls: 0 };
+  return {
+    orderSendCalls: 0,
+    orderCheckCalls: 0,
+    tickCalls: 0,
+    symbolInfoCalls: 0,
+    ratesCalls: 0,
+    findByCommentCalls: 0,
+    positionsCalls: 0,
+    ordersCalls: 0,
+    closePositionCalls: 0,
+    modifyPositionCalls: 0,
+    cancelOrderCalls: 0,
+  };
 }
 
 /**
  * A MetaTrader 5 terminal, as the order-execution service drives it. Methods that talk to the
- * venue throw BrokerError; `orderSend` throws a BrokerError with `isAmbiguous` when the request
- * may have reached the server without an answer (timeout, lost connection).
+ * venue throw BrokerError. The trade calls (`orderSend`, `closePosition`, `modifyPosition`,
+ * `cancelOrder`) answer the server's retcode for a clear outcome, refusals included, and throw a
+ * BrokerError with `isAmbiguous` when the request may have reached the server without an answer
+ * (timeout, lost connection).
  */
 export interface TradingTerminal {
   /** Adapter name: `simulated`, `metaapi`. */
@@ -139,4 +237,14 @@ export interface TradingTerminal {
   rates(symbol: string, timeframe: Timeframe, count: number): Promise<Bar[]>;
   /** Orders and deals whose comment starts with `commentPrefix` (and carrying `magic`), newest first. */
   findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]>;
+  /** Open positions, in the order they opened. */
+  positions(filter?: TerminalFilter): Promise<TerminalPosition[]>;
+  /** Resting pending orders, in the order they were placed. */
+  orders(filter?: TerminalFilter): Promise<TerminalOrder[]>;
+  /** 10009 with the closing deal, or a rejection: 10036 when the position is no longer open, 10014 for a volume off the step, 10038 above the open volume. */
+  closePosition(request: ClosePositionRequest): Promise<TradeResult>;
+  /** 10009, or a rejection: 10016 for stops on the wrong side or within the stops level, 10025 when nothing changes, 10036 when the position is no longer open. */
+  modifyPosition(request: ModifyPositionRequest): Promise<TradeResult>;
+  /** 10009 with the order's ticket, or a rejection (10013 when the order no longer rests). */
+  cancelOrder(request: CancelOrderRequest): Promise<TradeResult>;
 }

@@ -11,6 +11,16 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('orderSend:stall')).toEqual([{ method: 'orderSend', kind: 'stall' }]);
   });
 
+  it('reads the methods that close, modify, cancel and list', () => {
+    expect(parseFaultSpec('closePosition:ambiguous:1,modifyPosition:timeout,cancelOrder:stall,positions:disconnect,orders:hang')).toEqual([
+      { method: 'closePosition', kind: 'ambiguous', times: 1 },
+      { method: 'modifyPosition', kind: 'timeout' },
+      { method: 'cancelOrder', kind: 'stall' },
+      { method: 'positions', kind: 'disconnect' },
+      { method: 'orders', kind: 'hang' },
+    ]);
+  });
+
   it('reads blank text as no faults', () => {
     expect(parseFaultSpec('')).toEqual([]);
     expect(parseFaultSpec('  ')).toEqual([]);

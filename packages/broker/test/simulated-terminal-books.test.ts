@@ -76,7 +76,7 @@ describe('SimulatedTerminal trigger books', () => {
     const closeOf = (position: string | null) => closes.find((r) => r.position === position)!;
     expect([closeOf(first.position).time, closeOf(second.position).time]).toEqual([tick.time, tick.time]);
     expect(BigInt(closeOf(first.position).ticket)).toBeLessThan(BigInt(closeOf(second.position).ticket));
-    expect(terminal.positions()).toEqual([]);
+    expect(await terminal.positions()).toEqual([]);
   });
 
   it('never fills an order after it expired, even when the market reaches its price later', async () => {
@@ -107,7 +107,7 @@ describe('SimulatedTerminal trigger books', () => {
           clock.advance(d.waitMs);
         }
         const state = terminal.accountState();
-        const positions = terminal.positions();
+        const positions = await terminal.positions();
         const profit = positions.reduce((sum, p) => sum + p.profit, 0);
         const margin = positions.reduce((sum, p) => {
           const spec = market.spec(p.symbol)!;

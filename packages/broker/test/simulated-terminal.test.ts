@@ -3,20 +3,13 @@ import { BrokerError } from '../src/errors.js';
 import { RETCODE } from '../src/mt5-retcodes.js';
 import { parseFaultSpec } from '../src/simulated/faults.js';
 import type { SimulatedMarket } from '../src/simulated/market.js';
-import { SimulatedTerminal, type SimulatedTerminalOptions } from '../src/simulated/terminal.js';
+import { SimulatedTerminal } from '../src/simulated/terminal.js';
 import type { TradeRequest } from '../src/terminal.js';
 import type { Quote } from '../src/types.js';
-import { WEDNESDAY_NOON, makeMarket } from './fixtures.js';
+import { WEDNESDAY_NOON, connectedTerminal } from './fixtures.js';
 
 const HOUR = 3_600_000;
 const MAGIC = 7;
-
-async function connectedTerminal(options: Partial<SimulatedTerminalOptions> = {}) {
-  const { market, clock } = makeMarket();
-  const terminal = new SimulatedTerminal({ market, reconnectAfterMs: 0, ...options });
-  await terminal.connect();
-  return { market, clock, terminal };
-}
 
 /** The ticks of the next two hours and the one with the lowest ask. */
 function lowestAhead(market: SimulatedMarket, from: number): { ticks: Quote[]; lowest: Quote } {
@@ -57,7 +50,7 @@ describe('SimulatedTerminal pending orders', () => {
     expect(records.find((r) => r.kind === 'order')!.state).toBe('filled');
     expect(deal).toMatchObject({ price, type: 'buy', position: result.order });
     expect(deal.time).toBe(future.ticks.find((t) => t.ask <= lowest.ask)!.time);
-    expect(terminal.positions().map((p) => p.ticket)).toEqual([result.order]);
+    expect((await terminal.positions()).map((p) => p.ticket)).toEqual([result.order]);
   });
 
   it('fills a buy stop on the first tick whose ask reaches it', async () => {
@@ -91,7 +84,7 @@ describe('SimulatedTerminal positions', () => {
     const opened = await terminal.orderSend(request({ volume: '1', sl, comment: 'with-sl' }));
     expect(opened.retcode).toBe(RETCODE.DONE);
     await clock.advanceAsync(3 * HOUR);
-    expect(terminal.positions()).toEqual([]);
+    expect(await terminal.positions()).toEqual([]);
     const [closing] = await terminal.findByComment('[sl', MAGIC);
     expect(closing).toMatchObject({ kind: 'deal', type: 'sell', price: sl, position: opened.position, comment: `[sl ${sl}]` });
     expect(terminal.accountState().balance).toBeCloseTo(100_000 + (Number(sl) - Number(opened.price)) * 100_000, 6);

@@ -41,7 +41,7 @@ describe('concurrent submissions of one signal_id', () => {
     const bodies = Array.from({ length: 100 }, (_, i) => ({ ...base, volume: ((i + 1) / 100).toFixed(2) }));
     const answers = await Promise.all(bodies.map((b) => postSignal(h.app, b)));
     expect(h.terminal.stats.orderSendCalls).toBe(1);
-    expect(h.terminal.positions()).toHaveLength(1);
+    expect(await h.terminal.positions()).toHaveLength(1);
     expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.statusCode === 409 && a.json().code === 'idempotency_conflict')).toHaveLength(99);
   });

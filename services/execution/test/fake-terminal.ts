@@ -4,6 +4,8 @@ import {
   type Bar,
   type Quote,
   type SymbolInfo,
+  type TerminalOrder,
+  type TerminalPosition,
   type TerminalRecord,
   type TradeCheckResult,
   type TradeRequest,
@@ -71,4 +73,24 @@ export class ScriptedTerminal implements TradingTerminal {
   async findByComment(): Promise<TerminalRecord[]> {
     return [];
   }
+  async positions(): Promise<TerminalPosition[]> {
+    return [];
+  }
+  async orders(): Promise<TerminalOrder[]> {
+    return [];
+  }
+  /** It keeps no positions and no orders: a close or a modification finds none (10036), nor does a cancel (10013). */
+  async closePosition(): Promise<TradeResult> {
+    return nothingThere(10036);
+  }
+  async modifyPosition(): Promise<TradeResult> {
+    return nothingThere(10036);
+  }
+  async cancelOrder(): Promise<TradeResult> {
+    return nothingThere(10013);
+  }
+}
+
+function nothingThere(retcode: number): TradeResult {
+  return { retcode, deal: null, order: null, position: null, volume: '0', price: null, bid: null, ask: null, comment: 'nothing to act on', requestId: null };
 }

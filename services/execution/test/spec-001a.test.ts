@@ -156,7 +156,7 @@ describe('spec 001 (A) signal submission: fields', () => {
     expectEnvelope(await postSignal(h.app, signal({ stop_loss: '1.0800001' })), 422, 'invalid_price');
     expectEnvelope(await postSignal(h.app, signal({ stop_loss: price(bid - 0.00005) })), 422, 'invalid_stops');
     expect((await postSignal(h.app, signal({ stop_loss: price(bid - 0.002) }))).statusCode).toBe(200);
-    expect(h.terminal.positions()[0]?.sl).toBe(String(Number(price(bid - 0.002))));
+    expect((await h.terminal.positions())[0]?.sl).toBe(String(Number(price(bid - 0.002))));
   });
 
   it('take_profit: an absolute price with the same validation', async () => {
@@ -238,19 +238,19 @@ describe('spec 001 (A) risk-level rules', () => {
     const h = await setup();
     const { bid } = await quote(h);
     await postSignal(h.app, signal({ direction: 'sell', stop_loss_distance: '0.002', take_profit_distance: '0.003' }));
-    const [position] = h.terminal.positions();
-    expect(position).toMatchObject({ type: 'sell', sl: String(Number(price(bid + 0.002))), tp: String(Number(price(bid - 0.003))) });
+    const [position] = await h.terminal.positions();
+    expect(position).toMatchObject({ side: 'sell', sl: String(Number(price(bid + 0.002))), tp: String(Number(price(bid - 0.003))) });
   });
 
   it('3. the reference price is the ask for buy, the bid for sell, entry_price for pending orders', async () => {
     const h = await setup();
     const { ask } = await quote(h);
     await postSignal(h.app, signal({ direction: 'buy', stop_loss_distance: '0.002' }));
-    expect(h.terminal.positions()[0]?.sl).toBe(String(Number(price(ask - 0.002))));
+    expect((await h.terminal.positions())[0]?.sl).toBe(String(Number(price(ask - 0.002))));
     const entry = price(ask - 0.01);
     const pending = signal({ execution_type: 'limit', entry_price: entry, stop_loss_distance: '0.001', take_profit_distance: '0.002' });
     expect((await postSignal(h.app, pending)).json()).toMatchObject({ state: 'placed', result: { price: String(Number(entry)) } });
-    expect(h.terminal.positions()).toHaveLength(1);
+    expect(await h.terminal.positions()).toHaveLength(1);
   });
 });
 
@@ -409,7 +409,7 @@ describe('spec 001 (A) endpoints', () => {
   it('POST /v1/signals validates and executes a signal', async () => {
     const h = await setup();
     expect((await postSignal(h.app, signal())).json()).toMatchObject({ state: 'filled' });
-    expect(h.terminal.positions()).toHaveLength(1);
+    expect(await h.terminal.positions()).toHaveLength(1);
   });
 
   it('GET /v1/signals/{signal_id} returns the durable record: state, request, tickets, result, timestamps', async () => {

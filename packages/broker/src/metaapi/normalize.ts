@@ -1,8 +1,21 @@
 import { compareDecimal, decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
-import type { ExpirationMode, FillingMode, OrderType, SymbolInfo, SymbolTradeMode, TerminalRecord, TradeRequest } from '../terminal.js';
+import type {
+  CancelOrderRequest,
+  ClosePositionRequest,
+  ExpirationMode,
+  FillingMode,
+  ModifyPositionRequest,
+  OrderType,
+  SymbolInfo,
+  SymbolTradeMode,
+  TerminalOrder,
+  TerminalPosition,
+  TerminalRecord,
+  TradeRequest,
+} from '../terminal.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
-import type { WireDeal, WireOrder, WireSymbolPrice, WireSymbolSpecification } from './wire.js';
+import type { WireDeal, WireOrder, WirePosition, WireSymbolPrice, WireSymbolSpecification } from './wire.js';
 
 /**
  * "The sum of the line lengths of the comment and the clientId must be less than or equal to 26"
@@ -115,10 +128,19 @@ export function barsOf(
   return [...byTime.values()].sort((a, b) => a.time - b.time);
 }
 
+/** A price as the number MetaApi takes; none for no price or `0` (MT5's "no stop"). */
+function priceNumber(value: string | null | undefined): number | undefined {
+  return value === undefined || value === null || compareDecimal(value, '0') === 0 ? undefined : Number(value);
+}
+
+/** A MetaApi price we keep as a stop: absent or 0 is none. */
+function stopOf(value: number | undefined): string | null {
+  return value === undefined || value === 0 ? null : decimalOf(value);
+}
+
 /** The MetatraderTrade body of an MT5 trade request (numbers as MetaApi documents them). */
 export function tradeBodyOf(request: TradeRequest): Record<string, unknown> {
   const isDeal = request.action === 'deal';
-  const price = (value: string | undefined) => (value === undefined || compareDecimal(value, '0') === 0 ? undefined : Number(value));
   const body: Record<string, unknown> = {
     actionType: metaApiOrderType(request.type),
     symbol: request.symbol,
@@ -128,10 +150,10 @@ export function tradeBodyOf(request: TradeRequest): Record<string, unknown> {
   };
   // A market order takes the terminal's current price: MetaApi has no price field for it, and
   // "slippage in points" bounds how far the fill may move from it.
-  if (!isDeal) body.openPrice = price(request.price);
+  if (!isDeal) body.openPrice = priceNumber(request.price);
   if (isDeal && request.deviation !== undefined) body.slippage = request.deviation;
-  if (price(request.sl) !== undefined) body.stopLoss = price(request.sl);
-  if (price(request.tp) !== undefined) body.takeProfit = price(request.tp);
+  if (priceNumber(request.sl) !== undefined) body.stopLoss = priceNumber(request.sl);
+  if (priceNumber(request.tp) !== undefined) body.takeProfit = priceNumber(request.tp);
   // "fillingModes: allowed filling modes … ORDER_FILLING_FOK, ORDER_FILLING_IOC" belongs to market
   // orders only (MetaApi trade docs); a pending order has none, and Return has no value there.
   if (isDeal && (request.filling === 'FOK' || request.filling === 'IOC')) body.fillingModes = [`ORDER_FILLING_${request.filling}`];
@@ -202,9 +224,94 @@ export function recordOfDeal(deal: WireDeal, partialOrders: ReadonlySet<string>)
   };
 }
 
+/** Tickets (numbers of any width, as strings) in numeric order. */
+function byTicket(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Newest first; tickets of one instant by number, larger first. */
 export function newestFirst(a: TerminalRecord, b: TerminalRecord): number {
-  if (a.time !== b.time) return b.time - a.time;
-  if (a.ticket.length !== b.ticket.length) return b.ticket.length - a.ticket.length;
-  return a.ticket < b.ticket ? 1 : a.ticket > b.ticket ? -1 : 0;
+  return b.time - a.time || byTicket(b.ticket, a.ticket);
+}
+
+/** A comparator putting the oldest first by `timeOf`; tickets of one instant by number. */
+export function oldestFirst<T extends { ticket: string }>(timeOf: (item: T) => number): (a: T, b: T) => number {
+  return (a, b) => timeOf(a) - timeOf(b) || byTicket(a.ticket, b.ticket);
+}
+
+/**
+ * POSITION_CLOSE_ID for the whole position, POSITION_PARTIAL with `volume` for part of it, with
+ * the trade options an SDK close sends ("comment", "magic", "slippage in points"; MetaApi:
+ * "position id, must be specified for position modification commands").
+ */
+export function closeBodyOf(request: ClosePositionRequest, isWhole: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    actionType: isWhole ? 'POSITION_CLOSE_ID' : 'POSITION_PARTIAL',
+    positionId: request.position,
+    comment: request.comment.slice(0, METAAPI_COMMENT_LENGTH),
+    magic: request.magic,
+  };
+  if (!isWhole) body.volume = Number(request.volume);
+  if (request.deviation !== undefined) body.slippage = request.deviation;
+  return body;
+}
+
+/**
+ * POSITION_MODIFY with the stops the position is to have: MetaApi removes a leg the request
+ * leaves out ("it removes existing takeProfit if I only provide stopLoss", metaapi-node.js-sdk
+ * issue #29; the maintainers' answer: specify both), which is how a null leg is removed.
+ */
+export function modifyBodyOf(request: ModifyPositionRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { actionType: 'POSITION_MODIFY', positionId: request.position };
+  const sl = priceNumber(request.sl);
+  const tp = priceNumber(request.tp);
+  if (sl !== undefined) body.stopLoss = sl;
+  if (tp !== undefined) body.takeProfit = tp;
+  return body;
+}
+
+/** ORDER_CANCEL ("order id, must be specified for order modification commands"). */
+export function cancelBodyOf(request: CancelOrderRequest): Record<string, unknown> {
+  return { actionType: 'ORDER_CANCEL', orderId: request.order };
+}
+
+/** A MetatraderPosition as an open position; null for a type other than POSITION_TYPE_BUY / _SELL. */
+export function positionOf(position: WirePosition): TerminalPosition | null {
+  const side = position.type === 'POSITION_TYPE_BUY' ? 'buy' : position.type === 'POSITION_TYPE_SELL' ? 'sell' : undefined;
+  if (!side) return null;
+  return {
+    ticket: position.id,
+    symbol: position.symbol,
+    side,
+    volume: decimalOf(position.volume),
+    openPrice: decimalOf(position.openPrice),
+    sl: stopOf(position.stopLoss),
+    tp: stopOf(position.takeProfit),
+    profit: position.unrealizedProfit ?? position.profit,
+    swap: position.unrealizedSwap ?? position.swap,
+    magic: position.magic,
+    comment: position.comment ?? '',
+    openTime: epochMsOf(position.time),
+  };
+}
+
+/** An open order as a resting pending order: null for a market order still in flight and for types we do not trade (stop-limit). */
+export function pendingOrderOf(order: WireOrder): TerminalOrder | null {
+  const type = OUR_ORDER_TYPES.get(order.type);
+  if (!type || type === 'buy' || type === 'sell') return null;
+  const expires = order.expirationType !== undefined && order.expirationType !== 'ORDER_TIME_GTC';
+  return {
+    ticket: order.id,
+    symbol: order.symbol,
+    type,
+    volume: decimalOf(order.currentVolume ?? order.volume),
+    price: decimalOf(order.openPrice ?? 0),
+    sl: stopOf(order.stopLoss),
+    tp: stopOf(order.takeProfit),
+    magic: order.magic,
+    comment: order.comment ?? '',
+    time: epochMsOf(order.time),
+    expiration: expires && order.expirationTime !== undefined ? epochMsOf(order.expirationTime) : null,
+  };
 }

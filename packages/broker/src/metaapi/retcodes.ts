@@ -12,6 +12,12 @@ import type { WireTradeResponse } from './wire.js';
  */
 export const METAAPI_DISCONNECTED_DURING_TRADE = -11;
 export const METAAPI_DISCONNECTED_BEFORE_TRADE = -10;
+/**
+ * The same table's "not found" codes, MQL5 runtime errors rather than trade server codes: 4753
+ * ERR_TRADE_POSITION_NOT_FOUND "Position not found", 4754 ERR_TRADE_ORDER_NOT_FOUND "Order not found".
+ */
+export const METAAPI_POSITION_NOT_FOUND = 4753;
+export const METAAPI_ORDER_NOT_FOUND = 4754;
 
 /** What a trade response says, in MT5 vocabulary. */
 export type TradeVerdict =
@@ -27,8 +33,10 @@ const CODE_BY_NAME = new Map(Object.keys(MT5_RETCODES).map((code) => [retcodeNam
  * through ("see MT5 Trade return codes"), so a documented MT5 code is kept as is. Success "0 /
  * ERR_NO_ERROR" (an MT4 spelling) is read as DONE for a deal and PLACED for a pending order.
  * A numeric code contradicting its string code is read as 10011 ERROR (outcome unknown); -10
- * becomes 10031 CONNECTION (MT5's "No connection with the trade server"); any other code is kept,
- * so an undocumented one stays unknown to `outcomeOfRetcode`.
+ * becomes 10031 CONNECTION (MT5's "No connection with the trade server"); 4753 (position not
+ * found) becomes 10036 POSITION_CLOSED and 4754 (order not found) 10013 INVALID, the codes an MT5
+ * server answers for a position or order that is gone; any other code is kept, so an
+ * undocumented one stays unknown to `outcomeOfRetcode`.
  */
 export function verdictOf(response: WireTradeResponse, action: TradeRequest['action']): TradeVerdict {
   const { numericCode, stringCode } = response;
@@ -40,6 +48,12 @@ export function verdictOf(response: WireTradeResponse, action: TradeRequest['act
       terminalDisconnected: true,
       note: 'the MetaApi terminal was disconnected from the trade server; the request was not delivered',
     };
+  }
+  if (numericCode === METAAPI_POSITION_NOT_FOUND || stringCode === 'ERR_TRADE_POSITION_NOT_FOUND') {
+    return { lost: false, retcode: RETCODE.POSITION_CLOSED, terminalDisconnected: false, note: 'MetaApi: position not found' };
+  }
+  if (numericCode === METAAPI_ORDER_NOT_FOUND || stringCode === 'ERR_TRADE_ORDER_NOT_FOUND') {
+    return { lost: false, retcode: RETCODE.INVALID, terminalDisconnected: false, note: 'MetaApi: order not found' };
   }
   if (numericCode === 0 || stringCode === 'ERR_NO_ERROR') {
     return { lost: false, retcode: action === 'deal' ? RETCODE.DONE : RETCODE.PLACED, terminalDisconnected: false };

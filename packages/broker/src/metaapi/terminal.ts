@@ -1,12 +1,19 @@
-import { addDecimal, Pacer, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { addDecimal, compareDecimal, isDecimalString, Pacer, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import {
+  isInFilter,
   newTerminalCallStats,
+  type CancelOrderRequest,
+  type ClosePositionRequest,
+  type ModifyPositionRequest,
   type SymbolInfo,
   type TerminalCallStats,
+  type TerminalFilter,
+  type TerminalOrder,
+  type TerminalPosition,
   type TerminalRecord,
   type TradeCheckResult,
   type TradeRequest,
@@ -19,11 +26,17 @@ import { metaApiClientUrl, metaApiMarketDataUrl, metaApiProvisioningUrl, METAAPI
 import { MetaApiHttp, parseBody, type HttpAnswer } from './http-client.js';
 import {
   barsOf,
+  cancelBodyOf,
+  closeBodyOf,
   decimalOf,
   METAAPI_COMMENT_LENGTH,
   METAAPI_TIMEFRAMES,
   metaApiOrderType,
+  modifyBodyOf,
   newestFirst,
+  oldestFirst,
+  pendingOrderOf,
+  positionOf,
   quoteOf,
   recordOfDeal,
   recordOfOrder,
@@ -39,11 +52,13 @@ import {
   HistoryOrdersSchema,
   MarginSchema,
   OrdersSchema,
+  PositionsSchema,
   ProvisionedAccountSchema,
   SymbolPriceSchema,
   SymbolSpecificationSchema,
   TradeResponseSchema,
   type WireDeal,
+  type WirePosition,
   type WireSymbolPrice,
   type WireSymbolSpecification,
 } from './wire.js';
@@ -115,10 +130,23 @@ const HISTORY_SLACK_MS = 60_000;
 /** Between two reads of the account's state while waiting for it to synchronize (the SDK's waitConnected polls each second). */
 const SYNC_POLL_MS = 1000;
 
+/** What MetaApi answered a POST /trade, in MT5 terms. */
+interface TradeAnswer {
+  retcode: number;
+  comment: string;
+  order: string | null;
+  position: string | null;
+}
+
+const isFill = (retcode: number) => retcode === RETCODE.DONE || retcode === RETCODE.DONE_PARTIAL;
+const notNull = <T>(value: T | null): value is T => value !== null;
+
 /**
  * A MetaTrader 5 terminal driven through MetaApi's REST API (metaapi.cloud/docs/client/restApi):
  * account information, symbol specification and current price for the pre-check, POST /trade for
- * order_send, history orders and deals for reconciliation, the market data API for candles.
+ * order_send and for closing, modifying and cancelling (POSITION_CLOSE_ID, POSITION_PARTIAL,
+ * POSITION_MODIFY, ORDER_CANCEL), open positions and orders, history orders and deals for
+ * reconciliation, the market data API for candles.
  *
  * POST /trade is sent once and never retried: silence past `tradeTimeoutMs` is an ambiguous
  * `timeout`, a connection that breaks under way and MetaApi's -11 (delivered, result unknown) an
@@ -364,77 +392,132 @@ export class MetaApiTerminal implements TradingTerminal {
     return parseBody(MarginSchema, answer.text, path).margin;
   }
 
-  // --- order_send ---------------------------------------------------------------------------
+  // --- trades -------------------------------------------------------------------------------
 
   /**
-   * POST /trade, exactly once. The MetatraderTrade response becomes an MqlTradeResult; a fill's
+   * POST /trade, exactly once. The MetatraderTradeResponse becomes an MqlTradeResult; a fill's
    * deal ticket, volume and price come from the position's history deals (MetaApi's response has
    * only orderId and positionId).
    */
   orderSend(request: TradeRequest): Promise<TradeResult> {
     this.stats.orderSendCalls++;
     return this.guarded(async () => {
-      const path = this.client.pathFor(`${this.accountPath}/trade`);
-      let answer: HttpAnswer;
-      try {
-        answer = await this.client.send('POST', path, tradeBodyOf(request), this.tradeTimeoutMs);
-      } catch (err) {
-        // Our own pacing refused it unsent: the same answer as MetaApi's 429, nothing traded.
-        if (err instanceof BrokerError && err.kind === 'rate_limited') return emptyResult(TOO_MANY_REQUESTS, err.message);
-        throw err;
-      }
-      return this.resultOf(request, answer, path);
+      const answer = await this.trade(tradeBodyOf(request), request.action);
+      const { retcode, comment, order, position } = answer;
+      if (retcode === RETCODE.PLACED) return { ...emptyResult(retcode, comment), order, volume: request.volume, price: request.price ?? null };
+      if (!isFill(retcode)) return { ...emptyResult(retcode, comment), order, position };
+      // The order's deals; without an order id, the position's opening deals.
+      const isOwn = (d: WireDeal) => (order !== null ? d.orderId === order : d.entryType !== 'DEAL_ENTRY_OUT');
+      return { ...(await this.fillOf(answer, request.volume, isOwn)), order, position };
     });
   }
 
-  private async resultOf(request: TradeRequest, answer: HttpAnswer, path: string): Promise<TradeResult> {
+  /**
+   * Reads the position (GET …/positions with refreshTerminalState, "whether to refresh terminal
+   * state before retrieving the data") to send POSITION_CLOSE_ID for its whole volume or
+   * POSITION_PARTIAL for part of it. A position it does not find (10036) or a volume above the
+   * open one (10038) is answered without sending anything.
+   */
+  closePosition(request: ClosePositionRequest): Promise<TradeResult> {
+    this.stats.closePositionCalls++;
+    return this.guarded(async () => {
+      const { volume } = request;
+      if (!isDecimalString(volume) || compareDecimal(volume, '0') <= 0) {
+        return emptyResult(RETCODE.INVALID_VOLUME, `volume ${JSON.stringify(volume)} is not a positive decimal; not sent`);
+      }
+      const open = (await this.positionsBeforeSending()).find((p) => p.id === request.position);
+      if (!open) return emptyResult(RETCODE.POSITION_CLOSED, `position ${request.position} is not open at MetaApi; not sent`);
+      const openVolume = decimalOf(open.volume);
+      if (compareDecimal(volume, openVolume) > 0) {
+        return emptyResult(RETCODE.INVALID_CLOSE_VOLUME, `volume ${volume} is above the position's ${openVolume}; not sent`);
+      }
+      const answer = await this.trade(closeBodyOf(request, compareDecimal(volume, openVolume) === 0), 'deal');
+      const position = answer.position ?? request.position;
+      if (!isFill(answer.retcode)) return { ...emptyResult(answer.retcode, answer.comment), order: answer.order };
+      // MT5 closes with an order of its own and its deal: the deals of that order.
+      const isOwn = (d: WireDeal) => answer.order !== null && d.orderId === answer.order;
+      return { ...(await this.fillOf({ ...answer, position }, volume, isOwn)), order: answer.order, position };
+    });
+  }
+
+  /** POST /trade POSITION_MODIFY, exactly once (see `modifyBodyOf` for a null leg). */
+  modifyPosition(request: ModifyPositionRequest): Promise<TradeResult> {
+    this.stats.modifyPositionCalls++;
+    return this.guarded(async () => {
+      const { retcode, comment, position } = await this.trade(modifyBodyOf(request), 'deal');
+      return { ...emptyResult(retcode, comment), position: retcode === RETCODE.DONE ? (position ?? request.position) : null };
+    });
+  }
+
+  /** POST /trade ORDER_CANCEL, exactly once. */
+  cancelOrder(request: CancelOrderRequest): Promise<TradeResult> {
+    this.stats.cancelOrderCalls++;
+    return this.guarded(async () => {
+      const { retcode, comment, order } = await this.trade(cancelBodyOf(request), 'deal');
+      return { ...emptyResult(retcode, comment), order: retcode === RETCODE.DONE ? (order ?? request.order) : null };
+    });
+  }
+
+  /**
+   * POST /trade, exactly once, and its answer in MT5 terms: 0 / ERR_NO_ERROR is DONE for a deal
+   * (a close, a modification and a cancel included) and PLACED for a pending order.
+   */
+  private async trade(body: Record<string, unknown>, action: TradeRequest['action']): Promise<TradeAnswer> {
+    const path = this.client.pathFor(`${this.accountPath}/trade`);
+    const refused = (retcode: number, comment: string): TradeAnswer => ({ retcode, comment, order: null, position: null });
+    let answer: HttpAnswer;
+    try {
+      answer = await this.client.send('POST', path, body, this.tradeTimeoutMs);
+    } catch (err) {
+      // Our own pacing refused it unsent: the same answer as MetaApi's 429, nothing traded.
+      if (err instanceof BrokerError && err.kind === 'rate_limited') return refused(TOO_MANY_REQUESTS, err.message);
+      throw err;
+    }
     const { status, text } = answer;
     // Refused before the terminal saw it: MT5's own codes say what happened.
-    if (status === 400) return emptyResult(RETCODE.INVALID, `MetaApi refused the request: ${parseErrorBody(text).message ?? 'ValidationError'}`);
+    if (status === 400) return refused(RETCODE.INVALID, `MetaApi refused the request: ${parseErrorBody(text).message ?? 'ValidationError'}`);
     if (status === 429) {
       const retryAfter = retryAfterOf(parseErrorBody(text), answer.retryAfter, this.clock.now());
-      return emptyResult(TOO_MANY_REQUESTS, `MetaApi is throttling trades${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}`);
+      return refused(TOO_MANY_REQUESTS, `MetaApi is throttling trades${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}`);
     }
     if (status >= 500 && status !== 504) {
-      throw new BrokerError('timeout', `MetaApi answered the trade with HTTP ${status}: the order may or may not exist`, { venueCode: String(status) });
+      throw new BrokerError('timeout', `MetaApi answered the trade with HTTP ${status}: it may or may not have been executed`, { venueCode: String(status) });
     }
     if (status !== 200) throw this.client.errorOf(answer);
     let response;
     try {
       response = parseBody(TradeResponseSchema, text, path);
     } catch (err) {
-      throw new BrokerError('disconnected', 'MetaApi answered the trade with a body that cannot be read: the order may or may not exist', { cause: err });
+      throw new BrokerError('disconnected', 'MetaApi answered the trade with a body that cannot be read: it may or may not have been executed', { cause: err });
     }
-    const verdict = verdictOf(response, request.action);
+    const verdict = verdictOf(response, action);
     if (verdict.lost) {
       this.setConnected(false);
       throw new BrokerError('disconnected', `MetaApi: ${response.stringCode} ${response.message}`.trim(), { venueCode: String(response.numericCode) });
     }
     if (verdict.terminalDisconnected) this.setConnected(false);
-    const comment = [response.message || retcodeDescription(verdict.retcode), verdict.note].filter(Boolean).join('; ');
-    const order = response.orderId ?? null;
-    const position = response.positionId ?? null;
-    if (verdict.retcode === RETCODE.PLACED) return { ...emptyResult(verdict.retcode, comment), order, volume: request.volume, price: request.price ?? null };
-    if (verdict.retcode !== RETCODE.DONE && verdict.retcode !== RETCODE.DONE_PARTIAL) return { ...emptyResult(verdict.retcode, comment), order, position };
-    return { ...(await this.fillOf(request, verdict.retcode, order, position, comment)), order, position };
+    return {
+      retcode: verdict.retcode,
+      comment: [response.message || retcodeDescription(verdict.retcode), verdict.note].filter(Boolean).join('; '),
+      order: response.orderId ?? null,
+      position: response.positionId ?? null,
+    };
   }
 
-  /** The deals of a filled order; MT5's DONE means the whole volume even when the deals cannot be read. */
-  private async fillOf(request: TradeRequest, retcode: number, order: string | null, position: string | null, comment: string): Promise<TradeResult> {
+  /** The deals of a fill (those `isOwn` picks); MT5's DONE means the whole volume even when the deals cannot be read. */
+  private async fillOf(answer: TradeAnswer, volume: string, isOwn: (deal: WireDeal) => boolean): Promise<TradeResult> {
+    const { retcode, comment } = answer;
     const whenUnread = (why: string) => ({
       ...emptyResult(retcode, `${comment}; deal details unavailable (${why})`),
-      volume: retcode === RETCODE.DONE ? request.volume : '0',
+      volume: retcode === RETCODE.DONE ? volume : '0',
     });
     let deals: WireDeal[];
     try {
-      deals = await this.dealsOf(order, position);
+      deals = await this.dealsOf(answer.order, answer.position);
     } catch (err) {
       return whenUnread(err instanceof Error ? err.message : String(err));
     }
-    // The order's deals; without an order id, the position's opening deals.
-    const own = deals.filter(
-      (d) => (d.type === 'DEAL_TYPE_BUY' || d.type === 'DEAL_TYPE_SELL') && (order !== null ? d.orderId === order : d.entryType !== 'DEAL_ENTRY_OUT'),
-    );
+    const own = deals.filter((d) => (d.type === 'DEAL_TYPE_BUY' || d.type === 'DEAL_TYPE_SELL') && isOwn(d));
     const first = own[0];
     if (!first) return whenUnread('no deal found yet');
     return {
@@ -452,6 +535,50 @@ export class MetaApiTerminal implements TradingTerminal {
     const now = this.clock.now();
     const range = `${encodeURIComponent(new Date(now - RECENT_DEALS_MS).toISOString())}/${encodeURIComponent(new Date(now + HISTORY_SLACK_MS).toISOString())}`;
     return (await this.get(`/history-deals/time/${range}`, DealsSchema)).deals;
+  }
+
+  // --- positions and orders -----------------------------------------------------------------
+
+  /** GET …/positions ("Response schema: Array<MetatraderPosition>"), in the order they opened. */
+  positions(filter: TerminalFilter = {}): Promise<TerminalPosition[]> {
+    this.stats.positionsCalls++;
+    return this.guarded(async () => {
+      const open = (await this.openPositions(false)).filter((p) => isInFilter(filter, p.symbol));
+      return open
+        .map(positionOf)
+        .filter(notNull)
+        .sort(oldestFirst((p) => p.openTime));
+    });
+  }
+
+  /** GET …/orders: the pending ones (limits and stops), in the order they were placed. */
+  orders(filter: TerminalFilter = {}): Promise<TerminalOrder[]> {
+    this.stats.ordersCalls++;
+    return this.guarded(async () => {
+      const open = (await this.get('/orders', OrdersSchema)).filter((o) => isInFilter(filter, o.symbol));
+      return open
+        .map(pendingOrderOf)
+        .filter(notNull)
+        .sort(oldestFirst((o) => o.time));
+    });
+  }
+
+  private openPositions(refreshTerminalState: boolean): Promise<WirePosition[]> {
+    return this.get('/positions', PositionsSchema, refreshTerminalState ? { refreshTerminalState: 'true' } : {});
+  }
+
+  /** The positions a close reads first: a read that fails, silence included, sent no trade, so it fails definite (`unavailable`). */
+  private async positionsBeforeSending(): Promise<WirePosition[]> {
+    try {
+      return await this.openPositions(true);
+    } catch (err) {
+      if (!(err instanceof BrokerError) || !err.isAmbiguous) throw err;
+      if (isConnectionLoss(err)) this.setConnected(false);
+      throw new BrokerError('unavailable', `MetaApi did not list the positions (${err.message}); the close was not sent`, {
+        venueCode: err.venueCode,
+        cause: err,
+      });
+    }
   }
 
   // --- reconciliation -----------------------------------------------------------------------

@@ -105,14 +105,47 @@ export const OrderSchema = z.object({
   doneTime: z.string().optional(),
   symbol: z.string(),
   openPrice: z.number().optional(),
+  stopLoss: z.number().optional(),
+  takeProfit: z.number().optional(),
   /** "order requested quantity" */
   volume: z.number(),
   /** "order remaining quantity, i.e. requested quantity - filled quantity" */
   currentVolume: z.number().optional(),
   positionId: Id.optional(),
   comment: z.string().optional(),
+  /** "ORDER_TIME_GTC, ORDER_TIME_DAY, ORDER_TIME_SPECIFIED, ORDER_TIME_SPECIFIED_DAY" */
+  expirationType: z.string().optional(),
+  /** "optional order expiration time" */
+  expirationTime: z.string().optional(),
 });
 export type WireOrder = z.output<typeof OrderSchema>;
+
+/**
+ * MetatraderPosition (GET …/positions: "Response schema: Array<MetatraderPosition>"). `profit`
+ * is "cumulative … including … realized profit resulting from partially closed position part";
+ * `unrealizedProfit` is the "profit of the part of the position which is not yet closed,
+ * excluding swap and commissions", `unrealizedSwap` the "swap resulting from currently open
+ * position part" (SDK typings of MetatraderPosition).
+ */
+export const PositionSchema = z.object({
+  id: Id,
+  /** "POSITION_TYPE_BUY, POSITION_TYPE_SELL" */
+  type: z.string(),
+  symbol: z.string(),
+  magic: z.number().default(0),
+  time: z.string(),
+  openPrice: z.number(),
+  stopLoss: z.number().optional(),
+  takeProfit: z.number().optional(),
+  volume: z.number(),
+  profit: z.number().default(0),
+  unrealizedProfit: z.number().optional(),
+  swap: z.number().default(0),
+  unrealizedSwap: z.number().optional(),
+  comment: z.string().optional(),
+});
+export type WirePosition = z.output<typeof PositionSchema>;
+export const PositionsSchema = z.array(PositionSchema);
 
 /** MetatraderDeal. */
 export const DealSchema = z.object({

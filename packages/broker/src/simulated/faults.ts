@@ -8,7 +8,17 @@
  * - `stall`: the call IS executed at once, then its answer is held until `releaseHung()`.
  */
 
-export const FAULT_METHODS = ['orderSend', 'orderCheck', 'tick', 'symbolInfo'] as const;
+export const FAULT_METHODS = [
+  'orderSend',
+  'orderCheck',
+  'tick',
+  'symbolInfo',
+  'positions',
+  'orders',
+  'closePosition',
+  'modifyPosition',
+  'cancelOrder',
+] as const;
 export const FAULT_KINDS = ['timeout', 'disconnect', 'ambiguous', 'hang', 'stall'] as const;
 
 export type FaultMethod = (typeof FAULT_METHODS)[number];

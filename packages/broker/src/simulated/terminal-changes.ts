@@ -17,7 +17,8 @@ export class TerminalChanges {
     this.records.set(record.ticket, record);
   }
 
-  positionOpened(position: SavedPosition): void {
+  /** A position opened, or one whose volume or stops changed: saved as it is at the save. */
+  positionChanged(position: SavedPosition): void {
     this.positions.set(position.ticket, position);
   }
 

@@ -1,14 +1,32 @@
-import { compareDecimal, isDecimalString, isMultipleOf, RingBuffer, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { compareDecimal, isDecimalString, isMultipleOf, RingBuffer, subtractDecimal, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
-import { endOfUtcDayMs, pendingPriceProblem, pointsToPrice, priceToPoints, quoteToPoints, specifiedExpiryMs, stopDistanceProblem } from '../mt5-rules.js';
 import {
+  endOfUtcDayMs,
+  frozenOrderProblem,
+  frozenStopProblem,
+  pendingPriceProblem,
+  pointsToPrice,
+  priceToPoints,
+  quoteToPoints,
+  specifiedExpiryMs,
+  stopDistanceProblem,
+} from '../mt5-rules.js';
+import {
+  isInFilter,
   newTerminalCallStats,
+  type CancelOrderRequest,
+  type ClosePositionRequest,
+  type ModifyPositionRequest,
   type OrderType,
+  type PendingOrderType,
   type SymbolInfo,
   type SymbolTradeMode,
   type TerminalCallStats,
+  type TerminalFilter,
+  type TerminalOrder,
+  type TerminalPosition,
   type TerminalRecord,
   type TradeCheckResult,
   type TradeRequest,
@@ -64,23 +82,6 @@ export interface SimulatedTerminalStats extends TerminalCallStats {
   ordersProcessed: number;
 }
 
-/** An open position of the simulated account (hedging: each deal opens its own). */
-export interface SimulatedPosition {
-  ticket: string;
-  symbol: string;
-  type: 'buy' | 'sell';
-  volume: string;
-  priceOpen: string;
-  sl: string | null;
-  tp: string | null;
-  magic: number;
-  comment: string;
-  /** Epoch milliseconds. */
-  time: number;
-  /** Floating profit in the account currency. */
-  profit: number;
-}
-
 export interface SimulatedAccountState {
   currency: string;
   balance: number;
@@ -133,6 +134,10 @@ function isZeroPrice(value: string): boolean {
   return isDecimalString(value) && compareDecimal(value, '0') === 0;
 }
 
+function priceOrNull(points: number | null, digits: number): string | null {
+  return points === null ? null : pointsToPrice(points, digits);
+}
+
 /**
  * A simulated MetaTrader 5 terminal over the simulated market, following MT5's trade rules:
  * volume min/step/max, stops and freeze levels, filling and expiration modes, trade modes,
@@ -140,7 +145,9 @@ function isZeroPrice(value: string): boolean {
  * up to the symbol's liquidity (LIQUIDITY_LOTS): an IOC/RETURN order above it fills that much
  * (10010), a FOK order is rejected whole (10006). Pending orders rest (10008), trigger on the
  * first tick that crosses them and expire at their expiration. Positions (hedging: one per deal)
- * close when a tick reaches their SL or TP. Resting orders and stops are evaluated against the
+ * close when a tick reaches their SL or TP, or on request, in whole or in part, at the current
+ * bid (a buy) or ask (a sell); their stops move under the same rules as an open's, and resting
+ * orders can be cancelled, neither inside the freeze level. Resting orders and stops are evaluated against the
  * market's ticks, in time order, whenever the terminal is called: the outcome only depends on
  * the ticks, so it is the same whether or not the market is ticking live.
  *
@@ -149,9 +156,10 @@ function isZeroPrice(value: string): boolean {
  * orders and SL/TP levels sit in per-symbol heaps so a tick touches only the levels it reaches
  * (trigger-book.ts), and expiries in a heap by time, so nothing is walked when nothing expires.
  *
- * On a store (terminal-store.ts) the account survives restarts: an order_send answers only once
- * what it changed is saved, with what ticks changed before it; ticks after the last save are
- * applied again after a restart, with the same outcome.
+ * On a store (terminal-store.ts) the account survives restarts: a trade call (order_send, a
+ * close, a modification, a cancel) answers only once what it changed is saved, with what ticks
+ * changed before it; ticks after the last save are applied again after a restart, with the same
+ * outcome.
  */
 export class SimulatedTerminal implements TradingTerminal {
   readonly name = 'simulated';
@@ -306,11 +314,9 @@ export class SimulatedTerminal implements TradingTerminal {
 
   orderSend(request: TradeRequest): Promise<TradeResult> {
     this.stats.orderSendCalls++;
-    return this.call('orderSend', async () => {
+    return this.trade('orderSend', (now) => {
       this.stats.ordersProcessed++;
-      const result = this.execute(request, this.clock.now());
-      await this.save();
-      return result;
+      return this.execute(request, now);
     });
   }
 
@@ -340,29 +346,43 @@ export class SimulatedTerminal implements TradingTerminal {
     return [...found.values()].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map((r) => ({ ...r }));
   }
 
-  // --- account views (not part of TradingTerminal) -----------------------------------------
-
-  /** Open positions, marked to the latest ticks. */
-  positions(): SimulatedPosition[] {
-    const now = this.clock.now();
-    this.processUpTo(now);
-    return [...this.openPositions.values()].map((p) => {
-      const digits = this.market.spec(p.symbol)!.digits;
-      return {
-        ticket: p.ticket,
-        symbol: p.symbol,
-        type: p.side,
-        volume: p.volume,
-        priceOpen: pointsToPrice(p.openPoints, digits),
-        sl: p.slPoints === null ? null : pointsToPrice(p.slPoints, digits),
-        tp: p.tpPoints === null ? null : pointsToPrice(p.tpPoints, digits),
-        magic: p.magic,
-        comment: p.comment,
-        time: p.time,
-        profit: this.profitOf(p, now),
-      };
+  /** Open positions, marked to the latest ticks; the simulated account charges no swap. */
+  positions(filter: TerminalFilter = {}): Promise<TerminalPosition[]> {
+    this.stats.positionsCalls++;
+    return this.call('positions', () => {
+      const now = this.clock.now();
+      const open: TerminalPosition[] = [];
+      for (const position of this.openPositions.values()) if (isInFilter(filter, position.symbol)) open.push(this.terminalPositionOf(position, now));
+      return open;
     });
   }
+
+  orders(filter: TerminalFilter = {}): Promise<TerminalOrder[]> {
+    this.stats.ordersCalls++;
+    return this.call('orders', () => {
+      const pending: TerminalOrder[] = [];
+      for (const order of this.resting.values()) if (isInFilter(filter, order.record.symbol)) pending.push(this.terminalOrderOf(order));
+      return pending;
+    });
+  }
+
+  /** A deal of the opposite side at the current bid (closing a buy) or ask, booking its profit to the balance. */
+  closePosition(request: ClosePositionRequest): Promise<TradeResult> {
+    this.stats.closePositionCalls++;
+    return this.trade('closePosition', (now) => this.closeByRequest(request, now));
+  }
+
+  modifyPosition(request: ModifyPositionRequest): Promise<TradeResult> {
+    this.stats.modifyPositionCalls++;
+    return this.trade('modifyPosition', (now) => this.modifyByRequest(request, now));
+  }
+
+  cancelOrder(request: CancelOrderRequest): Promise<TradeResult> {
+    this.stats.cancelOrderCalls++;
+    return this.trade('cancelOrder', (now) => this.cancelByRequest(request, now));
+  }
+
+  // --- account views (not part of TradingTerminal) -----------------------------------------
 
   /** Balance, equity and margin now. */
   accountState(): SimulatedAccountState {
@@ -375,6 +395,15 @@ export class SimulatedTerminal implements TradingTerminal {
 
   private ensureConnected(): void {
     if (!this.connected) throw new BrokerError('disconnected', 'the simulated terminal is disconnected');
+  }
+
+  /** A trade request: through the connection check and the armed faults, answered once what it changed is saved. */
+  private trade(method: FaultMethod, run: (now: number) => TradeResult): Promise<TradeResult> {
+    return this.call(method, async () => {
+      const result = run(this.clock.now());
+      await this.save(method);
+      return result;
+    });
   }
 
   /** Runs a call through the connection check and the armed faults. */
@@ -509,7 +538,7 @@ export class SimulatedTerminal implements TradingTerminal {
 
   private execute(request: TradeRequest, now: number): TradeResult {
     const checked = this.check(request, now);
-    const requestId = `sim-${this.nextRequestId++}`;
+    const requestId = this.issueRequestId();
     if (!('plan' in checked)) return emptyResult(checked.retcode, checked.comment, requestId, checked.quote);
     const { plan } = checked;
     const digits = plan.spec.digits;
@@ -562,6 +591,132 @@ export class SimulatedTerminal implements TradingTerminal {
       volume: filled,
       price: deal.price,
     };
+  }
+
+  /** MT5's checks of a close, in a trade server's order. It fills in full: a position is never larger than what one deal fills. */
+  private closeByRequest(request: ClosePositionRequest, now: number): TradeResult {
+    const requestId = this.issueRequestId();
+    const position = this.openPositions.get(request.position);
+    if (!position) return emptyResult(RETCODE.POSITION_CLOSED, `position ${request.position} is not open`, requestId);
+    const { spec } = this.bookOf(position.symbol);
+    const volumeProblem = this.volumeProblem(request.volume, this.infoOf(spec));
+    if (volumeProblem) return emptyResult(RETCODE.INVALID_VOLUME, volumeProblem, requestId);
+    if (compareDecimal(request.volume, position.volume) > 0) {
+      return emptyResult(RETCODE.INVALID_CLOSE_VOLUME, `volume ${request.volume} is above the position's ${position.volume}`, requestId);
+    }
+    const quote = this.quoteFor(spec, now);
+    if (!('bid' in quote)) return emptyResult(quote.retcode, quote.comment, requestId);
+    const closePoints = quoteToPoints(position.side === 'buy' ? quote.bid : quote.ask, spec.digits);
+    const fields = {
+      symbol: position.symbol,
+      type: position.side === 'buy' ? ('sell' as const) : ('buy' as const),
+      volume: request.volume,
+      price: pointsToPrice(closePoints, spec.digits),
+      magic: request.magic,
+      comment: ownedText(request.comment.slice(0, COMMENT_MAX_LENGTH)),
+      time: now,
+      position: position.ticket,
+      state: 'filled' as const,
+    };
+    const order = this.addRecord({ kind: 'order', ...fields });
+    this.bookClose(position, request.volume, closePoints, now);
+    const deal = this.addRecord({ kind: 'deal', ...fields });
+    return {
+      ...emptyResult(RETCODE.DONE, retcodeDescription(RETCODE.DONE), requestId, quote),
+      deal: deal.ticket,
+      order: order.ticket,
+      position: position.ticket,
+      volume: request.volume,
+      price: deal.price,
+    };
+  }
+
+  /** MT5's checks of a TRADE_ACTION_SLTP: the new stops as an open checks them, against the close price, and the freeze level. */
+  private modifyByRequest(request: ModifyPositionRequest, now: number): TradeResult {
+    const requestId = this.issueRequestId();
+    const position = this.openPositions.get(request.position);
+    if (!position) return emptyResult(RETCODE.POSITION_CLOSED, `position ${request.position} is not open`, requestId);
+    const { spec } = this.bookOf(position.symbol);
+    const quote = this.quoteFor(spec, now);
+    if (!('bid' in quote)) return emptyResult(quote.retcode, quote.comment, requestId);
+    const stops = parsedStops(request, spec.digits);
+    if ('problem' in stops) return emptyResult(RETCODE.INVALID_STOPS, stops.problem, requestId, quote);
+    if (stops.sl === position.slPoints && stops.tp === position.tpPoints) {
+      return emptyResult(RETCODE.NO_CHANGES, retcodeDescription(RETCODE.NO_CHANGES), requestId, quote);
+    }
+    const { stopsLevel, freezeLevel } = this.infoOf(spec);
+    const { side } = position;
+    const base = quoteToPoints(side === 'buy' ? quote.bid : quote.ask, spec.digits);
+    const problem = stopsProblem(stops, side, base, stopsLevel);
+    if (problem) return emptyResult(RETCODE.INVALID_STOPS, problem, requestId, quote);
+    const frozen = frozenStopProblem('sl', position.slPoints, side, base, freezeLevel) ?? frozenStopProblem('tp', position.tpPoints, side, base, freezeLevel);
+    if (frozen) return emptyResult(RETCODE.FROZEN, frozen, requestId, quote);
+    this.setStops(position, stops);
+    return { ...emptyResult(RETCODE.DONE, retcodeDescription(RETCODE.DONE), requestId, quote), position: position.ticket };
+  }
+
+  /** MT5's checks of a TRADE_ACTION_REMOVE: the order rests, the market is open, the order is outside the freeze level. */
+  private cancelByRequest(request: CancelOrderRequest, now: number): TradeResult {
+    const requestId = this.issueRequestId();
+    const order = this.resting.get(request.order);
+    if (!order) return emptyResult(RETCODE.INVALID, `order ${request.order} is not resting`, requestId);
+    const { record } = order;
+    const { spec } = this.bookOf(record.symbol);
+    const quote = this.quoteFor(spec, now);
+    if (!('bid' in quote)) return emptyResult(quote.retcode, quote.comment, requestId);
+    const market = { bid: quoteToPoints(quote.bid, spec.digits), ask: quoteToPoints(quote.ask, spec.digits) };
+    const frozen = frozenOrderProblem(record.type as PendingOrderType, order.pricePoints, market, this.infoOf(spec).freezeLevel);
+    if (frozen) return emptyResult(RETCODE.FROZEN, frozen, requestId, quote);
+    record.state = 'cancelled';
+    this.unrest(order);
+    return { ...emptyResult(RETCODE.DONE, retcodeDescription(RETCODE.DONE), requestId, quote), order: record.ticket };
+  }
+
+  /** The quote a request on an open position or a resting order trades at, or why there is none. */
+  private quoteFor(spec: SymbolSpec, now: number): Quote | { retcode: number; comment: string } {
+    if (this.infoOf(spec).tradeMode === 'disabled') return { retcode: RETCODE.TRADE_DISABLED, comment: `trading ${spec.symbol} is disabled` };
+    if (!this.market.isOpen(now)) return { retcode: RETCODE.MARKET_CLOSED, comment: 'market is closed' };
+    return this.market.lastTick(spec.symbol, now) ?? { retcode: RETCODE.PRICE_OFF, comment: `no quotes for ${spec.symbol}` };
+  }
+
+  private terminalPositionOf(position: Position, now: number): TerminalPosition {
+    const { digits } = this.bookOf(position.symbol).spec;
+    return {
+      ticket: position.ticket,
+      symbol: position.symbol,
+      side: position.side,
+      volume: position.volume,
+      openPrice: pointsToPrice(position.openPoints, digits),
+      sl: priceOrNull(position.slPoints, digits),
+      tp: priceOrNull(position.tpPoints, digits),
+      profit: this.profitOf(position, now),
+      swap: 0,
+      magic: position.magic,
+      comment: position.comment,
+      openTime: position.time,
+    };
+  }
+
+  private terminalOrderOf(order: RestingOrder): TerminalOrder {
+    const { record } = order;
+    const { digits } = this.bookOf(record.symbol).spec;
+    return {
+      ticket: record.ticket,
+      symbol: record.symbol,
+      type: record.type as PendingOrderType,
+      volume: record.volume,
+      price: record.price,
+      sl: priceOrNull(order.slPoints, digits),
+      tp: priceOrNull(order.tpPoints, digits),
+      magic: record.magic,
+      comment: record.comment,
+      time: record.time,
+      expiration: order.expiresAt,
+    };
+  }
+
+  private issueRequestId(): string {
+    return `sim-${this.nextRequestId++}`;
   }
 
   private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
@@ -647,13 +802,52 @@ export class SimulatedTerminal implements TradingTerminal {
   private addPosition(saved: SavedPosition): void {
     const book = this.bookOf(saved.symbol);
     const position = positionOf(saved);
-    const { side, seq, slPoints, tpPoints } = position;
     this.openPositions.set(position.ticket, position);
-    book.exposure.add(side, position.hundredths, position.openPoints);
+    book.exposure.add(position.side, position.hundredths, position.openPoints);
     book.positionCount++;
-    if (slPoints !== null) position.slStop = book.triggers.addStop(position, side, 'sl', slPoints, seq);
-    if (tpPoints !== null) position.tpStop = book.triggers.addStop(position, side, 'tp', tpPoints, seq);
-    this.changes?.positionOpened(position);
+    this.placeStops(position);
+    this.changes?.positionChanged(position);
+  }
+
+  /** Puts a position's SL and TP in its symbol's trigger book. */
+  private placeStops(position: Position): void {
+    const { triggers } = this.bookOf(position.symbol);
+    const { side, seq, slPoints, tpPoints } = position;
+    position.slStop = slPoints === null ? undefined : triggers.addStop(position, side, 'sl', slPoints, seq);
+    position.tpStop = tpPoints === null ? undefined : triggers.addStop(position, side, 'tp', tpPoints, seq);
+  }
+
+  private removeStops(position: Position): void {
+    const { triggers } = this.bookOf(position.symbol);
+    if (position.slStop) triggers.remove(position.slStop);
+    if (position.tpStop) triggers.remove(position.tpStop);
+  }
+
+  private setStops(position: Position, { sl, tp }: Stops): void {
+    this.removeStops(position);
+    position.slPoints = sl;
+    position.tpPoints = tp;
+    this.placeStops(position);
+    this.changes?.positionChanged(position);
+  }
+
+  /** Takes `volume` off a position at `closePoints` and books its profit to the balance; the whole volume closes it. */
+  private bookClose(position: Position, volume: string, closePoints: number, time: number): void {
+    const book = this.bookOf(position.symbol);
+    this.balance += this.profitAtPoints(position, closePoints, volume, time);
+    // Volumes are on the 0.01 step, as an open's are.
+    const hundredths = Math.round(Number(volume) * 100);
+    book.exposure.remove(position.side, hundredths, position.openPoints);
+    if (hundredths < position.hundredths) {
+      position.volume = subtractDecimal(position.volume, volume);
+      position.hundredths -= hundredths;
+      this.changes?.positionChanged(position);
+      return;
+    }
+    this.openPositions.delete(position.ticket);
+    this.changes?.positionClosed(position.ticket);
+    book.positionCount--;
+    this.removeStops(position);
   }
 
   /** Takes up the account a store saved: its resting orders and positions, counters and balance (the history stays in the store). */
@@ -667,7 +861,7 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   /** Saves what changed since the last save, with the account, when there is a store. */
-  private async save(): Promise<void> {
+  private async save(method: FaultMethod): Promise<void> {
     if (!this.changes) return;
     const account = { balance: this.balance, processedUpTo: this.processedUpTo, nextTicket: this.nextTicket, nextSeq: this.nextSeq };
     try {
@@ -675,7 +869,7 @@ export class SimulatedTerminal implements TradingTerminal {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       // Ambiguous: the order exists in this process but may be gone after a restart.
-      throw new BrokerError('timeout', `order_send was executed but the simulated terminal could not save it: ${reason}`, { cause: err });
+      throw new BrokerError('timeout', `${method} was executed but the simulated terminal could not save it: ${reason}`, { cause: err });
     }
   }
 
@@ -722,7 +916,7 @@ export class SimulatedTerminal implements TradingTerminal {
     // Stops are taken first: a position this tick opens is first checked against the next tick.
     const reached = book.triggers.takeReachedStops(bid, ask);
     for (const order of book.triggers.takeTriggeredOrders(bid, ask)) this.activate(order, book.spec, bid, ask, tick.time);
-    for (const { position, kind } of reached) this.closePosition(position, position.side === 'buy' ? bid : ask, kind, tick.time);
+    for (const { position, kind } of reached) this.stopOut(position, position.side === 'buy' ? bid : ask, kind, tick.time);
   }
 
   private activate(order: RestingOrder, spec: SymbolSpec, bid: number, ask: number, time: number): void {
@@ -738,17 +932,10 @@ export class SimulatedTerminal implements TradingTerminal {
     this.openPosition(record, record.volume, fillPoints, order.slPoints, order.tpPoints, time);
   }
 
-  private closePosition(position: Position, closePoints: number, reason: StopKind, time: number): void {
-    const book = this.bookOf(position.symbol);
-    const digits = book.spec.digits;
-    const profit = this.profitAtPoints(position, closePoints, time);
-    this.balance += profit;
-    this.openPositions.delete(position.ticket);
-    this.changes?.positionClosed(position.ticket);
-    book.exposure.remove(position.side, position.hundredths, position.openPoints);
-    book.positionCount--;
-    if (position.slStop) book.triggers.remove(position.slStop);
-    if (position.tpStop) book.triggers.remove(position.tpStop);
+  /** Closes a position whose SL or TP a tick reached (a deal with comment `[sl 1.0812]`). */
+  private stopOut(position: Position, closePoints: number, reason: StopKind, time: number): void {
+    const digits = this.bookOf(position.symbol).spec.digits;
+    this.bookClose(position, position.volume, closePoints, time);
     const level = reason === 'sl' ? position.slPoints! : position.tpPoints!;
     this.addRecord({
       kind: 'deal',
@@ -793,14 +980,15 @@ export class SimulatedTerminal implements TradingTerminal {
     const tick = this.market.lastTick(position.symbol, time);
     if (!tick) return 0;
     const closeAt = position.side === 'buy' ? tick.bid : tick.ask;
-    return this.profitAtPoints(position, quoteToPoints(closeAt, spec.digits), time);
+    return this.profitAtPoints(position, quoteToPoints(closeAt, spec.digits), position.volume, time);
   }
 
-  private profitAtPoints(position: Position, closePoints: number, time: number): number {
+  /** The profit of `volume` lots of a position closed at `closePoints`, account currency. */
+  private profitAtPoints(position: Position, closePoints: number, volume: string, time: number): number {
     const spec = this.market.spec(position.symbol)!;
     const direction = position.side === 'buy' ? 1 : -1;
     const priceMove = ((closePoints - position.openPoints) * direction) / 10 ** spec.digits;
-    const quoteAmount = priceMove * Number(position.volume) * spec.contractSize;
+    const quoteAmount = priceMove * Number(volume) * spec.contractSize;
     return quoteAmount * (this.market.rate(spec.quote, this.currency, time) ?? 0);
   }
 
@@ -824,21 +1012,28 @@ function emptyResult(retcode: number, comment: string, requestId: string, quote?
   };
 }
 
-function stopsOf(
-  request: TradeRequest,
-  digits: number,
-  side: 'buy' | 'sell',
-  base: number,
-  stopsLevel: number,
-): { sl: number | null; tp: number | null } | { problem: string } {
-  const parse = (value: string | undefined): number | null | undefined =>
-    value === undefined || isZeroPrice(value) ? null : (priceToPoints(value, digits) ?? undefined);
-  const sl = parse(request.sl);
-  const tp = parse(request.tp);
-  if (sl === undefined) return { problem: `sl ${request.sl} is not a valid ${digits}-digit price` };
-  if (tp === undefined) return { problem: `tp ${request.tp} is not a valid ${digits}-digit price` };
-  const problem = stopDistanceProblem('sl', sl, side, base, stopsLevel) ?? stopDistanceProblem('tp', tp, side, base, stopsLevel);
-  return problem ? { problem } : { sl, tp };
+type Stops = { sl: number | null; tp: number | null };
+
+/** A request's SL and TP in points (absent, null or 0: none), or what is wrong with them. */
+function parsedStops(legs: { sl?: string | null; tp?: string | null }, digits: number): Stops | { problem: string } {
+  const parse = (value: string | null | undefined): number | null | undefined =>
+    value === undefined || value === null || isZeroPrice(value) ? null : (priceToPoints(value, digits) ?? undefined);
+  const sl = parse(legs.sl);
+  const tp = parse(legs.tp);
+  if (sl === undefined) return { problem: `sl ${legs.sl} is not a valid ${digits}-digit price` };
+  if (tp === undefined) return { problem: `tp ${legs.tp} is not a valid ${digits}-digit price` };
+  return { sl, tp };
+}
+
+function stopsProblem({ sl, tp }: Stops, side: 'buy' | 'sell', base: number, stopsLevel: number): string | undefined {
+  return stopDistanceProblem('sl', sl, side, base, stopsLevel) ?? stopDistanceProblem('tp', tp, side, base, stopsLevel);
+}
+
+function stopsOf(request: TradeRequest, digits: number, side: 'buy' | 'sell', base: number, stopsLevel: number): Stops | { problem: string } {
+  const stops = parsedStops(request, digits);
+  if ('problem' in stops) return stops;
+  const problem = stopsProblem(stops, side, base, stopsLevel);
+  return problem ? { problem } : stops;
 }
 
 function expiryOf(request: TradeRequest, info: SymbolInfo, now: number): { expiresAt: number | null } | { problem: string } {

@@ -29,7 +29,7 @@ function request(fields: Partial<TradeRequest>): TradeRequest {
 
 /** Everything the terminal shows of its account. */
 async function accountOf(terminal: SimulatedTerminal) {
-  return { state: terminal.accountState(), positions: terminal.positions(), records: await terminal.findByComment('', MAGIC) };
+  return { state: terminal.accountState(), positions: await terminal.positions(), records: await terminal.findByComment('', MAGIC) };
 }
 
 /** A sell whose take profit the next three hours reach, and a buy limit they fill. */
@@ -72,7 +72,7 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
     it('starts a terminal on storage that holds nothing with the starting balance', async () => {
       const terminal = await terminalOn(h.open());
       expect(terminal.accountState().balance).toBe(100_000);
-      expect(terminal.positions()).toEqual([]);
+      expect(await terminal.positions()).toEqual([]);
     });
 
     it('shows a restarted terminal the balance, positions, resting orders and history of the one before it', async () => {

@@ -55,5 +55,5 @@ const perPosition = (withPositions - before) / ORDERS;
 const perRecord = (withExpired - withPositions) / ORDERS;
 process.stdout.write(
   `${ORDERS} orders each, Node ${process.version}: an open position with its two records ${perPosition.toFixed(0)} B, ` +
-    `an expired order's record ${perRecord.toFixed(0)} B (${terminal.positions().length} positions open)\n`,
+    `an expired order's record ${perRecord.toFixed(0)} B (${(await terminal.positions()).length} positions open)\n`,
 );
