@@ -3,7 +3,8 @@ import { SATURDAY_NOON } from '../fixtures.js';
 import { fakeSetup, READ_TIMEOUT_MS, TRADE_TIMEOUT_MS } from './harness.js';
 
 tradingTerminalContract('metaapi (fake MetaApi server)', async () => {
-  const { clock, fake, terminal, teardown } = await fakeSetup();
+  // Pacing is limits.test.ts's subject: here the manual clock stands still, so credits for a test's every call are there at once.
+  const { clock, fake, terminal, teardown } = await fakeSetup({ pacing: { applicationCreditsPerSecond: 100_000, accountCreditsPerSecond: 100_000 } });
   // Moves the adapter's clock past its timeout once the held request has reached the server.
   const expire = (ms: number) => () => clock.advance(ms);
   return {

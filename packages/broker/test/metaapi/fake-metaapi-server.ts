@@ -1,13 +1,26 @@
 import http from 'node:http';
-import { decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
 import { retcodeName } from '../../src/mt5-retcodes.js';
 import { METAAPI_TIMEFRAMES } from '../../src/metaapi/normalize.js';
 import type { SimulatedMarket } from '../../src/simulated/market.js';
 import { SimulatedTerminal } from '../../src/simulated/terminal.js';
 import { simulatedSymbolInfo } from '../../src/simulated/terminal-rules.js';
-import type { FillingMode, OrderType, TerminalRecord, TradeRequest } from '../../src/terminal.js';
+import type { TerminalRecord, TradeResult } from '../../src/terminal.js';
 import { LocalHttpServer } from '../local-http-server.js';
+import {
+  brokerTime,
+  dealOf,
+  decimal,
+  FILLING_MODES,
+  iso,
+  isNewOrder,
+  orderOf,
+  pendingOrderOf,
+  positionOf,
+  tradeBodyProblem,
+  tradeRequestOf,
+  type TradeBody,
+} from './fake-metaapi-models.js';
 
 /**
  * A local stand-in for MetaApi's client API and market data API, answering as MetaApi documents
@@ -30,6 +43,11 @@ import { LocalHttpServer } from '../local-http-server.js';
  * DISCONNECTED_FROM_BROKER. Trades are checked as MetaApi documents MetatraderTrade:
  * `fillingModes` holds only ORDER_FILLING_FOK / ORDER_FILLING_IOC (else 400 ValidationError) and a
  * market order none of whose modes the symbol allows is answered 10030 TRADE_RETCODE_INVALID_FILL.
+ * POSITION_CLOSE_ID, POSITION_PARTIAL (with `volume`) and POSITION_MODIFY need `positionId`,
+ * ORDER_CANCEL `orderId` (else 400 ValidationError); a position or order the terminal does not
+ * hold is answered with MetaApi's 4753 ERR_TRADE_POSITION_NOT_FOUND / 4754
+ * ERR_TRADE_ORDER_NOT_FOUND, and POSITION_MODIFY removes a stop it is not given. GET …/positions
+ * and GET …/orders list what is open.
  * With `creditLimit`, requests are charged CPU credits over a sliding second, the client API and
  * the market data API apart ("calculated independently"), and one past the limit is answered 429
  * TooManyRequestsError (counted in `throttled`).
@@ -47,6 +65,7 @@ export type FakeRoute =
   | 'specification'
   | 'current-price'
   | 'calculate-margin'
+  | 'positions'
   | 'orders'
   | 'history-orders'
   | 'history-deals'
@@ -89,36 +108,9 @@ export interface FakeMetaApiOptions {
   creditLimit?: { creditsPerSecond: number; creditsPerRequest: number };
 }
 
-const BROKER_OFFSET_MS = 2 * 3_600_000;
-/** MetatraderTrade: "fillingModes … Allowed values are ORDER_FILLING_FOK, ORDER_FILLING_IOC". */
-const FILLING_MODES = ['ORDER_FILLING_FOK', 'ORDER_FILLING_IOC'];
 /** A Saturday, to ask the market whether it keeps weekend hours. */
 const A_SATURDAY_NOON = Date.UTC(2026, 0, 10, 12);
 const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
-
-const ACTION_TYPES: Record<string, OrderType> = {
-  ORDER_TYPE_BUY: 'buy',
-  ORDER_TYPE_SELL: 'sell',
-  ORDER_TYPE_BUY_LIMIT: 'buy_limit',
-  ORDER_TYPE_SELL_LIMIT: 'sell_limit',
-  ORDER_TYPE_BUY_STOP: 'buy_stop',
-  ORDER_TYPE_SELL_STOP: 'sell_stop',
-};
-const ORDER_STATES: Record<TerminalRecord['state'], string> = {
-  placed: 'ORDER_STATE_PLACED',
-  filled: 'ORDER_STATE_FILLED',
-  // An IOC order's unfilled rest is cancelled: MT5 keeps it as a cancelled order with volume left.
-  partially_filled: 'ORDER_STATE_CANCELED',
-  cancelled: 'ORDER_STATE_CANCELED',
-  expired: 'ORDER_STATE_EXPIRED',
-};
-
-const iso = (ms: number) => new Date(ms).toISOString();
-const brokerTime = (ms: number) =>
-  iso(ms + BROKER_OFFSET_MS)
-    .replace('T', ' ')
-    .replace('Z', '');
-const decimal = (value: number) => decimalFromNumber(value, 10);
 
 /** MetaApi's Error model. */
 export function errorBody(error: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -154,6 +146,8 @@ export class FakeMetaApiServer {
   private readonly leverage: number;
   private readonly faults: FakeFault[] = [];
   private readonly magics = new Set<number>([0]);
+  /** The closing order of each deal a close made (MT5: a close is an order and its deal). */
+  private readonly closingOrders = new Map<string, string>();
   private brokerConnected = true;
   private deployedAt = 0;
   private retryAfterAsDate = false;
@@ -280,14 +274,18 @@ export class FakeMetaApiServer {
         return this.calculateMargin(res, body);
       case 'trade':
         return void (await this.trade(res, body));
-      case 'orders': {
-        const records = await this.records();
+      case 'positions':
         return json(
           res,
           200,
-          records.filter((r) => r.kind === 'order' && r.state === 'placed').map((r) => orderOf(r, records)),
+          (await this.terminal.positions()).map((p) => positionOf(p, this.closePriceOf(p.symbol, p.side), this.tickValueOf(p.symbol))),
         );
-      }
+      case 'orders':
+        return json(
+          res,
+          200,
+          (await this.terminal.orders()).map((o) => pendingOrderOf(o, this.closePriceOf(o.symbol, o.type.startsWith('buy') ? 'sell' : 'buy'))),
+        );
       case 'history-orders':
       case 'history-deals':
         // Still synchronizing: the REST route answers the bare array of what has loaded so far.
@@ -470,7 +468,7 @@ export class FakeMetaApiServer {
     const spec = this.market.spec(symbol);
     const tick = spec ? this.market.lastTick(symbol) : null;
     if (!spec || !tick) return json(res, 404, errorBody('NotFoundError', `Price for ${symbol} symbol not found`));
-    const tickValue = spec.contractSize * spec.point * (this.market.rate(spec.quote, 'USD') ?? 0);
+    const tickValue = this.tickValueOf(symbol);
     json(res, 200, {
       symbol,
       bid: tick.bid,
@@ -480,6 +478,18 @@ export class FakeMetaApiServer {
       time: iso(tick.time),
       brokerTime: brokerTime(tick.time),
     });
+  }
+
+  /** The value of a point of one lot in the account currency (USD). */
+  private tickValueOf(symbol: string): number {
+    const spec = this.market.spec(symbol)!;
+    return spec.contractSize * spec.point * (this.market.rate(spec.quote, 'USD') ?? 0);
+  }
+
+  /** The price a position of `side` closes at now: the bid for a buy, the ask for a sell. */
+  private closePriceOf(symbol: string, side: 'buy' | 'sell'): number | undefined {
+    const tick = this.market.lastTick(symbol);
+    return tick ? (side === 'buy' ? tick.bid : tick.ask) : undefined;
   }
 
   /** The simulated terminal's margin: notional / leverage in the account currency. */
@@ -515,16 +525,48 @@ export class FakeMetaApiServer {
 
   /** Runs a MetatraderTrade on the terminal and answers its MetatraderTradeResponse. */
   private async execute(body: unknown): Promise<Record<string, unknown>> {
-    const request = tradeRequestOf(body as TradeBody, this.fillingModesOf((body as TradeBody).symbol));
+    const trade = body as TradeBody;
+    if (!isNewOrder(trade)) return this.actOnTicket(trade);
+    const request = tradeRequestOf(trade, this.fillingModesOf(trade.symbol));
     this.magics.add(request.magic);
-    const result = await this.terminal.orderSend(request);
-    return {
-      numericCode: result.retcode,
-      stringCode: retcodeName(result.retcode),
-      message: result.comment,
-      ...(result.order ? { orderId: result.order } : {}),
-      ...(result.position ? { positionId: result.position } : {}),
-    };
+    return responseOf(await this.terminal.orderSend(request));
+  }
+
+  /** POSITION_CLOSE_ID, POSITION_PARTIAL, POSITION_MODIFY or ORDER_CANCEL on a position or order the terminal holds. */
+  private async actOnTicket(trade: TradeBody): Promise<Record<string, unknown>> {
+    if (trade.actionType === 'ORDER_CANCEL') {
+      if (!(await this.terminal.orders()).some((o) => o.ticket === trade.orderId)) {
+        return { numericCode: 4754, stringCode: 'ERR_TRADE_ORDER_NOT_FOUND', message: 'Order not found' };
+      }
+      return responseOf(await this.terminal.cancelOrder({ order: trade.orderId! }));
+    }
+    const position = (await this.terminal.positions()).find((p) => p.ticket === trade.positionId);
+    if (!position) return { numericCode: 4753, stringCode: 'ERR_TRADE_POSITION_NOT_FOUND', message: 'Position not found' };
+    if (trade.actionType === 'POSITION_MODIFY') {
+      const stop = (value: number | undefined) => (value === undefined ? null : decimal(value));
+      return responseOf(await this.terminal.modifyPosition({ position: position.ticket, sl: stop(trade.stopLoss), tp: stop(trade.takeProfit) }));
+    }
+    const magic = trade.magic ?? 0;
+    this.magics.add(magic);
+    const result = await this.terminal.closePosition({
+      position: position.ticket,
+      volume: trade.actionType === 'POSITION_CLOSE_ID' ? position.volume : decimal(trade.volume),
+      deviation: trade.slippage,
+      magic,
+      comment: trade.comment ?? '',
+    });
+    if (result.deal && result.order) this.closingOrders.set(result.deal, result.order);
+    return responseOf(result);
+  }
+
+  /** The order a deal belongs to: a close's own order, an opening deal's the position's (none for an SL/TP close). */
+  private orderOfDeal(deal: TerminalRecord): string | undefined {
+    return this.closingOrders.get(deal.ticket) ?? (this.isExit(deal) ? undefined : (deal.position ?? undefined));
+  }
+
+  /** A deal of a close or of an SL/TP (`[sl 1.0812]`) takes volume out of its position. */
+  private isExit(deal: TerminalRecord): boolean {
+    return this.closingOrders.has(deal.ticket) || deal.comment.startsWith('[');
   }
 
   /** Every order and deal of the terminal (its lookup is by magic: every magic seen is asked). */
@@ -557,7 +599,7 @@ export class FakeMetaApiServer {
     json(
       res,
       200,
-      page.map((r) => (kind === 'order' ? orderOf(r, all) : dealOf(r))),
+      page.map((r) => (kind === 'order' ? orderOf(r, all, (d) => this.orderOfDeal(d)) : dealOf(r, (d) => this.orderOfDeal(d), this.isExit(r)))),
     );
   }
 
@@ -590,116 +632,15 @@ export class FakeMetaApiServer {
   }
 }
 
-/** A MetatraderOrder; a partially filled order keeps its unfilled volume as `currentVolume`. */
-function orderOf(record: TerminalRecord, all: TerminalRecord[]): Record<string, unknown> {
-  const filled = all
-    .filter((r) => r.kind === 'deal' && r.position === record.ticket && !r.comment.startsWith('['))
-    .reduce((sum, d) => sum + Number(d.volume), 0);
-  const rest = record.state === 'placed' || record.state === 'cancelled' || record.state === 'expired' ? Number(record.volume) : Number(record.volume) - filled;
+/** A MetatraderTradeResponse of the terminal's result. */
+function responseOf(result: TradeResult): Record<string, unknown> {
   return {
-    id: record.ticket,
-    type: Object.keys(ACTION_TYPES).find((k) => ACTION_TYPES[k] === record.type),
-    state: ORDER_STATES[record.state],
-    magic: record.magic,
-    time: iso(record.time),
-    brokerTime: brokerTime(record.time),
-    ...(record.state === 'placed' ? {} : { doneTime: iso(record.time), doneBrokerTime: brokerTime(record.time) }),
-    symbol: record.symbol,
-    openPrice: Number(record.price),
-    volume: Number(record.volume),
-    currentVolume: Number(decimal(rest)),
-    ...(record.position ? { positionId: record.position } : {}),
-    comment: record.comment,
-    platform: 'mt5',
-    reason: 'ORDER_REASON_EXPERT',
-    fillingMode: 'ORDER_FILLING_IOC',
-    expirationType: 'ORDER_TIME_GTC',
+    numericCode: result.retcode,
+    stringCode: retcodeName(result.retcode),
+    message: result.comment,
+    ...(result.order ? { orderId: result.order } : {}),
+    ...(result.position ? { positionId: result.position } : {}),
   };
-}
-
-/** A MetatraderDeal; an entry deal's order is its position's ticket (MT5: the position id is the opening order's). */
-function dealOf(record: TerminalRecord): Record<string, unknown> {
-  const isEntry = !record.comment.startsWith('[');
-  return {
-    id: record.ticket,
-    type: record.type === 'buy' ? 'DEAL_TYPE_BUY' : 'DEAL_TYPE_SELL',
-    entryType: isEntry ? 'DEAL_ENTRY_IN' : 'DEAL_ENTRY_OUT',
-    symbol: record.symbol,
-    magic: record.magic,
-    time: iso(record.time),
-    brokerTime: brokerTime(record.time),
-    volume: Number(record.volume),
-    price: Number(record.price),
-    commission: 0,
-    swap: 0,
-    profit: 0,
-    ...(record.position ? { positionId: record.position } : {}),
-    ...(isEntry && record.position ? { orderId: record.position } : {}),
-    comment: record.comment,
-    platform: 'mt5',
-    reason: 'DEAL_REASON_EXPERT',
-  };
-}
-
-interface TradeBody {
-  actionType: string;
-  symbol: string;
-  volume: number;
-  openPrice?: number;
-  stopLoss?: number;
-  takeProfit?: number;
-  comment?: string;
-  clientId?: string;
-  magic?: number;
-  slippage?: number;
-  fillingModes?: string[];
-  expiration?: { type: string; time?: string };
-}
-
-/** MetatraderTrade validation as MetaApi documents it; answers the first problem. */
-function tradeBodyProblem(body: unknown): { parameter: string; message: string } | undefined {
-  const b = body as Partial<TradeBody> | null;
-  if (!b || typeof b !== 'object') return { parameter: 'body', message: 'must be a MetatraderTrade object' };
-  if (!b.actionType || !(b.actionType in ACTION_TYPES)) return { parameter: 'actionType', message: 'must be a supported action type' };
-  if (typeof b.symbol !== 'string') return { parameter: 'symbol', message: 'is required' };
-  if (typeof b.volume !== 'number' || !(b.volume > 0)) return { parameter: 'volume', message: 'must be a number greater than 0' };
-  if (b.fillingModes !== undefined && !(Array.isArray(b.fillingModes) && b.fillingModes.every((m) => FILLING_MODES.includes(m)))) {
-    return { parameter: 'fillingModes', message: `allowed values are ${FILLING_MODES.join(', ')}` };
-  }
-  if ((b.comment ?? '').length + (b.clientId ?? '').length > 26) {
-    return { parameter: 'comment', message: 'The sum of the line lengths of the comment and the clientId must be less than or equal to 26' };
-  }
-  return undefined;
-}
-
-/**
- * The MT5 request a MetatraderTrade stands for: a market order fills with the first of its
- * `fillingModes` the symbol allows (none given: MetaApi's default, FOK before IOC), a pending
- * order rests with RETURN.
- */
-function tradeRequestOf(b: TradeBody, allowed: string[]): TradeRequest {
-  const type = ACTION_TYPES[b.actionType] as OrderType;
-  const isDeal = type === 'buy' || type === 'sell';
-  const mode = (b.fillingModes ?? FILLING_MODES).find((m) => allowed.includes(m));
-  const filling = (isDeal && mode ? mode.replace('ORDER_FILLING_', '') : 'RETURN') as FillingMode;
-  const request: TradeRequest = {
-    action: isDeal ? 'deal' : 'pending',
-    symbol: b.symbol,
-    type,
-    volume: decimal(b.volume),
-    magic: b.magic ?? 0,
-    comment: b.comment ?? '',
-    filling,
-  };
-  if (!isDeal && b.openPrice !== undefined) request.price = decimal(b.openPrice);
-  if (b.stopLoss !== undefined) request.sl = decimal(b.stopLoss);
-  if (b.takeProfit !== undefined) request.tp = decimal(b.takeProfit);
-  if (isDeal && b.slippage !== undefined) request.deviation = b.slippage;
-  if (!isDeal && b.expiration) {
-    request.timeType = b.expiration.type.replace('ORDER_TIME_', '') as TradeRequest['timeType'];
-    if (b.expiration.time) request.expiration = Math.floor(Date.parse(b.expiration.time) / 1000);
-  }
-  return request;
 }
 
 function routeOf(method: string, rest: string): FakeRoute {
@@ -708,6 +649,7 @@ function routeOf(method: string, rest: string): FakeRoute {
   if (method === 'POST' && rest === 'calculate-margin') return 'calculate-margin';
   if (method !== 'GET') return 'any';
   if (rest === 'account-information') return 'account-information';
+  if (rest === 'positions') return 'positions';
   if (rest === 'orders') return 'orders';
   if (/^symbols\/[^/]+\/specification$/.test(rest)) return 'specification';
   if (/^symbols\/[^/]+\/current-price$/.test(rest)) return 'current-price';
