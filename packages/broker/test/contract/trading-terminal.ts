@@ -22,13 +22,16 @@ export interface TradingTerminalHarness {
   /** Closes the symbol's market (the simulated venue moves its clock to a weekend). */
   closeMarket(): Promise<void>;
   /** Arms a fault on the next `times` calls (default 1) of `method`. */
-  injectFault(fault: { method: 'orderSend' | 'orderCheck'; kind: 'timeout' | 'disconnect' | 'ambiguous'; times?: number }): Promise<void>;
+  injectFault(fault: { method: TradeMethod | 'orderCheck'; kind: 'timeout' | 'disconnect' | 'ambiguous'; times?: number }): Promise<void>;
   /** Brings the connection back after an injected disconnect. */
   reconnect(): Promise<void>;
   /** Lets time pass at the venue (resting orders trigger or expire). */
   advance(ms: number): Promise<void>;
   teardown(): Promise<void>;
 }
+
+/** The calls that trade: each may reach the venue without an answer. */
+type TradeMethod = 'orderSend' | 'closePosition' | 'modifyPosition' | 'cancelOrder';
 
 const MAGIC = 424_242;
 const OTHER_MAGIC = 515_151;
@@ -87,6 +90,23 @@ export function tradingTerminalContract(name: string, setup: () => Promise<Tradi
         ...extra,
       };
     };
+
+    /** A market buy that fills whole; answers its position's ticket. */
+    const openBuy = async (volume: string, extra: Partial<TradeRequest> = {}): Promise<string> => {
+      const result = await terminal.orderSend(marketBuy(volume, extra));
+      expect(result.retcode).toBe(RETCODE.DONE);
+      return result.position!;
+    };
+
+    const positionOf = async (ticket: string) => (await terminal.positions()).find((p) => p.ticket === ticket);
+
+    /** A stop loss of a buy this many stops levels (at least 10 points each) below the bid. */
+    const buyStopLoss = async (levels: number): Promise<string> => {
+      const tick = (await terminal.tick(h.symbol))!;
+      return offsetPrice(tick.bid, -(Math.max(info.stopsLevel, 10) * levels), info);
+    };
+
+    const closeOf = (position: string, volume: string, tag = 'close') => ({ position, volume, magic: MAGIC, comment: comment(tag) });
 
     beforeEach(async () => {
       h = await setup();
@@ -262,6 +282,141 @@ export function tradingTerminalContract(name: string, setup: () => Promise<Tradi
       });
     });
 
+    describe('positions and orders after entry', () => {
+      it('lists an open position with its side, volume, open price, stops, magic and comment', async () => {
+        const sl = await buyStopLoss(5);
+        const request = marketBuy(info.volumeMin, { sl });
+        const opened = await terminal.orderSend(request);
+        const position = await positionOf(opened.position!);
+        expect(position).toMatchObject({ symbol: h.symbol, side: 'buy', tp: null, magic: MAGIC, comment: request.comment });
+        expect(compareDecimal(position!.volume, info.volumeMin)).toBe(0);
+        expect(compareDecimal(position!.openPrice, opened.price!)).toBe(0);
+        expect(compareDecimal(position!.sl!, sl)).toBe(0);
+        expect(Number.isFinite(position!.profit + position!.swap + position!.openTime)).toBe(true);
+      });
+
+      it('lists only the positions of the symbol asked for', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        expect((await terminal.positions({ symbol: h.symbol })).map((p) => p.ticket)).toContain(ticket);
+        expect(await terminal.positions({ symbol: 'NOSUCH' })).toEqual([]);
+      });
+
+      it('lists a resting order with its type, price and expiration', async () => {
+        const tick = (await terminal.tick(h.symbol))!;
+        const expiration = Math.floor(tick.time / 1000) + 3600;
+        const request = await farBuyLimit({ timeType: 'SPECIFIED', expiration });
+        const placed = await terminal.orderSend(request);
+        const order = (await terminal.orders({ symbol: h.symbol })).find((o) => o.ticket === placed.order);
+        expect(order).toMatchObject({
+          symbol: h.symbol,
+          type: 'buy_limit',
+          sl: null,
+          tp: null,
+          magic: MAGIC,
+          comment: request.comment,
+          expiration: expiration * 1000,
+        });
+        expect(compareDecimal(order!.price, request.price!)).toBe(0);
+        expect(compareDecimal(order!.volume, request.volume)).toBe(0);
+      });
+
+      it('closes part of a position on the volume step with 10009 and keeps the rest open', async () => {
+        const ticket = await openBuy(addDecimal(info.volumeMin, info.volumeMin));
+        const result = await terminal.closePosition(closeOf(ticket, info.volumeMin));
+        expect(result.retcode).toBe(RETCODE.DONE);
+        expect(result.deal).not.toBeNull();
+        expect(compareDecimal(result.volume, info.volumeMin)).toBe(0);
+        expect(compareDecimal((await positionOf(ticket))!.volume, info.volumeMin)).toBe(0);
+      });
+
+      it('closes a whole position at the bid with 10009; it is no longer open and its closing deal is found', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        const request = closeOf(ticket, info.volumeMin);
+        const result = await terminal.closePosition(request);
+        expect(result).toMatchObject({ retcode: RETCODE.DONE, position: ticket });
+        if (result.bid !== null) expect(Number(result.price)).toBeCloseTo(result.bid, info.digits);
+        expect(await positionOf(ticket)).toBeUndefined();
+        const records = await terminal.findByComment(request.comment, MAGIC);
+        expect(records.find((r) => r.kind === 'deal')).toMatchObject({ type: 'sell', position: ticket, ticket: result.deal });
+      });
+
+      it('answers 10036 to a close of a position that is already closed', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        expect((await terminal.closePosition(closeOf(ticket, info.volumeMin))).retcode).toBe(RETCODE.DONE);
+        expect((await terminal.closePosition(closeOf(ticket, info.volumeMin))).retcode).toBe(RETCODE.POSITION_CLOSED);
+      });
+
+      it('rejects a close volume off the volume step with 10014 and one above the open volume with 10038, closing nothing', async () => {
+        const volume = addDecimal(info.volumeMin, info.volumeMin);
+        const ticket = await openBuy(volume);
+        const offStep = addDecimal(info.volumeMin, multiplyDecimal(info.volumeStep, '0.5'));
+        expect((await terminal.closePosition(closeOf(ticket, offStep))).retcode).toBe(RETCODE.INVALID_VOLUME);
+        expect((await terminal.closePosition(closeOf(ticket, addDecimal(volume, info.volumeStep)))).retcode).toBe(RETCODE.INVALID_CLOSE_VOLUME);
+        expect(compareDecimal((await positionOf(ticket))!.volume, volume)).toBe(0);
+      });
+
+      it('rejects a close while the market is closed with 10018', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await h.closeMarket();
+        expect((await terminal.closePosition(closeOf(ticket, info.volumeMin))).retcode).toBe(RETCODE.MARKET_CLOSED);
+      });
+
+      it('moves the stops of a position with 10009, and a null leg removes that stop', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        const sl = await buyStopLoss(5);
+        const tp = offsetPrice((await terminal.tick(h.symbol))!.ask, Math.max(info.stopsLevel, 10) * 5, info);
+        expect((await terminal.modifyPosition({ position: ticket, sl, tp })).retcode).toBe(RETCODE.DONE);
+        const moved = (await positionOf(ticket))!;
+        expect([compareDecimal(moved.sl!, sl), compareDecimal(moved.tp!, tp)]).toEqual([0, 0]);
+        expect((await terminal.modifyPosition({ position: ticket, sl, tp: null })).retcode).toBe(RETCODE.DONE);
+        expect((await positionOf(ticket))!.tp).toBeNull();
+        expect(compareDecimal((await positionOf(ticket))!.sl!, sl)).toBe(0);
+      });
+
+      it('rejects a stop loss above the price of a buy with 10016, leaving the stops as they were', async () => {
+        const sl = await buyStopLoss(5);
+        const ticket = await openBuy(info.volumeMin, { sl });
+        const wrongSide = offsetPrice((await terminal.tick(h.symbol))!.ask, Math.max(info.stopsLevel, 1) * 5 + 100, info);
+        expect((await terminal.modifyPosition({ position: ticket, sl: wrongSide, tp: null })).retcode).toBe(RETCODE.INVALID_STOPS);
+        expect(compareDecimal((await positionOf(ticket))!.sl!, sl)).toBe(0);
+      });
+
+      it('rejects a stop loss closer than the stops level with 10016', async () => {
+        if (info.stopsLevel < 2) return;
+        const ticket = await openBuy(info.volumeMin);
+        const tooClose = offsetPrice((await terminal.tick(h.symbol))!.bid, -(info.stopsLevel - 1), info);
+        expect((await terminal.modifyPosition({ position: ticket, sl: tooClose, tp: null })).retcode).toBe(RETCODE.INVALID_STOPS);
+      });
+
+      it('answers 10025 to a modification that changes nothing', async () => {
+        const sl = await buyStopLoss(5);
+        const ticket = await openBuy(info.volumeMin, { sl });
+        expect((await terminal.modifyPosition({ position: ticket, sl, tp: null })).retcode).toBe(RETCODE.NO_CHANGES);
+      });
+
+      it('answers 10036 to a modification of a position that is closed', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await terminal.closePosition(closeOf(ticket, info.volumeMin));
+        expect((await terminal.modifyPosition({ position: ticket, sl: await buyStopLoss(5), tp: null })).retcode).toBe(RETCODE.POSITION_CLOSED);
+      });
+
+      it('cancels a resting order with 10009: it leaves the orders and is found cancelled', async () => {
+        const request = await farBuyLimit();
+        const placed = await terminal.orderSend(request);
+        const result = await terminal.cancelOrder({ order: placed.order! });
+        expect(result).toMatchObject({ retcode: RETCODE.DONE, order: placed.order });
+        expect((await terminal.orders()).map((o) => o.ticket)).not.toContain(placed.order);
+        const [record] = await terminal.findByComment(request.comment, MAGIC);
+        expect(record).toMatchObject({ kind: 'order', ticket: placed.order, state: 'cancelled' });
+      });
+
+      it('rejects a cancel of an order that no longer rests', async () => {
+        const placed = await terminal.orderSend(await farBuyLimit());
+        expect((await terminal.cancelOrder({ order: placed.order! })).retcode).toBe(RETCODE.DONE);
+        expect(outcomeOfRetcode((await terminal.cancelOrder({ order: placed.order! })).retcode)).toBe('rejected');
+      });
+    });
+
     describe('faults', () => {
       it('an order_send timeout throws an ambiguous timeout and trades nothing', async () => {
         await h.injectFault({ method: 'orderSend', kind: 'timeout' });
@@ -302,6 +457,38 @@ export function tradingTerminalContract(name: string, setup: () => Promise<Tradi
         expect(err.isAmbiguous).toBe(true);
         const records = await terminal.findByComment(request.comment, MAGIC);
         expect(records.some((r) => r.kind === 'deal' && r.state === 'filled')).toBe(true);
+      });
+
+      it('a close timeout throws an ambiguous timeout and leaves the position open', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await h.injectFault({ method: 'closePosition', kind: 'timeout' });
+        const err = await expectBrokerError(terminal.closePosition(closeOf(ticket, info.volumeMin)), 'timeout');
+        expect(err.isAmbiguous).toBe(true);
+        expect(await positionOf(ticket)).toBeDefined();
+      });
+
+      it('an ambiguous close executes but loses the answer; findByComment finds the closing deal', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await h.injectFault({ method: 'closePosition', kind: 'ambiguous' });
+        const request = closeOf(ticket, info.volumeMin);
+        expect((await expectBrokerError(terminal.closePosition(request), 'timeout')).isAmbiguous).toBe(true);
+        expect(await positionOf(ticket)).toBeUndefined();
+        expect((await terminal.findByComment(request.comment, MAGIC)).some((r) => r.kind === 'deal' && r.position === ticket)).toBe(true);
+      });
+
+      it('a modification timeout throws an ambiguous timeout and moves no stop', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await h.injectFault({ method: 'modifyPosition', kind: 'timeout' });
+        const err = await expectBrokerError(terminal.modifyPosition({ position: ticket, sl: await buyStopLoss(5), tp: null }), 'timeout');
+        expect(err.isAmbiguous).toBe(true);
+        expect((await positionOf(ticket))!.sl).toBeNull();
+      });
+
+      it('an ambiguous cancel removes the order but loses the answer', async () => {
+        const placed = await terminal.orderSend(await farBuyLimit());
+        await h.injectFault({ method: 'cancelOrder', kind: 'ambiguous' });
+        expect((await expectBrokerError(terminal.cancelOrder({ order: placed.order! }), 'timeout')).isAmbiguous).toBe(true);
+        expect((await terminal.orders()).map((o) => o.ticket)).not.toContain(placed.order);
       });
 
       it('a fault armed for one call leaves the next call alone', async () => {
