@@ -11,6 +11,13 @@ export interface LabListener {
 /** Progress is written when it moved by at least this much (or reached the end). */
 const PROGRESS_STEP = 0.01;
 
+/** Writes a job's progress (see {@link JobEvents.progressWriter}). */
+export interface ProgressWriter {
+  (fraction: number): void;
+  /** Settles once the newest progress asked is stored (a failed write counts) and told. */
+  whenWritten(): Promise<void>;
+}
+
 /**
  * What the listener hears of the jobs: each change told as the store has it then, one store read
  * after another, so it hears each job's states in order; and a running job's progress, written
@@ -55,21 +62,31 @@ export class JobEvents {
    * Writes a running job's progress when it moved by a step or reached the end, never backwards,
    * and tells it; one write at a time (the newest next), so the store never goes back.
    */
-  progressWriter(kind: LabEvent['kind'], id: string): (fraction: number) => void {
+  progressWriter(kind: LabEvent['kind'], id: string): ProgressWriter {
     const { store, logger } = this.options;
+    let asked = 0;
+    let stored = 0;
+    const onStored: Array<() => void> = [];
     const write = latestWrite(
       async (fraction: number) => {
-        await (kind === 'backtest' ? store.setBacktestProgress(id, fraction) : store.setSweepProgress(id, fraction));
-        await this.told(kind, id, true, true);
+        try {
+          await (kind === 'backtest' ? store.setBacktestProgress(id, fraction) : store.setSweepProgress(id, fraction));
+          await this.told(kind, id, true, true);
+        } finally {
+          stored = fraction;
+          if (stored === asked) for (const resolve of onStored.splice(0)) resolve();
+        }
       },
       { onError: (err) => logger.warn({ err, id }, 'writing a lab job’s progress failed'), pending: this.writes },
     );
-    let written = 0;
-    return (fraction) => {
-      if (fraction < written + PROGRESS_STEP && fraction < 1) return;
-      written = Math.min(1, fraction);
-      write(written);
+    const progress = (fraction: number) => {
+      if (fraction < asked + PROGRESS_STEP && fraction < 1) return;
+      asked = Math.min(1, fraction);
+      write(asked);
     };
+    // The newest progress asked is the last written: once it is, every step before it is too.
+    const whenWritten = () => (stored === asked ? Promise.resolve() : new Promise<void>((resolve) => onStored.push(resolve)));
+    return Object.assign(progress, { whenWritten });
   }
 
   /** Settles once no progress write is on its way. */
