@@ -1,14 +1,11 @@
 import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App } from '@fxdesk/core';
-import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import type { StrategyConfig } from './config.js';
 import { registerConsoleAccess, SESSION_COOKIE } from './console-access.js';
-import { ConsoleReads } from './console-reads.js';
-import { ConsoleSessions } from './console-sessions.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
-import { LabJobs } from './lab/jobs.js';
+import type { LabJobs } from './lab/jobs.js';
 import { labDefaults } from './lab/defaults.js';
 import { clientLimit, consoleReadLimit, specRateLimit } from './rate-limits.js';
 import { registerConsoleReadRoutes } from './routes/console-reads.js';
@@ -22,7 +19,6 @@ import { registerRedocRoutes } from './routes/redoc.js';
 import { registerSignalRoutes } from './routes/signals.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerUiRoutes } from './routes/ui.js';
-import { StrategyControl } from './strategy-control.js';
 
 export interface StrategyService {
   app: App;
@@ -36,7 +32,7 @@ export interface StrategyService {
 
 const TITLE = 'fxdesk strategy control service';
 
-/** Builds the strategy service; it does not listen (server.ts does) and does not close its deps. */
+/** Wires the strategy service's routes to its objects (deps.ts builds them); it does not listen (server.ts does) and does not close its deps. */
 export async function buildApp({ config, deps }: { config: StrategyConfig; deps: StrategyDeps }): Promise<StrategyService> {
   const app = await buildService({
     ...kitOptionsFromConfig(config),
@@ -58,18 +54,11 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
       { name: 'health', description: 'Health record, liveness and readiness' },
     ],
     logger: deps.logger,
+    metrics: deps.metrics,
     now: () => deps.clock.now(),
   });
 
-  const strategy = new StrategyControl({ config, deps, logger: app.log as Logger, metrics: app.metrics, version: pkg.version });
-  const reads = new ConsoleReads({ config, account: deps.account, execution: deps.execution, notification: deps.notification });
-  const sessions = new ConsoleSessions({
-    password: config.CONSOLE_PASSWORD,
-    clock: deps.clock,
-    lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000,
-    store: deps.store,
-  });
-  const lab = new LabJobs({ config, lab: deps.lab, clock: deps.clock, logger: app.log as Logger, listener: strategy.events });
+  const { strategy, sessions, reads, labJobs: lab } = deps;
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 
   // Spec 000's endpoints, and the lab's under the same limits: GETs on one counter per client,

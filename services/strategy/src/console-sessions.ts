@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { secretsEqual } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { ConsoleSession as ConsoleSessionRecord } from '@fxdesk/schemas';
-import type { StrategyStore } from './store.js';
+import type { SessionStore } from './store/index.js';
 
 /** A browser logged in to the console. */
 export interface ConsoleSession {
@@ -19,7 +19,7 @@ export interface ConsoleSessionsOptions {
   clock: Clock;
   lifetimeMs: number;
   /** Where the sessions live: the strategy's store, which every replica shares. */
-  store: Pick<StrategyStore, 'openSession' | 'findSession' | 'endSession' | 'consoleSecret'>;
+  store: Pick<SessionStore, 'openSession' | 'findSession' | 'endSession' | 'consoleSecret'>;
 }
 
 /** Sessions kept at most: a login past it ends the oldest one, so logins cannot fill the store. */

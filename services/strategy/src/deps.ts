@@ -1,12 +1,20 @@
 import os from 'node:os';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient, type ClientOptions } from '@fxdesk/client';
-import { databasePath } from '@fxdesk/core';
+import { createLogger, databasePath, MetricsRegistry } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
+import pkg from '../package.json' with { type: 'json' };
+import { AccountView } from './account-view.js';
 import type { StrategyConfig } from './config.js';
+import { ConsoleReads } from './console-reads.js';
+import { ConsoleSessions } from './console-sessions.js';
+import { DeskFeed } from './desk-feed.js';
+import { DownstreamHealth } from './downstream.js';
+import { StrategyEngine } from './engine.js';
+import { EventHub } from './event-hub.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
-import type { LabDeps } from './lab/jobs.js';
+import { LabJobs, type LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
 import { LabPool } from './lab/pool.js';
 import { SqlLabStore } from './lab/sql-store.js';
@@ -15,15 +23,18 @@ import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
 import type { Leadership } from './leadership.js';
+import { PaperAccount } from './paper-account.js';
 import { PostgresLeadership } from './postgres-leadership.js';
-import { PostgresStrategyStore } from './postgres-store.js';
-import { SqliteStrategyStore } from './sqlite-store.js';
-import type { StrategyStore } from './store.js';
+import { SignalDispatcher } from './signal-dispatch.js';
+import { openStrategyStores, type StrategyStores } from './store/index.js';
+import { shareLeaderView, StrategyControl } from './strategy-control.js';
 
-export interface StrategyDeps {
+/** What the service is made of from outside its domain: a test gives its own (a manual clock, a database in memory, fake services). */
+export interface StrategyParts {
   clock: Clock;
   logger?: Logger;
-  store: StrategyStore;
+  /** The strategy's records (strategy.db, or PostgreSQL with DATABASE_URL). */
+  stores: StrategyStores;
   /** Candles and quotes: the market-data service, or the in-process simulated market. */
   source: MarketSource;
   /** Set with EXECUTION_URL: orders of signals started with dry_run false. */
@@ -36,6 +47,20 @@ export interface StrategyDeps {
   lab: LabDeps;
   /** Set with DATABASE_URL: the election among the replicas on the database. Unset: this process is the only one, and leads. */
   leadership?: Leadership;
+}
+
+/** Every object of the service, each built once (buildDeps): its parts, and the domain the app's routes call. */
+export interface StrategyDeps extends StrategyParts {
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** The strategy's domain: spec 000's records, the engine and what it drives, the console's event hub. */
+  strategy: StrategyControl;
+  /** The console's logins. */
+  sessions: ConsoleSessions;
+  /** The console's reads of the other services. */
+  reads: ConsoleReads;
+  /** The strategy lab's jobs. */
+  labJobs: LabJobs;
   /** Closes what was opened for the app (after the app has closed). */
   close: () => Promise<void>;
 }
@@ -51,9 +76,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const clock = systemClock;
   const client = <T>(url: string | undefined, apiKey: string | undefined, make: (options: ClientOptions) => T) =>
     url === undefined ? undefined : make({ baseUrl: url, apiKey, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
-  const store: StrategyStore = config.DATABASE_URL
-    ? await PostgresStrategyStore.open(config.DATABASE_URL)
-    : new SqliteStrategyStore(databasePath(config.DATA_DIR, 'strategy'));
+  const stores = await openStrategyStores({ databaseUrl: config.DATABASE_URL, file: databasePath(config.DATA_DIR, 'strategy') });
   const marketData = client(config.MARKET_DATA_URL, config.MARKET_DATA_API_KEY, (o) => new MarketDataClient(o));
   // The lab's own client: a job's page of history may take longer than a live call on a busy machine.
   const labMarketData = client(
@@ -86,20 +109,110 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const notification = client(config.NOTIFICATION_URL, config.NOTIFICATION_API_KEY, (o) => new NotificationClient(o));
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));
-  return {
+  return buildDeps(config, { clock, logger, stores, source, execution, notification, account, lab, leadership }, async () => {
+    await leadership?.stop();
+    await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), labMarketData?.close(), pool.close()]);
+    await Promise.all([stores.close(), lab.store.close()]);
+  });
+}
+
+/**
+ * Builds the service's objects on its parts, each once: the domain's parts tell one another what
+ * changed (the engine, the dispatcher, the paper account and the downstream health tell the event
+ * hub; the hub reads the status and the pairs back), so some are reached through the ones made
+ * after them, once all are made.
+ */
+export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: () => Promise<void>): StrategyDeps {
+  const { clock, stores, source, leadership } = parts;
+  const logger = parts.logger ?? createLogger({ name: 'strategy', level: config.LOG_LEVEL });
+  const metrics = new MetricsRegistry();
+  const feed = new DeskFeed({ log: stores.events, logger, onEvents: (logged) => strategy.onDeskEvents(logged) });
+  const events = new EventHub({
     clock,
     logger,
-    store,
+    metrics,
+    replay: config.EVENTS_REPLAY,
+    maxClients: config.EVENTS_MAX_CLIENTS,
+    status: () => strategy.status(),
+    pairRecord: (instrument) => engine.pairRecord(instrument),
+    pairRecords: () => engine.pairRecords(),
+    desk: feed,
+  });
+  const health = new DownstreamHealth(
+    { market_data: source.name === 'market-data', execution: !!parts.execution, account: !!parts.account, notification: !!parts.notification },
+    clock,
+    logger,
+    metrics,
+    events,
+    leadership ? shareLeaderView(stores.downstream, logger) : undefined,
+  );
+  const paper = new PaperAccount({
+    trades: stores.paperTrades,
+    clock,
+    startBalance: config.PAPER_BALANCE,
+    leverage: config.PAPER_LEVERAGE,
+    volumeLots: Number(config.TRADE_VOLUME),
+    rate: (from, to) => source.rate(from, to),
+    events,
+  });
+  const dispatcher = new SignalDispatcher({
+    signals: stores.signals,
+    clock,
+    logger,
+    health,
+    events,
+    execution: parts.execution,
+    notification: parts.notification,
+    retries: config.DOWNSTREAM_RETRIES,
+    volume: config.TRADE_VOLUME,
+    source: config.SIGNAL_SOURCE,
+    channels: config.NOTIFICATION_CHANNELS,
+  });
+  const engine: StrategyEngine = new StrategyEngine({
+    isLeading: leadership === undefined,
+    announce: leadership && ((run) => leadership.announce(run)),
+    config,
+    clock,
+    logger,
+    metrics,
     source,
-    execution,
-    notification,
-    account,
-    lab,
+    signals: stores.signals,
+    runs: stores.runs,
+    dispatcher,
+    paper,
+    health,
+    events,
+  });
+  const account = new AccountView({
+    client: parts.account,
+    health,
+    clock,
+    refreshMs: config.ACCOUNT_REFRESH_SECONDS * 1000,
+    paper: () => strategy.paperAccount(),
+  });
+  const strategy: StrategyControl = new StrategyControl({
+    config,
+    clock,
+    logger,
+    version: pkg.version,
+    stores,
+    source,
     leadership,
-    close: async () => {
-      await leadership?.stop();
-      await Promise.allSettled([source.close(), execution?.close(), notification?.close(), account?.close(), labMarketData?.close(), pool.close()]);
-      await Promise.all([store.close(), lab.store.close()]);
-    },
-  };
+    engine,
+    dispatcher,
+    events,
+    feed,
+    health,
+    paper,
+    account,
+  });
+  const sessions = new ConsoleSessions({
+    password: config.CONSOLE_PASSWORD,
+    clock,
+    lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000,
+    store: stores.sessions,
+  });
+  const reads = new ConsoleReads({ config, account: parts.account, execution: parts.execution, notification: parts.notification });
+  const labJobs = new LabJobs({ config, lab: parts.lab, clock, logger, listener: events });
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, close };
 }

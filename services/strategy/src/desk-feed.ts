@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { DeskEvent, NewDeskEvent, StrategyStore } from './store.js';
+import type { DeskEvent, DeskEventLog, NewDeskEvent } from './store/index.js';
 
 export interface DeskFeedOptions {
-  store: Pick<StrategyStore, 'appendEvents' | 'eventsAfter' | 'lastEventSeq'>;
+  log: Pick<DeskEventLog, 'appendEvents' | 'eventsAfter' | 'lastEventSeq'>;
   logger: Logger;
   /** Each event the log gains after the feed starts, in the log's order, once. */
   onEvents: (events: DeskEvent[]) => void;
@@ -40,7 +40,7 @@ export class DeskFeed {
 
   /** Starts after the log's newest event: what was logged before is history, not news. */
   start(): Promise<void> {
-    this.started ??= this.o.store.lastEventSeq().then(
+    this.started ??= this.o.log.lastEventSeq().then(
       (last) => {
         this.cursor = last;
       },
@@ -63,7 +63,7 @@ export class DeskFeed {
       this.batch = undefined;
       const events = this.queued.splice(0);
       this.appends = this.appends.then(() =>
-        this.o.store.appendEvents(events).catch((err: unknown) => {
+        this.o.log.appendEvents(events).catch((err: unknown) => {
           this.o.logger.warn({ err, events: events.length }, 'logging desk events failed; /events goes without them');
         }),
       );
@@ -90,7 +90,7 @@ export class DeskFeed {
 
   /** The logged events after `seq` (a client resuming /events), oldest first, at most `limit`; undefined when no longer kept. */
   after(seq: number, limit: number): Promise<DeskEvent[] | undefined> {
-    return this.o.store.eventsAfter(seq, limit);
+    return this.o.log.eventsAfter(seq, limit);
   }
 
   private async drain(): Promise<void> {
@@ -107,10 +107,10 @@ export class DeskFeed {
 
   private async readToEnd(): Promise<void> {
     for (;;) {
-      const events = await this.o.store.eventsAfter(this.cursor, BATCH);
+      const events = await this.o.log.eventsAfter(this.cursor, BATCH);
       if (events === undefined) {
         // This replica fell further behind than the log keeps: it goes on from the newest.
-        const last = await this.o.store.lastEventSeq();
+        const last = await this.o.log.lastEventSeq();
         this.o.logger.warn({ from: this.cursor, to: last }, 'desk events were pruned before this replica read them; /events goes on without them');
         this.cursor = last;
         return;

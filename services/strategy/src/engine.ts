@@ -21,7 +21,7 @@ import { rulesOf, type StrategyRules } from './rules.js';
 import type { SignalDispatcher } from './signal-dispatch.js';
 import { signalIdFor } from './signal-id.js';
 import { decide, ruleSettingsOf, signalIndicators, type RuleCandle } from './signal-rule.js';
-import type { RunChange, RunState, StrategyStore } from './store.js';
+import type { RunChange, RunState, RunStore, SignalStore } from './store/index.js';
 import { symbolOf } from './symbols.js';
 
 export interface EngineOptions {
@@ -30,13 +30,16 @@ export interface EngineOptions {
   logger: Logger;
   metrics: MetricsRegistry;
   source: MarketSource;
-  store: StrategyStore;
+  signals: SignalStore;
+  runs: RunStore;
   dispatcher: SignalDispatcher;
   paper: PaperAccount;
   health: DownstreamHealth;
   events: EventHub;
   /** Whether this engine decides from the start (default); a replica's starts following. */
   isLeading?: boolean;
+  /** Told each change of the run recorded here, for the other replicas to run at once (Leadership.announce). */
+  announce?: (run: RunState) => void;
 }
 
 interface Run {
@@ -171,7 +174,7 @@ export class StrategyEngine {
     return this.serially(async () => {
       await this.readGeneration();
       const run = this.runOrRefuse();
-      const signalsGenerated = await this.o.store.countSince(iso(run.startedAt));
+      const signalsGenerated = await this.o.signals.countSince(iso(run.startedAt));
       await this.record({ running: false, instruments: run.instruments, dryRun: run.dryRun, startedAt: iso(run.startedAt) });
       return { ...this.halt(), signalsGenerated };
     });
@@ -231,7 +234,7 @@ export class StrategyEngine {
    */
   async syncRun(): Promise<void> {
     await this.serially(async () => {
-      const state = await this.o.store.runState();
+      const state = await this.o.runs.runState();
       if (state) await this.adopt(state);
     });
   }
@@ -278,7 +281,7 @@ export class StrategyEngine {
 
   private async readGeneration(): Promise<void> {
     if (this.generation !== undefined) return;
-    this.recorded = await this.o.store.runState();
+    this.recorded = await this.o.runs.runState();
     this.generation = this.recorded?.generation ?? 0;
   }
 
@@ -302,14 +305,15 @@ export class StrategyEngine {
    * first, this engine runs that one instead and the change is refused as the state now stands.
    */
   private async record(change: RunChange): Promise<RunState> {
-    const state = await this.o.store.recordRun(change, iso(this.o.clock.now()), this.generation ?? 0);
+    const state = await this.o.runs.recordRun(change, iso(this.o.clock.now()), this.generation ?? 0);
     if (state) {
       this.generation = state.generation;
       this.recorded = state;
       this.boot = undefined;
+      this.o.announce?.(state);
       return state;
     }
-    const current = (await this.o.store.runState()) as RunState;
+    const current = (await this.o.runs.runState()) as RunState;
     await this.adopt(current);
     if (current.running) throw errors.create('strategy_already_running', 'another replica started the strategy meanwhile; POST /stop or POST /restart');
     throw errors.create('strategy_not_running', 'another replica stopped the strategy meanwhile; POST /start');
@@ -391,7 +395,7 @@ export class StrategyEngine {
   /** Whether an instrument name is one this desk knows: monitored, configured, signalled, or listed by the market. */
   async isKnownInstrument(instrument: string): Promise<boolean> {
     if (!InstrumentNameSchema.safeParse(instrument).success) return false;
-    if (this.pairs.has(instrument) || this.o.config.INSTRUMENTS.includes(instrument) || (await this.o.store.hasInstrument(instrument))) return true;
+    if (this.pairs.has(instrument) || this.o.config.INSTRUMENTS.includes(instrument) || (await this.o.signals.hasInstrument(instrument))) return true;
     const catalog = await this.listedSymbols();
     return catalog?.has(symbolOf(instrument, this.o.config.SYMBOL_MAP)) ?? false;
   }
@@ -416,7 +420,7 @@ export class StrategyEngine {
       const symbol = symbolOf(instrument, config.SYMBOL_MAP);
       return new PairTracker(instrument, symbol, catalog?.get(symbol)?.digits ?? FALLBACK_DIGITS, this.trackerSettings);
     });
-    const lastSignals = await Promise.all(instruments.map((instrument) => this.o.store.latest(instrument)));
+    const lastSignals = await Promise.all(instruments.map((instrument) => this.o.signals.latest(instrument)));
     const run: Run = { generation: state.generation, startedAt: Date.parse(state.startedAt), instruments, dryRun, subscription: undefined, timer: undefined };
     this.run = run;
     this.lastStart = { instruments, dryRun };
@@ -592,7 +596,7 @@ export class StrategyEngine {
   private async decideOn(run: Run, pair: PairTracker): Promise<void> {
     const snapshot = pair.latest;
     if (!snapshot || this.run !== run || !this.isLeading) return;
-    const { config, clock, store } = this.o;
+    const { config, clock, signals } = this.o;
     const decision = decide(snapshot, ruleSettingsOf(this.rules, pair.digits));
     if (!decision) return;
     const signalId = signalIdFor(pair.instrument, config.TIMEFRAME, snapshot.candle.time);
@@ -614,7 +618,7 @@ export class StrategyEngine {
       dry_run: run.dryRun,
       ...this.o.dispatcher.initialStates(run.dryRun),
     };
-    if (!(await store.insert(signal, run.dryRun ? this.o.paper.tradeOf(signal) : undefined))) return;
+    if (!(await signals.insert(signal, run.dryRun ? this.o.paper.tradeOf(signal) : undefined))) return;
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
     this.signals.inc({ instrument: pair.instrument, type: signal.type });
     this.o.logger.info(

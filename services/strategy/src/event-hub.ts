@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { DeskFeed } from './desk-feed.js';
 import { errors } from './errors.js';
 import { EventStream, type EventLog, type FramedEvent } from './event-stream.js';
-import type { DeskEvent } from './store.js';
+import type { DeskEvent } from './store/index.js';
 
 export interface EventHubOptions {
   clock: Clock;

@@ -1,4 +1,5 @@
 import type { CheckResult } from '@fxdesk/core';
+import type { RunState } from './store/index.js';
 
 /** What the replica does as its role changes (strategy-control.ts). */
 export interface LeadershipHandlers {
@@ -21,6 +22,8 @@ export interface Leadership {
   readonly isLeader: boolean;
   /** Takes part in the election until `stop`. */
   start(handlers: LeadershipHandlers): void;
+  /** Tells every replica of a change of the run this one recorded, so each runs it at once rather than at its next check. */
+  announce(run: RunState): void;
   /** The readiness check: this replica's role, and which replica leads. */
   check(): Promise<CheckResult>;
   /** Leaves the election, giving the lead up at once when held, so another replica need not wait. */

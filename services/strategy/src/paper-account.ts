@@ -2,7 +2,7 @@ import type { Candle } from '@fxdesk/indicators';
 import type { Clock } from '@fxdesk/primitives';
 import type { StrategyAccount, StrategySignal } from '@fxdesk/schemas';
 import type { EventHub } from './event-hub.js';
-import type { PaperTrade, StrategyStore } from './store.js';
+import type { PaperTrade, PaperTradeStore } from './store/index.js';
 
 /** The paper account's currency: P/L and margin are converted to it. */
 export const PAPER_CURRENCY = 'USD';
@@ -14,7 +14,7 @@ export function contractSize(instrument: string): number {
 }
 
 export interface PaperAccountOptions {
-  store: StrategyStore;
+  trades: PaperTradeStore;
   clock: Clock;
   startBalance: number;
   leverage: number;
@@ -57,7 +57,7 @@ export class PaperAccount {
    * reached. Candles seen before change nothing: a trade closes once, at the first that reached it.
    */
   async onCandles(instrument: string, candles: readonly Candle[]): Promise<void> {
-    let open = (await this.o.store.openPaperTrades()).filter((t) => t.instrument === instrument);
+    let open = (await this.o.trades.openPaperTrades()).filter((t) => t.instrument === instrument);
     for (const candle of candles) {
       if (open.length === 0) return;
       const still: PaperTrade[] = [];
@@ -68,7 +68,7 @@ export class PaperAccount {
 
   /** Balance, equity and margin, marking open trades at `priceOf` (their entry when unknown). */
   async snapshot(priceOf: (instrument: string) => number | null): Promise<StrategyAccount> {
-    const [realized, trades] = await Promise.all([this.o.store.realizedPaperPnl(), this.o.store.openPaperTrades()]);
+    const [realized, trades] = await Promise.all([this.o.trades.realizedPaperPnl(), this.o.trades.openPaperTrades()]);
     const balance = this.o.startBalance + realized;
     let unrealized = 0;
     let marginUsed = 0;
@@ -90,7 +90,7 @@ export class PaperAccount {
     // Both inside one candle: which came first is unknown, so the stop is assumed (the cautious reading).
     const exit = stopHit ? trade.stopLoss : trade.takeProfit;
     const pnl = this.toAccount(trade.side * (exit - trade.entry) * trade.units, trade.instrument, exit);
-    await this.o.store.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
+    await this.o.trades.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
     this.o.events.statusChanged();
     return true;
   }

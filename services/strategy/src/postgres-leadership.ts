@@ -2,7 +2,10 @@ import { connectPostgres, type CheckResult, type PostgresSession } from '@fxdesk
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import type { Leadership, LeadershipHandlers } from './leadership.js';
-import { RUN_CHANNEL } from './postgres-store.js';
+import type { RunState } from './store/index.js';
+
+/** The channel a recorded change of the run is announced on (NOTIFY), so every replica runs it at once. */
+export const RUN_CHANNEL = 'fxdesk_strategy_run';
 
 /** The advisory lock's two keys: "fxds" and "stra" in ASCII, a pair no other lock of the desk takes. */
 const LOCK = [0x66786473, 0x73747261];
@@ -38,8 +41,8 @@ const reason = (err: unknown) => (err instanceof Error ? err.message : String(er
  * gone: within about 6 s, see SESSION_SETTINGS) is replaced at a follower's next check, every
  * `checkMs`. The leader checks its session as often, and steps down when a check fails or takes
  * longer than `checkMs`, before the server can give the lock to another replica. The same
- * session LISTENs for the run changes replicas record (RUN_CHANNEL), so a start, stop or restart
- * asked of any replica reaches the others at once.
+ * session announces the run changes this replica records and LISTENs for every replica's
+ * (RUN_CHANNEL), so a start, stop or restart asked of any replica reaches the others at once.
  */
 export class PostgresLeadership implements Leadership {
   readonly replicaId: string;
@@ -61,6 +64,13 @@ export class PostgresLeadership implements Leadership {
   start(handlers: LeadershipHandlers): void {
     this.handlers = handlers;
     this.schedule(0);
+  }
+
+  /** NOTIFY on the election's session, once the change is committed; without one, the others run it at their next check. */
+  announce(run: RunState): void {
+    void this.session
+      ?.query('SELECT pg_notify($1, $2)', [RUN_CHANNEL, String(run.generation)])
+      .catch((err: unknown) => this.o.logger.warn({ err }, 'could not tell the other replicas of the change of the run; they run it at their next check'));
   }
 
   async check(): Promise<CheckResult> {

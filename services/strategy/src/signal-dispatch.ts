@@ -4,10 +4,10 @@ import type { SignalExecution, SignalNotification, SignalSubmissionInput, Strate
 import type { Logger } from 'pino';
 import type { DownstreamHealth } from './downstream.js';
 import type { EventHub } from './event-hub.js';
-import type { StrategyStore } from './store.js';
+import type { SignalStore } from './store/index.js';
 
 export interface DispatchOptions {
-  store: StrategyStore;
+  signals: SignalStore;
   clock: Clock;
   logger: Logger;
   health: DownstreamHealth;
@@ -141,7 +141,7 @@ export class SignalDispatcher {
 
   /** Sends again what a previous process, or the replica that led before, left pending (a crash between storing and sending). */
   async resumeUnfinished(): Promise<number> {
-    const pending = await this.o.store.unfinished();
+    const pending = await this.o.signals.unfinished();
     for (const signal of pending) this.dispatch(signal);
     return pending.length;
   }
@@ -190,7 +190,7 @@ export class SignalDispatcher {
     if (signal.execution.status === 'pending') {
       const execution = await this.submit(signal, turn);
       if (execution) {
-        await this.o.store.updateExecution(signal, execution);
+        await this.o.signals.updateExecution(signal, execution);
         signal = { ...signal, execution };
         this.o.events.deskChanged();
       }
@@ -198,7 +198,7 @@ export class SignalDispatcher {
     if (signal.notification.status === 'pending' && turn === this.turn) {
       const notification = await this.announce(signal, turn);
       if (notification) {
-        await this.o.store.updateNotification(signal, notification);
+        await this.o.signals.updateNotification(signal, notification);
         this.o.events.deskChanged();
       }
     }

@@ -1,4 +1,5 @@
-import { AppError, type MetricsRegistry } from '@fxdesk/core';
+import { AppError } from '@fxdesk/core';
+import type { Clock } from '@fxdesk/primitives';
 import type {
   DownstreamService,
   DownstreamState,
@@ -11,34 +12,48 @@ import type {
   StartRequest,
   StartResponse,
   StopResponse,
+  StrategyAccount,
   StrategyHealth,
   StrategySignal,
   StrategyStatus,
   Timeframe,
 } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
-import { AccountView } from './account-view.js';
+import type { AccountView } from './account-view.js';
 import type { StrategyConfig } from './config.js';
-import { DeskFeed } from './desk-feed.js';
-import type { StrategyDeps } from './deps.js';
-import { DownstreamHealth } from './downstream.js';
-import { StrategyEngine } from './engine.js';
+import type { DeskFeed } from './desk-feed.js';
+import type { DownstreamHealth } from './downstream.js';
+import type { StrategyEngine } from './engine.js';
 import { downstreamFailure, errors } from './errors.js';
-import { EventHub } from './event-hub.js';
+import type { EventHub } from './event-hub.js';
 import type { Leadership } from './leadership.js';
-import { PaperAccount } from './paper-account.js';
+import type { MarketSource } from './market-source.js';
+import type { PaperAccount } from './paper-account.js';
 import { latestWrite } from './latest-write.js';
 import { PairTracker, trackerSettings } from './pair-tracker.js';
-import { SignalDispatcher } from './signal-dispatch.js';
-import { utcDay, type DeskEvent } from './store.js';
+import type { SignalDispatcher } from './signal-dispatch.js';
+import { utcDay, type DeskEvent, type DownstreamStateStore, type StrategyStores } from './store/index.js';
 
+/** What the domain is made of, each part built once by deps.ts. */
 export interface StrategyControlOptions {
   config: StrategyConfig;
-  deps: StrategyDeps;
+  clock: Clock;
   logger: Logger;
-  metrics: MetricsRegistry;
   /** The service's version, for the health record. */
   version: string;
+  stores: StrategyStores;
+  source: MarketSource;
+  /** Set with DATABASE_URL: the election among the replicas on the database. */
+  leadership?: Leadership;
+  engine: StrategyEngine;
+  dispatcher: SignalDispatcher;
+  /** The console's event hub, which every part tells what changed. */
+  events: EventHub;
+  /** This replica's reader of the desk's event log. */
+  feed: DeskFeed;
+  health: DownstreamHealth;
+  paper: PaperAccount;
+  account: AccountView;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -74,94 +89,42 @@ const LEADER_CALLS: readonly DownstreamService[] = ['execution', 'notification']
 const STATUS_EVENTS = new Set<DeskEvent['name']>(['signal', 'order', 'delivery']);
 
 /**
- * The strategy control service's domain, made once per app: the engine and what it drives (the
- * signal dispatcher, the paper account, the downstream health, the account view), the console's
- * event hub they all tell what changed (and the desk's event log it reads), and the records spec
- * 000's endpoints answer with.
+ * The leader's view of the services only it calls, kept in the store for the followers' status
+ * (the newest of each, one write at a time): DownstreamHealth's `share` on a replica.
+ */
+export function shareLeaderView(
+  store: Pick<DownstreamStateStore, 'saveDownstream'>,
+  logger: Logger,
+): (service: DownstreamService, state: DownstreamState) => void {
+  const onError = (err: unknown) => logger.warn({ err }, 'keeping the downstream state for the followers failed');
+  const writers = new Map(LEADER_CALLS.map((service) => [service, latestWrite((state: DownstreamState) => store.saveDownstream(service, state), { onError })]));
+  return (service, state) => writers.get(service)?.(state);
+}
+
+/**
+ * The strategy control service's domain, made once per app (deps.ts builds it and what it
+ * drives: the engine, the signal dispatcher, the paper account, the downstream health, the
+ * account view, the console's event hub and the desk's event log it reads): the records spec
+ * 000's endpoints answer with, the start at boot and, as a replica, the election.
  */
 export class StrategyControl {
   readonly engine: StrategyEngine;
   readonly dispatcher: SignalDispatcher;
   readonly events: EventHub;
   readonly startedAt: number;
-  private readonly feed: DeskFeed;
-  private readonly health: DownstreamHealth;
-  private readonly paper: PaperAccount;
-  private readonly account: AccountView;
 
-  constructor(private readonly o: StrategyControlOptions) {
-    const { config, deps, logger } = o;
-    const { clock, store, source } = deps;
-    this.startedAt = clock.now();
-    this.feed = new DeskFeed({ store, logger, onEvents: (events) => this.onDeskEvents(events) });
-    this.events = new EventHub({
-      clock,
-      logger,
-      metrics: o.metrics,
-      replay: config.EVENTS_REPLAY,
-      maxClients: config.EVENTS_MAX_CLIENTS,
-      status: () => this.status(),
-      pairRecord: (instrument) => this.engine.pairRecord(instrument),
-      pairRecords: () => this.engine.pairRecords(),
-      desk: this.feed,
-    });
-    this.health = new DownstreamHealth(
-      { market_data: source.name === 'market-data', execution: !!deps.execution, account: !!deps.account, notification: !!deps.notification },
-      clock,
-      logger,
-      o.metrics,
-      this.events,
-      deps.leadership ? this.sharedDownstream() : undefined,
-    );
-    this.paper = new PaperAccount({
-      store,
-      clock,
-      startBalance: config.PAPER_BALANCE,
-      leverage: config.PAPER_LEVERAGE,
-      volumeLots: Number(config.TRADE_VOLUME),
-      rate: (from, to) => source.rate(from, to),
-      events: this.events,
-    });
-    this.dispatcher = new SignalDispatcher({
-      store,
-      clock,
-      logger,
-      health: this.health,
-      events: this.events,
-      execution: deps.execution,
-      notification: deps.notification,
-      retries: config.DOWNSTREAM_RETRIES,
-      volume: config.TRADE_VOLUME,
-      source: config.SIGNAL_SOURCE,
-      channels: config.NOTIFICATION_CHANNELS,
-    });
-    this.engine = new StrategyEngine({
-      isLeading: deps.leadership === undefined,
-      config,
-      clock,
-      logger,
-      metrics: o.metrics,
-      source,
-      store,
-      dispatcher: this.dispatcher,
-      paper: this.paper,
-      health: this.health,
-      events: this.events,
-    });
-    this.account = new AccountView({
-      client: deps.account,
-      health: this.health,
-      clock,
-      refreshMs: config.ACCOUNT_REFRESH_SECONDS * 1000,
-      paper: () => this.paper.snapshot((instrument) => this.currentPrice(instrument)),
-    });
+  constructor(private readonly options: StrategyControlOptions) {
+    this.engine = options.engine;
+    this.dispatcher = options.dispatcher;
+    this.events = options.events;
+    this.startedAt = options.clock.now();
   }
 
   /** The kit's readiness checks: the signal database answers; this replica leads or follows, and which one leads. */
   readinessChecks() {
-    const { store, leadership } = this.o.deps;
+    const { stores, leadership } = this.options;
     return {
-      database: () => store.health(),
+      database: () => stores.health(),
       leader: () => leadership?.check() ?? { ok: true, detail: 'leader: the only replica (no DATABASE_URL)' },
     };
   }
@@ -173,9 +136,9 @@ export class StrategyControl {
    * /start still works. As a replica: takes part in the election (see lead, follow).
    */
   async startAtBoot(): Promise<void> {
-    const { config, logger, deps } = this.o;
-    await this.feed.start();
-    if (deps.leadership) return this.joinElection(deps.leadership);
+    const { config, logger, feed, leadership } = this.options;
+    await feed.start();
+    if (leadership) return this.joinElection(leadership);
     void this.resumeUnfinished();
     this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
       (how) => {
@@ -195,7 +158,7 @@ export class StrategyControl {
   private joinElection(leadership: Leadership): void {
     leadership.start({
       lead: async () => {
-        await this.engine.lead({ autoStart: this.o.config.AUTO_START });
+        await this.engine.lead({ autoStart: this.options.config.AUTO_START });
         await this.resumeUnfinished();
       },
       follow: () => {
@@ -204,47 +167,38 @@ export class StrategyControl {
       },
       sync: async () => {
         await this.engine.syncRun();
-        await this.feed.pull();
+        await this.options.feed.pull();
         if (!leadership.isLeader) await this.followDownstream();
       },
     });
   }
 
-  /** Desk events read from the log: on /events, a follower's pairs told the leader's signals, a new status. */
-  private onDeskEvents(events: DeskEvent[]): void {
+  /** Desk events read from the log (DeskFeed's `onEvents`): on /events, a follower's pairs told the leader's signals, a new status. */
+  onDeskEvents(events: DeskEvent[]): void {
     this.events.publishDesk(events);
     for (const event of events) if (event.name === 'signal') this.engine.noteSignal(JSON.parse(event.data) as StrategySignal);
     if (events.some((event) => STATUS_EVENTS.has(event.name))) this.events.statusChanged();
   }
 
-  /** The leader's view of the services only it calls, kept in the store (the newest of each, one write at a time). */
-  private sharedDownstream(): (service: DownstreamService, state: DownstreamState) => void {
-    const onError = (err: unknown) => this.o.logger.warn({ err }, 'keeping the downstream state for the followers failed');
-    const writers = new Map(
-      LEADER_CALLS.map((service) => [service, latestWrite((state: DownstreamState) => this.o.deps.store.saveDownstream(service, state), { onError })]),
-    );
-    return (service, state) => writers.get(service)?.(state);
-  }
-
   /** A follower's status shows the services only the leader calls as the leader last saw them. */
   private async followDownstream(): Promise<void> {
     try {
-      const states = await this.o.deps.store.downstreamStates();
+      const states = await this.options.stores.downstream.downstreamStates();
       for (const service of LEADER_CALLS) {
         const state = states[service];
-        if (state) this.health.adopt(service, state);
+        if (state) this.options.health.adopt(service, state);
       }
     } catch (err) {
-      this.o.logger.warn({ err }, "reading the leader's view of the downstream services failed");
+      this.options.logger.warn({ err }, "reading the leader's view of the downstream services failed");
     }
   }
 
   private async resumeUnfinished(): Promise<void> {
     try {
       const resumed = await this.dispatcher.resumeUnfinished();
-      if (resumed > 0) this.o.logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
+      if (resumed > 0) this.options.logger.info({ signals: resumed }, 'sending signals a previous run left unsent');
     } catch (err) {
-      this.o.logger.error({ err }, 'could not read the signals a previous run left unsent');
+      this.options.logger.error({ err }, 'could not read the signals a previous run left unsent');
     }
   }
 
@@ -254,28 +208,28 @@ export class StrategyControl {
    * make the strategy unhealthy: it shows in the status record.
    */
   async healthRecord(log: Pick<Logger, 'error'>): Promise<StrategyHealth> {
-    const database = await this.o.deps.store.health();
+    const database = await this.options.stores.health();
     const healthy = database.ok;
     if (!healthy) log.error({ detail: database.detail }, 'the signal database does not answer');
-    const now = this.o.deps.clock.now();
+    const now = this.options.clock.now();
     return {
       status: healthy ? 'healthy' : 'unhealthy',
       timestamp: iso(now),
       uptime_seconds: Math.max(0, Math.floor((now - this.startedAt) / 1000)),
-      version: this.o.version,
+      version: this.options.version,
     };
   }
 
   /** Spec 000's status record, with the downstream services' health. */
   async status(): Promise<StrategyStatus> {
     const { engine } = this;
-    const { store, clock } = this.o.deps;
+    const { stores, clock, account, health, config } = this.options;
     const state = engine.state;
-    const [today, lastSignalTime, account, paper] = await Promise.all([
-      store.countOnDay(utcDay(clock.now())),
-      store.lastSignalTime(),
-      this.account.current(),
-      this.paper.snapshot((instrument) => this.currentPrice(instrument)),
+    const [today, lastSignalTime, current, paper] = await Promise.all([
+      stores.signals.countOnDay(utcDay(clock.now())),
+      stores.signals.lastSignalTime(),
+      account.current(),
+      this.paperAccount(),
     ]);
     return {
       running: engine.isRunning,
@@ -283,19 +237,24 @@ export class StrategyControl {
       active_pairs: state.instruments,
       total_signals_today: today,
       last_signal_time: lastSignalTime ?? null,
-      account,
-      account_source: this.account.source,
+      account: current,
+      account_source: account.source,
       paper_account: paper,
       dry_run: state.dryRun,
       idle: engine.idle,
-      timeframe: this.o.config.TIMEFRAME,
-      downstream: this.health.view(),
+      timeframe: config.TIMEFRAME,
+      downstream: health.view(),
     };
+  }
+
+  /** The paper account, its open trades marked to the pairs' current prices. */
+  paperAccount(): Promise<StrategyAccount> {
+    return this.options.paper.snapshot((instrument) => this.engine.pair(instrument)?.currentPrice ?? null);
   }
 
   /** Most candles GET /pairs/{instrument}/candles answers with (CHART_CANDLES). */
   get chartCandles(): number {
-    return this.o.config.CHART_CANDLES;
+    return this.options.config.CHART_CANDLES;
   }
 
   pairs(): PairRecord[] {
@@ -307,12 +266,12 @@ export class StrategyControl {
    * TIMEFRAME, the pair's own; on another timeframe, its history read from the market now (with
    * WARMUP_CANDLES more before it) and run through fresh indicators with the strategy's settings.
    */
-  async pairCandles(instrument: string, limit: number, timeframe: Timeframe = this.o.config.TIMEFRAME): Promise<PairCandles> {
-    const { config, deps } = this.o;
+  async pairCandles(instrument: string, limit: number, timeframe: Timeframe = this.options.config.TIMEFRAME): Promise<PairCandles> {
+    const { config, source } = this.options;
     const pair = this.engine.pair(instrument);
     if (!pair) throw errors.create('instrument_not_found', `${instrument.slice(0, 64)} is not a monitored pair; GET /pairs lists them`);
     if (timeframe === config.TIMEFRAME) return { instrument, timeframe, candles: pair.chartCandles(limit) };
-    const history = await deps.source
+    const history = await source
       .closedCandles(pair.symbol, timeframe, limit + config.WARMUP_CANDLES)
       .catch((err: unknown) => Promise.reject(downstreamFailure(err, 'market-data')));
     const chart = new PairTracker(instrument, pair.symbol, pair.digits, trackerSettings(config, timeframe, limit));
@@ -325,13 +284,13 @@ export class StrategyControl {
     if (!(await this.engine.isKnownInstrument(instrument))) {
       throw errors.create('instrument_not_found', `unknown instrument ${JSON.stringify(instrument.slice(0, 64))}; names look like EUR_USD`);
     }
-    const signal = await this.o.deps.store.latest(instrument);
+    const signal = await this.options.stores.signals.latest(instrument);
     return signal ? { instrument, signal } : { instrument, signal: null, message: `no signal for ${instrument} yet` };
   }
 
   /** Signal history, newest first, a page at a time. */
   async history({ instrument, limit, cursor }: SignalHistoryQuery): Promise<SignalHistory> {
-    const page = await this.o.deps.store.page({ instrument, limit, before: cursor === undefined ? undefined : decodeCursor(cursor) });
+    const page = await this.options.stores.signals.page({ instrument, limit, before: cursor === undefined ? undefined : decodeCursor(cursor) });
     return { signals: page.signals, next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore) };
   }
 
@@ -349,9 +308,5 @@ export class StrategyControl {
   async restart(): Promise<RestartResponse> {
     const restarted = await this.engine.restart();
     return { success: true, message: `strategy restarted on ${describeRun(restarted)}`, restarted_at: iso(restarted.restartedAt), ...runScope(restarted) };
-  }
-
-  private currentPrice(instrument: string): number | null {
-    return this.engine.pair(instrument)?.currentPrice ?? null;
   }
 }

@@ -149,7 +149,7 @@ describe('orders to the execution service', () => {
     await h.settle();
     const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     await h.store.updateExecution(signal, { ...signal.execution, status: 'pending' });
-    const second = await harness({ clock: h.clock, deps: { store: h.store, execution: new ExecutionClient({ baseUrl: execution.url }) } });
+    const second = await harness({ clock: h.clock, deps: { stores: h.stores, execution: new ExecutionClient({ baseUrl: execution.url }) } });
     await second.settle();
     expect(execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)).toHaveLength(2);
     expect((await h.store.find(signal.signal_id))?.execution.status).toBe('filled');

@@ -6,7 +6,7 @@ import { SseParser } from '@fxdesk/client';
 import type { LabEvent, PairRecord, StrategyStatus } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { EventHub, HEARTBEAT_MS, LAB_EVERY_MS, PAIR_EVERY_MS, STATUS_EVERY_MS, STUCK_MS } from '../src/event-hub.js';
-import type { DeskEvent, NewDeskEvent } from '../src/store.js';
+import type { DeskEvent, NewDeskEvent } from '../src/store/index.js';
 
 /** An event id's parts: the desk position, the hub's name and the place in its ring. */
 function partsOf(id: string): { desk: number; hub: string; local: number } {

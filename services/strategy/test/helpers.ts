@@ -8,7 +8,7 @@ import { ManualClock } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import { buildApp } from '../src/app.js';
 import { StrategyConfigSchema, type StrategyConfig } from '../src/config.js';
-import type { StrategyDeps } from '../src/deps.js';
+import { buildDeps, type StrategyDeps, type StrategyParts } from '../src/deps.js';
 import type { StrategyEngine } from '../src/engine.js';
 import type { EventHub } from '../src/event-hub.js';
 import { SimulatedLabHistory } from '../src/lab/candles.js';
@@ -19,8 +19,7 @@ import { SqlLabStore } from '../src/lab/sql-store.js';
 import type { LabStore } from '../src/lab/store.js';
 import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
-import { SqliteStrategyStore } from '../src/sqlite-store.js';
-import type { StrategyStore } from '../src/store.js';
+import { openStrategyStores, type SignalStore, type StrategyStores } from '../src/store/index.js';
 
 /** A Monday, markets open: 2026-01-05 12:00 UTC. */
 export const MONDAY_NOON = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -44,7 +43,9 @@ export interface Harness {
   lab: LabJobs;
   clock: ManualClock;
   config: StrategyConfig;
-  store: StrategyStore;
+  stores: StrategyStores;
+  /** The signals (`stores.signals`), which most tests read. */
+  store: SignalStore;
   market: SimulatedMarket;
   deps: StrategyDeps;
   /** Moves the clock and lets every candle poll and downstream call it started finish. */
@@ -58,15 +59,15 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** A database file (to test restarts); in memory by default. */
   dbFile?: string;
-  /** The strategy's store (a PostgreSQL one), closed with the harness; SQLite on `dbFile` by default. */
-  store?: StrategyStore;
+  /** The strategy's stores (on PostgreSQL), closed with the harness; SQLite on `dbFile` by default. */
+  stores?: StrategyStores;
   /** The lab's database file (to test restarts); in memory by default. */
   labDbFile?: string;
   /** The lab's store (a PostgreSQL one), closed with the harness; SQLite on `labDbFile` by default. */
   labStore?: LabStore;
   /** Runs the lab's backtests: a pool of one worker thread by default. */
   labRunner?: LabRunner;
-  deps?: Partial<Omit<StrategyDeps, 'close'>>;
+  deps?: Partial<StrategyParts>;
 }
 
 /** The strategy app on a manual clock and the in-process simulated market (no downstream services unless given). */
@@ -74,7 +75,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = options.clock ?? new ManualClock(MONDAY_NOON);
   const config = testConfig(options.env);
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
-  const store = options.store ?? new SqliteStrategyStore(options.dbFile ?? ':memory:');
+  const stores = options.stores ?? (await openStrategyStores({ file: options.dbFile }));
   const runner = options.labRunner ?? new LabPool({ workers: 1 });
   const lab = {
     store: options.labStore ?? (await SqlLabStore.open({ file: options.labDbFile })),
@@ -82,15 +83,12 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     hours: historyHoursOf(config),
     runner,
   };
-  const parts = { clock, store, source: new SimulatedSource(market), lab, ...options.deps };
-  const deps: StrategyDeps = {
-    ...parts,
-    // The downstream clients a test passes are the test's to close.
-    close: async () => {
-      await Promise.all([parts.source.close(), runner instanceof LabPool ? runner.close() : undefined]);
-      await Promise.all([store.close(), lab.store.close()]);
-    },
-  };
+  const parts = { clock, stores, source: new SimulatedSource(market), lab, ...options.deps };
+  // The downstream clients a test passes are the test's to close.
+  const deps: StrategyDeps = buildDeps(config, parts, async () => {
+    await Promise.all([parts.source.close(), runner instanceof LabPool ? runner.close() : undefined]);
+    await Promise.all([stores.close(), lab.store.close()]);
+  });
   const { app, engine, events, lab: labJobs } = await buildApp({ config, deps });
   await app.ready();
   const settle = async () => {
@@ -108,7 +106,8 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     lab: labJobs,
     clock,
     config,
-    store,
+    stores: parts.stores,
+    store: parts.stores.signals,
     market,
     deps,
     settle,

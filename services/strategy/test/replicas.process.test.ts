@@ -8,7 +8,7 @@ import type { LabRunner } from '../src/lab/jobs.js';
 import { JOB_CHECK_MS, JOB_LEASE_MS } from '../src/lab/jobs.js';
 import { SqlLabStore } from '../src/lab/sql-store.js';
 import { PostgresLeadership } from '../src/postgres-leadership.js';
-import { PostgresStrategyStore } from '../src/postgres-store.js';
+import { openStrategyStores } from '../src/store/index.js';
 import { EventReader } from './event-reader.js';
 import { accepted, fakeService, filled, type FakeService } from './fake-service.js';
 import { harness, MONDAY_NOON, type Harness } from './helpers.js';
@@ -53,11 +53,11 @@ async function replica(url: string, replicaId: string, clock: ManualClock, { env
   const notificationClient = new NotificationClient({ baseUrl: notification.url, timeoutMs: 2000 });
   const logger = createLogger({ name: 'strategy', level: 'silent' });
   const leadership = new PostgresLeadership({ url, replicaId, clock: systemClock, logger, checkMs: CHECK_MS });
-  const store = await PostgresStrategyStore.open(url);
+  const stores = await openStrategyStores({ databaseUrl: url });
   const labStore = await SqlLabStore.open({ databaseUrl: url, replicaId });
   const h = await harness({
     clock,
-    store,
+    stores,
     labStore,
     labRunner,
     env: { MIN_CONFLUENCE: '1', ...env },
@@ -315,7 +315,7 @@ describe.skipIf(unavailable !== undefined)(`replicas on one PostgreSQL${unavaila
 
     // The browser reconnects through the balancer, which sends it to b.
     const onB = await events(b, { 'last-event-id': last.id });
-    const logged = (await a.store.eventsAfter(last.desk, 1000))!;
+    const logged = (await a.stores.events.eventsAfter(last.desk, 1000))!;
     expect(logged.length).toBeGreaterThan(2);
     await onB.until((r) => r.events.some((e) => e.desk >= logged.at(-1)!.seq), 5000);
     const desk = onB.events.filter((e) => ['candle', 'signal', 'order', 'delivery', 'lab'].includes(e.event));

@@ -43,7 +43,7 @@ describe('Health record (GET /health)', () => {
   });
 
   it('answers status unhealthy with 503 when the signal database does not answer', async () => {
-    await h.store.close();
+    await h.stores.close();
     const res = await get('/health');
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ status: 'unhealthy' });
@@ -289,7 +289,7 @@ describe('POST /start body (malformed: not shown; DESIGN §4)', () => {
 
 describe('Errors', () => {
   it('answers INTERNAL_ERROR 500 with the envelope (error, code, message, timestamp) on a server failure', async () => {
-    await h.store.close();
+    await h.stores.close();
     const body = expectEnvelope(await get('/status'), 500, 'INTERNAL_ERROR');
     expect(body.message).toBe('internal error');
   });

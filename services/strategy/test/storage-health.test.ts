@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SqliteStrategyStore } from '../src/sqlite-store.js';
+import type { SqliteStoreDatabase } from '@fxdesk/core';
 import { harness, tempDir, type Harness } from './helpers.js';
 
 let h: Harness | undefined;
@@ -21,13 +21,13 @@ describe('strategy store that cannot write', { timeout: 30_000 }, () => {
     dirs.push(remove);
     h = await harness({ dbFile: path.join(dir, 'strategy.db') });
     expect((await h.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
-    const { db } = h.store as SqliteStrategyStore;
+    const db = (h.stores.db as SqliteStoreDatabase).connection;
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 
     let refused: unknown;
     for (let i = 0; i < 1000 && refused === undefined; i++) {
       const session = { idHash: `session-${i}`, csrfToken: 'a-token', expiresAt: '2026-01-06T12:00:00.000Z' };
-      refused = await h.store.openSession(session, '2026-01-05T12:00:00.000Z', 1000).catch((err: unknown) => err ?? 'refused');
+      refused = await h.stores.sessions.openSession(session, '2026-01-05T12:00:00.000Z', 1000).catch((err: unknown) => err ?? 'refused');
     }
     expect(refused).toMatchObject({ code: 'SQLITE_FULL' });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { SqliteStrategyStore } from '../src/sqlite-store.js';
+import { openStrategyStores } from '../src/store/index.js';
 import { tempDir } from './helpers.js';
 import { strategyStoreContract } from './strategy-store.contract.js';
 
@@ -12,6 +12,6 @@ let files = 0;
 strategyStoreContract('SQLite', {
   database: async () => {
     const file = path.join(temp.dir, `strategy-${++files}.db`);
-    return async (options) => new SqliteStrategyStore(file, options);
+    return (options) => openStrategyStores({ file, ...options });
   },
 });

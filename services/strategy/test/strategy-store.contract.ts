@@ -1,16 +1,16 @@
 /**
- * The contract every StrategyStore keeps, run against each implementation (store.test.ts on
- * SQLite, postgres-store.process.test.ts on a real PostgreSQL server).
+ * The contract the strategy's stores keep on every engine (store.test.ts on SQLite,
+ * postgres-store.process.test.ts on a real PostgreSQL server).
  */
 import { randomUUID } from 'node:crypto';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { storesClosedAfterEach } from '@fxdesk/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { DeskEvent, PaperTrade, RunChange, StrategyStore, StrategyStoreOptions } from '../src/store.js';
+import type { DeskEvent, PaperTrade, RunChange, StrategyStores, StrategyStoresOptions } from '../src/store/index.js';
 import { signalFixture } from './signal-fixture.js';
 
-/** Opens a store on one database; every call is another connection to the same data (another replica). */
-export type OpenStore = (options?: StrategyStoreOptions) => Promise<StrategyStore>;
+/** Opens the stores on one database; every call is another connection to the same data (another replica). */
+export type OpenStore = (options?: Pick<StrategyStoresOptions, 'eventLogKeep'>) => Promise<StrategyStores>;
 
 export interface StrategyStoreHarness {
   /** A fresh, empty database. */
@@ -49,7 +49,7 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
   describe(`strategy store contract: ${name}`, () => {
     const database = storesClosedAfterEach(() => harness.database());
 
-    async function store(): Promise<StrategyStore> {
+    async function store(): Promise<StrategyStores> {
       return (await database())();
     }
 
@@ -57,128 +57,128 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       it('stores a signal and reads it back as it was', async () => {
         const s = await store();
         const signal = signalAt(1);
-        expect(await s.insert(signal)).toBe(true);
-        expect(await s.find(signal.signal_id)).toEqual(signal);
-        expect(await s.find(randomUUID())).toBeUndefined();
+        expect(await s.signals.insert(signal)).toBe(true);
+        expect(await s.signals.find(signal.signal_id)).toEqual(signal);
+        expect(await s.signals.find(randomUUID())).toBeUndefined();
       });
 
       it('stores a signal_id once: a second insert writes nothing and keeps the first', async () => {
         const s = await store();
         const signal = signalAt(1);
-        await s.insert(signal);
-        expect(await s.insert({ ...signal, generated_at: at(2), entry_price: 1.2 })).toBe(false);
-        expect(await s.find(signal.signal_id)).toEqual(signal);
-        expect((await s.page({ limit: 10 })).signals).toHaveLength(1);
+        await s.signals.insert(signal);
+        expect(await s.signals.insert({ ...signal, generated_at: at(2), entry_price: 1.2 })).toBe(false);
+        expect(await s.signals.find(signal.signal_id)).toEqual(signal);
+        expect((await s.signals.page({ limit: 10 })).signals).toHaveLength(1);
       });
 
       it('lets exactly one of 50 simultaneous inserts of one signal_id through, spread over two replicas', async () => {
         const open = await database();
         const replicas = [await open(), await open()];
         const signal = signalAt(1);
-        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.insert(signal, tradeOf(signal))));
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.signals.insert(signal, tradeOf(signal))));
         expect(results.filter(Boolean)).toHaveLength(1);
-        expect((await replicas[0]!.page({ limit: 10 })).signals).toHaveLength(1);
-        expect(await replicas[1]!.openPaperTrades()).toHaveLength(1);
+        expect((await replicas[0]!.signals.page({ limit: 10 })).signals).toHaveLength(1);
+        expect(await replicas[1]!.paperTrades.openPaperTrades()).toHaveLength(1);
       });
 
       it('finds the latest signal of a pair, the newest generated_at, and whether a pair has any', async () => {
         const s = await store();
-        expect(await s.lastSignalTime()).toBeUndefined();
-        expect(await s.latest('EUR_USD')).toBeUndefined();
+        expect(await s.signals.lastSignalTime()).toBeUndefined();
+        expect(await s.signals.latest('EUR_USD')).toBeUndefined();
         const [first, second, other] = [signalAt(1), signalAt(2), signalAt(3, { instrument: 'USD_JPY', symbol: 'USDJPY' })];
-        for (const signal of [first, second, other]) await s.insert(signal);
-        expect(await s.latest('EUR_USD')).toEqual(second);
-        expect(await s.latest('USD_JPY')).toEqual(other);
-        expect(await s.lastSignalTime()).toBe(at(3));
-        expect(await s.hasInstrument('USD_JPY')).toBe(true);
-        expect(await s.hasInstrument('GBP_USD')).toBe(false);
+        for (const signal of [first, second, other]) await s.signals.insert(signal);
+        expect(await s.signals.latest('EUR_USD')).toEqual(second);
+        expect(await s.signals.latest('USD_JPY')).toEqual(other);
+        expect(await s.signals.lastSignalTime()).toBe(at(3));
+        expect(await s.signals.hasInstrument('USD_JPY')).toBe(true);
+        expect(await s.signals.hasInstrument('GBP_USD')).toBe(false);
       });
 
       it('counts the signals of a UTC day and those since an instant', async () => {
         const s = await store();
-        await s.insert(signalAt(1, { generated_at: '2026-01-04T23:59:59.999Z' }));
-        for (const second of [0, 1, 2]) await s.insert(signalAt(second));
-        expect(await s.countOnDay('2026-01-05')).toBe(3);
-        expect(await s.countOnDay('2026-01-04')).toBe(1);
-        expect(await s.countOnDay('2026-01-06')).toBe(0);
-        expect(await s.countSince(at(1))).toBe(2);
-        expect(await s.countSince(at(3))).toBe(0);
+        await s.signals.insert(signalAt(1, { generated_at: '2026-01-04T23:59:59.999Z' }));
+        for (const second of [0, 1, 2]) await s.signals.insert(signalAt(second));
+        expect(await s.signals.countOnDay('2026-01-05')).toBe(3);
+        expect(await s.signals.countOnDay('2026-01-04')).toBe(1);
+        expect(await s.signals.countOnDay('2026-01-06')).toBe(0);
+        expect(await s.signals.countSince(at(1))).toBe(2);
+        expect(await s.signals.countSince(at(3))).toBe(0);
       });
 
       it('pages newest first, by instrument too, to the last page', async () => {
         const s = await store();
         const signals = [0, 1, 2, 3, 4].map((second) => signalAt(second, second % 2 ? { instrument: 'USD_JPY', symbol: 'USDJPY' } : {}));
-        for (const signal of signals) await s.insert(signal);
+        for (const signal of signals) await s.signals.insert(signal);
         const newestFirst = [...signals].reverse();
-        const first = await s.page({ limit: 2 });
+        const first = await s.signals.page({ limit: 2 });
         expect(first.signals).toEqual(newestFirst.slice(0, 2));
-        const second = await s.page({ limit: 2, before: first.nextBefore as number });
+        const second = await s.signals.page({ limit: 2, before: first.nextBefore as number });
         expect(second.signals).toEqual(newestFirst.slice(2, 4));
-        const last = await s.page({ limit: 2, before: second.nextBefore as number });
+        const last = await s.signals.page({ limit: 2, before: second.nextBefore as number });
         expect(last).toEqual({ signals: newestFirst.slice(4), nextBefore: null });
-        expect((await s.page({ limit: 10, instrument: 'USD_JPY' })).signals).toEqual(newestFirst.filter((x) => x.instrument === 'USD_JPY'));
-        expect(await s.page({ limit: 2, instrument: 'GBP_USD' })).toEqual({ signals: [], nextBefore: null });
+        expect((await s.signals.page({ limit: 10, instrument: 'USD_JPY' })).signals).toEqual(newestFirst.filter((x) => x.instrument === 'USD_JPY'));
+        expect(await s.signals.page({ limit: 2, instrument: 'GBP_USD' })).toEqual({ signals: [], nextBefore: null });
       });
 
       it('keeps the outcomes of the order and the announcement, and lists what is unfinished, oldest first', async () => {
         const s = await store();
         const [a, b, c] = [signalAt(1, pending), signalAt(2, pending), signalAt(3)];
-        for (const signal of [a, b, c]) await s.insert(signal);
-        expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([a.signal_id, b.signal_id]);
+        for (const signal of [a, b, c]) await s.signals.insert(signal);
+        expect((await s.signals.unfinished()).map((x) => x.signal_id)).toEqual([a.signal_id, b.signal_id]);
         const filled = { ...pending.execution, status: 'filled' as const, tickets: { order: '1', deal: '2', position: '1' }, attempts: 1, updated_at: at(4) };
-        await s.updateExecution(a, filled);
-        expect(await s.unfinished()).toEqual([{ ...a, execution: filled }, b]);
+        await s.signals.updateExecution(a, filled);
+        expect(await s.signals.unfinished()).toEqual([{ ...a, execution: filled }, b]);
         const sent = { ...pending.notification, status: 'sent' as const, request_id: 'r1', delivery_ids: ['d1'], attempts: 1, updated_at: at(5) };
-        await s.updateNotification(a, sent);
-        expect(await s.find(a.signal_id)).toEqual({ ...a, execution: filled, notification: sent });
-        expect((await s.unfinished()).map((x) => x.signal_id)).toEqual([b.signal_id]);
+        await s.signals.updateNotification(a, sent);
+        expect(await s.signals.find(a.signal_id)).toEqual({ ...a, execution: filled, notification: sent });
+        expect((await s.signals.unfinished()).map((x) => x.signal_id)).toEqual([b.signal_id]);
       });
 
       it('keeps its signals across a reopen', async () => {
         const open = await database();
         const first = await open();
         const signal = signalAt(1);
-        await first.insert(signal);
+        await first.signals.insert(signal);
         await first.close();
-        expect(await (await open()).find(signal.signal_id)).toEqual(signal);
+        expect(await (await open()).signals.find(signal.signal_id)).toEqual(signal);
       });
     });
 
     describe('the run', () => {
       it('has none before the first start', async () => {
-        expect(await (await store()).runState()).toBeUndefined();
+        expect(await (await store()).runs.runState()).toBeUndefined();
       });
 
       it('records a start, a stop and a restart, one generation each', async () => {
         const s = await store();
-        expect(await s.recordRun(started, at(0), 0)).toEqual({ ...started, changedAt: at(0), generation: 1 });
+        expect(await s.runs.recordRun(started, at(0), 0)).toEqual({ ...started, changedAt: at(0), generation: 1 });
         // A stop keeps the mode of the run it ends, and when it was recorded.
         const stopped = { ...started, running: false };
-        expect(await s.recordRun(stopped, at(5), 1)).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
-        expect(await s.runState()).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
+        expect(await s.runs.recordRun(stopped, at(5), 1)).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
+        expect(await s.runs.runState()).toEqual({ ...stopped, changedAt: at(5), generation: 2 });
         const restarted = { ...started, startedAt: at(9) };
-        expect(await s.recordRun(restarted, at(9), 2)).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
-        expect(await s.runState()).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
+        expect(await s.runs.recordRun(restarted, at(9), 2)).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
+        expect(await s.runs.runState()).toEqual({ ...restarted, changedAt: at(9), generation: 3 });
       });
 
       it('refuses a change made over a generation that is no longer the last, writing nothing', async () => {
         const s = await store();
-        await s.recordRun(started, at(0), 0);
-        expect(await s.recordRun({ ...started, running: false }, at(1), 0)).toBeUndefined();
-        await s.recordRun({ ...started, running: false }, at(2), 1);
-        expect(await s.recordRun({ ...started, dryRun: false }, at(3), 1)).toBeUndefined();
-        expect(await s.runState()).toEqual({ ...started, running: false, changedAt: at(2), generation: 2 });
+        await s.runs.recordRun(started, at(0), 0);
+        expect(await s.runs.recordRun({ ...started, running: false }, at(1), 0)).toBeUndefined();
+        await s.runs.recordRun({ ...started, running: false }, at(2), 1);
+        expect(await s.runs.recordRun({ ...started, dryRun: false }, at(3), 1)).toBeUndefined();
+        expect(await s.runs.runState()).toEqual({ ...started, running: false, changedAt: at(2), generation: 2 });
       });
 
       it('records exactly one of 20 simultaneous starts spread over two replicas', async () => {
         const open = await database();
         const replicas = [await open(), await open()];
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.recordRun({ ...started, instruments: [`EUR_USD`, `I_${i}`] }, at(0), 0)),
+          Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.runs.recordRun({ ...started, instruments: [`EUR_USD`, `I_${i}`] }, at(0), 0)),
         );
         const recorded = results.filter((r) => r !== undefined);
         expect(recorded).toHaveLength(1);
-        expect(await replicas[1]!.runState()).toEqual(recorded[0]);
+        expect(await replicas[1]!.runs.runState()).toEqual(recorded[0]);
       });
     });
 
@@ -186,23 +186,23 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       it('opens a dry_run signal’s trade with it, closes it once and sums the realized P/L', async () => {
         const s = await store();
         const [a, b] = [signalAt(1), signalAt(2, { instrument: 'USD_JPY', symbol: 'USDJPY' })];
-        await s.insert(a, tradeOf(a));
-        await s.insert(b, tradeOf(b));
-        expect(await s.openPaperTrades()).toEqual([tradeOf(a), tradeOf(b)]);
-        expect(await s.realizedPaperPnl()).toBe(0);
-        await s.closePaperTrade(a.signal_id, 1.102, 20, at(9));
-        await s.closePaperTrade(a.signal_id, 1.099, -10, at(10));
-        await s.closePaperTrade(b.signal_id, 1.098, -20.5, at(11));
-        expect(await s.openPaperTrades()).toEqual([]);
-        expect(await s.realizedPaperPnl()).toBe(-0.5);
+        await s.signals.insert(a, tradeOf(a));
+        await s.signals.insert(b, tradeOf(b));
+        expect(await s.paperTrades.openPaperTrades()).toEqual([tradeOf(a), tradeOf(b)]);
+        expect(await s.paperTrades.realizedPaperPnl()).toBe(0);
+        await s.paperTrades.closePaperTrade(a.signal_id, 1.102, 20, at(9));
+        await s.paperTrades.closePaperTrade(a.signal_id, 1.099, -10, at(10));
+        await s.paperTrades.closePaperTrade(b.signal_id, 1.098, -20.5, at(11));
+        expect(await s.paperTrades.openPaperTrades()).toEqual([]);
+        expect(await s.paperTrades.realizedPaperPnl()).toBe(-0.5);
       });
 
       it('opens no trade for a signal already stored', async () => {
         const s = await store();
         const signal = signalAt(1);
-        await s.insert(signal);
-        expect(await s.insert(signal, tradeOf(signal))).toBe(false);
-        expect(await s.openPaperTrades()).toEqual([]);
+        await s.signals.insert(signal);
+        expect(await s.signals.insert(signal, tradeOf(signal))).toBe(false);
+        expect(await s.paperTrades.openPaperTrades()).toEqual([]);
       });
     });
 
@@ -213,32 +213,32 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       it('logs a signal, its order and its announcement with the writes that make them, numbered 1, 2, 3, read alike on another replica', async () => {
         const open = await database();
         const [a, b] = [await open(), await open()];
-        expect(await b.lastEventSeq()).toBe(0);
+        expect(await b.events.lastEventSeq()).toBe(0);
         const signal = signalAt(1, pending);
-        await a.insert(signal);
-        await a.insert(signal);
-        await a.updateExecution(signal, filled);
-        await a.updateNotification(signal, sent);
+        await a.signals.insert(signal);
+        await a.signals.insert(signal);
+        await a.signals.updateExecution(signal, filled);
+        await a.signals.updateNotification(signal, sent);
         // An outcome of a signal the store does not hold changes nothing, and logs nothing.
-        await a.updateExecution(signalAt(2), filled);
+        await a.signals.updateExecution(signalAt(2), filled);
         const ref = { signal_id: signal.signal_id, instrument: signal.instrument };
-        expect(await b.eventsAfter(0, 10)).toEqual([
+        expect(await b.events.eventsAfter(0, 10)).toEqual([
           { seq: 1, name: 'signal', data: JSON.stringify(signal) },
           { seq: 2, name: 'order', data: JSON.stringify({ ...ref, execution: filled }) },
           { seq: 3, name: 'delivery', data: JSON.stringify({ ...ref, notification: sent }) },
         ]);
-        expect(await b.eventsAfter(1, 1)).toEqual([expect.objectContaining({ seq: 2 })]);
-        expect(await b.eventsAfter(3, 10)).toEqual([]);
-        expect(await b.lastEventSeq()).toBe(3);
+        expect(await b.events.eventsAfter(1, 1)).toEqual([expect.objectContaining({ seq: 2 })]);
+        expect(await b.events.eventsAfter(3, 10)).toEqual([]);
+        expect(await b.events.lastEventSeq()).toBe(3);
       });
 
       it('logs an event with a key once, however many replicas log it', async () => {
         const open = await database();
         const replicas = [await open(), await open()];
         const candle = { name: 'candle' as const, key: 'EUR_USD|M5|2026-01-05T12:00:00.000Z', data: '{"instrument":"EUR_USD"}' };
-        await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.appendEvents([candle])));
-        await replicas[0]!.appendEvents([{ name: 'lab', data: '{"id":"b1"}' }]);
-        expect(await replicas[1]!.eventsAfter(0, 10)).toEqual([
+        await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.events.appendEvents([candle])));
+        await replicas[0]!.events.appendEvents([{ name: 'lab', data: '{"id":"b1"}' }]);
+        expect(await replicas[1]!.events.eventsAfter(0, 10)).toEqual([
           { seq: 1, name: 'candle', data: candle.data },
           { seq: 2, name: 'lab', data: '{"id":"b1"}' },
         ]);
@@ -247,8 +247,8 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       it('logs several events in one write, in their order, a key once even within it', async () => {
         const s = await store();
         const candle = { name: 'candle' as const, key: 'k', data: 'c' };
-        await s.appendEvents([{ name: 'lab', data: '1' }, candle, { name: 'lab', data: '2' }, candle]);
-        expect((await s.eventsAfter(0, 10))?.map((e) => [e.seq, e.name, e.data])).toEqual([
+        await s.events.appendEvents([{ name: 'lab', data: '1' }, candle, { name: 'lab', data: '2' }, candle]);
+        expect((await s.events.eventsAfter(0, 10))?.map((e) => [e.seq, e.name, e.data])).toEqual([
           [1, 'lab', '1'],
           [2, 'candle', 'c'],
           [3, 'lab', '2'],
@@ -262,12 +262,14 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         let isDone = false;
         const reading = (async () => {
           while (!isDone || read.length < 40) {
-            const events = (await reader.eventsAfter(read.at(-1)?.seq ?? 0, 100)) ?? [];
+            const events = (await reader.events.eventsAfter(read.at(-1)?.seq ?? 0, 100)) ?? [];
             read.push(...events);
             if (isDone && events.length === 0) break;
+            // A SQLite read answers within the turn: the writers' group commit runs in the next one.
+            await new Promise((resolve) => setImmediate(resolve));
           }
         })();
-        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).appendEvents([{ name: 'lab', data: String(i) }])));
+        await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).events.appendEvents([{ name: 'lab', data: String(i) }])));
         isDone = true;
         await reading;
         expect(read.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -276,18 +278,18 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
 
       it('keeps the newest events, and says when those after a seq are no longer all kept', async () => {
         const s = await (await database())({ eventLogKeep: 3 });
-        for (let i = 1; i <= 5; i++) await s.appendEvents([{ name: 'lab', data: String(i) }]);
-        expect((await s.eventsAfter(2, 10))?.map((e) => e.seq)).toEqual([3, 4, 5]);
-        expect(await s.eventsAfter(1, 10)).toBeUndefined();
-        expect(await s.eventsAfter(5, 10)).toEqual([]);
-        expect(await s.lastEventSeq()).toBe(5);
+        for (let i = 1; i <= 5; i++) await s.events.appendEvents([{ name: 'lab', data: String(i) }]);
+        expect((await s.events.eventsAfter(2, 10))?.map((e) => e.seq)).toEqual([3, 4, 5]);
+        expect(await s.events.eventsAfter(1, 10)).toBeUndefined();
+        expect(await s.events.eventsAfter(5, 10)).toEqual([]);
+        expect(await s.events.lastEventSeq()).toBe(5);
       });
     });
 
     it('keeps the leader’s view of the services it calls for every replica', async () => {
       const open = await database();
       const [a, b] = [await open(), await open()];
-      expect(await b.downstreamStates()).toEqual({});
+      expect(await b.downstream.downstreamStates()).toEqual({});
       const failing = {
         configured: true,
         state: 'failing' as const,
@@ -295,9 +297,9 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         last_error: { at: at(2), code: 'timeout', message: 'no answer' },
         consecutive_failures: 2,
       };
-      await a.saveDownstream('execution', { ...failing, state: 'ok', last_error: null, consecutive_failures: 0 });
-      await a.saveDownstream('execution', failing);
-      expect(await b.downstreamStates()).toEqual({ execution: failing });
+      await a.downstream.saveDownstream('execution', { ...failing, state: 'ok', last_error: null, consecutive_failures: 0 });
+      await a.downstream.saveDownstream('execution', failing);
+      expect(await b.downstream.downstreamStates()).toEqual({ execution: failing });
     });
 
     describe('console sessions', () => {
@@ -306,40 +308,40 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
       it('finds a session opened on one replica from another until it expires, and ends it for both', async () => {
         const open = await database();
         const [a, b] = [await open(), await open()];
-        await a.openSession(session(1, at(30)), at(0), 200);
-        expect(await b.findSession('hash-1', at(29))).toEqual(session(1, at(30)));
-        expect(await b.findSession('hash-1', at(30))).toBeUndefined();
-        expect(await b.findSession('hash-2', at(0))).toBeUndefined();
-        await b.endSession('hash-1');
-        expect(await a.findSession('hash-1', at(0))).toBeUndefined();
+        await a.sessions.openSession(session(1, at(30)), at(0), 200);
+        expect(await b.sessions.findSession('hash-1', at(29))).toEqual(session(1, at(30)));
+        expect(await b.sessions.findSession('hash-1', at(30))).toBeUndefined();
+        expect(await b.sessions.findSession('hash-2', at(0))).toBeUndefined();
+        await b.sessions.endSession('hash-1');
+        expect(await a.sessions.findSession('hash-1', at(0))).toBeUndefined();
       });
 
       it('keeps the newest `max` sessions, dropping the expired ones first', async () => {
         const s = await store();
-        await s.openSession(session(1, at(10)), at(0), 3);
-        for (const n of [2, 3, 4]) await s.openSession(session(n), at(0), 3);
-        expect(await s.findSession('hash-1', at(0))).toBeUndefined();
-        for (const n of [2, 3, 4]) expect(await s.findSession(`hash-${n}`, at(0))).toBeDefined();
+        await s.sessions.openSession(session(1, at(10)), at(0), 3);
+        for (const n of [2, 3, 4]) await s.sessions.openSession(session(n), at(0), 3);
+        expect(await s.sessions.findSession('hash-1', at(0))).toBeUndefined();
+        for (const n of [2, 3, 4]) expect(await s.sessions.findSession(`hash-${n}`, at(0))).toBeDefined();
         // At 12:00:20 session 1 would have expired anyway; 2 and 3 are the oldest live ones.
-        await s.openSession(session(5), at(20), 3);
-        expect(await s.findSession('hash-2', at(20))).toBeUndefined();
-        for (const n of [3, 4, 5]) expect(await s.findSession(`hash-${n}`, at(20))).toBeDefined();
+        await s.sessions.openSession(session(5), at(20), 3);
+        expect(await s.sessions.findSession('hash-2', at(20))).toBeUndefined();
+        for (const n of [3, 4, 5]) expect(await s.sessions.findSession(`hash-${n}`, at(20))).toBeDefined();
       });
 
       it('keeps no more than `max` sessions when 30 logins arrive at once on two replicas', async () => {
         const open = await database();
         const replicas = [await open(), await open()];
-        await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.openSession(session(i), at(0), 5)));
-        const live = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[0]!.findSession(`hash-${i}`, at(0))));
+        await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.sessions.openSession(session(i), at(0), 5)));
+        const live = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[0]!.sessions.findSession(`hash-${i}`, at(0))));
         expect(live.filter(Boolean)).toHaveLength(5);
       });
 
       it('gives every replica the first secret stored, whatever each proposes', async () => {
         const open = await database();
         const replicas = [await open(), await open()];
-        const secrets = await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.consoleSecret(`secret-${i}`)));
+        const secrets = await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.sessions.consoleSecret(`secret-${i}`)));
         expect(new Set(secrets).size).toBe(1);
-        expect(await replicas[1]!.consoleSecret('another')).toBe(secrets[0]);
+        expect(await replicas[1]!.sessions.consoleSecret('another')).toBe(secrets[0]);
       });
     });
 

@@ -1,0 +1,142 @@
+import type { Dialect, Schema } from '@fxdesk/core';
+
+/**
+ * strategy.db's tables until migration 6, and the names they have had in PostgreSQL from the
+ * start, where the services may share one database (the execution service has a `signals`
+ * table of its own). Migration 6 gives strategy.db these names too, so every query is one text.
+ */
+const RENAMED = {
+  signals: 'strategy_signals',
+  paper_trades: 'strategy_paper_trades',
+  run_state: 'strategy_run_state',
+  console_sessions: 'strategy_console_sessions',
+  console_secret: 'strategy_console_secret',
+  desk_events: 'strategy_events',
+  desk_event_seq: 'strategy_event_seq',
+  downstream_states: 'strategy_downstream_states',
+} as const;
+
+/**
+ * How migrations 1 to 6, written before the stores were one, spell what the port's Dialect has no
+ * word for: a table's name (strategy.db's own, or PostgreSQL's `strategy_…`; an index's name the
+ * same) and SQLite's AUTOINCREMENT. The one place the schema asks which engine it is rendered for.
+ */
+function before(d: Dialect) {
+  const isFile = d.engine === 'SQLite';
+  const table = (name: keyof typeof RENAMED) => (isFile ? name : RENAMED[name]);
+  return {
+    table,
+    index: (name: string) => (isFile ? name : `strategy_${name}`),
+    /** A key the database numbers, never reused once deleted (SQLite's AUTOINCREMENT). */
+    numbered: isFile ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : d.types.serialKey,
+    /** Migration 6: strategy.db's tables take the PostgreSQL names (nothing to do in PostgreSQL). */
+    renames: Object.entries(RENAMED)
+      .filter(([name, to]) => table(name as keyof typeof RENAMED) !== to)
+      .map(([name, to]) => `ALTER TABLE ${name} RENAME TO ${to};`)
+      .join('\n'),
+  };
+}
+
+/**
+ * The strategy's records, in strategy.db (`user_version` counts the migrations applied) or in
+ * PostgreSQL (DATABASE_URL; counted in fxdesk_migrations as `strategy`). Migrations 1 to 5 are
+ * strategy.db's history, step for step; a PostgreSQL database made by the store of before (store
+ * `strategy` in fxdesk_schema, at its version 1, 2 or 3) holds what steps 3, 4 and 5 make, its
+ * run flags BOOLEAN where these make INTEGER (bound as 1 and 0, read as truthy, both work).
+ */
+export const STRATEGY_SCHEMA: Schema = {
+  name: 'strategy',
+  postgresBefore: { store: 'strategy', versions: { 1: 3, 2: 4, 3: 5 } },
+  migrations: [
+    (d) => {
+      const { table, index, numbered } = before(d);
+      return `CREATE TABLE ${table('signals')} (
+         seq ${numbered},
+         signal_id ${d.types.key} NOT NULL UNIQUE,
+         instrument ${d.types.key} NOT NULL,
+         generated_at ${d.types.key} NOT NULL,
+         generated_day ${d.types.key} NOT NULL,
+         body ${d.types.text} NOT NULL,
+         execution ${d.types.text} NOT NULL,
+         notification ${d.types.text} NOT NULL
+       );
+       CREATE INDEX ${index('signals_by_instrument')} ON ${table('signals')} (instrument, seq);
+       CREATE INDEX ${index('signals_by_day')} ON ${table('signals')} (generated_day);
+       CREATE TABLE ${table('paper_trades')} (
+         signal_id ${d.types.key} PRIMARY KEY,
+         instrument ${d.types.key} NOT NULL,
+         side ${d.types.integer} NOT NULL,
+         units ${d.types.real} NOT NULL,
+         entry ${d.types.real} NOT NULL,
+         stop_loss ${d.types.real} NOT NULL,
+         take_profit ${d.types.real} NOT NULL,
+         candle_time ${d.types.bigint} NOT NULL,
+         opened_at ${d.types.key} NOT NULL,
+         closed_at ${d.types.text},
+         exit_price ${d.types.real},
+         pnl ${d.types.real}
+       );
+       CREATE INDEX ${index('paper_trades_open')} ON ${table('paper_trades')} (closed_at);`;
+    },
+    // The last start and whether the strategy was running, so a restarted process can resume it.
+    (d) => `CREATE TABLE ${before(d).table('run_state')} (
+       id ${d.types.integer} PRIMARY KEY CHECK (id = 1),
+       running ${d.types.integer} NOT NULL,
+       instruments ${d.types.text} NOT NULL,
+       dry_run ${d.types.integer} NOT NULL,
+       updated_at ${d.types.text} NOT NULL
+     );`,
+    // The run's start time and a count of its changes (issue 15); a row from before has neither:
+    // its start time reads as its last update.
+    (d) => {
+      const { table, index } = before(d);
+      return `ALTER TABLE ${table('run_state')} ADD COLUMN started_at ${d.types.text};
+       ALTER TABLE ${table('run_state')} ADD COLUMN generation ${d.types.integer} NOT NULL DEFAULT 0;
+       CREATE INDEX ${index('signals_by_time')} ON ${table('signals')} (generated_at);`;
+    },
+    // The console's logins and the secret that signs their cookie, shared by every replica.
+    (d) => {
+      const { table, index, numbered } = before(d);
+      return `CREATE TABLE ${table('console_sessions')} (
+         seq ${numbered},
+         id_hash ${d.types.key} NOT NULL UNIQUE,
+         csrf_token ${d.types.text} NOT NULL,
+         expires_at ${d.types.key} NOT NULL
+       );
+       CREATE INDEX ${index('console_sessions_by_expiry')} ON ${table('console_sessions')} (expires_at);
+       CREATE TABLE ${table('console_secret')} (
+         id ${d.types.integer} PRIMARY KEY CHECK (id = 1),
+         secret ${d.types.text} NOT NULL
+       );`;
+    },
+    // The desk's event log (the same ids on every replica's /events), numbered by a counter that
+    // gives 1, 2, 3… with no gap; and the leader's view of the services it calls.
+    (d) => {
+      const { table } = before(d);
+      return `CREATE TABLE ${table('desk_events')} (
+         seq ${d.types.bigint} PRIMARY KEY,
+         name ${d.types.text} NOT NULL,
+         event_key ${d.types.key} UNIQUE,
+         data ${d.types.text} NOT NULL
+       );
+       CREATE TABLE ${table('desk_event_seq')} (
+         id ${d.types.integer} PRIMARY KEY CHECK (id = 1),
+         last ${d.types.bigint} NOT NULL
+       );
+       INSERT INTO ${table('desk_event_seq')} (id, last) VALUES (1, 0);
+       CREATE TABLE ${table('downstream_states')} (
+         service ${d.types.text} PRIMARY KEY,
+         state ${d.types.text} NOT NULL
+       );`;
+    },
+    // One store for both engines (issue 22): strategy.db's tables take the names PostgreSQL's have.
+    (d) => before(d).renames,
+    // The indexes PostgreSQL's store had, now on both: the open paper trades in the order they are
+    // read, and the signals whose order or announcement is still pending (read when a leader starts).
+    (d) => `DROP INDEX IF EXISTS paper_trades_open;
+     DROP INDEX IF EXISTS strategy_paper_trades_open;
+     CREATE INDEX strategy_paper_trades_open ON strategy_paper_trades (opened_at, signal_id) WHERE closed_at IS NULL;
+     CREATE INDEX IF NOT EXISTS strategy_signals_unfinished ON strategy_signals (seq)
+       WHERE ${d.jsonText('execution', 'status')} = 'pending' OR ${d.jsonText('notification', 'status')} = 'pending';`,
+  ],
+};
