@@ -41,6 +41,8 @@ export interface Dialect {
     readonly blob: string;
     /** A 64-bit integer primary key the database numbers itself. */
     readonly serialKey: string;
+    /** The same, never handed out twice, even after the row holding the highest is deleted (SQLite's AUTOINCREMENT; PostgreSQL's identity already is). */
+    readonly increasingKey: string;
   };
   /** After a SELECT that claims rows: `FOR UPDATE SKIP LOCKED` where replicas claim concurrently; nothing where one writer holds the file. */
   readonly skipLocked: string;
@@ -52,6 +54,8 @@ export interface Dialect {
    * the whole state. False where replicas share the database (PostgreSQL).
    */
   readonly soleProcess: boolean;
+  /** After a CREATE TABLE's columns: a table stored in its primary key's order (SQLite's WITHOUT ROWID), or nothing where every table is a heap. */
+  readonly withoutRowid: string;
   /** After a table name: the index the planner must use (SQLite's INDEXED BY), or nothing. */
   indexedBy(index: string): string;
   /** The text at `$.field` of a JSON text column. */

@@ -7,8 +7,18 @@ import type { Database, Dialect, Row, RunResult, Schema, SqlParams, SqlValue, Tr
 
 export const SQLITE_DIALECT: Dialect = {
   engine: 'SQLite',
-  types: { key: 'TEXT', text: 'TEXT', integer: 'INTEGER', bigint: 'INTEGER', real: 'REAL', blob: 'BLOB', serialKey: 'INTEGER PRIMARY KEY' },
+  types: {
+    key: 'TEXT',
+    text: 'TEXT',
+    integer: 'INTEGER',
+    bigint: 'INTEGER',
+    real: 'REAL',
+    blob: 'BLOB',
+    serialKey: 'INTEGER PRIMARY KEY',
+    increasingKey: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+  },
   soleProcess: true,
+  withoutRowid: ' WITHOUT ROWID',
   skipLocked: '',
   forUpdate: '',
   indexedBy: (index) => `INDEXED BY ${index}`,
@@ -178,18 +188,24 @@ class Statements {
     return { changes: this.statement(sql).run(bound(params)).changes };
   }
 
-  /** One prepared statement of up to a few hundred rows, run as often as the rows need. */
+  /**
+   * Whole parts of a few hundred rows through one prepared statement, and the rest a row at a
+   * time through another: two statements per table and column list, whatever the row counts.
+   */
   insertMany(table: string, columns: readonly string[], rows: readonly SqlParams[], onConflict = ''): RunResult {
-    let changes = 0;
-    const perStatement = Math.max(1, Math.min(500, Math.floor(SQLITE_MAX_PARAMETERS / columns.length)));
-    for (let at = 0; at < rows.length; at += perStatement) {
-      const part = rows.slice(at, at + perStatement);
+    const perPart = Math.max(1, Math.min(500, Math.floor(SQLITE_MAX_PARAMETERS / columns.length)));
+    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    const insert = (count: number) =>
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: count }, () => tuple).join(', ')} ${onConflict}`;
+    const bind = (part: readonly SqlParams[]) => {
       const values: SqlValue[] = [];
       for (const row of part) for (const column of columns) values.push(sqliteValue(row[column] ?? null));
-      const tuple = `(${columns.map(() => '?').join(', ')})`;
-      const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from(part, () => tuple).join(', ')} ${onConflict}`;
-      changes += this.statement(sql).run(values).changes;
-    }
+      return values;
+    };
+    let changes = 0;
+    const whole = rows.length - (rows.length % perPart);
+    for (let at = 0; at < whole; at += perPart) changes += this.statement(insert(perPart)).run(bind(rows.slice(at, at + perPart))).changes;
+    for (let at = whole; at < rows.length; at++) changes += this.statement(insert(1)).run(bind(rows.slice(at, at + 1))).changes;
     return { changes };
   }
 

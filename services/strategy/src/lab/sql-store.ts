@@ -1,4 +1,4 @@
-import { openStoreDatabase, type Database, type Dialect, type Schema, type SqlParams } from '@fxdesk/core';
+import { openStoreDatabase, type Database, type Schema, type SqlParams } from '@fxdesk/core';
 import type { Backtest, BacktestSettings, BacktestSummary, EquityPoint, LabJobError, LabJobStatus, LabTrade, WalkForwardResult } from '@fxdesk/schemas';
 import {
   INTERRUPTED,
@@ -16,16 +16,6 @@ import {
 } from './store.js';
 import type { BacktestResult } from './types.js';
 
-/**
- * What lab.db's first step says that the port's Dialect has no words for: a key never handed
- * out again once its row is deleted (SQLite's AUTOINCREMENT; PostgreSQL's identity already is
- * one), and a table kept in its primary key's order (WITHOUT ROWID; PostgreSQL has heaps only).
- */
-const TABLE_WORDS: Record<Dialect['engine'], { neverReused: string; withoutRowid: string }> = {
-  SQLite: { neverReused: ' AUTOINCREMENT', withoutRowid: ' WITHOUT ROWID' },
-  PostgreSQL: { neverReused: '', withoutRowid: '' },
-};
-
 const UNFINISHED = "status IN ('queued', 'running')";
 
 /**
@@ -39,10 +29,9 @@ export const LAB_SCHEMA: Schema = {
   name: 'strategy_lab',
   migrations: [
     (d) => {
-      const { key, text, integer, real, serialKey } = d.types;
-      const { neverReused, withoutRowid } = TABLE_WORDS[d.engine];
+      const { key, text, integer, real, increasingKey } = d.types;
       return `CREATE TABLE sweeps (
-         seq ${serialKey}${neverReused},
+         seq ${increasingKey},
          id ${key} NOT NULL UNIQUE,
          name ${text},
          status ${key} NOT NULL,
@@ -56,7 +45,7 @@ export const LAB_SCHEMA: Schema = {
          walk_forward ${text}
        );
        CREATE TABLE backtests (
-         seq ${serialKey}${neverReused},
+         seq ${increasingKey},
          id ${key} NOT NULL UNIQUE,
          sweep_id ${key} REFERENCES sweeps (id) ON DELETE CASCADE,
          sweep_role ${key},
@@ -82,7 +71,7 @@ export const LAB_SCHEMA: Schema = {
          instrument ${key} NOT NULL,
          body ${text} NOT NULL,
          PRIMARY KEY (backtest_id, seq)
-       )${withoutRowid};
+       )${d.withoutRowid};
        CREATE INDEX backtest_trades_by_instrument ON backtest_trades (backtest_id, instrument, seq);`;
     },
     // The replica that runs each job and until when it answers for it (issue 15); a job from before
