@@ -1,12 +1,14 @@
 import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
+import { BookReads } from './book.js';
 import { CandleReader } from './candles.js';
 import type { ExecutionConfig } from './config.js';
 import type { ExecutionDeps } from './deps.js';
 import { registerExecutionMetrics } from './metrics.js';
 import { SignalPipeline } from './pipeline.js';
 import { recoverInterruptedSignals, sweepAbandonedClaims } from './recovery.js';
+import { registerBookRoutes } from './routes/book.js';
 import { registerCandleRoutes } from './routes/candles.js';
 import { registerSignalRoutes } from './routes/signals.js';
 
@@ -27,6 +29,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     tags: [
       { name: 'signals', description: 'Submit signals and read their durable state' },
+      { name: 'positions', description: 'Open positions and resting orders, and the actions on them' },
       { name: 'market data', description: 'Historical candles from the terminal' },
       { name: 'health', description: 'Liveness and readiness' },
     ],
@@ -42,12 +45,14 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     maxLookback: config.MAX_CANDLES_LOOKBACK,
     deadline: { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
   });
+  const book = new BookReads(terminal, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 
   await app.register((v1, _options, done) => {
     protectRoutes(v1, { header: 'x-api-key', key: config.API_KEY, schemes: ['apiKey'] });
     registerSignalRoutes(v1, pipeline);
     registerCandleRoutes(v1, candles);
+    registerBookRoutes(v1, book);
     done();
   });
 

@@ -17,6 +17,17 @@ export function signalTag(signalId: string, length: number): string {
  * hash rather than the id's own digits because UUIDv7 and v1 ids share their leading digits.
  */
 export function orderComment(source: string, signalId: string): string {
-  const slug = source.slice(0, MT5_COMMENT_LENGTH - 1 - MIN_TAG_LENGTH);
-  return `${slug}:${signalTag(signalId, MT5_COMMENT_LENGTH - 1 - slug.length)}`;
+  const prefix = commentPrefix(source);
+  return `${prefix}${signalTag(signalId, MT5_COMMENT_LENGTH - prefix.length)}`;
+}
+
+/** `<source>:`, the slug cut as orderComment cuts it: every comment of the source's orders starts with it. */
+export function commentPrefix(source: string): string {
+  return `${source.slice(0, MT5_COMMENT_LENGTH - 1 - MIN_TAG_LENGTH)}:`;
+}
+
+/** The source slug an order comment carries (as cut to fit), or null when the comment is not one of the service's. */
+export function sourceOfComment(comment: string): string | null {
+  const m = /^([a-z0-9]+(?:[-_][a-z0-9]+)*):[0-9a-f]{12,30}$/.exec(comment);
+  return m ? (m[1] as string) : null;
 }

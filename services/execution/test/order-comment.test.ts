@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MT5_COMMENT_LENGTH, orderComment, signalTag } from '../src/order-comment.js';
+import { commentPrefix, MT5_COMMENT_LENGTH, orderComment, signalTag, sourceOfComment } from '../src/order-comment.js';
 
 const id = '7b0c6a9e-3f0e-4a8e-9d44-2f1b2c3d4e5f';
 
@@ -25,5 +25,21 @@ describe('order comment', () => {
     const a = orderComment('fxdesk-strategy', '01890a5d-ac96-774b-bcce-b302099a8057');
     const b = orderComment('fxdesk-strategy', '01890a5d-ac96-774b-bcce-b302099a8058');
     expect(a).not.toBe(b);
+  });
+});
+
+describe('source of an order comment', () => {
+  it('reads the slug back from a comment the service wrote', () => {
+    expect(sourceOfComment(orderComment('tradingview', id))).toBe('tradingview');
+  });
+
+  it('reads the cut slug of a long source, the same as its comment prefix', () => {
+    const comment = orderComment('a-very-long-signal-provider-slug', id);
+    expect(comment.startsWith(commentPrefix('a-very-long-signal-provider-slug'))).toBe(true);
+    expect(sourceOfComment(comment)).toBe('a-very-long-signal');
+  });
+
+  it('is null for a comment the service did not write', () => {
+    expect(sourceOfComment('placed by hand')).toBeNull();
   });
 });

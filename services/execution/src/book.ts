@@ -1,0 +1,129 @@
+import type { TerminalOrder, TerminalPosition, TradingTerminal } from '@fxdesk/broker';
+import { AppError } from '@fxdesk/core';
+import type { Logger } from 'pino';
+import { withDeadline, type Deadline } from './deadline.js';
+import { errors } from './errors.js';
+import { commentPrefix, sourceOfComment } from './order-comment.js';
+
+/** Which positions or orders a listing answers: each filter given must hold. */
+export interface BookFilter {
+  symbol?: string;
+  /** The source slug in the order comment (cut as the comment cuts it). */
+  source?: string;
+}
+
+/** A position at the API edge: decimals as strings, times as ISO-8601. */
+export interface BookPosition {
+  ticket: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  volume: string;
+  open_price: string;
+  sl: string | null;
+  tp: string | null;
+  profit: string;
+  swap: string;
+  magic: number;
+  comment: string;
+  source: string | null;
+  opened_at: string;
+}
+
+export interface BookOrder {
+  ticket: string;
+  symbol: string;
+  type: TerminalOrder['type'];
+  volume: string;
+  price: string;
+  sl: string | null;
+  tp: string | null;
+  magic: number;
+  comment: string;
+  source: string | null;
+  placed_at: string;
+  expiration: string | null;
+}
+
+/** Money of the account currency at the API edge: two decimals, as the terminal books it. */
+function money(value: number): string {
+  return value.toFixed(2);
+}
+
+export function bookPosition(p: TerminalPosition): BookPosition {
+  return {
+    ticket: p.ticket,
+    symbol: p.symbol,
+    side: p.side,
+    volume: p.volume,
+    open_price: p.openPrice,
+    sl: p.sl,
+    tp: p.tp,
+    profit: money(p.profit),
+    swap: money(p.swap),
+    magic: p.magic,
+    comment: p.comment,
+    source: sourceOfComment(p.comment),
+    opened_at: new Date(p.openTime).toISOString(),
+  };
+}
+
+export function bookOrder(o: TerminalOrder): BookOrder {
+  return {
+    ticket: o.ticket,
+    symbol: o.symbol,
+    type: o.type,
+    volume: o.volume,
+    price: o.price,
+    sl: o.sl,
+    tp: o.tp,
+    magic: o.magic,
+    comment: o.comment,
+    source: sourceOfComment(o.comment),
+    placed_at: new Date(o.time).toISOString(),
+    expiration: o.expiration === null ? null : new Date(o.expiration).toISOString(),
+  };
+}
+
+/** Whether a comment belongs to `source` (every comment does when no source is asked for). */
+export function isFromSource(comment: string, source: string | undefined): boolean {
+  return source === undefined || sourceOfComment(comment) === commentPrefix(source).slice(0, -1);
+}
+
+/**
+ * GET /v1/positions and /v1/orders: the terminal's open positions and resting orders, read
+ * through a deadline (a silent terminal costs the request a 503, not a hang).
+ */
+export class BookReads {
+  constructor(
+    private readonly terminal: TradingTerminal,
+    private readonly deadline: Deadline,
+  ) {}
+
+  /** The terminal's positions of the filter, as it holds them (the actions read these too). */
+  async terminalPositions(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<TerminalPosition[]> {
+    const positions = await this.read('positions', () => this.terminal.positions({ symbol: filter.symbol }), log);
+    return positions.filter((p) => isFromSource(p.comment, filter.source));
+  }
+
+  async positions(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<{ positions: BookPosition[] }> {
+    return { positions: (await this.terminalPositions(filter, log)).map(bookPosition) };
+  }
+
+  async orders(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<{ orders: BookOrder[] }> {
+    const orders = await this.read('orders', () => this.terminal.orders({ symbol: filter.symbol }), log);
+    return { orders: orders.filter((o) => isFromSource(o.comment, filter.source)).map(bookOrder) };
+  }
+
+  private async read<T>(name: string, call: () => Promise<T>, log: Pick<Logger, 'warn'>): Promise<T> {
+    if (!this.terminal.isConnected())
+      throw new AppError('not_ready', `the ${this.terminal.name} terminal is disconnected`, { headers: { 'retry-after': '5' } });
+    try {
+      return await withDeadline(call, this.deadline);
+    } catch (err) {
+      log.warn({ err }, `${name} failed`);
+      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${err instanceof Error ? err.message : String(err)}`, {
+        headers: { 'retry-after': '1' },
+      });
+    }
+  }
+}
