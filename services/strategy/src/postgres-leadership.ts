@@ -5,7 +5,7 @@ import type { Leadership, LeadershipHandlers } from './leadership.js';
 import type { RunState } from './store/index.js';
 
 /** The channel a recorded change of the run is announced on (NOTIFY), so every replica runs it at once. */
-export const RUN_CHANNEL = 'fxdesk_strategy_run';
+const RUN_CHANNEL = 'fxdesk_strategy_run';
 
 /** The advisory lock's two keys: "fxds" and "stra" in ASCII, a pair no other lock of the desk takes. */
 const LOCK = [0x66786473, 0x73747261];
