@@ -17,9 +17,9 @@ const RENAMED = {
 } as const;
 
 /**
- * How migrations 1 to 6, written before the stores were one, spell what the port's Dialect has no
- * word for: a table's name (strategy.db's own, or PostgreSQL's `strategy_…`; an index's name the
- * same) and SQLite's AUTOINCREMENT. The one place the schema asks which engine it is rendered for.
+ * How migrations 1 to 6, written before the stores were one, name a table (strategy.db's own, or
+ * PostgreSQL's `strategy_…`; an index the same), which the port's Dialect has no word for: the
+ * one place the schema asks which engine it is rendered for.
  */
 function before(d: Dialect) {
   const isFile = d.engine === 'SQLite';
@@ -27,8 +27,6 @@ function before(d: Dialect) {
   return {
     table,
     index: (name: string) => (isFile ? name : `strategy_${name}`),
-    /** A key the database numbers, never reused once deleted (SQLite's AUTOINCREMENT). */
-    numbered: isFile ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : d.types.serialKey,
     /** Migration 6: strategy.db's tables take the PostgreSQL names (nothing to do in PostgreSQL). */
     renames: Object.entries(RENAMED)
       .filter(([name, to]) => table(name as keyof typeof RENAMED) !== to)
@@ -49,9 +47,9 @@ export const STRATEGY_SCHEMA: Schema = {
   postgresBefore: { store: 'strategy', versions: { 1: 3, 2: 4, 3: 5 } },
   migrations: [
     (d) => {
-      const { table, index, numbered } = before(d);
+      const { table, index } = before(d);
       return `CREATE TABLE ${table('signals')} (
-         seq ${numbered},
+         seq ${d.types.increasingKey},
          signal_id ${d.types.key} NOT NULL UNIQUE,
          instrument ${d.types.key} NOT NULL,
          generated_at ${d.types.key} NOT NULL,
@@ -96,9 +94,9 @@ export const STRATEGY_SCHEMA: Schema = {
     },
     // The console's logins and the secret that signs their cookie, shared by every replica.
     (d) => {
-      const { table, index, numbered } = before(d);
+      const { table, index } = before(d);
       return `CREATE TABLE ${table('console_sessions')} (
-         seq ${numbered},
+         seq ${d.types.increasingKey},
          id_hash ${d.types.key} NOT NULL UNIQUE,
          csrf_token ${d.types.text} NOT NULL,
          expires_at ${d.types.key} NOT NULL
