@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES } from '@fxdesk/broker';
-import { commonSettings, envInt } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envInt } from '@fxdesk/core';
 
 /** Currencies the simulated market prices, so a simulated account can be kept in them (not gold). */
 const SIM_CURRENCIES = CURRENCIES.map((c) => c.code).filter((code) => code !== 'XAU') as [string, ...string[]];
@@ -22,7 +22,7 @@ export const AccountConfigSchema = z
     /** Newest snapshots kept in the database; older ones are deleted as new ones arrive (0: keep all). */
     SNAPSHOT_RETENTION: envInt(100_000, { min: 0 }),
     /** postgres://… keeps the snapshots in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
+    DATABASE_URL: databaseSettings().DATABASE_URL,
     SIM_ACCOUNT_BALANCE: z
       .string()
       .regex(/^\d{1,15}(\.\d{1,4})?$/, { message: 'expected a non-negative decimal like 100000 or 2500.50' })

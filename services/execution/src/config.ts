@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envBoolean, envInt, envList } from '@fxdesk/core';
 import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
@@ -58,12 +58,8 @@ export const ExecutionConfigSchema = z
     ORDER_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
     PRE_SEND_TIMEOUT_MS: envInt(15_000, { min: 100, max: 600_000 }),
     /** postgres://… keeps the signals in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
-    /** This replica's name on the store: its own claims are the ones it recovers after a restart, so stable across restarts and unique per replica. */
-    REPLICA_ID: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' })
-      .default('replica-1'),
+    /** DATABASE_URL, and REPLICA_ID: this replica's name on the store, whose own claims are the ones it recovers after a restart. */
+    ...databaseSettings(),
     SIM_TERMINAL_FAULTS: faultSpec.optional(),
     SIM_STARTING_BALANCE: positiveDecimal('100000'),
     /** MetaApi API token (the `auth-token` header); required when BROKER=metaapi. */

@@ -1,6 +1,5 @@
-import os from 'node:os';
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envBoolean, envInt, envList } from '@fxdesk/core';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/schemas';
 
 const TELEGRAM_CHAT_ID = /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
@@ -100,15 +99,8 @@ export const NotificationConfigSchema = z
     /** Channels sent at most once: a delivery whose outcome is unknown fails instead of being resent. */
     AT_MOST_ONCE_CHANNELS: envList().pipe(z.array(z.enum(NOTIFICATION_CHANNELS, { message: `expected channels among ${NOTIFICATION_CHANNELS.join(', ')}` }))),
     /** postgres://… keeps the notifications in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
-    /**
-     * This replica's name on the deliveries it claims: only a claim's owner records its retry or
-     * failure. Unique per running process; the default (host name and process id) is.
-     */
-    REPLICA_ID: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' })
-      .default(() => `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64)),
+    /** DATABASE_URL, and REPLICA_ID: this replica's name on the deliveries it claims (only a claim's owner records its retry or failure). */
+    ...databaseSettings(),
   })
   .superRefine((c, ctx) => {
     // A half-configured channel is a mistake, never a silent fall-back to the sandbox.

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { commonSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envBoolean, envInt, envList, envNumber } from '@fxdesk/core';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
@@ -84,8 +84,11 @@ export const StrategyConfigSchema = z
     PAPER_LEVERAGE: envInt(30, { min: 1, max: 1000 }),
 
     // Replicas (issue 15).
-    /** postgres://… keeps the strategy's records (signals, paper trades, the run, console sessions) and the lab's in PostgreSQL, for several replicas on one database; unset: SQLite in DATA_DIR. */
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, hostname: /./, message: 'expected a postgres:// or postgresql:// URL' }).optional(),
+    /**
+     * DATABASE_URL: postgres://… keeps the strategy's records (signals, paper trades, the run, console sessions) and the lab's in PostgreSQL,
+     * for several replicas on one database; unset: SQLite in DATA_DIR. REPLICA_ID: this replica's name in the election and on the lab jobs it leases.
+     */
+    ...databaseSettings(),
     /** With DATABASE_URL: how often a follower tries to take the lead, and the leader checks that it still holds it. */
     LEADER_CHECK_MS: envInt(2000, { min: 100, max: 10_000 }),
 

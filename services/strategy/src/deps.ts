@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { SimulatedMarket } from '@fxdesk/broker';
 import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient, type ClientOptions } from '@fxdesk/client';
 import { createLogger, databasePath, MetricsRegistry } from '@fxdesk/core';
@@ -88,8 +87,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     ? undefined
     : new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const source: MarketSource = marketData ? new MarketDataSource(marketData, clock) : new SimulatedSource(market as SimulatedMarket);
-  // A process's own id: a replica id from a .env shared by every replica would name them all alike.
-  const replicaId = `${os.hostname()}-${process.pid}`;
+  const replicaId = config.REPLICA_ID;
   const pool = new LabPool({ workers: config.LAB_WORKERS });
   // Without DATABASE_URL one process holds lab.db (its DATA_DIR lock): every job in it is this process's to resume or fail.
   const labStore: LabStore = await SqlLabStore.open({
