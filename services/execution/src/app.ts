@@ -1,6 +1,7 @@
 import { buildService, kitOptionsFromConfig, protectRoutes, registerHealthRoutes, type App } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
+import { PositionActions } from './actions.js';
 import { BookReads } from './book.js';
 import { CandleReader } from './candles.js';
 import type { ExecutionConfig } from './config.js';
@@ -8,6 +9,7 @@ import type { ExecutionDeps } from './deps.js';
 import { registerExecutionMetrics } from './metrics.js';
 import { SignalPipeline } from './pipeline.js';
 import { recoverInterruptedSignals, sweepAbandonedClaims } from './recovery.js';
+import { registerActionRoutes } from './routes/actions.js';
 import { registerBookRoutes } from './routes/book.js';
 import { registerCandleRoutes } from './routes/candles.js';
 import { registerSignalRoutes } from './routes/signals.js';
@@ -46,6 +48,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     deadline: { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
   });
   const book = new BookReads(terminal, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
+  const actions = new PositionActions({ config, terminal, store: store.actions, book, clock, logger, readiness: () => pipeline.readiness() });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 
   await app.register((v1, _options, done) => {
@@ -53,6 +56,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     registerSignalRoutes(v1, pipeline);
     registerCandleRoutes(v1, candles);
     registerBookRoutes(v1, book);
+    registerActionRoutes(v1, actions);
     done();
   });
 
@@ -65,10 +69,10 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     await recoverInterruptedSignals(recovery, { includeOwn: true });
     stopSweep = sweepAbandonedClaims(recovery);
   });
-  // Close lets in-flight signals finish (and store their outcome) before the owner closes the deps.
+  // Close lets in-flight signals and actions finish (and store their outcome) before the owner closes the deps.
   app.addHook('preClose', () => {
     stopSweep();
-    return pipeline.whenIdle();
+    return Promise.all([pipeline.whenIdle(), actions.whenIdle()]).then(() => undefined);
   });
   return { app };
 }

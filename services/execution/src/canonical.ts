@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { formatDecimal, parseDecimal } from '@fxdesk/primitives';
 import type { SignalSubmission } from '@fxdesk/schemas';
 
-const DECIMAL_FIELDS = new Set(['volume', 'entry_price', 'stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance']);
+// `sl` and `tp` are the legs of a position's modification (actions.ts).
+const DECIMAL_FIELDS = new Set(['volume', 'entry_price', 'stop_loss', 'take_profit', 'stop_loss_distance', 'take_profit_distance', 'sl', 'tp']);
 const TIMESTAMP_FIELDS = new Set(['occurred_at', 'expires_at']);
 
 /** `2026-01-05T13:00:00.500+01:00` → `1767614400.5`: the instant, exact to the nanosecond. */
@@ -38,4 +39,18 @@ export function canonicalSubmission(signal: SignalSubmission): string {
 /** SHA-256 (hex) of the canonical submission. */
 export function payloadHash(signal: SignalSubmission): string {
   return createHash('sha256').update(canonicalSubmission(signal)).digest('hex');
+}
+
+/**
+ * SHA-256 (hex) of what an action asks, for its Idempotency-Key: the kind, the ticket and the
+ * body canonical as a submission's (keys sorted, decimals without insignificant zeros, null kept).
+ */
+export function actionHash(kind: string, ticket: string, body: Record<string, unknown>): string {
+  const entries = Object.entries(body)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => [key, canonicalValue(key, value)] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify({ kind, ticket, body: Object.fromEntries(entries) }))
+    .digest('hex');
 }

@@ -28,6 +28,12 @@ export const errors = defineErrors({
   // The outcome could not be written to the database.
   storage_unavailable: 503,
   signal_not_found: 404,
+  // Actions on positions and orders (actions.ts): a retry while one runs; then, stored and
+  // replayed, the venue's refusals that name what is wrong.
+  action_in_progress: 409,
+  position_not_found: 422,
+  order_not_found: 422,
+  no_changes: 422,
 });
 
 export type ExecutionErrorCode = keyof typeof errors.statusByCode;

@@ -2,6 +2,7 @@ import type { TradingTerminal } from '@fxdesk/broker';
 import { envelope } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
+import { INTERRUPTED_ACTION_MESSAGE } from './actions.js';
 import { INTERRUPTED_MESSAGE } from './pipeline.js';
 import type { InterruptedSignal, SignalStore } from './store.js';
 
@@ -23,7 +24,11 @@ export const SWEEP_INTERVAL_MS = 5_000;
  * `includeOwn`: this replica's own claims left `processing` are interrupted too.
  */
 export async function recoverInterruptedSignals(deps: RecoveryDeps, options: { includeOwn: boolean }): Promise<void> {
-  const interrupted = await failInterruptedSignals(deps.store, deps.clock, deps.logger, options);
+  // Side by side: a sweep lasts as long as the slower of the two, not their sum.
+  const [interrupted] = await Promise.all([
+    failInterruptedSignals(deps.store, deps.clock, deps.logger, options),
+    failInterruptedActions(deps.store, deps.clock, deps.logger, options),
+  ]);
   void reconcileInterrupted(interrupted, deps);
 }
 
@@ -97,5 +102,25 @@ export async function reconcileInterrupted(signals: InterruptedSignal[], deps: R
         .recordReconciliation(signal.signalId, { checked_at: checkedAt, found: [], error: err instanceof Error ? err.message : String(err) })
         .catch(() => undefined);
     }
+  }
+}
+
+/**
+ * The same for actions on positions and orders: a close, a modification or a cancel left in
+ * flight becomes `unknown`, answered (and replayed) 503 execution_outcome_unknown, never resent.
+ * The closing deal, if the terminal made one, carries the action's comment (`close:<tag>`).
+ */
+export async function failInterruptedActions(store: SignalStore, clock: Clock, logger: Logger, options: { includeOwn: boolean }): Promise<void> {
+  const at = new Date(clock.now());
+  const interrupted = await store.actions.failAbandoned(
+    at.toISOString(),
+    (action) => {
+      const error = { code: 'execution_outcome_unknown', message: INTERRUPTED_ACTION_MESSAGE };
+      return { httpStatus: 503, error, responseBody: JSON.stringify(envelope(error.code, error.message, { requestId: action.requestId, now: at })) };
+    },
+    options,
+  );
+  for (const action of interrupted) {
+    logger.error({ actionId: action.actionId, orderComment: action.orderComment }, 'action interrupted (a replica stopped inside it): outcome unknown');
   }
 }

@@ -89,6 +89,31 @@ export const EXECUTION_SCHEMA: Schema = {
     // answers for it. Rows of before are nobody's and long expired, so a start takes them over.
     ({ types: t }) => `ALTER TABLE signals ADD COLUMN owner ${t.text} NOT NULL DEFAULT '';
      ALTER TABLE signals ADD COLUMN lease_expires_at ${t.key} NOT NULL DEFAULT '';`,
+    // Actions on positions and orders (issue 23), idempotent by Idempotency-Key as signals are by
+    // signal_id: a close, a modification or a cancel is one row keyed by the key; a flatten is one
+    // row per position, keyed by the key and the position's ticket.
+    ({ types: t }) => `CREATE TABLE actions (
+       action_id        ${t.key} PRIMARY KEY,
+       idempotency_key  ${t.key} NOT NULL,
+       kind             ${t.text} NOT NULL CHECK (kind IN ('close','modify','cancel')),
+       ticket           ${t.text} NOT NULL,
+       payload_hash     ${t.text} NOT NULL,
+       state            ${t.text} NOT NULL CHECK (state IN ('processing','done','rejected','unknown')),
+       request_json     ${t.text} NOT NULL,
+       request_id       ${t.text} NOT NULL,
+       order_comment    ${t.text} NOT NULL,
+       http_status      ${t.integer},
+       response_body    ${t.text},
+       result_json      ${t.text},
+       error_json       ${t.text},
+       received_at      ${t.key} NOT NULL,
+       completed_at     ${t.text},
+       updated_at       ${t.text} NOT NULL,
+       owner            ${t.text} NOT NULL,
+       lease_expires_at ${t.key} NOT NULL
+     );
+     CREATE INDEX actions_received ON actions (received_at, action_id);
+     CREATE INDEX actions_processing ON actions (state) WHERE state = 'processing';`,
   ],
   // The PostgreSQL store of before made, in its one step, the signals table as it stands after
   // all four: the same columns, types, collations and list indexes (only stricter: symbol, source

@@ -1,5 +1,6 @@
 import type { Database, GroupCommitStats } from '@fxdesk/core';
 import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, SignalState, TradeOutcome } from '@fxdesk/schemas';
+import { DatabaseActionStore } from './action-store.js';
 import { NO_TICKETS } from './outcome.js';
 import type {
   AbandonedAnswer,
@@ -78,6 +79,7 @@ export class DatabaseSignalStore implements SignalStore {
    * dear before every claim, so it is absent there. The port has no call for it yet.
    */
   readonly writable: (() => { ok: boolean; detail: string }) | undefined;
+  readonly actions: DatabaseActionStore;
   /** The claim of abandoned rows: SKIP LOCKED where replicas share the rows, so a row another replica is completing or recovering right now is not taken. */
   private readonly abandoned: string;
 
@@ -86,6 +88,7 @@ export class DatabaseSignalStore implements SignalStore {
     readonly replicaId: string,
   ) {
     this.writable = db.writable?.bind(db);
+    this.actions = new DatabaseActionStore(db, replicaId);
     this.abandoned = `${ABANDONED} ${db.dialect.skipLocked}`;
   }
 

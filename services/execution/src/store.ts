@@ -1,4 +1,5 @@
 import type { GroupCommitStats } from '@fxdesk/core';
+import type { ActionStore } from './action-store.js';
 import type { BrokerTickets, Reconciliation, SignalFailure, SignalRecord, SignalState, TradeOutcome } from '@fxdesk/schemas';
 
 /** A signal about to be claimed. */
@@ -89,6 +90,8 @@ export type AbandonedAnswer = (signal: InterruptedSignal) => { httpStatus: numbe
 export interface SignalStore {
   /** The replica whose claims this store makes and recovers. */
   readonly replicaId: string;
+  /** The actions on positions and orders, in the same database, claimed as this replica. */
+  readonly actions: ActionStore;
   /** Commits of writes since open, where the database groups many writes in one (SQLite); absent elsewhere. */
   readonly commitStats?: GroupCommitStats;
   /**

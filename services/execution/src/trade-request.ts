@@ -70,7 +70,7 @@ interface Prices {
   ask: string;
 }
 
-function quotePrices(quote: Quote, info: SymbolInfo): Prices {
+export function quotePrices(quote: Quote, info: SymbolInfo): Prices {
   return { bid: decimalFromNumber(quote.bid, info.digits), ask: decimalFromNumber(quote.ask, info.digits) };
 }
 
@@ -115,21 +115,36 @@ function clearsBy(from: string, to: string, minimum: string): boolean {
  * least SYMBOL_TRADE_STOPS_LEVEL points away.
  */
 function checkStops(signal: SignalSubmission, info: SymbolInfo, prices: Prices, legs: Record<Leg, string | undefined>): void {
-  const minimum = multiplyDecimal(String(info.stopsLevel), pointOf(info));
   const isBuy = signal.direction === 'buy';
   const base = signal.execution_type === 'market' ? (isBuy ? prices.bid : prices.ask) : (signal.entry_price as string);
-  const details: { path: string; message: string }[] = [];
+  const placed: StopLeg[] = [];
   for (const leg of ['stop_loss', 'take_profit'] as const) {
     const price = legs[leg];
-    if (price === undefined) continue;
+    if (price !== undefined) placed.push({ leg, price, path: `body.${signal[leg] !== undefined ? leg : `${leg}_distance`}` });
+  }
+  checkStopLevels(isBuy, base, placed, info);
+}
+
+/** A stop loss or take profit to check, with the request field it came from. */
+export interface StopLeg {
+  leg: Leg;
+  price: string;
+  path: string;
+}
+
+/**
+ * Each leg on its side of `base` (below it for a buy's stop loss, above it for its take profit,
+ * the other way for a sell) and at least SYMBOL_TRADE_STOPS_LEVEL points away; a position's
+ * modification is checked against the price it would close at, as a market order's stops are.
+ */
+export function checkStopLevels(isBuy: boolean, base: string, legs: StopLeg[], info: SymbolInfo): void {
+  const minimum = multiplyDecimal(String(info.stopsLevel), pointOf(info));
+  const details: { path: string; message: string }[] = [];
+  for (const { leg, price, path } of legs) {
     const mustBeBelow = (leg === 'stop_loss') === isBuy;
     const ok = mustBeBelow ? clearsBy(base, price, minimum) : clearsBy(price, base, minimum);
     if (!ok) {
-      const field = signal[leg] !== undefined ? leg : `${leg}_distance`;
-      details.push({
-        path: `body.${field}`,
-        message: `${leg} ${price} must be ${mustBeBelow ? 'below' : 'above'} ${base} by at least ${info.stopsLevel} points (${minimum})`,
-      });
+      details.push({ path, message: `${leg} ${price} must be ${mustBeBelow ? 'below' : 'above'} ${base} by at least ${info.stopsLevel} points (${minimum})` });
     }
   }
   if (details.length > 0) throw errors.create('invalid_stops', details.map((d) => d.message).join('; '), { details });
