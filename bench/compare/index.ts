@@ -69,8 +69,10 @@ process.stdout.write(`bench/compare: ${name}, ${rounds} rounds, other = ${otherR
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const);
   for (const side of order) {
-    runs[side].push(runIn(side === 'other' ? path.resolve(otherRoot) : thisRoot));
-    process.stdout.write(`  round ${round + 1}: ${side} done\n`);
+    const figures = runIn(side === 'other' ? path.resolve(otherRoot) : thisRoot);
+    runs[side].push(figures);
+    const line = [...figures].map(([label, value]) => `${label} ${Math.round(value)}`).join('; ');
+    process.stdout.write(`  round ${round + 1}, ${side}: ${line}\n`);
   }
 }
 const labels = [...new Set([...runs.other, ...runs.this].flatMap((m) => [...m.keys()]))];
