@@ -1,6 +1,6 @@
 import type { Database } from '@fxdesk/core';
 
-export type ActionKind = 'close' | 'modify' | 'cancel';
+export type ActionKind = 'close' | 'modify' | 'cancel' | 'close_all';
 export type ActionState = 'processing' | 'done' | 'rejected' | 'unknown';
 
 /** What the terminal answered an action, normalized. */
@@ -12,6 +12,14 @@ export interface ActionResult {
   volume: string;
   price: string | null;
   broker_comment: string;
+}
+
+/** A record under an Idempotency-Key, as a flatten reads it back. */
+export interface KeyedAction extends ExistingAction {
+  actionId: string;
+  kind: ActionKind;
+  ticket: string;
+  requestJson: string;
 }
 
 /** An action about to be claimed. */
@@ -89,6 +97,8 @@ export interface ActionStore {
   existing(actionId: string): Promise<ExistingAction | undefined>;
   /** Moves this replica's claim to its final state; rejects when it is not (or no longer) processing. */
   complete(actionId: string, outcome: ActionOutcome): Promise<void>;
+  /** Every record under an Idempotency-Key (one action, or a flatten's positions), oldest first. */
+  byKey(idempotencyKey: string): Promise<KeyedAction[]>;
   /** Drops this replica's claim of an action that was never sent. */
   release(actionId: string): Promise<void>;
   /** One page, newest received first, and the position to continue from. */
@@ -108,11 +118,13 @@ const EXISTING = 'SELECT payload_hash, state, http_status, response_body FROM ac
 const COMPLETE = `UPDATE actions SET state = @state, http_status = @httpStatus, response_body = @responseBody, result_json = @resultJson,
     error_json = @errorJson, completed_at = @completedAt, updated_at = @completedAt
   WHERE action_id = @actionId AND state = 'processing'`;
+const BY_KEY =
+  'SELECT action_id, kind, ticket, request_json, payload_hash, state, http_status, response_body FROM actions WHERE idempotency_key = @idempotencyKey ORDER BY received_at, action_id';
 const RELEASE = "DELETE FROM actions WHERE action_id = @actionId AND state = 'processing' AND owner = @owner";
 const COLUMNS =
   'action_id, idempotency_key, kind, ticket, state, request_json, order_comment, http_status, result_json, error_json, received_at, completed_at, updated_at';
 const ABANDONED = `SELECT action_id, request_id, order_comment FROM actions
-  WHERE state = 'processing' AND ((owner = @owner AND @includeOwn = 1) OR (owner <> @owner AND lease_expires_at <= @at))`;
+  WHERE state = 'processing' AND kind <> 'close_all' AND ((owner = @owner AND @includeOwn = 1) OR (owner <> @owner AND lease_expires_at <= @at))`;
 const CLAIM_ATTEMPTS = 5;
 
 type ExistingRow = { payload_hash: string; state: ActionState; http_status: number | null; response_body: string | null };
@@ -207,6 +219,20 @@ export class DatabaseActionStore implements ActionStore {
 
   async complete(actionId: string, outcome: ActionOutcome): Promise<void> {
     if ((await this.db.run(COMPLETE, outcomeColumns(actionId, outcome))).changes !== 1) throw new Error(`action ${actionId} was not processing`);
+  }
+
+  async byKey(idempotencyKey: string): Promise<KeyedAction[]> {
+    const rows = await this.db.query<ExistingRow & { action_id: string; kind: ActionKind; ticket: string; request_json: string }>(BY_KEY, { idempotencyKey });
+    return rows.map((r) => ({
+      actionId: r.action_id,
+      kind: r.kind,
+      ticket: r.ticket,
+      requestJson: r.request_json,
+      payloadHash: r.payload_hash,
+      state: r.state,
+      httpStatus: r.http_status,
+      responseBody: r.response_body,
+    }));
   }
 
   async release(actionId: string): Promise<void> {

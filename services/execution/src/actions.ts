@@ -2,7 +2,7 @@ import { outcomeOfRetcode, retcodeName, type TerminalPosition, type TradeResult,
 import { AppError, envelope } from '@fxdesk/core';
 import { compareDecimal, decimalPlaces, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
-import type { ActionKind, ActionOutcome, ActionPosition, ActionRecord, ActionResult, ActionStore, ExistingAction } from './action-store.js';
+import type { ActionKind, ActionOutcome, ActionPosition, ActionRecord, ActionResult, ActionState, ActionStore, ExistingAction } from './action-store.js';
 import type { BookReads } from './book.js';
 import { actionHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
@@ -32,6 +32,31 @@ export interface CloseBody {
 export interface ModifyBody {
   sl?: string | null;
   tp?: string | null;
+}
+
+/** POST /v1/positions/close-all: every open position, or those of one symbol and/or one source. */
+export interface FlattenBody {
+  symbol?: string;
+  source?: string;
+}
+
+/** One position of a flatten: its own record, keyed by the Idempotency-Key and the ticket, under the flatten's hash. */
+interface FlattenItem {
+  actionId: string;
+  hash: string;
+}
+
+/** What a flatten answers for each position it covers. */
+export interface FlattenOutcome {
+  ticket: string;
+  state: ActionState;
+  http_status: number | null;
+  answer: unknown;
+}
+
+/** The record id of a flatten's position: the key and the ticket (a ticket is digits, so no two pairs meet). */
+export function flattenActionId(idempotencyKey: string, ticket: string): string {
+  return `${idempotencyKey}#${ticket}`;
 }
 
 /** Who asked, under which key. */
@@ -86,6 +111,24 @@ export function decodeActionCursor(cursor: string): ActionPosition {
   return cut < 0 ? { receivedAt: text, actionId: '' } : { receivedAt: text.slice(0, cut), actionId: text.slice(cut + 1) };
 }
 
+/** A recorded position of a flatten as its answer lists it. */
+function outcomeOf(ticket: string, existing: ExistingAction): FlattenOutcome {
+  return {
+    ticket,
+    state: existing.state,
+    http_status: existing.httpStatus,
+    answer: existing.responseBody === null ? null : (JSON.parse(existing.responseBody) as unknown),
+  };
+}
+
+/** The state of a position's close from its answer's status. */
+function stateOfStatus(status: number): ActionState {
+  if (status === 200) return 'done';
+  if (status === 422) return 'rejected';
+  if (status === 409) return 'processing';
+  return 'unknown';
+}
+
 /**
  * The actions on what the desk holds (issue 23): close all or part of a position, move its
  * stops, cancel a resting order. Each is a money path kept like a signal: idempotent by its
@@ -125,6 +168,88 @@ export class PositionActions {
     );
   }
 
+  /**
+   * Closes every position of the filter, one record per position: a retry with the same key
+   * (after a crash in the middle, say) answers the positions already recorded from their records
+   * and closes only those not yet claimed, so nothing is closed twice. 200 with each position's
+   * outcome; `Idempotent-Replayed` when nothing new was claimed.
+   */
+  closeAll(body: FlattenBody, call: ActionCall): Promise<Answer> {
+    return this.track(async () => {
+      const { store, book, logger, clock } = this.deps;
+      const hash = actionHash('close_all', '', body as Record<string, unknown>);
+      const key = call.idempotencyKey;
+      let records = await this.storeCall(key, 'read the stored actions', () => store.byKey(key));
+      let plan = records.find((r) => r.actionId === key);
+      if (plan && plan.payloadHash !== hash) throw errors.create('idempotency_conflict', `Idempotency-Key ${key} was already used for a different request`);
+      const replayed = plan !== undefined;
+      if (!plan) {
+        const ready = this.deps.readiness();
+        if (!ready.ok) throw new AppError('not_ready', `not ready to trade: ${ready.detail}`, { headers: { 'retry-after': '5' } });
+        const tickets = (await book.terminalPositions(body, logger)).map((p) => p.ticket);
+        const now = clock.now();
+        // The plan: which positions this flatten covers, fixed once, so a retry never closes one opened since.
+        await this.storeCall(key, 'store the idempotency claim', () =>
+          store.claim({
+            actionId: key,
+            idempotencyKey: key,
+            kind: 'close_all',
+            ticket: '',
+            payloadHash: hash,
+            requestJson: JSON.stringify({ ...body, tickets }),
+            requestId: call.requestId,
+            orderComment: '',
+            receivedAt: new Date(now).toISOString(),
+            leaseExpiresAt: new Date(now + this.leaseMs).toISOString(),
+          }),
+        );
+        records = await this.storeCall(key, 'read the stored actions', () => store.byKey(key));
+        plan = records.find((r) => r.actionId === key);
+        if (!plan || plan.payloadHash !== hash) throw errors.create('idempotency_conflict', `Idempotency-Key ${key} was already used for a different request`);
+      }
+      const tickets = (JSON.parse(plan.requestJson) as { tickets: string[] }).tickets;
+      const outcomes: FlattenOutcome[] = [];
+      for (const ticket of tickets) {
+        const recorded = records.find((r) => r.actionId === flattenActionId(key, ticket));
+        if (recorded) {
+          outcomes.push(outcomeOf(ticket, recorded));
+          continue;
+        }
+        const answer = await this.closeItem(ticket, body, call, { actionId: flattenActionId(key, ticket), hash });
+        outcomes.push({ ticket, state: stateOfStatus(answer.status), http_status: answer.status, answer: JSON.parse(answer.body) as unknown });
+      }
+      const response = JSON.stringify({ idempotency_key: key, positions: outcomes });
+      if (plan.state === 'processing' && outcomes.every((o) => o.state !== 'processing')) {
+        const completedAt = new Date(clock.now()).toISOString();
+        await store
+          .complete(key, { state: 'done', httpStatus: 200, responseBody: response, result: null, error: null, completedAt })
+          .catch((err: unknown) => logger.warn({ err, key }, 'could not mark a flatten done (a retry answers it from its positions)'));
+      }
+      return { status: 200, body: response, replayed: replayed && outcomes.every((o) => records.some((r) => r.ticket === o.ticket)) };
+    });
+  }
+
+  /** One position of a flatten, closed whole under its own record; a refusal to claim or read is listed with its error (a retry takes it up). */
+  private closeItem(ticket: string, body: FlattenBody, call: ActionCall, item: FlattenItem): Promise<Answer> {
+    return this.run(
+      'close',
+      ticket,
+      body,
+      call,
+      async (comment) => {
+        const position = await this.position(ticket);
+        const { terminal, config } = this.deps;
+        return () =>
+          terminal.closePosition({ position: ticket, volume: position.volume, deviation: config.MAX_DEVIATION_POINTS, magic: config.MAGIC_NUMBER, comment });
+      },
+      item,
+    ).catch((err: unknown) => {
+      if (!(err instanceof AppError)) throw err;
+      const failure = envelope(err.code, err.message, { requestId: call.requestId, now: new Date(this.deps.clock.now()) });
+      return { status: err.statusCode, body: JSON.stringify(failure), replayed: false };
+    });
+  }
+
   cancel(ticket: string, call: ActionCall): Promise<Answer> {
     return this.track(() => this.run('cancel', ticket, {}, call, async () => () => this.deps.terminal.cancelOrder({ order: ticket })));
   }
@@ -161,10 +286,11 @@ export class PositionActions {
     body: object,
     { idempotencyKey, requestId }: ActionCall,
     prepare: (comment: string) => Promise<() => Promise<TradeResult>>,
+    item?: FlattenItem,
   ): Promise<Answer> {
     const { store, clock } = this.deps;
-    const actionId = idempotencyKey;
-    const hash = actionHash(kind, ticket, body as Record<string, unknown>);
+    const actionId = item?.actionId ?? idempotencyKey;
+    const hash = item?.hash ?? actionHash(kind, ticket, body as Record<string, unknown>);
     const ready = this.deps.readiness();
     if (!ready.ok) {
       const existing = await this.storeCall(actionId, 'read the stored action', () => store.existing(actionId));

@@ -90,12 +90,13 @@ export const EXECUTION_SCHEMA: Schema = {
     ({ types: t }) => `ALTER TABLE signals ADD COLUMN owner ${t.text} NOT NULL DEFAULT '';
      ALTER TABLE signals ADD COLUMN lease_expires_at ${t.key} NOT NULL DEFAULT '';`,
     // Actions on positions and orders (issue 23), idempotent by Idempotency-Key as signals are by
-    // signal_id: a close, a modification or a cancel is one row keyed by the key; a flatten is one
-    // row per position, keyed by the key and the position's ticket.
+    // signal_id: a close, a modification or a cancel is one row keyed by the key; a flatten is its
+    // plan (kind close_all, keyed by the key, the tickets it covers in its request) and one row
+    // per position, keyed by the key and the position's ticket.
     ({ types: t }) => `CREATE TABLE actions (
        action_id        ${t.key} PRIMARY KEY,
        idempotency_key  ${t.key} NOT NULL,
-       kind             ${t.text} NOT NULL CHECK (kind IN ('close','modify','cancel')),
+       kind             ${t.text} NOT NULL CHECK (kind IN ('close','modify','cancel','close_all')),
        ticket           ${t.text} NOT NULL,
        payload_hash     ${t.text} NOT NULL,
        state            ${t.text} NOT NULL CHECK (state IN ('processing','done','rejected','unknown')),
@@ -114,6 +115,8 @@ export const EXECUTION_SCHEMA: Schema = {
      );
      CREATE INDEX actions_received ON actions (received_at, action_id);
      CREATE INDEX actions_processing ON actions (state) WHERE state = 'processing';`,
+    // A flatten reads back every record under its Idempotency-Key (one per position).
+    'CREATE INDEX actions_key ON actions (idempotency_key, received_at, action_id);',
   ],
   // The PostgreSQL store of before made, in its one step, the signals table as it stands after
   // all four: the same columns, types, collations and list indexes (only stricter: symbol, source

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { flattenActionId } from '../src/actions.js';
 import { actionHash } from '../src/canonical.js';
 import { API_KEY, expectEnvelope, NOW, postSignal, signal, simulatedApp, sqliteStore, type SimulatedHarness } from './helpers.js';
 
@@ -273,5 +274,86 @@ describe('an action left in flight by a crash', () => {
     expect(harness.terminal.stats.closePositionCalls).toBe(0);
     const listed = (await harness.app.inject({ method: 'GET', url: '/v1/actions', headers: { 'x-api-key': API_KEY } })).json<{ actions: unknown[] }>();
     expect(listed.actions).toEqual([expect.objectContaining({ action_id: 'crashed-1', state: 'unknown', http_status: 503 })]);
+  });
+});
+
+describe('POST /v1/positions/close-all', () => {
+  function flatten(k: string | undefined, body?: object) {
+    return act('POST', '/v1/positions/close-all', k, body);
+  }
+
+  it('closes every open position and lists each outcome', async () => {
+    harness = await simulatedApp({ env: { ALLOWED_SYMBOLS: 'EURUSD,GBPUSD' } });
+    const tickets = [await openPosition(), await openPosition({ symbol: 'GBPUSD' })];
+    const res = await flatten(key());
+    expect(res.statusCode).toBe(200);
+    const { positions } = res.json<{ positions: { ticket: string; state: string; http_status: number }[] }>();
+    expect(positions.map((p) => [p.ticket, p.state, p.http_status])).toEqual(tickets.map((t) => [t, 'done', 200]));
+    expect(await harness.terminal.positions()).toEqual([]);
+  });
+
+  it('closes only the positions of the symbol asked for', async () => {
+    harness = await simulatedApp({ env: { ALLOWED_SYMBOLS: 'EURUSD,GBPUSD' } });
+    await openPosition();
+    await openPosition({ symbol: 'GBPUSD' });
+    expect((await flatten(key(), { symbol: 'GBPUSD' })).statusCode).toBe(200);
+    expect((await harness.terminal.positions()).map((p) => p.symbol)).toEqual(['EURUSD']);
+  });
+
+  it('replays the same key and body without closing again, and refuses a changed body with 409', async () => {
+    harness = await simulatedApp();
+    await openPosition();
+    const k = key();
+    const first = await flatten(k);
+    await openPosition();
+    const again = await flatten(k);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(harness.terminal.stats.closePositionCalls).toBe(1);
+    expectEnvelope(await flatten(k, { symbol: 'EURUSD' }), 409, 'idempotency_conflict');
+  });
+
+  it('stores unknown for an ambiguous close of one position and never resends it on a retry', async () => {
+    harness = await simulatedApp();
+    await openPosition();
+    await openPosition();
+    harness.terminal.injectFault({ method: 'closePosition', kind: 'ambiguous', times: 1 });
+    const k = key();
+    const first = (await flatten(k)).json<{ positions: { state: string }[] }>();
+    expect(first.positions.map((p) => p.state)).toEqual(['unknown', 'done']);
+    const again = (await flatten(k)).json<{ positions: { state: string }[] }>();
+    expect(again.positions.map((p) => p.state)).toEqual(['unknown', 'done']);
+    expect(harness.terminal.stats.closePositionCalls).toBe(2);
+  });
+
+  it('resumed with the same key, closes only the positions not yet claimed', async () => {
+    harness = await simulatedApp();
+    const [claimed, rest] = [await openPosition(), await openPosition()];
+    const k = key();
+    // What a flatten cut off after claiming its first position leaves.
+    await harness.store.actions.claim({
+      actionId: flattenActionId(k, claimed),
+      idempotencyKey: k,
+      kind: 'close',
+      ticket: claimed,
+      payloadHash: actionHash('close_all', '', {}),
+      requestJson: '{}',
+      requestId: 'req-1',
+      orderComment: 'close:0123456789abcdef',
+      receivedAt: new Date(NOW).toISOString(),
+      leaseExpiresAt: new Date(NOW + 60_000).toISOString(),
+    });
+    const res = (await flatten(k)).json<{ positions: { ticket: string; state: string }[] }>();
+    expect(res.positions.map((p) => [p.ticket, p.state])).toEqual([
+      [claimed, 'processing'],
+      [rest, 'done'],
+    ]);
+    expect((await harness.terminal.positions()).map((p) => p.ticket)).toEqual([claimed]);
+    expect(harness.terminal.stats.closePositionCalls).toBe(1);
+  });
+
+  it('answers 422 validation_error without an Idempotency-Key', async () => {
+    harness = await simulatedApp();
+    expectEnvelope(await flatten(undefined), 422, 'validation_error');
   });
 });

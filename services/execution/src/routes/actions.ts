@@ -1,5 +1,5 @@
-import type { App } from '@fxdesk/core';
-import { ErrorEnvelopeSchema, PositiveDecimalStringSchema } from '@fxdesk/schemas';
+import { AppError, type App } from '@fxdesk/core';
+import { BrokerSymbolSchema, ErrorEnvelopeSchema, PositiveDecimalStringSchema, SourceSlugSchema } from '@fxdesk/schemas';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { PositionActions } from '../actions.js';
@@ -9,7 +9,7 @@ import type { Answer } from '../pipeline.js';
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z
     .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, { message: 'expected 1 to 128 printable ASCII characters without spaces' })
+    .regex(/^[\x21\x22\x24-\x7e]{1,128}$/, { message: 'expected 1 to 128 printable ASCII characters, without spaces or #' })
     .meta({ description: 'Required. The same key with the same request replays the stored answer; with a different request it is 409' }),
 });
 
@@ -60,7 +60,9 @@ const ActionRecordSchema = z
   .object({
     action_id: z.string(),
     idempotency_key: z.string(),
-    kind: z.enum(['close', 'modify', 'cancel']),
+    kind: z
+      .enum(['close', 'modify', 'cancel', 'close_all'])
+      .meta({ description: 'close_all: a flatten’s plan (its request lists the tickets it covers); each position has its own close record' }),
     ticket: z.string(),
     state: z.enum(['processing', 'done', 'rejected', 'unknown']),
     request: z.unknown(),
@@ -98,7 +100,59 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
     .send(answer.body);
 }
 
+export const FlattenBodySchema = z
+  .strictObject({
+    symbol: BrokerSymbolSchema.optional().meta({ description: 'Only positions of this exact broker symbol' }),
+    source: SourceSlugSchema.optional().meta({ description: 'Only positions whose order comment carries this source' }),
+  })
+  .meta({ id: 'ClosePositions' });
+
+const FlattenAnswerSchema = z
+  .object({
+    idempotency_key: z.string(),
+    positions: z.array(
+      z.object({
+        ticket: z.string(),
+        state: z.enum(['processing', 'done', 'rejected', 'unknown']),
+        http_status: z.number().int().nullable(),
+        answer: z.unknown().meta({ description: 'What a close of this one position answers (ActionAnswer or the error envelope)' }),
+      }),
+    ),
+  })
+  .meta({ id: 'ClosePositionsAnswer' });
+
 export function registerActionRoutes(app: App, actions: PositionActions): void {
+  // PATCH /v1/positions/{ticket} would take `close-all` as a ticket (422): the flatten's path
+  // answers a PATCH as any documented path answers a method it does not have.
+  app.route({
+    method: 'PATCH',
+    url: '/v1/positions/close-all',
+    schema: { hide: true },
+    handler: (request) => {
+      throw new AppError('method_not_allowed', `PATCH is not allowed on ${request.url.split('?')[0] ?? ''}; allowed: POST`, { headers: { allow: 'POST' } });
+    },
+  });
+
+  app.post(
+    '/v1/positions/close-all',
+    {
+      schema: {
+        tags: ['positions'],
+        operationId: 'closeAllPositions',
+        summary: 'Flatten: close every open position, or those of one symbol or source (idempotent by Idempotency-Key)',
+        description:
+          'One record per position, keyed by the Idempotency-Key and the ticket: a retry with the same key and body (after a crash in the middle, say) ' +
+          'answers the positions already recorded from their records and closes only the ones not yet claimed, so nothing is closed twice. ' +
+          '200 lists each position’s outcome (`answer` is what a close of that position answers); the same key with another body is 409 `idempotency_conflict`.',
+        headers: IdempotencyHeadersSchema,
+        body: FlattenBodySchema.nullish(),
+        response: { 200: FlattenAnswerSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) =>
+      send(reply, await actions.closeAll(request.body ?? {}, { idempotencyKey: request.headers['idempotency-key'], requestId: request.id })),
+  );
+
   app.post(
     '/v1/positions/:ticket/close',
     {
