@@ -26,6 +26,11 @@ function callsOf(stats: TerminalCallStats): () => Record<string, number> {
     tick: stats.tickCalls,
     rates: stats.ratesCalls,
     findByComment: stats.findByCommentCalls,
+    positions: stats.positionsCalls,
+    orders: stats.ordersCalls,
+    closePosition: stats.closePositionCalls,
+    modifyPosition: stats.modifyPositionCalls,
+    cancelOrder: stats.cancelOrderCalls,
   });
 }
 
