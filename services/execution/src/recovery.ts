@@ -39,15 +39,30 @@ export async function recoverInterruptedSignals(deps: RecoveryDeps, options: { i
  */
 export function sweepAbandonedClaims(deps: RecoveryDeps): () => void {
   let sweeping = false;
-  const timer = deps.clock.setInterval(() => {
-    if (sweeping) return;
+  // A tick that finds a sweep running is not dropped: one more sweep follows it, so a lease that
+  // ended while the store was slow is still seen at the next moment, not a whole interval later.
+  let again = false;
+  let stopped = false;
+  const sweep = (): void => {
+    if (sweeping) {
+      again = true;
+      return;
+    }
     sweeping = true;
+    again = false;
     recoverInterruptedSignals(deps, { includeOwn: false })
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not look for abandoned claims'))
-      .finally(() => (sweeping = false));
-  }, SWEEP_INTERVAL_MS);
+      .finally(() => {
+        sweeping = false;
+        if (again && !stopped) sweep();
+      });
+  };
+  const timer = deps.clock.setInterval(sweep, SWEEP_INTERVAL_MS);
   timer.unref();
-  return () => deps.clock.clearTimer(timer);
+  return () => {
+    stopped = true;
+    deps.clock.clearTimer(timer);
+  };
 }
 
 /**

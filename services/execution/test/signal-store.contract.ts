@@ -4,6 +4,7 @@
  * are counted in store.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ActionClaim, ActionOutcome } from '../src/action-store.js';
 import { NO_TICKETS } from '../src/outcome.js';
 import type { AbandonedAnswer, SignalClaim, SignalFilter, SignalOutcome, SignalStore } from '../src/store.js';
 
@@ -297,6 +298,78 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         const all = (await s.list({ symbol: 'EURUSD' }, 100)).records.map((r) => r.signal_id);
         expect(seen).toEqual(all);
         expect(all).toHaveLength(16);
+      });
+    });
+
+    describe('actions', () => {
+      const action = (actionId: string, fields: Partial<ActionClaim> = {}): ActionClaim => ({
+        actionId,
+        idempotencyKey: actionId,
+        kind: 'close',
+        ticket: '7',
+        payloadHash: 'h1',
+        requestJson: '{}',
+        requestId: 'req-1',
+        orderComment: 'close:0123456789abcdef0123456',
+        receivedAt: at(0),
+        leaseExpiresAt: '2026-01-05T12:01:05.000Z',
+        ...fields,
+      });
+      const done: ActionOutcome = { state: 'done', httpStatus: 200, responseBody: '{"state":"done"}', result: null, error: null, completedAt: at(1) };
+
+      it('gives exactly one of 100 simultaneous identical claims spread over two replicas', async () => {
+        const open = await database();
+        const [a, b] = [await open('a'), await open('b')];
+        const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).actions.claim(action('k'))));
+        expect(results.filter((r) => r.claimed)).toHaveLength(1);
+      });
+
+      it('stores the outcome once and answers it to a later claim', async () => {
+        const s = await store();
+        await s.actions.claim(action('k'));
+        await s.actions.complete('k', done);
+        await expect(s.actions.complete('k', done)).rejects.toThrow();
+        expect(await s.actions.claim(action('k'))).toEqual({
+          claimed: false,
+          existing: { payloadHash: 'h1', state: 'done', httpStatus: 200, responseBody: '{"state":"done"}' },
+        });
+      });
+
+      it('reads back every record under a key, a flatten plan and its positions, oldest first', async () => {
+        const s = await store();
+        await s.actions.claim(action('f', { kind: 'close_all', ticket: '', requestJson: '{"tickets":["1","2"]}' }));
+        await s.actions.claim(action('f#1', { idempotencyKey: 'f', ticket: '1', receivedAt: at(1) }));
+        await s.actions.claim(action('other'));
+        expect((await s.actions.byKey('f')).map((r) => [r.actionId, r.kind, r.ticket])).toEqual([
+          ['f', 'close_all', ''],
+          ['f#1', 'close', '1'],
+        ]);
+      });
+
+      it('fails its own claims at start-up and others past their lease, but never a flatten plan', async () => {
+        const open = await database();
+        const [a, b] = [await open('a'), await open('b')];
+        await b.actions.claim(action('b-1'));
+        await a.actions.claim(action('a-1'));
+        await a.actions.claim(action('plan', { kind: 'close_all', ticket: '' }));
+        const answer = () => ({ httpStatus: 503, responseBody: '{}', error: UNKNOWN_ERROR });
+        expect((await a.actions.failAbandoned(at(30), answer, { includeOwn: true })).map((x) => x.actionId)).toEqual(['a-1']);
+        expect((await a.actions.failAbandoned('2026-01-05T12:02:00.000Z', answer, { includeOwn: false })).map((x) => x.actionId)).toEqual(['b-1']);
+        expect((await a.actions.existing('plan'))?.state).toBe('processing');
+      });
+
+      it('pages the list newest first without a gap or a duplicate', async () => {
+        const s = await store();
+        for (let i = 0; i < 9; i++) await s.actions.claim(action(`k-${i}`, { receivedAt: at(i % 4) }));
+        const seen: string[] = [];
+        let page = await s.actions.list(undefined, 4);
+        seen.push(...page.records.map((r) => r.action_id));
+        while (page.next) {
+          page = await s.actions.list(page.next, 4);
+          seen.push(...page.records.map((r) => r.action_id));
+        }
+        expect(seen).toEqual((await s.actions.list(undefined, 100)).records.map((r) => r.action_id));
+        expect(new Set(seen).size).toBe(9);
       });
     });
   });
