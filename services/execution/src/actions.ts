@@ -6,7 +6,7 @@ import type { ActionKind, ActionOutcome, ActionPosition, ActionRecord, ActionRes
 import type { BookReads } from './book.js';
 import { actionHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
-import { withDeadline } from './deadline.js';
+import { messageOf, preSendCall, withDeadline } from './deadline.js';
 import { errors } from './errors.js';
 import { orderComment } from './order-comment.js';
 import { claimLeaseMs, type Answer } from './pipeline.js';
@@ -79,10 +79,6 @@ const UNKNOWN_ADVICE = 'the action may or may not have been executed at the brok
 
 /** The message stored for an action that was cut off by a crash or a restart. */
 export const INTERRUPTED_ACTION_MESSAGE = `the service stopped while this action was being executed; ${UNKNOWN_ADVICE}`;
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 function resultOf(sent: TradeResult): ActionResult {
   return {
@@ -464,13 +460,8 @@ export class PositionActions {
   }
 
   /** A terminal call that cannot trade, bounded by PRE_SEND_TIMEOUT_MS: a failure is a retryable 503 and the claim is released. */
-  private async terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
-    const { clock, config } = this.deps;
-    try {
-      return await withDeadline(call, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
-    } catch (err) {
-      this.deps.logger.warn({ err }, `${name} failed before an action`);
-      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
-    }
+  private terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
+    const { clock, config, logger } = this.deps;
+    return preSendCall(name, call, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, logger, before: 'an action' });
   }
 }

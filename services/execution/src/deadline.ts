@@ -1,5 +1,7 @@
 import { BrokerError } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
+import type { Logger } from 'pino';
+import { errors } from './errors.js';
 
 export interface Deadline {
   clock: Clock;
@@ -40,4 +42,27 @@ export function withDeadline<T>(call: () => Promise<T>, { clock, timeoutMs, sett
       },
     );
   });
+}
+
+/** An error's message, for a line that names it. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A terminal call that cannot trade (symbol_info, tick, order_check), made before the one that
+ * does (`before`), bounded by PRE_SEND_TIMEOUT_MS: any failure is a retryable 503
+ * `broker_unavailable`. A late answer is dropped, so it can never lead to a send.
+ */
+export async function preSendCall<T>(
+  name: string,
+  call: () => Promise<T>,
+  { clock, timeoutMs, logger, before }: { clock: Clock; timeoutMs: number; logger: Logger; before: string },
+): Promise<T> {
+  try {
+    return await withDeadline(call, { clock, timeoutMs, setting: 'PRE_SEND_TIMEOUT_MS' });
+  } catch (err) {
+    logger.warn({ err }, `${name} failed before ${before}`);
+    throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
+  }
 }

@@ -5,7 +5,7 @@ import type { BrokerTickets, SignalFailure, SignalList, SignalListQuery, SignalR
 import type { Logger } from 'pino';
 import { payloadHash } from './canonical.js';
 import type { ExecutionConfig } from './config.js';
-import { withDeadline } from './deadline.js';
+import { messageOf, preSendCall, withDeadline } from './deadline.js';
 import { errors } from './errors.js';
 import { checkFreshness } from './freshness.js';
 import { orderComment } from './order-comment.js';
@@ -62,10 +62,6 @@ interface Judged {
   outcome: OutcomeFields;
   /** The 200 body, for the three success states. */
   successBody?: string;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function unknownOutcome(what: string, tickets: BrokerTickets = NO_TICKETS, result: TradeOutcome | null = null): OutcomeFields {
@@ -307,14 +303,9 @@ export class SignalPipeline {
    * A terminal call that cannot trade, bounded by PRE_SEND_TIMEOUT_MS: any failure is a retryable
    * 503 and nothing is stored. A late answer is dropped, so it can never lead to an order_send.
    */
-  private async terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
-    const { clock, config } = this.deps;
-    try {
-      return await withDeadline(call, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
-    } catch (err) {
-      this.deps.logger.warn({ err }, `${name} failed before order_send`);
-      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
-    }
+  private terminalCall<T>(name: string, call: () => Promise<T>): Promise<T> {
+    const { clock, config, logger } = this.deps;
+    return preSendCall(name, call, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, logger, before: 'order_send' });
   }
 
   /**
