@@ -8,6 +8,7 @@ import type {
   Bar,
   Quote,
   SymbolInfo,
+  TerminalDeal,
   TerminalOrder,
   TerminalPosition,
   TerminalRecord,
@@ -95,6 +96,9 @@ class ConstantTerminal implements TradingTerminal {
   }
   async cancelOrder(): Promise<TradeResult> {
     return DONE;
+  }
+  async deals(): Promise<TerminalDeal[]> {
+    return [];
   }
 }
 

@@ -183,6 +183,71 @@ export interface CancelOrderRequest {
   order: string;
 }
 
+/** MT5 DEAL_ENTRY_*: the deal opened a position (in), closed some of it (out), reversed it (inout) or closed it by an opposite one (out_by). */
+export type DealEntry = 'in' | 'out' | 'inout' | 'out_by';
+
+/** MT5 DEAL_REASON_* (lower case): who or what made a deal; `unknown` when the venue does not say. */
+export const DEAL_REASONS = ['client', 'mobile', 'web', 'expert', 'sl', 'tp', 'so', 'rollover', 'vmargin', 'split', 'unknown'] as const;
+export type DealReason = (typeof DEAL_REASONS)[number];
+
+/**
+ * A history deal that traded (MT5 `history_deals_get`, DEAL_TYPE_BUY and DEAL_TYPE_SELL only:
+ * balance, credit and charge deals are not trades). Money in the account currency.
+ */
+export interface TerminalDeal {
+  ticket: string;
+  /** The order that made the deal, null when the venue made it without one. */
+  order: string | null;
+  /** The position the deal opened or changed. */
+  position: string | null;
+  symbol: string;
+  side: 'buy' | 'sell';
+  entry: DealEntry;
+  /** Lots, exact decimal string. */
+  volume: string;
+  price: string;
+  /** Realized profit of the deal (0 for an entry), account currency. */
+  profit: number;
+  commission: number;
+  swap: number;
+  /** Epoch milliseconds. */
+  time: number;
+  comment: string;
+  magic: number;
+  reason: DealReason;
+}
+
+/** Which history deals `deals` answers: those in [from, to), of one position and/or symbol when given. */
+export interface DealFilter {
+  /** Epoch milliseconds, inclusive. */
+  from: number;
+  /** Epoch milliseconds, exclusive. */
+  to: number;
+  position?: string;
+  symbol?: string;
+}
+
+/** Whether a deal belongs in the answer to `filter`. */
+export function isDealInFilter(filter: DealFilter, deal: Pick<TerminalDeal, 'time' | 'position' | 'symbol'>): boolean {
+  return (
+    deal.time >= filter.from &&
+    deal.time < filter.to &&
+    (filter.position === undefined || deal.position === filter.position) &&
+    (filter.symbol === undefined || deal.symbol === filter.symbol)
+  );
+}
+
+/** Deals oldest first; deals of one instant by ticket (numerically: tickets are digits, of any width). */
+export function compareDeals(a: Pick<TerminalDeal, 'time' | 'ticket'>, b: Pick<TerminalDeal, 'time' | 'ticket'>): number {
+  return a.time - b.time || compareTickets(a.ticket, b.ticket);
+}
+
+/** Tickets (numbers of any width, as strings) in numeric order. */
+export function compareTickets(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Calls a terminal received, by method: every adapter counts these (for /metrics and tests). */
 export interface TerminalCallStats {
   orderSendCalls: number;
@@ -196,6 +261,7 @@ export interface TerminalCallStats {
   closePositionCalls: number;
   modifyPositionCalls: number;
   cancelOrderCalls: number;
+  dealsCalls: number;
 }
 
 export function newTerminalCallStats(): TerminalCallStats {
@@ -211,6 +277,7 @@ export function newTerminalCallStats(): TerminalCallStats {
     closePositionCalls: 0,
     modifyPositionCalls: 0,
     cancelOrderCalls: 0,
+    dealsCalls: 0,
   };
 }
 
@@ -247,4 +314,6 @@ export interface TradingTerminal {
   modifyPosition(request: ModifyPositionRequest): Promise<TradeResult>;
   /** 10009 with the order's ticket, or a rejection (10013 when the order no longer rests). */
   cancelOrder(request: CancelOrderRequest): Promise<TradeResult>;
+  /** History deals that traded, of the filter, oldest first (see `compareDeals`). */
+  deals(filter: DealFilter): Promise<TerminalDeal[]>;
 }

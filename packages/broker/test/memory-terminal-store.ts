@@ -1,3 +1,4 @@
+import { terminalDealOf, type HistoryRecord } from '../src/simulated/kept-objects.js';
 import type {
   SavedAccount,
   SavedPosition,
@@ -6,7 +7,7 @@ import type {
   SimulatedTerminalStore,
   TerminalStateChanges,
 } from '../src/simulated/terminal-store.js';
-import type { TerminalRecord } from '../src/terminal.js';
+import { isDealInFilter, type DealFilter, type TerminalDeal, type TerminalRecord } from '../src/terminal.js';
 
 const byTicket = (a: { ticket: string }, b: { ticket: string }) => Number(a.ticket) - Number(b.ticket);
 const bySeq = (a: { seq: number }, b: { seq: number }) => a.seq - b.seq;
@@ -16,7 +17,7 @@ export class MemoryTerminalStore implements SimulatedTerminalStore {
   /** Saves still to fail, as a disk that is full would. */
   failures = 0;
   private account: SavedAccount | undefined;
-  private readonly records = new Map<string, TerminalRecord>();
+  private readonly records = new Map<string, HistoryRecord>();
   private readonly positions = new Map<string, SavedPosition>();
   private readonly resting = new Map<string, SavedRestingOrder>();
 
@@ -48,8 +49,14 @@ export class MemoryTerminalStore implements SimulatedTerminalStore {
     return structuredClone(this.latest(historyLimit).filter((r) => r.magic === magic && r.comment.startsWith(commentPrefix)));
   }
 
+  findDeals(filter: DealFilter, historyLimit: number): TerminalDeal[] {
+    return this.latest(historyLimit)
+      .filter((r) => r.kind === 'deal' && isDealInFilter(filter, r))
+      .map(terminalDealOf);
+  }
+
   /** The latest `count` records, newest first. */
-  private latest(count: number): TerminalRecord[] {
+  private latest(count: number): HistoryRecord[] {
     return [...this.records.values()].sort((a, b) => byTicket(b, a)).slice(0, count);
   }
 }

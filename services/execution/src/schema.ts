@@ -117,6 +117,19 @@ export const EXECUTION_SCHEMA: Schema = {
      CREATE INDEX actions_processing ON actions (state) WHERE state = 'processing';`,
     // A flatten reads back every record under its Idempotency-Key (one per position).
     'CREATE INDEX actions_key ON actions (idempotency_key, received_at, action_id);',
+    // GET /v1/deals: a simulated deal keeps the order that made it, its entry (in/out), its reason
+    // (expert/sl/tp) and its realized profit, and deals are found by time. Deals saved before keep
+    // these null and are read as terminalDealOf reads them (an SL/TP exit by its comment, else an
+    // entry; profit unknown, 0). SQLite only: the simulated terminal's tables are the SQLite file's
+    // (a PostgreSQL database of the store of before has none).
+    ({ engine, types: t }) =>
+      engine === 'PostgreSQL'
+        ? 'SELECT 1;'
+        : `ALTER TABLE sim_records ADD COLUMN deal_order ${t.bigint};
+     ALTER TABLE sim_records ADD COLUMN entry ${t.text};
+     ALTER TABLE sim_records ADD COLUMN reason ${t.text};
+     ALTER TABLE sim_records ADD COLUMN profit ${t.real} NOT NULL DEFAULT 0;
+     CREATE INDEX sim_records_deal_time ON sim_records (time) WHERE kind = 'deal';`,
   ],
   // The PostgreSQL store of before made, in its one step, the signals table as it stands after
   // all four: the same columns, types, collations and list indexes (only stricter: symbol, source

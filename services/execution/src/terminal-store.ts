@@ -1,4 +1,15 @@
-import type { SavedPosition, SavedRestingOrder, SavedTerminalState, SimulatedTerminalStore, TerminalRecord, TerminalStateChanges } from '@fxdesk/broker';
+import {
+  terminalDealOf,
+  type DealFilter,
+  type HistoryRecord,
+  type SavedPosition,
+  type SavedRestingOrder,
+  type SavedTerminalState,
+  type SimulatedTerminalStore,
+  type TerminalDeal,
+  type TerminalRecord,
+  type TerminalStateChanges,
+} from '@fxdesk/broker';
 import type { GroupCommit, SqliteStoreDatabase } from '@fxdesk/core';
 
 interface AccountRow {
@@ -21,6 +32,16 @@ interface RecordRow {
   position: number | null;
   state: TerminalRecord['state'];
 }
+
+interface DealRow extends RecordRow {
+  deal_order: number | null;
+  entry: HistoryRecord['entry'];
+  reason: HistoryRecord['reason'];
+  profit: number;
+}
+
+/** The record columns, as findByComment reads them. */
+const RECORD_COLUMNS = 'ticket, kind, symbol, type, volume, price, magic, comment, time, position, state';
 
 interface PositionRow {
   ticket: number;
@@ -50,6 +71,11 @@ function recordOf(row: RecordRow): TerminalRecord {
   return { ...row, ticket: String(row.ticket), position: row.position === null ? null : String(row.position) };
 }
 
+function dealOf(row: DealRow): TerminalDeal {
+  const { deal_order: dealOrder, entry, reason, profit, ...record } = row;
+  return terminalDealOf({ ...recordOf(record), dealOrder: dealOrder === null ? null : String(dealOrder), entry, reason, profit });
+}
+
 function positionOf(row: PositionRow): SavedPosition {
   return {
     ticket: String(row.ticket),
@@ -68,7 +94,7 @@ function positionOf(row: PositionRow): SavedPosition {
 
 function restingOf(row: RestingRow): SavedRestingOrder {
   return {
-    record: JSON.parse(row.record_json) as TerminalRecord,
+    record: JSON.parse(row.record_json) as HistoryRecord,
     seq: row.seq,
     pricePoints: row.price_points,
     slPoints: row.sl_points,
@@ -102,8 +128,15 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       account: db.prepare<[], AccountRow>('SELECT balance, processed_up_to, next_ticket, next_seq FROM sim_account WHERE id = 1'),
       // Among the latest N records; the prefix compared as text (LIKE would read % and _ in it).
       findRecords: db.prepare<[{ limit: number; magic: number; prefix: string }], RecordRow>(
-        `SELECT * FROM (SELECT * FROM sim_records ORDER BY ticket DESC LIMIT @limit)
+        `SELECT ${RECORD_COLUMNS} FROM (SELECT * FROM sim_records ORDER BY ticket DESC LIMIT @limit)
          WHERE magic = @magic AND substr(comment, 1, length(@prefix)) = @prefix`,
+      ),
+      // Deals of the time range among the latest N records (the oldest of them at OFFSET N − 1; all of them when fewer).
+      findDeals: db.prepare<[{ limit: number; from: number; to: number; position: number | null; symbol: string | null }], DealRow>(
+        `SELECT ${RECORD_COLUMNS}, deal_order, entry, reason, profit FROM sim_records
+         WHERE kind = 'deal' AND time >= @from AND time < @to
+           AND (@position IS NULL OR position = @position) AND (@symbol IS NULL OR symbol = @symbol)
+           AND ticket >= coalesce((SELECT ticket FROM sim_records ORDER BY ticket DESC LIMIT 1 OFFSET @limit - 1), 0)`,
       ),
       positions: db.prepare<[], PositionRow>('SELECT * FROM sim_positions ORDER BY seq'),
       resting: db.prepare<[], RestingRow>('SELECT * FROM sim_resting_orders ORDER BY seq'),
@@ -112,8 +145,8 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
          VALUES (1, @balance, @processedUpTo, @nextTicket, @nextSeq)`,
       ),
       saveRecord: db.prepare(
-        `INSERT OR REPLACE INTO sim_records (ticket, kind, symbol, type, volume, price, magic, comment, time, position, state)
-         VALUES (@ticket, @kind, @symbol, @type, @volume, @price, @magic, @comment, @time, @position, @state)`,
+        `INSERT OR REPLACE INTO sim_records (ticket, kind, symbol, type, volume, price, magic, comment, time, position, state, deal_order, entry, reason, profit)
+         VALUES (@ticket, @kind, @symbol, @type, @volume, @price, @magic, @comment, @time, @position, @state, @dealOrder, @entry, @reason, @profit)`,
       ),
       // Keeps the latest N records (OFFSET N − 1 finds the oldest of them).
       trimHistory: db.prepare('DELETE FROM sim_records WHERE ticket < (SELECT ticket FROM sim_records ORDER BY ticket DESC LIMIT 1 OFFSET ?)'),
@@ -149,7 +182,12 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
       const { statements } = this;
       statements.saveAccount.run(changes.account);
       for (const record of changes.records) {
-        statements.saveRecord.run({ ...record, ticket: Number(record.ticket), position: record.position === null ? null : Number(record.position) });
+        statements.saveRecord.run({
+          ...record,
+          ticket: Number(record.ticket),
+          position: record.position === null ? null : Number(record.position),
+          dealOrder: record.dealOrder === null ? null : Number(record.dealOrder),
+        });
       }
       // Trimmed every TRIM_EVERY records written, not on every save: the delete walks the latest N keys.
       this.writtenSinceTrim += changes.records.length;
@@ -169,5 +207,10 @@ export class SqliteTerminalStore implements SimulatedTerminalStore {
 
   findRecords(commentPrefix: string, magic: number, historyLimit: number): TerminalRecord[] {
     return this.statements.findRecords.all({ limit: historyLimit, magic, prefix: commentPrefix }).map(recordOf);
+  }
+
+  findDeals(filter: DealFilter, historyLimit: number): TerminalDeal[] {
+    const position = filter.position === undefined ? null : /^\d{1,15}$/.test(filter.position) ? Number(filter.position) : -1;
+    return this.statements.findDeals.all({ limit: historyLimit, from: filter.from, to: filter.to, position, symbol: filter.symbol ?? null }).map(dealOf);
   }
 }

@@ -31,6 +31,7 @@ function callsOf(stats: TerminalCallStats): () => Record<string, number> {
     closePosition: stats.closePositionCalls,
     modifyPosition: stats.modifyPositionCalls,
     cancelOrder: stats.cancelOrderCalls,
+    deals: stats.dealsCalls,
   });
 }
 

@@ -1,9 +1,12 @@
 import {
+  isDealInFilter,
   simulatedSymbolInfo,
   symbolSpec,
   type Bar,
+  type DealFilter,
   type Quote,
   type SymbolInfo,
+  type TerminalDeal,
   type TerminalOrder,
   type TerminalPosition,
   type TerminalRecord,
@@ -39,6 +42,9 @@ export class ScriptedTerminal implements TradingTerminal {
     requestId: null,
   });
   quote: Quote | null = { symbol: 'EURUSD', bid: 1.085, ask: 1.0851, time: 0 };
+  /** The history `deals` answers from (filtered as a terminal filters it), or what it throws. */
+  history: TerminalDeal[] | Error = [];
+  dealFilters: DealFilter[] = [];
 
   async connect(): Promise<void> {
     this.connected = true;
@@ -88,6 +94,11 @@ export class ScriptedTerminal implements TradingTerminal {
   }
   async cancelOrder(): Promise<TradeResult> {
     return nothingThere(10013);
+  }
+  async deals(filter: DealFilter): Promise<TerminalDeal[]> {
+    this.dealFilters.push(filter);
+    if (this.history instanceof Error) throw this.history;
+    return this.history.filter((d) => isDealInFilter(filter, d));
   }
 }
 

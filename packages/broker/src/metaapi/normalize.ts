@@ -1,18 +1,23 @@
 import { compareDecimal, decimalFromNumber } from '@fxdesk/primitives';
 import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
-import type {
-  CancelOrderRequest,
-  ClosePositionRequest,
-  ExpirationMode,
-  FillingMode,
-  ModifyPositionRequest,
-  OrderType,
-  SymbolInfo,
-  SymbolTradeMode,
-  TerminalOrder,
-  TerminalPosition,
-  TerminalRecord,
-  TradeRequest,
+import {
+  compareTickets,
+  DEAL_REASONS,
+  type CancelOrderRequest,
+  type ClosePositionRequest,
+  type DealEntry,
+  type DealReason,
+  type ExpirationMode,
+  type FillingMode,
+  type ModifyPositionRequest,
+  type OrderType,
+  type SymbolInfo,
+  type SymbolTradeMode,
+  type TerminalDeal,
+  type TerminalOrder,
+  type TerminalPosition,
+  type TerminalRecord,
+  type TradeRequest,
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
 import type { WireDeal, WireOrder, WirePosition, WireSymbolPrice, WireSymbolSpecification } from './wire.js';
@@ -224,20 +229,55 @@ export function recordOfDeal(deal: WireDeal, partialOrders: ReadonlySet<string>)
   };
 }
 
-/** Tickets (numbers of any width, as strings) in numeric order. */
-function byTicket(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
+/** MetatraderDeal.entryType: "DEAL_ENTRY_IN, DEAL_ENTRY_OUT, DEAL_ENTRY_INOUT, DEAL_ENTRY_OUT_BY". */
+const DEAL_ENTRIES: Record<string, DealEntry> = {
+  DEAL_ENTRY_IN: 'in',
+  DEAL_ENTRY_OUT: 'out',
+  DEAL_ENTRY_INOUT: 'inout',
+  DEAL_ENTRY_OUT_BY: 'out_by',
+};
+
+/** MetatraderDeal.reason: "One of DEAL_REASON_CLIENT, …, DEAL_REASON_SPLIT, DEAL_REASON_UNKNOWN" (optional: unknown when absent). */
+function dealReasonOf(reason: string | undefined): DealReason {
+  const name = reason?.replace(/^DEAL_REASON_/, '').toLowerCase();
+  return (DEAL_REASONS as readonly string[]).includes(name ?? '') ? (name as DealReason) : 'unknown';
+}
+
+/**
+ * A buy or sell MetatraderDeal as a TerminalDeal (balance, commission… deals are not trades:
+ * null). `entryType` is optional in the model; a deal without one is read as an entry, as the
+ * fill lookup reads it.
+ */
+export function terminalDealOf(deal: WireDeal): TerminalDeal | null {
+  const side = deal.type === 'DEAL_TYPE_BUY' ? 'buy' : deal.type === 'DEAL_TYPE_SELL' ? 'sell' : undefined;
+  if (!side || deal.symbol === undefined) return null;
+  return {
+    ticket: deal.id,
+    order: deal.orderId ?? null,
+    position: deal.positionId ?? null,
+    symbol: deal.symbol,
+    side,
+    entry: DEAL_ENTRIES[deal.entryType ?? ''] ?? 'in',
+    volume: decimalOf(deal.volume ?? 0),
+    price: decimalOf(deal.price ?? 0),
+    profit: deal.profit,
+    commission: deal.commission,
+    swap: deal.swap,
+    time: epochMsOf(deal.time),
+    comment: deal.comment ?? '',
+    magic: deal.magic ?? 0,
+    reason: dealReasonOf(deal.reason),
+  };
 }
 
 /** Newest first; tickets of one instant by number, larger first. */
 export function newestFirst(a: TerminalRecord, b: TerminalRecord): number {
-  return b.time - a.time || byTicket(b.ticket, a.ticket);
+  return b.time - a.time || compareTickets(b.ticket, a.ticket);
 }
 
 /** A comparator putting the oldest first by `timeOf`; tickets of one instant by number. */
 export function oldestFirst<T extends { ticket: string }>(timeOf: (item: T) => number): (a: T, b: T) => number {
-  return (a, b) => timeOf(a) - timeOf(b) || byTicket(a.ticket, b.ticket);
+  return (a, b) => timeOf(a) - timeOf(b) || compareTickets(a.ticket, b.ticket);
 }
 
 /**

@@ -4,13 +4,17 @@ import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import {
+  compareDeals,
+  isDealInFilter,
   isInFilter,
   newTerminalCallStats,
   type CancelOrderRequest,
   type ClosePositionRequest,
+  type DealFilter,
   type ModifyPositionRequest,
   type SymbolInfo,
   type TerminalCallStats,
+  type TerminalDeal,
   type TerminalFilter,
   type TerminalOrder,
   type TerminalPosition,
@@ -41,6 +45,7 @@ import {
   recordOfDeal,
   recordOfOrder,
   symbolInfoOf,
+  terminalDealOf,
   tradeBodyOf,
 } from './normalize.js';
 import { checkMargin, checkResultOf, preCheck } from './order-check.js';
@@ -606,10 +611,7 @@ export class MetaApiTerminal implements TradingTerminal {
           const page = await this.get(`/history-orders/time/${range}`, HistoryOrdersSchema, query);
           return { items: page.orders, synchronizing: page.synchronizing };
         }),
-        this.pages(`/history-deals/time/${range}`, async (query) => {
-          const page = await this.get(`/history-deals/time/${range}`, DealsSchema, query);
-          return { items: page.deals, synchronizing: page.synchronizing };
-        }),
+        this.historyDeals(range),
       ]);
       const mine = (r: { magic?: number; comment?: string }) => (r.magic ?? 0) === magic && (r.comment ?? '').startsWith(prefix);
       const orders = [...open, ...history]
@@ -622,6 +624,41 @@ export class MetaApiTerminal implements TradingTerminal {
         .map((d) => recordOfDeal(d, partial))
         .filter((r): r is TerminalRecord => r !== null);
       return [...orders, ...fills].sort(newestFirst);
+    });
+  }
+
+  /**
+   * The history deals of the filter, oldest first: GET …/history-deals/time/:startTime/:endTime
+   * ("start of time range, inclusive", "end of time range, exclusive", paged by "offset" and
+   * "limit … max: 1000"), or for one position GET …/history-deals/position/:positionId ("Returns
+   * history deals for a specific position id"; not paged), each "Response schema:
+   * Array<MetatraderDeal>". As for `findByComment`, the account must be synchronized first (within
+   * `timeoutMs`), or the answer could be incomplete: `unavailable`.
+   */
+  deals(filter: DealFilter): Promise<TerminalDeal[]> {
+    this.stats.dealsCalls++;
+    return this.guarded(async () => {
+      await this.synchronized(this.clock.now() + this.timeoutMs);
+      let wire: WireDeal[];
+      if (filter.position !== undefined) {
+        const page = await this.get(`/history-deals/position/${encodeURIComponent(filter.position)}`, DealsSchema);
+        if (page.synchronizing) throw new BrokerError('unavailable', 'MetaApi is still synchronizing the history deals; results would be incomplete');
+        wire = page.deals;
+      } else {
+        wire = await this.historyDeals(`${encodeURIComponent(new Date(filter.from).toISOString())}/${encodeURIComponent(new Date(filter.to).toISOString())}`);
+      }
+      return wire
+        .map(terminalDealOf)
+        .filter((d): d is TerminalDeal => d !== null && isDealInFilter(filter, d))
+        .sort(compareDeals);
+    });
+  }
+
+  /** Every page of GET …/history-deals/time/`range`. */
+  private historyDeals(range: string): Promise<WireDeal[]> {
+    return this.pages(`/history-deals/time/${range}`, async (query) => {
+      const page = await this.get(`/history-deals/time/${range}`, DealsSchema, query);
+      return { items: page.deals, synchronizing: page.synchronizing };
     });
   }
 

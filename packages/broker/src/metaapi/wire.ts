@@ -147,7 +147,17 @@ export const PositionSchema = z.object({
 export type WirePosition = z.output<typeof PositionSchema>;
 export const PositionsSchema = z.array(PositionSchema);
 
-/** MetatraderDeal. */
+/**
+ * MetatraderDeal (metaapi.cloud/docs/client/models/metatraderDeal): "type … DEAL_TYPE_BUY,
+ * DEAL_TYPE_SELL, DEAL_TYPE_BALANCE, …", "entryType … DEAL_ENTRY_IN, DEAL_ENTRY_OUT,
+ * DEAL_ENTRY_INOUT, DEAL_ENTRY_OUT_BY", "commission | number | deal commission", "swap | number |
+ * deal swap", "profit | number | Yes | deal profit", "positionId | id of position the deal
+ * relates to", "orderId | id of order the deal relates to"; and the SDK's typing of it
+ * (metaapi.cloud-sdk, MetatraderDeal): "reason?: optional deal execution reason. One of
+ * DEAL_REASON_CLIENT, DEAL_REASON_MOBILE, DEAL_REASON_WEB, DEAL_REASON_EXPERT, DEAL_REASON_SL,
+ * DEAL_REASON_TP, DEAL_REASON_SO, DEAL_REASON_ROLLOVER, DEAL_REASON_VMARGIN, DEAL_REASON_SPLIT,
+ * DEAL_REASON_UNKNOWN".
+ */
 export const DealSchema = z.object({
   id: Id,
   type: z.string(),
@@ -157,9 +167,13 @@ export const DealSchema = z.object({
   time: z.string(),
   volume: z.number().optional(),
   price: z.number().optional(),
+  commission: z.number().default(0),
+  swap: z.number().default(0),
+  profit: z.number(),
   positionId: Id.optional(),
   orderId: Id.optional(),
   comment: z.string().optional(),
+  reason: z.string().optional(),
 });
 export type WireDeal = z.output<typeof DealSchema>;
 

@@ -18,6 +18,7 @@ export const FAULT_METHODS = [
   'closePosition',
   'modifyPosition',
   'cancelOrder',
+  'deals',
 ] as const;
 export const FAULT_KINDS = ['timeout', 'disconnect', 'ambiguous', 'hang', 'stall'] as const;
 

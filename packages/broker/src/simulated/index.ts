@@ -1,6 +1,7 @@
 export * from './account.js';
 export * from './faults.js';
 export * from './feed.js';
+export { terminalDealOf, type HistoryRecord } from './kept-objects.js';
 export * from './market.js';
 export { isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
 export * from './symbols.js';

@@ -1,4 +1,4 @@
-import type { TerminalRecord } from '../terminal.js';
+import type { DealEntry, DealReason, TerminalDeal, TerminalRecord } from '../terminal.js';
 import type { HeapEntry } from './indexed-heap.js';
 import type { SavedPosition, SavedRestingOrder } from './terminal-store.js';
 import type { BookEntry } from './trigger-book.js';
@@ -27,8 +27,19 @@ export interface RestingOrder extends SavedRestingOrder {
   expiry: HeapEntry<RestingOrder> | undefined;
 }
 
-/** An order or deal of the history. */
-export function recordOf(ticket: string, fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
+/**
+ * An order or deal of the history, with what a deal also carries (null and 0 on an order): the
+ * order that made it, its entry and reason, and its realized profit in the account currency.
+ */
+export interface HistoryRecord extends TerminalRecord {
+  dealOrder: string | null;
+  entry: DealEntry | null;
+  reason: DealReason | null;
+  profit: number;
+}
+
+/** An order or deal of the history; a record saved before deals carried their facts takes an order's (none). */
+export function recordOf(ticket: string, fields: Omit<TerminalRecord, 'ticket'> & Partial<HistoryRecord>): HistoryRecord {
   return {
     ticket,
     kind: fields.kind,
@@ -41,6 +52,54 @@ export function recordOf(ticket: string, fields: Omit<TerminalRecord, 'ticket'>)
     time: fields.time,
     position: fields.position,
     state: fields.state,
+    dealOrder: fields.dealOrder ?? null,
+    entry: fields.entry ?? null,
+    reason: fields.reason ?? null,
+    profit: fields.profit ?? 0,
+  };
+}
+
+/** A history record as `findByComment` answers it, without the deal's facts. */
+export function terminalRecordOf(r: TerminalRecord): TerminalRecord {
+  return {
+    kind: r.kind,
+    ticket: r.ticket,
+    symbol: r.symbol,
+    type: r.type,
+    volume: r.volume,
+    price: r.price,
+    magic: r.magic,
+    comment: r.comment,
+    time: r.time,
+    position: r.position,
+    state: r.state,
+  };
+}
+
+/**
+ * A deal of the history as `deals` answers it. A deal saved before deals carried their facts is
+ * read as the simulated terminal makes them: an SL or TP exit by its comment (`[sl 1.0812]`),
+ * else an entry by the expert, at a profit of 0 (unknown).
+ */
+export function terminalDealOf(r: HistoryRecord): TerminalDeal {
+  const stop = /^\[(sl|tp) /.exec(r.comment)?.[1] as 'sl' | 'tp' | undefined;
+  return {
+    ticket: r.ticket,
+    order: r.dealOrder,
+    position: r.position,
+    symbol: r.symbol,
+    side: r.type === 'sell' ? 'sell' : 'buy',
+    entry: r.entry ?? (stop ? 'out' : 'in'),
+    volume: r.volume,
+    price: r.price,
+    profit: r.profit,
+    // The simulated account charges neither commission nor swap.
+    commission: 0,
+    swap: 0,
+    time: r.time,
+    comment: r.comment,
+    magic: r.magic,
+    reason: r.reason ?? stop ?? 'expert',
   };
 }
 

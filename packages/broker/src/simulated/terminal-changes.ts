@@ -1,4 +1,4 @@
-import type { TerminalRecord } from '../terminal.js';
+import type { HistoryRecord } from './kept-objects.js';
 import type { SavedAccount, SavedPosition, SavedRestingOrder, SimulatedTerminalStore, TerminalStateChanges } from './terminal-store.js';
 
 /**
@@ -7,13 +7,13 @@ import type { SavedAccount, SavedPosition, SavedRestingOrder, SimulatedTerminalS
  * goes on changing the live objects while the store writes) and writes only those.
  */
 export class TerminalChanges {
-  private records = new Map<string, TerminalRecord>();
+  private records = new Map<string, HistoryRecord>();
   private positions = new Map<string, SavedPosition | undefined>();
   private resting = new Map<string, SavedRestingOrder | undefined>();
 
   constructor(private readonly store: SimulatedTerminalStore) {}
 
-  recordChanged(record: TerminalRecord): void {
+  recordChanged(record: HistoryRecord): void {
     this.records.set(record.ticket, record);
   }
 
@@ -48,7 +48,7 @@ export class TerminalChanges {
   }
 
   /** The records made or changed since the last save (their live objects). */
-  pendingRecords(): IterableIterator<TerminalRecord> {
+  pendingRecords(): IterableIterator<HistoryRecord> {
     return this.records.values();
   }
 

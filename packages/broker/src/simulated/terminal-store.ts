@@ -7,7 +7,8 @@
  * The store also holds the terminal's order history: a terminal on a store keeps none of it in
  * memory (only its open positions and resting orders), and asks the store for `findByComment`.
  */
-import type { TerminalRecord } from '../terminal.js';
+import type { DealFilter, TerminalDeal, TerminalRecord } from '../terminal.js';
+import type { HistoryRecord } from './kept-objects.js';
 
 /** An open position as saved (its volume, levels and open price in whole points). */
 export interface SavedPosition {
@@ -28,7 +29,7 @@ export interface SavedPosition {
 
 /** A resting pending order as saved, with its order record. */
 export interface SavedRestingOrder {
-  record: TerminalRecord;
+  record: HistoryRecord;
   /** Placement sequence: orders a tick triggers are activated in this order. */
   seq: number;
   pricePoints: number;
@@ -58,8 +59,8 @@ export interface SavedTerminalState extends SavedAccount {
 /** What changed since the previous save: rows to write or delete by ticket, and the account. */
 export interface TerminalStateChanges {
   account: SavedAccount;
-  /** Orders and deals made or changed. */
-  records: TerminalRecord[];
+  /** Orders and deals made or changed, deals with their order, entry, reason and profit. */
+  records: HistoryRecord[];
   /** The history keeps at least the latest this many records; the store drops older ones at its own pace. */
   historyLimit: number;
   openedPositions: SavedPosition[];
@@ -84,4 +85,6 @@ export interface SimulatedTerminalStore {
    * reconcile an order whose outcome it did not hear), and the rows are on local disk.
    */
   findRecords(commentPrefix: string, magic: number, historyLimit: number): TerminalRecord[];
+  /** The saved deals among the latest `historyLimit` records that `filter` takes (`isDealInFilter`), in any order; synchronous, as `findRecords`. */
+  findDeals(filter: DealFilter, historyLimit: number): TerminalDeal[];
 }

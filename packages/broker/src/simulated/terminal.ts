@@ -14,16 +14,20 @@ import {
   stopDistanceProblem,
 } from '../mt5-rules.js';
 import {
+  compareDeals,
+  isDealInFilter,
   isInFilter,
   newTerminalCallStats,
   type CancelOrderRequest,
   type ClosePositionRequest,
+  type DealFilter,
   type ModifyPositionRequest,
   type OrderType,
   type PendingOrderType,
   type SymbolInfo,
   type SymbolTradeMode,
   type TerminalCallStats,
+  type TerminalDeal,
   type TerminalFilter,
   type TerminalOrder,
   type TerminalPosition,
@@ -37,7 +41,17 @@ import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { Exposure } from './exposure.js';
 import { FaultPlan, type FaultMethod, type FaultSpec } from './faults.js';
 import { IndexedHeap } from './indexed-heap.js';
-import { ownedText, positionOf, recordOf, restingOrderOf, type Position, type RestingOrder } from './kept-objects.js';
+import {
+  ownedText,
+  positionOf,
+  recordOf,
+  restingOrderOf,
+  terminalDealOf,
+  terminalRecordOf,
+  type HistoryRecord,
+  type Position,
+  type RestingOrder,
+} from './kept-objects.js';
 import { MAX_BAR_COUNT, type SimulatedMarket } from './market.js';
 import { HOUR_MS } from './market-hours.js';
 import { currencyModel, type SymbolSpec } from './symbols.js';
@@ -180,7 +194,7 @@ export class SimulatedTerminal implements TradingTerminal {
   private readonly tradeModes = new Map<string, SymbolTradeMode>();
   private readonly historyLimit: number;
   /** Every order and deal, the latest `historyLimit` of them, when there is no store (which holds them otherwise). */
-  private readonly history: RingBuffer<TerminalRecord> | undefined;
+  private readonly history: RingBuffer<HistoryRecord> | undefined;
   private readonly store: SimulatedTerminalStore | undefined;
   /** Resting orders by ticket. */
   private readonly resting = new Map<string, RestingOrder>();
@@ -343,7 +357,24 @@ export class SimulatedTerminal implements TradingTerminal {
     }
     // A resting order is found even when the history has moved past its placement.
     for (const { record } of this.resting.values()) if (matches(record)) found.set(record.ticket, record);
-    return [...found.values()].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map((r) => ({ ...r }));
+    return [...found.values()].sort((a, b) => b.time - a.time || Number(b.ticket) - Number(a.ticket)).map(terminalRecordOf);
+  }
+
+  /** Deals of the history (the latest `historyLimit` orders and deals), SL and TP exits the ticks made included. */
+  deals(filter: DealFilter): Promise<TerminalDeal[]> {
+    this.stats.dealsCalls++;
+    return this.call('deals', () => {
+      const found = new Map<string, TerminalDeal>();
+      const take = (record: HistoryRecord) => {
+        if (record.kind === 'deal' && isDealInFilter(filter, record)) found.set(record.ticket, terminalDealOf(record));
+      };
+      if (this.history) for (const record of this.history) take(record);
+      else {
+        for (const deal of this.store!.findDeals(filter, this.historyLimit)) found.set(deal.ticket, deal);
+        for (const record of this.changes!.pendingRecords()) take(record);
+      }
+      return [...found.values()].sort(compareDeals);
+    });
   }
 
   /** Open positions, marked to the latest ticks; the simulated account charges no swap. */
@@ -619,8 +650,8 @@ export class SimulatedTerminal implements TradingTerminal {
       state: 'filled' as const,
     };
     const order = this.addRecord({ kind: 'order', ...fields });
-    this.bookClose(position, request.volume, closePoints, now);
-    const deal = this.addRecord({ kind: 'deal', ...fields });
+    const profit = this.bookClose(position, request.volume, closePoints, now);
+    const deal = this.addRecord({ kind: 'deal', ...fields, dealOrder: order.ticket, entry: 'out', reason: 'expert', profit });
     return {
       ...emptyResult(RETCODE.DONE, retcodeDescription(RETCODE.DONE), requestId, quote),
       deal: deal.ticket,
@@ -719,7 +750,7 @@ export class SimulatedTerminal implements TradingTerminal {
     return `sim-${this.nextRequestId++}`;
   }
 
-  private addRecord(fields: Omit<TerminalRecord, 'ticket'>): TerminalRecord {
+  private addRecord(fields: Omit<TerminalRecord, 'ticket'> & Partial<HistoryRecord>): HistoryRecord {
     const record = recordOf(this.issueTicket(), fields);
     this.history?.push(record);
     this.changes?.recordChanged(record);
@@ -735,7 +766,7 @@ export class SimulatedTerminal implements TradingTerminal {
   }
 
   /** Makes a placed pending order rest. */
-  private rest(record: TerminalRecord, plan: TradePlan): void {
+  private rest(record: HistoryRecord, plan: TradePlan): void {
     const { pricePoints, slPoints, tpPoints, expiresAt } = plan;
     this.addResting({ record, seq: this.nextSeq++, pricePoints, slPoints, tpPoints, expiresAt });
   }
@@ -761,13 +792,13 @@ export class SimulatedTerminal implements TradingTerminal {
 
   /** A deal that opens a position from `order` (MT5: the position id is the order's ticket). */
   private openPosition(
-    order: TerminalRecord,
+    order: HistoryRecord,
     volume: string,
     pricePoints: number,
     slPoints: number | null,
     tpPoints: number | null,
     time: number,
-  ): TerminalRecord {
+  ): HistoryRecord {
     const side = sideOf(order.type);
     order.position = order.ticket;
     this.changes?.recordChanged(order);
@@ -795,6 +826,9 @@ export class SimulatedTerminal implements TradingTerminal {
       time,
       position: order.ticket,
       state: order.state === 'partially_filled' ? 'partially_filled' : 'filled',
+      dealOrder: order.ticket,
+      entry: 'in',
+      reason: 'expert',
     });
   }
 
@@ -831,10 +865,11 @@ export class SimulatedTerminal implements TradingTerminal {
     this.changes?.positionChanged(position);
   }
 
-  /** Takes `volume` off a position at `closePoints` and books its profit to the balance; the whole volume closes it. */
-  private bookClose(position: Position, volume: string, closePoints: number, time: number): void {
+  /** Takes `volume` off a position at `closePoints` and books its profit to the balance (answered); the whole volume closes it. */
+  private bookClose(position: Position, volume: string, closePoints: number, time: number): number {
     const book = this.bookOf(position.symbol);
-    this.balance += this.profitAtPoints(position, closePoints, volume, time);
+    const profit = this.profitAtPoints(position, closePoints, volume, time);
+    this.balance += profit;
     // Volumes are on the 0.01 step, as an open's are.
     const hundredths = Math.round(Number(volume) * 100);
     book.exposure.remove(position.side, hundredths, position.openPoints);
@@ -842,12 +877,13 @@ export class SimulatedTerminal implements TradingTerminal {
       position.volume = subtractDecimal(position.volume, volume);
       position.hundredths -= hundredths;
       this.changes?.positionChanged(position);
-      return;
+      return profit;
     }
     this.openPositions.delete(position.ticket);
     this.changes?.positionClosed(position.ticket);
     book.positionCount--;
     this.removeStops(position);
+    return profit;
   }
 
   /** Takes up the account a store saved: its resting orders and positions, counters and balance (the history stays in the store). */
@@ -935,7 +971,7 @@ export class SimulatedTerminal implements TradingTerminal {
   /** Closes a position whose SL or TP a tick reached (a deal with comment `[sl 1.0812]`). */
   private stopOut(position: Position, closePoints: number, reason: StopKind, time: number): void {
     const digits = this.bookOf(position.symbol).spec.digits;
-    this.bookClose(position, position.volume, closePoints, time);
+    const profit = this.bookClose(position, position.volume, closePoints, time);
     const level = reason === 'sl' ? position.slPoints! : position.tpPoints!;
     this.addRecord({
       kind: 'deal',
@@ -948,6 +984,10 @@ export class SimulatedTerminal implements TradingTerminal {
       time,
       position: position.ticket,
       state: 'filled',
+      dealOrder: null,
+      entry: 'out',
+      reason,
+      profit,
     });
   }
 

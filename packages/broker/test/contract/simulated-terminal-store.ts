@@ -27,9 +27,17 @@ function request(fields: Partial<TradeRequest>): TradeRequest {
   return { action: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.1', magic: MAGIC, comment: 'store', ...fields };
 }
 
-/** Everything the terminal shows of its account. */
+/** Later than any deal of a test. */
+const FAR_FUTURE = Date.UTC(2100, 0, 1);
+
+/** Everything the terminal shows of its account, its deals with their profit and reason included. */
 async function accountOf(terminal: SimulatedTerminal) {
-  return { state: terminal.accountState(), positions: await terminal.positions(), records: await terminal.findByComment('', MAGIC) };
+  return {
+    state: terminal.accountState(),
+    positions: await terminal.positions(),
+    records: await terminal.findByComment('', MAGIC),
+    deals: await terminal.deals({ from: 0, to: FAR_FUTURE }),
+  };
 }
 
 /** A sell whose take profit the next three hours reach, and a buy limit they fill. */
@@ -99,6 +107,7 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       h.close();
       expect(ranOn.records.some((r) => r.comment.startsWith('[tp '))).toBe(true);
       expect(ranOn.records.find((r) => r.comment === 'limit' && r.kind === 'order')).toMatchObject({ state: 'filled' });
+      expect(ranOn.deals.find((d) => d.reason === 'tp')).toMatchObject({ entry: 'out', side: 'buy' });
 
       expect(await accountOf(await terminalOn(h.open()))).toEqual(ranOn);
     });
@@ -132,8 +141,12 @@ export function simulatedTerminalStoreContract(name: string, setup: () => Simula
       const latest = ['filler-3 deal', 'filler-3 order', 'resting order'];
       expect((await first.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual(latest);
 
+      const deals = async (terminal: SimulatedTerminal) => (await terminal.deals({ from: 0, to: FAR_FUTURE })).map((d) => d.comment);
+      expect(await deals(first)).toEqual(['filler-3']);
+
       const restarted = await restart(2);
       expect((await restarted.findByComment('', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual(latest);
+      expect(await deals(restarted)).toEqual(['filler-3']);
       expect((await restarted.findByComment('filler-2', MAGIC)).map((r) => `${r.comment} ${r.kind}`)).toEqual([]);
     });
 

@@ -417,6 +417,64 @@ export function tradingTerminalContract(name: string, setup: () => Promise<Tradi
       });
     });
 
+    describe('history deals', () => {
+      /** Later than any deal of a test. */
+      const FAR_FUTURE = Date.UTC(2100, 0, 1);
+      const dealsOf = (position: string) => terminal.deals({ from: 0, to: FAR_FUTURE, position });
+
+      it('lists the entry and the close of a position, oldest first, with their orders, sides, prices, entries, profit and reason', async () => {
+        const request = marketBuy(info.volumeMin);
+        const opened = await terminal.orderSend(request);
+        await h.advance(1_000);
+        const close = closeOf(opened.position!, info.volumeMin);
+        const closed = await terminal.closePosition(close);
+        const [entry, exit, ...more] = await dealsOf(opened.position!);
+        expect(more).toEqual([]);
+        expect(entry).toMatchObject({ ticket: opened.deal, order: opened.order, position: opened.position, symbol: h.symbol, side: 'buy', entry: 'in' });
+        expect(entry).toMatchObject({ magic: MAGIC, comment: request.comment, reason: 'expert', profit: 0 });
+        expect([compareDecimal(entry!.volume, info.volumeMin), compareDecimal(entry!.price, opened.price!)]).toEqual([0, 0]);
+        expect(exit).toMatchObject({ ticket: closed.deal, order: closed.order, position: opened.position, side: 'sell', entry: 'out', reason: 'expert' });
+        expect(exit).toMatchObject({ magic: MAGIC, comment: close.comment });
+        expect(compareDecimal(exit!.price, closed.price!)).toBe(0);
+        expect(exit!.time).toBeGreaterThan(entry!.time);
+        for (const money of [exit!.profit, exit!.commission, exit!.swap]) expect(Number.isFinite(money)).toBe(true);
+      });
+
+      it('books the profit of a close on its deal, with the sign of the close price less the open price of a buy', async () => {
+        const ticket = await openBuy(info.volumeMin);
+        await terminal.closePosition(closeOf(ticket, info.volumeMin));
+        const [entry, exit] = await dealsOf(ticket);
+        expect(Math.sign(exit!.profit)).toBe(compareDecimal(exit!.price, entry!.price));
+      });
+
+      it('answers only the deals of the time range, the symbol and the position asked for', async () => {
+        const first = await openBuy(info.volumeMin);
+        await h.advance(2_000);
+        const second = await openBuy(info.volumeMin);
+        const [firstEntry] = await dealsOf(first);
+        const [secondEntry] = await dealsOf(second);
+        const tickets = async (filter: Partial<Parameters<TradingTerminal['deals']>[0]>) =>
+          (await terminal.deals({ from: 0, to: FAR_FUTURE, ...filter })).map((d) => d.ticket);
+        expect(await tickets({ from: firstEntry!.time, to: secondEntry!.time })).toEqual([firstEntry!.ticket]);
+        expect(await tickets({ from: secondEntry!.time })).toEqual([secondEntry!.ticket]);
+        expect(await tickets({ from: firstEntry!.time, symbol: h.symbol })).toEqual([firstEntry!.ticket, secondEntry!.ticket]);
+        expect(await tickets({ from: firstEntry!.time, symbol: 'NOSUCHSYMBOL' })).toEqual([]);
+        expect(await tickets({ position: second })).toEqual([secondEntry!.ticket]);
+      });
+
+      it('records a stop or target the venue hit as an exit deal of its position, with reason sl or tp', async () => {
+        const tick = (await terminal.tick(h.symbol))!;
+        const reach = Math.max(info.stopsLevel, 10) * 2;
+        const ticket = await openBuy(info.volumeMin, { sl: await buyStopLoss(2), tp: offsetPrice(tick.ask, reach, info) });
+        for (let minutes = 0; minutes < 240 && (await positionOf(ticket)); minutes++) await h.advance(60_000);
+        expect(await positionOf(ticket)).toBeUndefined();
+        const exit = (await dealsOf(ticket)).find((d) => d.entry === 'out')!;
+        expect(exit).toMatchObject({ position: ticket, side: 'sell' });
+        expect(['sl', 'tp']).toContain(exit.reason);
+        expect(Math.sign(exit.profit)).toBe(exit.reason === 'tp' ? 1 : -1);
+      });
+    });
+
     describe('faults', () => {
       it('an order_send timeout throws an ambiguous timeout and trades nothing', async () => {
         await h.injectFault({ method: 'orderSend', kind: 'timeout' });

@@ -1,5 +1,5 @@
 import { decimalFromNumber } from '@fxdesk/primitives';
-import type { FillingMode, OrderType, TerminalOrder, TerminalPosition, TerminalRecord, TradeRequest } from '../../src/terminal.js';
+import type { FillingMode, OrderType, TerminalDeal, TerminalOrder, TerminalPosition, TerminalRecord, TradeRequest } from '../../src/terminal.js';
 
 /*
  * The MetaApi documents the fake MetaApi server answers (MetatraderOrder, MetatraderDeal,
@@ -93,29 +93,30 @@ export function pendingOrderOf(order: TerminalOrder, currentPrice: number | unde
 }
 
 /**
- * A MetatraderDeal: an opening deal's order is its position's ticket (MT5: the position id is the
- * opening order's), a close's the closing order; a deal of a close or of an SL/TP is DEAL_ENTRY_OUT.
+ * A MetatraderDeal of the simulated MT5's deal, as the model documents it: DEAL_TYPE_BUY/SELL,
+ * `entryType` DEAL_ENTRY_IN/OUT, `reason` DEAL_REASON_EXPERT/SL/TP, the deal's `profit`,
+ * `commission` and `swap`, `orderId` the order that made it (none for an SL/TP exit, which the
+ * simulated MT5 makes without one).
  */
-export function dealOf(record: TerminalRecord, orderOfDeal: OrderOfDeal, isExit: boolean): Record<string, unknown> {
-  const order = orderOfDeal(record);
+export function dealOf(deal: TerminalDeal): Record<string, unknown> {
   return {
-    id: record.ticket,
-    type: record.type === 'buy' ? 'DEAL_TYPE_BUY' : 'DEAL_TYPE_SELL',
-    entryType: isExit ? 'DEAL_ENTRY_OUT' : 'DEAL_ENTRY_IN',
-    symbol: record.symbol,
-    magic: record.magic,
-    time: iso(record.time),
-    brokerTime: brokerTime(record.time),
-    volume: Number(record.volume),
-    price: Number(record.price),
-    commission: 0,
-    swap: 0,
-    profit: 0,
-    ...(record.position ? { positionId: record.position } : {}),
-    ...(order ? { orderId: order } : {}),
-    comment: record.comment,
+    id: deal.ticket,
+    type: deal.side === 'buy' ? 'DEAL_TYPE_BUY' : 'DEAL_TYPE_SELL',
+    entryType: `DEAL_ENTRY_${deal.entry.toUpperCase()}`,
+    symbol: deal.symbol,
+    magic: deal.magic,
+    time: iso(deal.time),
+    brokerTime: brokerTime(deal.time),
+    volume: Number(deal.volume),
+    price: Number(deal.price),
+    commission: deal.commission,
+    swap: deal.swap,
+    profit: deal.profit,
+    ...(deal.position ? { positionId: deal.position } : {}),
+    ...(deal.order ? { orderId: deal.order } : {}),
+    comment: deal.comment,
     platform: 'mt5',
-    reason: 'DEAL_REASON_EXPERT',
+    reason: `DEAL_REASON_${deal.reason.toUpperCase()}`,
   };
 }
 

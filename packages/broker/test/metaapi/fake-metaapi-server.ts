@@ -5,7 +5,7 @@ import { METAAPI_TIMEFRAMES } from '../../src/metaapi/normalize.js';
 import type { SimulatedMarket } from '../../src/simulated/market.js';
 import { SimulatedTerminal } from '../../src/simulated/terminal.js';
 import { simulatedSymbolInfo } from '../../src/simulated/terminal-rules.js';
-import type { TerminalRecord, TradeResult } from '../../src/terminal.js';
+import type { TerminalDeal, TerminalRecord, TradeResult } from '../../src/terminal.js';
 import { LocalHttpServer } from '../local-http-server.js';
 import {
   brokerTime,
@@ -286,10 +286,11 @@ export class FakeMetaApiServer {
           200,
           (await this.terminal.orders()).map((o) => pendingOrderOf(o, this.closePriceOf(o.symbol, o.type.startsWith('buy') ? 'sell' : 'buy'))),
         );
+      // Still synchronizing: the REST routes answer the bare array of what has loaded so far.
       case 'history-orders':
+        return this.historyOrders(res, segments, url.searchParams, this.now() < this.synchronizedAt ? [] : await this.records());
       case 'history-deals':
-        // Still synchronizing: the REST route answers the bare array of what has loaded so far.
-        return this.history(res, route, segments, url.searchParams, this.now() < this.synchronizedAt ? [] : await this.records());
+        return this.historyDeals(res, segments, url.searchParams, this.now() >= this.synchronizedAt);
       case 'candles':
         return this.candles(res, segments, url.searchParams);
     }
@@ -575,32 +576,36 @@ export class FakeMetaApiServer {
     return byMagic.flat();
   }
 
-  /** history-orders|deals/time/:startTime/:endTime (start inclusive, end exclusive) or history-deals/position/:id, paginated. */
-  private history(
-    res: http.ServerResponse,
-    route: 'history-orders' | 'history-deals',
-    segments: string[],
-    query: URLSearchParams,
-    all: TerminalRecord[],
-  ): void {
-    const kind = route === 'history-orders' ? 'order' : 'deal';
-    let records = all.filter((r) => r.kind === kind && (kind === 'deal' || r.state !== 'placed'));
-    if (segments[1] === 'position') records = records.filter((r) => r.position === segments[2]);
-    else {
-      const start = Date.parse(segments[2] as string);
-      const end = Date.parse(segments[3] as string);
-      if (Number.isNaN(start) || Number.isNaN(end)) return json(res, 400, errorBody('ValidationError', 'startTime and endTime must be ISO dates'));
-      records = records.filter((r) => r.time >= start && r.time < end);
-    }
-    const offset = Number(query.get('offset') ?? 0);
-    const limit = Number(query.get('limit') ?? 1000);
-    if (!(limit >= 1 && limit <= 1000)) return json(res, 400, errorBody('ValidationError', 'limit must be between 1 and 1000'));
-    const page = records.sort((a, b) => a.time - b.time).slice(offset, offset + limit);
+  /** history-orders/time/:startTime/:endTime (start inclusive, end exclusive), paginated. */
+  private historyOrders(res: http.ServerResponse, segments: string[], query: URLSearchParams, all: TerminalRecord[]): void {
+    const range = timeRangeOf(segments);
+    if (!range) return json(res, 400, errorBody('ValidationError', 'startTime and endTime must be ISO dates'));
+    const orders = all.filter((r) => r.kind === 'order' && r.state !== 'placed' && r.time >= range.from && r.time < range.to);
+    const page = pageOf(orders, query);
+    if (!page) return json(res, 400, errorBody('ValidationError', 'limit must be between 1 and 1000'));
     json(
       res,
       200,
-      page.map((r) => (kind === 'order' ? orderOf(r, all, (d) => this.orderOfDeal(d)) : dealOf(r, (d) => this.orderOfDeal(d), this.isExit(r)))),
+      page.map((r) => orderOf(r, all, (d) => this.orderOfDeal(d))),
     );
+  }
+
+  /**
+   * history-deals/time/:startTime/:endTime (start inclusive, end exclusive, paginated) or
+   * history-deals/position/:positionId (not paginated), from the simulated MT5's deals.
+   */
+  private async historyDeals(res: http.ServerResponse, segments: string[], query: URLSearchParams, isLoaded: boolean): Promise<void> {
+    let deals: TerminalDeal[];
+    if (segments[1] === 'position') {
+      deals = await this.terminal.deals({ from: 0, to: Number.MAX_SAFE_INTEGER, position: segments[2] });
+    } else {
+      const range = timeRangeOf(segments);
+      if (!range) return json(res, 400, errorBody('ValidationError', 'startTime and endTime must be ISO dates'));
+      const page = pageOf(await this.terminal.deals(range), query);
+      if (!page) return json(res, 400, errorBody('ValidationError', 'limit must be between 1 and 1000'));
+      deals = page;
+    }
+    json(res, 200, isLoaded ? deals.map(dealOf) : []);
   }
 
   /** historical-market-data/symbols/:symbol/timeframes/:tf/candles: the `limit` candles up to `startTime` (backwards). */
@@ -630,6 +635,21 @@ export class FakeMetaApiServer {
       })),
     );
   }
+}
+
+/** :startTime/:endTime of a history route (segments 2 and 3), or undefined when either is not a date. */
+function timeRangeOf(segments: string[]): { from: number; to: number } | undefined {
+  const from = Date.parse(segments[2] as string);
+  const to = Date.parse(segments[3] as string);
+  return Number.isNaN(from) || Number.isNaN(to) ? undefined : { from, to };
+}
+
+/** The page `offset` and `limit` ask for ("limit … default: 1000, min: 1, max: 1000"), oldest first; undefined for a limit out of range. */
+function pageOf<T extends { time: number }>(items: T[], query: URLSearchParams): T[] | undefined {
+  const offset = Number(query.get('offset') ?? 0);
+  const limit = Number(query.get('limit') ?? 1000);
+  if (!(limit >= 1 && limit <= 1000)) return undefined;
+  return [...items].sort((a, b) => a.time - b.time).slice(offset, offset + limit);
 }
 
 /** A MetatraderTradeResponse of the terminal's result. */
