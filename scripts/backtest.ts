@@ -16,11 +16,11 @@ import { SimulatedMarket } from '@fxdesk/broker';
 import { MarketDataClient } from '@fxdesk/client';
 import { AppError, ConfigError, createLogger, loadConfig, type Env } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
-import { BacktestRequestSchema, LAB_RULE_NAMES, type Backtest, type BacktestRequest, type LabMetrics } from '@fxdesk/schemas';
+import { BacktestRequestSchema, LAB_SETTING_NAMES, type Backtest, type BacktestRequest, type LabMetrics } from '@fxdesk/schemas';
 import { StrategyConfigSchema, type StrategyConfig } from '../services/strategy/src/config.js';
 import { runBacktestJob } from '../services/strategy/src/lab/backtest.js';
 import { MarketDataLabHistory, SimulatedLabHistory, type LabHistory } from '../services/strategy/src/lab/candles.js';
-import { DEFAULT_SPREAD_POINTS } from '../services/strategy/src/lab/fills.js';
+import { DEFAULT_SPREAD_POINTS } from '@fxdesk/trading';
 import { LabJobs, type LabRunner } from '../services/strategy/src/lab/jobs.js';
 import { historyHoursOf } from '../services/strategy/src/lab/plan.js';
 import { SqlLabStore } from '../services/strategy/src/lab/sql-store.js';
@@ -33,7 +33,7 @@ const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
   --to 2026-06-30                 end of the window, excluded, not in the future
   --rules k=v,...                 rule settings over the strategy's own, e.g.
                                   supertrend_multiplier=2.5,min_confluence=2
-                                  (${LAB_RULE_NAMES.join(', ')})
+                                  (${LAB_SETTING_NAMES.join(', ')})
   --balance 100000                initial balance in USD (default: PAPER_BALANCE)
   --fills k=v,...                 the fill model, e.g. spread_points=12,slippage_points=1,
                                   commission_per_lot=7,lots=0.2 (or risk_percent=1)
@@ -132,7 +132,7 @@ function parseItems(option: string, text: string, names: readonly string[], what
   return values;
 }
 
-const parseRules = (text: string) => parseItems('--rules', text, LAB_RULE_NAMES, 'rule');
+const parseRules = (text: string) => parseItems('--rules', text, LAB_SETTING_NAMES, 'rule');
 
 const FILL_NAMES = ['spread_points', 'slippage_points', 'commission_per_lot', 'lots', 'risk_percent'];
 

@@ -2,8 +2,10 @@
  * Backtest throughput: candles per second of the strategy lab's runner (lab/backtest.ts: the four
  * indicators through PairTracker.push, the signal rule, the fill model and the metrics) over one
  * year of M5 on EUR_USD, GBP_USD, USD_JPY and AUD_USD from the simulated market (seed 'bench'),
- * beside the four indicators alone over the same candles (the ceiling: what the runner can never
- * beat), in the same run, on one thread.
+ * with the exit rules off and with all of them on (@fxdesk/trading: break-even, both trailing
+ * stops, the time exit, the opposite signal), beside the four indicators alone over the same
+ * candles (the ceiling: what the runner can never beat), in the same run, on one thread. The
+ * targets are the run with every exit on.
  *
  *   npm run bench -- backtest [runs] [sweep runs]        (default 9 and 3)
  *
@@ -40,10 +42,17 @@ export interface BacktestBench {
   candles: number;
   loadSeconds: number;
   backtest: Rate;
+  /** The same run with every exit rule on. */
+  exits: Rate;
   ceiling: Rate;
+  /** Of the run with every exit on, to the ceiling. */
   ratio: number;
   trades: number;
+  exitTrades: number;
 }
+
+/** Every exit rule on: break-even at 1 R, trailing 3 ATRs and 1.5 R behind, out after a day of M5, reversed by an opposite signal. */
+const ALL_EXITS = { breakEvenR: 1, trailingStopAtr: 3, trailingStopR: 1.5, timeExitCandles: 288, exitOnOppositeSignal: 1 };
 
 interface Rate {
   best: number;
@@ -72,11 +81,20 @@ export function loadCandles(): BacktestPair[] {
   });
 }
 
-function backtestInput(pairs: BacktestPair[]): BacktestInput {
+function backtestInput(pairs: BacktestPair[], exits: Partial<typeof ALL_EXITS> = {}): BacktestInput {
   return {
     timeframe: 'M5',
     pairs,
-    rules: { supertrendAtrPeriod: 10, supertrendMultiplier: 3, volumeProfileWindow: 100, minConfluence: 3, riskReward: 2, minStopAtr: 0.5, fvgMaxAge: 100 },
+    rules: {
+      supertrendAtrPeriod: 10,
+      supertrendMultiplier: 3,
+      volumeProfileWindow: 100,
+      minConfluence: 3,
+      riskReward: 2,
+      minStopAtr: 0.5,
+      fvgMaxAge: 100,
+      ...exits,
+    },
     fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { risk_percent: 1 } },
     initialBalance: 100_000,
     accountCurrency: 'USD',
@@ -145,37 +163,44 @@ export async function main(options: { runs?: number; print?: (line: string) => v
     `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}; one thread; best and median of ${runs} interleaved timed passes after ${WARMUP_PASSES} warm-up passes.\n`,
   );
 
-  const input = backtestInput(pairs);
   // The JIT settles over the first passes (a new run's objects meet the field types the earlier
   // ones left): warm-up passes before the timed ones.
   let trades = 0;
+  let exitTrades = 0;
   for (let w = 0; w < WARMUP_PASSES; w++) {
-    trades = runBacktest(input).trades.length;
+    trades = runBacktest(backtestInput(pairs)).trades.length;
+    exitTrades = runBacktest(backtestInput(pairs, ALL_EXITS)).trades.length;
     sink += indicatorsAlone(pairs);
   }
   const full: number[] = [];
+  const withExits: number[] = [];
   const alone: number[] = [];
+  const timed = (run: () => void): number => {
+    const t = performance.now();
+    run();
+    return candles / ((performance.now() - t) / 1000);
+  };
   for (let r = 0; r < runs; r++) {
-    let t = performance.now();
-    const result = runBacktest(backtestInput(pairs));
-    full.push(candles / ((performance.now() - t) / 1000));
-    trades = result.trades.length;
-    t = performance.now();
-    sink += indicatorsAlone(pairs);
-    alone.push(candles / ((performance.now() - t) / 1000));
+    full.push(timed(() => (trades = runBacktest(backtestInput(pairs)).trades.length)));
+    withExits.push(timed(() => (exitTrades = runBacktest(backtestInput(pairs, ALL_EXITS)).trades.length)));
+    alone.push(timed(() => (sink += indicatorsAlone(pairs))));
   }
   const backtest = rateOf(full);
+  const exits = rateOf(withExits);
   const ceiling = rateOf(alone);
-  const ratio = backtest.best / ceiling.best;
+  const ratio = exits.best / ceiling.best;
   print(`full backtest (indicators, rule, fills, metrics): ${fmt(backtest.best)} candles/s (median ${fmt(backtest.median)}); ${fmt(trades)} trades`);
+  print(`the same with every exit rule on:                 ${fmt(exits.best)} candles/s (median ${fmt(exits.median)}); ${fmt(exitTrades)} trades`);
   print(`four indicators alone (the ceiling):              ${fmt(ceiling.best)} candles/s (median ${fmt(ceiling.median)})`);
-  print(`ratio backtest / ceiling:                         ${(ratio * 100).toFixed(1)} %`);
+  print(
+    `ratio backtest / ceiling:                         ${((backtest.best / ceiling.best) * 100).toFixed(1)} % (exits off), ${(ratio * 100).toFixed(1)} % (exits on)`,
+  );
   print('');
   print(
-    `target ≥ ${fmt(TARGET_RATE)} candles/s: ${backtest.best >= TARGET_RATE ? 'met' : 'NOT met'}; target ≥ ${TARGET_RATIO * 100} % of the ceiling: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
+    `with every exit on: target ≥ ${fmt(TARGET_RATE)} candles/s: ${exits.best >= TARGET_RATE ? 'met' : 'NOT met'}; target ≥ ${TARGET_RATIO * 100} % of the ceiling: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
   );
   print(`(checksum ${sink.toExponential(6)})`);
-  return { candles, loadSeconds, backtest, ceiling, ratio, trades };
+  return { candles, loadSeconds, backtest, exits, ceiling, ratio, trades, exitTrades };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

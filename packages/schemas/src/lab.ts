@@ -24,6 +24,18 @@ export const LAB_RULE_NAMES = [
 export type LabRuleName = (typeof LAB_RULE_NAMES)[number];
 
 /**
+ * The exit rules a backtest may override (the config's BREAK_EVEN_R…; services/strategy/README.md
+ * "Exits"): 0 is off. A backtest's settings list one only when it is on (a backtest run before the
+ * exit rules has none: they were off).
+ */
+export const LAB_EXIT_RULE_NAMES = ['break_even_r', 'trailing_stop_atr', 'trailing_stop_r', 'time_exit_candles', 'exit_on_opposite_signal'] as const;
+export type LabExitRuleName = (typeof LAB_EXIT_RULE_NAMES)[number];
+
+/** Every setting a backtest's `rules` and a sweep vary: the signal rule's, then the exits'. */
+export const LAB_SETTING_NAMES = [...LAB_RULE_NAMES, ...LAB_EXIT_RULE_NAMES] as const;
+export type LabSettingName = LabRuleName | LabExitRuleName;
+
+/**
  * Each rule setting's bounds, the strategy config's own (SUPERTREND_ATR_PERIOD 1 to 500, …):
  * the contract states them for clients; the service checks they equal its RULE_BOUNDS (rules.ts).
  */
@@ -35,30 +47,58 @@ export const LAB_RULE_BOUNDS = {
   risk_reward: { min: 0.1, max: 20, isInteger: false, env: 'RISK_REWARD' },
   min_stop_atr: { min: 0, max: 20, isInteger: false, env: 'MIN_STOP_ATR' },
   fvg_max_age: { min: 1, max: 998, isInteger: true, env: 'FVG_MAX_AGE' },
-} as const satisfies Record<LabRuleName, { min: number; max: number; isInteger: boolean; env: string }>;
+  break_even_r: { min: 0, max: 20, isInteger: false, env: 'BREAK_EVEN_R' },
+  trailing_stop_atr: { min: 0, max: 50, isInteger: false, env: 'TRAILING_STOP_ATR' },
+  trailing_stop_r: { min: 0, max: 20, isInteger: false, env: 'TRAILING_STOP_R' },
+  time_exit_candles: { min: 0, max: 100_000, isInteger: true, env: 'TIME_EXIT_CANDLES' },
+  exit_on_opposite_signal: { min: 0, max: 1, isInteger: true, env: 'EXIT_ON_OPPOSITE_SIGNAL' },
+} as const satisfies Record<LabSettingName, { min: number; max: number; isInteger: boolean; env: string }>;
+
+/** What each exit rule does, for the contract's descriptions. */
+const EXIT_RULE_MEANINGS: Record<LabExitRuleName, string> = {
+  break_even_r: 'move the stop to the entry once a close is this many R in profit (0: off)',
+  trailing_stop_atr: "trail the stop this many ATRs (the Supertrend's) behind each close; it only tightens (0: off)",
+  trailing_stop_r: 'trail the stop this many R behind each close; it only tightens (0: off)',
+  time_exit_candles: 'close at the next open after this many candles held, the entry candle the first (0: off)',
+  exit_on_opposite_signal: "1: a signal of the other side closes the position at the next open and enters there (0: off; EXIT_ON_OPPOSITE_SIGNAL's true/false)",
+};
 
 /** One rule setting's value within its bounds. */
-export function ruleValueSchema(name: LabRuleName) {
+export function ruleValueSchema(name: LabSettingName) {
   const { min, max, isInteger, env } = LAB_RULE_BOUNDS[name];
   const number = isInteger ? z.number().int() : z.number();
+  const meaning = name in EXIT_RULE_MEANINGS ? `${EXIT_RULE_MEANINGS[name as LabExitRuleName]}; ` : '';
   return number
     .min(min)
     .max(max)
-    .meta({ description: `${env}'s range: ${min} to ${max}${isInteger ? ', an integer' : ''}` });
+    .meta({ description: `${meaning}${env}'s range: ${min} to ${max}${isInteger ? ', an integer' : ''}` });
 }
 
 function eachRule<T extends z.ZodType>(make: (name: LabRuleName) => T): { [K in LabRuleName]: T } {
   return Object.fromEntries(LAB_RULE_NAMES.map((name) => [name, make(name)])) as { [K in LabRuleName]: T };
 }
 
-/** The rule's complete settings a backtest ran with (the live ones, then the overrides). */
-export const LabRulesSchema = z.object(eachRule(ruleValueSchema)).meta({ id: 'LabRules' });
+function eachExitRule<T extends z.ZodType>(make: (name: LabExitRuleName) => T): { [K in LabExitRuleName]: T } {
+  return Object.fromEntries(LAB_EXIT_RULE_NAMES.map((name) => [name, make(name)])) as { [K in LabExitRuleName]: T };
+}
+
+function eachSetting<T extends z.ZodType>(make: (name: LabSettingName) => T): { [K in LabSettingName]: T } {
+  return { ...eachRule(make), ...eachExitRule(make) };
+}
+
+/**
+ * The rule's complete settings a backtest ran with (the live ones, then the overrides): every
+ * signal rule, and each exit rule that is on (absent: off).
+ */
+export const LabRulesSchema = z.object({ ...eachRule(ruleValueSchema), ...eachExitRule((name) => ruleValueSchema(name).optional()) }).meta({ id: 'LabRules' });
 export type LabRules = z.infer<typeof LabRulesSchema>;
 
 /** Overrides of the live settings; each absent one is the strategy's own (its config). */
-export const LabRuleOverridesSchema = z
-  .strictObject(eachRule((name) => ruleValueSchema(name).optional()))
-  .meta({ id: 'LabRuleOverrides', description: "Rule settings that replace the strategy's live ones (its config) for this run" });
+export const LabRuleOverridesSchema = z.strictObject(eachSetting((name) => ruleValueSchema(name).optional())).meta({
+  id: 'LabRuleOverrides',
+  description:
+    "Settings of the signal rule and of the exit rules (break-even, trailing stops, time exit, exit on the opposite signal; 0 off) that replace the strategy's live ones (its config) for this run",
+});
 export type LabRuleOverrides = z.infer<typeof LabRuleOverridesSchema>;
 
 // ── The fill model ───────────────────────────────────────────────────────────────────────────
@@ -306,7 +346,13 @@ export type BacktestList = z.infer<typeof BacktestListSchema>;
 export const LabJobParamsSchema = z.object({ id: z.string().max(64).meta({ description: 'The id POST answered' }) });
 
 export const TRADE_SIDES = ['LONG', 'SHORT'] as const;
-export const EXIT_REASONS = ['stop', 'target', 'end_of_data'] as const;
+/**
+ * Why a trade closed: its stop (`stop`; `break_even` or `trailing` once an exit rule moved it),
+ * its target, a time exit, an opposite signal, the end of a backtest's data; `manual` and
+ * `flatten` are a trader's closes (the live journal's).
+ */
+export const EXIT_REASONS = ['stop', 'target', 'break_even', 'trailing', 'time', 'opposite_signal', 'end_of_data', 'manual', 'flatten'] as const;
+export type ExitReason = (typeof EXIT_REASONS)[number];
 
 /** One trade of a backtest. */
 export const LabTradeSchema = z
@@ -318,7 +364,10 @@ export const LabTradeSchema = z
     entry_price: z.number(),
     exit_time: Timestamp.meta({ description: 'Open time of the candle it left in' }),
     exit_price: z.number(),
-    exit_reason: z.enum(EXIT_REASONS),
+    exit_reason: z.enum(EXIT_REASONS).meta({
+      description:
+        'stop, target; break_even or trailing: the stop an exit rule moved; time, opposite_signal: closed at the next open by an exit rule; end_of_data: open at the end of the range, closed at its last close',
+    }),
     volume_lots: z.number(),
     pnl: z.number().meta({ description: 'In the account currency, commission included' }),
     r_multiple: z.number().meta({ description: 'P/L over the money at risk to the stop' }),
@@ -401,11 +450,11 @@ export type RankMetric = z.infer<typeof RankMetricSchema>;
 
 /** Values to try per rule (the cartesian product of the lists, at most 256 settings). */
 export const SweepGridSchema = z
-  .strictObject(eachRule((name) => z.array(ruleValueSchema(name)).min(1).max(MAX_SWEEP_SETTINGS).optional()))
+  .strictObject(eachSetting((name) => z.array(ruleValueSchema(name)).min(1).max(MAX_SWEEP_SETTINGS).optional()))
   .meta({ id: 'SweepGrid' });
 export type SweepGrid = z.infer<typeof SweepGridSchema>;
 
-const RuleRange = (name: LabRuleName) =>
+const RuleRange = (name: LabSettingName) =>
   z.strictObject({
     min: ruleValueSchema(name),
     max: ruleValueSchema(name),
@@ -416,7 +465,7 @@ const RuleRange = (name: LabRuleName) =>
 export const SweepRandomSchema = z
   .strictObject({
     samples: z.number().int().min(1).max(MAX_SWEEP_SETTINGS),
-    ranges: z.strictObject(eachRule((name) => RuleRange(name).optional())),
+    ranges: z.strictObject(eachSetting((name) => RuleRange(name).optional())),
     seed: z
       .number()
       .int()

@@ -5,7 +5,7 @@ import { commonSettings, databaseSettings, envBoolean, envInt, envList, envNumbe
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
-import { RULE_BOUNDS } from './rules.js';
+import { EXIT_RULE_BOUNDS, RULE_BOUNDS } from './rules.js';
 
 /** `EUR_USD=EURUSD.m,XAU_USD=GOLD`: instrument → broker symbol, for names that differ from the default. */
 const symbolMap = z
@@ -66,6 +66,18 @@ export const StrategyConfigSchema = z
     /** Candles a fair value gap stays open at most, its confirming candle included. */
     FVG_MAX_AGE: envInt(100, RULE_BOUNDS.fvgMaxAge),
 
+    // The exit rules, run at each candle close by paper, the lab and (later) live; 0 or false is off (bounds: EXIT_RULE_BOUNDS).
+    /** Move the stop to the entry once a close is this many R in profit. */
+    BREAK_EVEN_R: envNumber(0, EXIT_RULE_BOUNDS.breakEvenR),
+    /** Trail the stop this many of the Supertrend's ATRs behind each close. */
+    TRAILING_STOP_ATR: envNumber(0, EXIT_RULE_BOUNDS.trailingStopAtr),
+    /** Trail the stop this many R behind each close. */
+    TRAILING_STOP_R: envNumber(0, EXIT_RULE_BOUNDS.trailingStopR),
+    /** Close at the next open after this many candles held. */
+    TIME_EXIT_CANDLES: envInt(0, EXIT_RULE_BOUNDS.timeExitCandles),
+    /** A signal of the other side closes the position at the next open (and enters there). */
+    EXIT_ON_OPPOSITE_SIGNAL: envBoolean(false),
+
     // Data.
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
     CANDLE_CLOSE_DELAY_MS: envInt(1500, { min: 0, max: 60_000 }),
@@ -82,6 +94,17 @@ export const StrategyConfigSchema = z
     NOTIFICATION_CHANNELS: channelList,
     PAPER_BALANCE: envNumber(100_000, { min: 0 }),
     PAPER_LEVERAGE: envInt(30, { min: 1, max: 1000 }),
+    /** The paper account's fill model, the lab's (a backtest's fill_model defaults): the spread of candles without their own, in points; unset: the fill model's 10. */
+    PAPER_SPREAD_POINTS: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, { message: 'expected a number' })
+      .transform(Number)
+      .pipe(z.number().max(100_000))
+      .optional(),
+    /** Points against the paper trade on its entry, a stop and a market close. */
+    PAPER_SLIPPAGE_POINTS: envNumber(0, { min: 0, max: 100_000 }),
+    /** USD per lot per round turn, booked at the exit. */
+    PAPER_COMMISSION_PER_LOT: envNumber(0, { min: 0, max: 100_000 }),
 
     // Replicas (issue 15).
     /**

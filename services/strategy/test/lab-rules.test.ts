@@ -1,7 +1,7 @@
 import { loadConfig } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { StrategyConfigSchema } from '../src/config.js';
-import { RULE_BOUNDS, RULE_NAMES, ruleBoundIssues, rulesOf, withOverrides } from '../src/rules.js';
+import { apiRules, EXIT_RULE_BOUNDS, EXIT_RULE_NAMES, RULE_BOUNDS, RULE_NAMES, ruleBoundIssues, rulesOf, strategyRules, withOverrides } from '../src/rules.js';
 
 const config = (env: Record<string, string> = {}) => loadConfig(StrategyConfigSchema, { LOG_LEVEL: 'silent', ...env });
 
@@ -36,5 +36,26 @@ describe('the strategy rules', () => {
     expect(rules).toMatchObject({ supertrendMultiplier: 2.5, minConfluence: 5, supertrendAtrPeriod: 10 });
     expect(ruleBoundIssues(rules)).toEqual([{ name: 'min_confluence', message: 'must be an integer from 1 to 4, got 5' }]);
     expect(ruleBoundIssues({ ...rules, minConfluence: 2, supertrendAtrPeriod: 2.5 }).map((i) => i.name)).toEqual(['supertrend_atr_period']);
+  });
+
+  it('bound the exit settings with EXIT_RULE_BOUNDS, each off at 0 (false) and absent from the rules then', () => {
+    for (const name of EXIT_RULE_NAMES) {
+      const { max, isInteger, env } = EXIT_RULE_BOUNDS[name];
+      const value = (v: number) => (env === 'EXIT_ON_OPPOSITE_SIGNAL' ? (v === 1 ? 'true' : 'false') : String(v));
+      expect(rulesOf(config({ [env]: value(max) }))[name]).toBe(max);
+      expect(rulesOf(config({ [env]: value(0) }))).not.toHaveProperty(name);
+      if (env !== 'EXIT_ON_OPPOSITE_SIGNAL') expect(() => config({ [env]: String(max + (isInteger ? 1 : 0.01)) })).toThrow(env);
+      expect(() => config({ [env]: '-1' })).toThrow(env);
+    }
+  });
+
+  it('take exit overrides in the API’s names, listed there only when on, and read back the same', () => {
+    const rules = withOverrides(rulesOf(config({ TIME_EXIT_CANDLES: '12' })), { break_even_r: 1.5, time_exit_candles: 0 });
+    expect(rules).toMatchObject({ breakEvenR: 1.5 });
+    expect(rules).not.toHaveProperty('timeExitCandles');
+    expect(apiRules(rules)).toMatchObject({ break_even_r: 1.5 });
+    expect(apiRules(rules)).not.toHaveProperty('time_exit_candles');
+    expect(strategyRules(apiRules(rules))).toEqual(rules);
+    expect(ruleBoundIssues({ ...rules, trailingStopR: 21 }).map((i) => i.name)).toEqual(['trailing_stop_r']);
   });
 });

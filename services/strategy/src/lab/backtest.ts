@@ -4,12 +4,25 @@
  * the metrics of metrics.ts. Synchronous, pure and deterministic: the same input, the same result.
  * README "The strategy lab" says how it trades.
  */
-import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import { EXIT_REASONS, TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import {
+  commissionOf,
+  contractSize,
+  markPrice,
+  money,
+  PairPosition,
+  pnlOf,
+  pricingOf,
+  rMultipleOf,
+  volumeLots,
+  type FillCandle,
+  type PairPricing,
+  type PositionHooks,
+} from '@fxdesk/trading';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
-import { contractSize } from '../paper-account.js';
+import { exitRulesOf } from '../rules.js';
 import { decide, ruleSettingsOf, type RuleSettings, type SignalDecision } from '../signal-rule.js';
 import { candleAt, firstAtOrAfter, type CandleColumns } from './columns.js';
-import { areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots, type PairPricing } from './fills.js';
 import { EquityCurve, metricsOf } from './metrics.js';
 import type {
   BacktestInput,
@@ -65,7 +78,7 @@ const enum Found {
 }
 
 /** One pair's state in a run; mutated in place, so a candle allocates nothing here. */
-class PairRun {
+class PairRun implements PositionHooks {
   readonly tracker: PairTracker;
   readonly settings: RuleSettings;
   readonly pricing: PairPricing;
@@ -76,24 +89,17 @@ class PairRun {
   readonly windowStart: number;
   readonly windowEnd: number;
   readonly curve: EquityCurve;
+  /** The pair's position under the fill model and the exit rules (@fxdesk/trading), the run its account. */
+  readonly position: PairPosition;
   realized = 0;
   unrealized = 0;
-  hasPending = false;
-  pendingSide: 1 | -1 = 1;
-  pendingStop = 0;
-  pendingTarget = 0;
-  pendingSignalTime = 0;
-  isOpen = false;
-  side: 1 | -1 = 1;
-  entry = 0;
-  stop = 0;
-  target = 0;
-  lots = 0;
   units = 0;
-  entryTime = 0;
-  signalTime = 0;
   /** The open trade's place in the entry order. */
   slot = 0;
+  /** Whether a position was open at some time during the candle being traded. */
+  wasOpen = false;
+  /** The Supertrend's ATR after each candle of the window (NaN while warming up), kept only when a trailing stop reads it. */
+  readonly atr: Float64Array | null;
   /** The index of the last candle of the window taken, −1 before it. */
   lastIndex = -1;
   /** The candle the second pass is on, written in place from the columns. */
@@ -122,6 +128,7 @@ class PairRun {
     /** Its place in the input's pairs. */
     readonly index: number,
     input: BacktestInput,
+    private readonly run: Run,
   ) {
     const { rules, fills, accountCurrency, fromSec, toSec } = input;
     this.tracker = new PairTracker(pair.instrument, pair.symbol, pair.digits, trackerSettingsOf(rules, input.timeframe, 0));
@@ -137,6 +144,29 @@ class PairRun {
     this.found = new Uint8Array(Math.max(0, this.windowEnd - this.windowStart));
     this.signals = input.onSignal ? [] : null;
     this.curve = new EquityCurve(input.initialBalance);
+    const exits = exitRulesOf(rules);
+    this.atr = exits.trailingStopAtr > 0 ? new Float64Array(this.found.length) : null;
+    this.position = new PairPosition(this.pricing, exits, pair.digits, this);
+  }
+
+  lotsFor(_side: 1 | -1, price: number, stop: number, candle: FillCandle): number {
+    return this.run.lotsFor(this, price, stop, candle as LabCandle);
+  }
+
+  entered(): void {
+    this.wasOpen = true;
+    this.units = this.position.lots * this.unitsPerLot;
+    this.unrealized = 0;
+    this.slot = this.run.nextSlot();
+  }
+
+  exited(candle: FillCandle, price: number, reason: ExitReason): void {
+    this.wasOpen = true;
+    this.run.close(this, candle as LabCandle, price, reason);
+  }
+
+  skipped(): void {
+    this.run.skip();
   }
 
   /** The warm-up: the candles before the window feed the indicators, nothing else. */
@@ -163,13 +193,14 @@ class PairRun {
    * the rule; what it finds is kept in `found` and `decisions`.
    */
   scan(from: number, to: number): void {
-    const { tracker, settings, found, windowStart } = this;
+    const { tracker, settings, found, windowStart, atr } = this;
     for (let i = from; i < to; i++) {
       if (!this.push(i)) {
         found[i - windowStart] = Found.Refused;
         continue;
       }
       const snapshot = tracker.latest;
+      if (atr !== null) atr[i - windowStart] = snapshot === null ? Number.NaN : snapshot.supertrend.atr;
       if (snapshot === null) continue;
       const decision = decide(snapshot, settings);
       if (decision === null) continue;
@@ -224,8 +255,6 @@ const enum Closed {
   Fields,
 }
 
-const EXIT_REASONS: readonly ExitReason[] = ['stop', 'target', 'end_of_data'];
-
 /** The equity points kept, as numbers (time, equity, drawdown, drawdown %), until the result builds them. */
 const POINT_FIELDS = 4;
 
@@ -239,7 +268,6 @@ function pointOf(kept: readonly number[], k: number): EquityPoint {
 }
 
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
-const money = (v: number) => Math.round(v * 100) / 100;
 
 class Run {
   private readonly pairs: PairRun[];
@@ -262,7 +290,7 @@ class Run {
   private readonly closed: number[] = [];
 
   constructor(private readonly input: BacktestInput) {
-    this.pairs = input.pairs.map((pair, index) => new PairRun(pair, index, input));
+    this.pairs = input.pairs.map((pair, index) => new PairRun(pair, index, input, this));
     this.candleSeconds = TIMEFRAME_SECONDS[input.timeframe];
     this.balance = input.initialBalance;
     this.curve = new EquityCurve(input.initialBalance);
@@ -314,9 +342,9 @@ class Run {
     }
     // A pair whose last candles were malformed (skipped) still has its position: it ends at its last good one.
     for (const p of pairs) {
-      if (!p.isOpen || p.lastIndex < 0) continue;
+      if (!p.position.isOpen || p.lastIndex < 0) continue;
       const last = p.at(p.lastIndex);
-      this.close(p, last, markPrice(p.side, last, p.pricing), 'end_of_data');
+      p.position.closeNow(last, markPrice(p.position.side, last, p.pricing), 'end_of_data');
     }
     if (!Number.isNaN(time)) this.markEquity(time, isExposed);
     this.finishEquity();
@@ -337,107 +365,83 @@ class Run {
 
   /**
    * One candle `i` of the window on the account, in the order its prices came (a candle the
-   * tracker refused is passed over): a pending signal enters at its open; the open position meets
-   * its stop or target within it; the rule's decision at its close (the first pass's) becomes
-   * the pending signal; the position is marked at the close, and closed there when this is the
-   * pair's last candle. Whether a position was open during it.
+   * tracker refused is passed over): the pair's position takes its open and range (an exit decided
+   * at the last close, the pending signal's entry, the stop or the target), then its close (the
+   * exit rules, on the ATR the first pass kept) and the rule's decision there (the first pass's);
+   * the position is marked at the close, and closed there when this is the pair's last candle.
+   * Whether a position was open during it.
    */
   private step(p: PairRun, candle: LabCandle, i: number): boolean {
     const found = p.found[i - p.windowStart];
     if (found === Found.Refused) return false;
     this.candles++;
     p.lastIndex = i;
-    if (p.hasPending) {
-      p.hasPending = false;
-      this.enter(p, candle);
-    }
-    const wasOpen = p.isOpen;
-    if (p.isOpen) {
-      const exit = exitWithin(p.side, p.stop, p.target, candle, p.pricing);
-      if (exit !== null) this.close(p, candle, exit.price, exit.reason);
-    }
+    const position = p.position;
+    p.wasOpen = position.isOpen;
+    position.onCandle(candle);
+    position.onClose(candle, p.atr === null ? Number.NaN : p.atr[i - p.windowStart]!);
     if (found === Found.Decision) {
       const d = p.nextDecision++;
       this.signals++;
       if (p.signals) this.input.onSignal?.(p.pair.instrument, candle.time, p.signals[d]!);
-      if (p.isOpen) {
-        this.skipped++;
-      } else {
-        p.hasPending = true;
-        p.pendingSide = p.decisions[3 * d]! === 1 ? 1 : -1;
-        p.pendingStop = p.decisions[3 * d + 1]!;
-        p.pendingTarget = p.decisions[3 * d + 2]!;
-        p.pendingSignalTime = candle.time;
-      }
+      position.onSignal(p.decisions[3 * d]! === 1 ? 1 : -1, p.decisions[3 * d + 1]!, p.decisions[3 * d + 2]!, candle.time);
     }
-    if (p.isOpen) {
-      const unrealized = p.side * (markPrice(p.side, candle, p.pricing) - p.entry) * p.units * this.toAccount(p, candle, candle.time);
+    if (position.isOpen) {
+      const unrealized = position.side * (markPrice(position.side, candle, p.pricing) - position.entry) * p.units * this.toAccount(p, candle, candle.time);
       this.unrealized += unrealized - p.unrealized;
       p.unrealized = unrealized;
-      if (i === p.windowEnd - 1) this.close(p, candle, markPrice(p.side, candle, p.pricing), 'end_of_data');
+      if (i === p.windowEnd - 1) position.closeNow(candle, markPrice(position.side, candle, p.pricing), 'end_of_data');
     }
-    p.curve.mark(candle.time, this.input.initialBalance + p.realized + p.unrealized, wasOpen || p.isOpen);
-    return wasOpen || p.isOpen;
+    const wasOpen = p.wasOpen || position.isOpen;
+    p.curve.mark(candle.time, this.input.initialBalance + p.realized + p.unrealized, wasOpen);
+    return wasOpen;
   }
 
-  /** Opens the pending signal's position at the candle's open, unless the broker would refuse it or its volume rounds to 0. */
-  private enter(p: PairRun, candle: LabCandle): void {
-    const side = p.pendingSide;
-    const stop = p.pendingStop;
-    const target = p.pendingTarget;
-    if (!areStopsValid(side, stop, target, candle, p.pricing)) {
-      this.skipped++;
-      return;
-    }
-    const entry = entryPrice(side, candle, p.pricing);
-    // The rate known at the open: the pair's own open, or the conversion pair's last close before it.
+  /**
+   * The lots of an entry at `entry` with `stop` on the candle: the fill model's volume, on the
+   * equity now and the rate known at the open (the pair's own open, or the conversion pair's last
+   * close before it).
+   */
+  lotsFor(p: PairRun, entry: number, stop: number, candle: LabCandle): number {
     const rate = p.conversion === Conversion.OwnPrice ? 1 / candle.open : this.toAccount(p, candle, candle.time - 1);
     const riskPerLot = Math.abs(entry - stop) * p.unitsPerLot * rate;
-    const lots = volumeLots(this.input.fills.volume, this.balance + this.unrealized, riskPerLot);
-    if (lots === 0) {
-      this.skipped++;
-      return;
-    }
-    p.isOpen = true;
-    p.side = side;
-    p.entry = entry;
-    p.stop = stop;
-    p.target = target;
-    p.lots = lots;
-    p.units = lots * p.unitsPerLot;
-    p.entryTime = candle.time;
-    p.signalTime = p.pendingSignalTime;
-    p.unrealized = 0;
-    // Its place in the entry order, filled when it closes (every position closes by the end).
-    p.slot = this.entered++;
+    return volumeLots(this.input.fills.volume, this.balance + this.unrealized, riskPerLot);
   }
 
-  private close(p: PairRun, candle: LabCandle, exitPrice: number, reason: ExitReason): void {
+  /** The next trade's place in the entry order, filled when it closes (every position closes by the end). */
+  nextSlot(): number {
+    return this.entered++;
+  }
+
+  skip(): void {
+    this.skipped++;
+  }
+
+  close(p: PairRun, candle: LabCandle, exitPrice: number, reason: ExitReason): void {
+    const position = p.position;
     const rate = this.toAccount(p, candle, candle.time);
-    const commission = money(this.input.fills.commission_per_lot * p.lots);
-    const pnl = money(p.side * (exitPrice - p.entry) * p.units * rate - commission);
-    const risk = Math.abs(p.entry - p.stop) * p.units * rate;
+    const commission = commissionOf(this.input.fills, position.lots);
+    const pnl = pnlOf(position.side, position.entry, exitPrice, p.units, rate, commission);
     this.closed.push(
       p.index,
       p.slot,
-      p.side,
-      p.signalTime,
-      p.entryTime,
-      p.entry,
+      position.side,
+      position.signalTime,
+      position.entryTime,
+      position.entry,
       candle.time,
       exitPrice,
       EXIT_REASONS.indexOf(reason),
-      p.lots,
+      position.lots,
       pnl,
-      risk > 0 ? Math.round((pnl / risk) * 10_000) / 10_000 : 0,
-      candle.time + this.candleSeconds - p.entryTime,
+      rMultipleOf(pnl, position.entry, position.initialStop, p.units, rate),
+      candle.time + this.candleSeconds - position.entryTime,
       commission,
     );
     this.balance += pnl;
     p.realized += pnl;
     this.unrealized -= p.unrealized;
     p.unrealized = 0;
-    p.isOpen = false;
   }
 
   /** Units of the account currency per unit of the pair's quote currency, at the candle (its close) or at `timeSec` through the rates. */
@@ -492,7 +496,7 @@ class Run {
 
   private result(): BacktestResult {
     const { input, pairs } = this;
-    for (const p of pairs) if (p.hasPending) this.skipped++;
+    for (const p of pairs) if (p.position.hasPending) this.skipped++;
     const { entries, exits, byPair } = this.closedTrades();
     const equity: EquityPoint[] = [];
     for (let k = 0; k < this.points.length; k += POINT_FIELDS) equity.push(pointOf(this.points, k));

@@ -4,7 +4,8 @@ import { downstreamFailure, errors } from '../errors.js';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
 import { symbolOf } from '../symbols.js';
 import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
-import { strategyRules, type Catalog } from './plan.js';
+import { strategyRules } from '../rules.js';
+import type { Catalog } from './plan.js';
 
 export interface BacktestChartContext {
   /** The lab's history, the one its jobs read. */

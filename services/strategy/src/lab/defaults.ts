@@ -1,6 +1,6 @@
 import type { LabDefaults } from '@fxdesk/schemas';
-import { rulesOf } from '../rules.js';
-import { ACCOUNT_CURRENCY, apiRules, type PlanConfig } from './plan.js';
+import { apiRules, rulesOf } from '../rules.js';
+import { ACCOUNT_CURRENCY, type PlanConfig } from './plan.js';
 
 /** What a backtest takes for each setting its request leaves out (GET /lab/defaults; planBacktest fills them in so). */
 export function labDefaults(config: PlanConfig): LabDefaults {

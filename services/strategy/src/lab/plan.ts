@@ -1,16 +1,8 @@
 import { AppError, type ErrorDetail } from '@fxdesk/core';
-import {
-  TIMEFRAME_SECONDS,
-  type BacktestRequest,
-  type BacktestSettings,
-  type FillModel,
-  type LabRules,
-  type SweepRequest,
-  type Timeframe,
-} from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, type BacktestRequest, type BacktestSettings, type FillModel, type SweepRequest, type Timeframe } from '@fxdesk/schemas';
 import { nextWeeklyOpen } from '@fxdesk/broker';
 import type { StrategyConfig } from '../config.js';
-import { RULE_BOUNDS, RULE_NAMES, rulesOf, withOverrides, type StrategyRules } from '../rules.js';
+import { apiRules, rulesOf, withOverrides, type StrategyRules } from '../rules.js';
 import { symbolOf } from '../symbols.js';
 import { conversionInstruments } from './backtest.js';
 import { gridSettings, randomSettings, walkForwardWindows, type WalkForwardWindow } from './sweep.js';
@@ -56,6 +48,14 @@ export type PlanConfig = Pick<
   | 'MIN_CONFLUENCE'
   | 'RISK_REWARD'
   | 'MIN_STOP_ATR'
+  | 'BREAK_EVEN_R'
+  | 'TRAILING_STOP_ATR'
+  | 'TRAILING_STOP_R'
+  | 'TIME_EXIT_CANDLES'
+  | 'EXIT_ON_OPPOSITE_SIGNAL'
+  | 'PAPER_SPREAD_POINTS'
+  | 'PAPER_SLIPPAGE_POINTS'
+  | 'PAPER_COMMISSION_PER_LOT'
 >;
 
 /** A pair a job loads: traded, or needed to convert a traded pair's P/L. */
@@ -160,9 +160,9 @@ export function planBacktest(
   issues.throwIfAny();
 
   const fillModel: FillModel = {
-    spread_points: request.fill_model?.spread_points ?? null,
-    slippage_points: request.fill_model?.slippage_points ?? 0,
-    commission_per_lot: request.fill_model?.commission_per_lot ?? 0,
+    spread_points: request.fill_model?.spread_points ?? config.PAPER_SPREAD_POINTS ?? null,
+    slippage_points: request.fill_model?.slippage_points ?? config.PAPER_SLIPPAGE_POINTS,
+    commission_per_lot: request.fill_model?.commission_per_lot ?? config.PAPER_COMMISSION_PER_LOT,
     volume: request.fill_model?.volume ?? { lots: Number(config.TRADE_VOLUME) },
   };
   return {
@@ -237,16 +237,6 @@ function refuseRangeError<T>(path: string, make: () => T): T {
     issues.throwIfAny();
     throw err;
   }
-}
-
-/** The rules by their API names. */
-export function apiRules(rules: StrategyRules): LabRules {
-  return Object.fromEntries(RULE_NAMES.map((name) => [RULE_BOUNDS[name].api, rules[name]])) as LabRules;
-}
-
-/** The rules from their API names (a backtest's settings.rules, complete). */
-export function strategyRules(rules: LabRules): StrategyRules {
-  return Object.fromEntries(RULE_NAMES.map((name) => [name, rules[RULE_BOUNDS[name].api]])) as unknown as StrategyRules;
 }
 
 function listed(instrument: string, config: PlanConfig, catalog: Catalog): PlannedPair | undefined {

@@ -5,31 +5,19 @@
  */
 import type { MarketCandle } from '../market-source.js';
 import type { CandleColumns } from './columns.js';
-import type { Timeframe } from '@fxdesk/schemas';
+import type { ExitReason, Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
 import type { SignalDecision } from '../signal-rule.js';
+import type { FillModel } from '@fxdesk/trading';
 
 export type { StrategyRules } from '../rules.js';
+export type { ExitReason } from '@fxdesk/schemas';
+export type { FillModel, FillVolume } from '@fxdesk/trading';
 
 /** A closed candle with the provider's spread, as the live engine reads it (market-source.ts). */
 export type LabCandle = MarketCandle;
 
-/** Fixed lots per trade, or the lots that risk this percentage of the equity between entry and stop. */
-export type FillVolume = { lots: number } | { risk_percent: number };
-
-/** How a backtest's orders fill (lab/fills.ts). Points are 10^-digits of the pair's prices. */
-export interface FillModel {
-  /** Spread in points for candles without their own; null: DEFAULT_SPREAD_POINTS. */
-  spread_points: number | null;
-  /** Paid on the entry and on a stop (not on a target, a limit order), in points. */
-  slippage_points: number;
-  /** Per lot per round turn, in the account currency, booked at the exit. */
-  commission_per_lot: number;
-  volume: FillVolume;
-}
-
 export type TradeSide = 'LONG' | 'SHORT';
-export type ExitReason = 'stop' | 'target' | 'end_of_data';
 
 /** One backtest trade. Times are ISO 8601, the open time of the candle the event happened in. */
 export interface Trade {
@@ -40,7 +28,7 @@ export interface Trade {
   /** The next candle: the entry is at its open. */
   entry_time: string;
   entry_price: number;
-  /** The candle the stop or target was reached in (end_of_data: the last candle). */
+  /** The candle it left in: its stop or target reached, or the open a time or opposite-signal exit filled at (end_of_data: the last candle). */
   exit_time: string;
   exit_price: number;
   exit_reason: ExitReason;

@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SPREAD_POINTS, areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots } from '../src/lab/fills.js';
-import type { LabCandle } from '../src/lab/types.js';
+import { DEFAULT_SPREAD_POINTS, areStopsValid, entryPrice, exitWithin, markPrice, pricingOf, volumeLots, type FillCandle } from '../src/fills.js';
 
 // 5 digits, the default spread (10 points = 0.00010, half 0.00005), 2 points of slippage (0.00002).
 const pricing = pricingOf(5, { spread_points: null, slippage_points: 2, commission_per_lot: 0, volume: { lots: 1 } });
-const bar = (open: number, high: number, low: number, close: number, spread: number | null = null): LabCandle => ({
+const bar = (open: number, high: number, low: number, close: number, spread: number | null = null): FillCandle => ({
   time: 0,
   open,
   high,
   low,
   close,
-  volume: 1,
   spread,
 });
 
