@@ -246,3 +246,269 @@ export const TerminalCandlesSchema = z
   })
   .meta({ id: 'TerminalCandles' });
 export type TerminalCandles = z.infer<typeof TerminalCandlesSchema>;
+
+// --- What the desk holds, and the actions on it (issue 23) ---------------------------------------
+
+const PriceSchema = z.string().meta({ description: 'Price, exact decimal string in the symbol digits' });
+const StopSchema = z.string().nullable().meta({ description: 'Price, exact decimal string; null when not set' });
+const MoneySchema = z.string().meta({ description: 'Account currency, decimal string with two decimals' });
+const TicketSchema = z
+  .string()
+  .regex(/^[0-9]{1,20}$/, { message: 'expected a ticket number' })
+  .meta({ description: 'A terminal ticket (digits)' });
+
+/** GET /v1/positions and /v1/orders query: both filters optional, combined with AND. */
+export const BookQuerySchema = z.strictObject({
+  symbol: BrokerSymbolSchema.optional().meta({ description: 'Only this exact broker symbol' }),
+  source: SourceSlugSchema.optional().meta({ description: 'Only what the order comment attributes to this source (slug as in the signal)' }),
+});
+export type BookQuery = z.output<typeof BookQuerySchema>;
+
+/** An open position on the terminal (`Position` is the account service's). */
+export const OpenPositionSchema = z
+  .object({
+    ticket: z.string().meta({ description: 'Position ticket' }),
+    symbol: z.string(),
+    side: DirectionSchema,
+    volume: z.string().meta({ description: 'Open volume, lots' }),
+    open_price: PriceSchema,
+    sl: StopSchema,
+    tp: StopSchema,
+    profit: MoneySchema.meta({ description: 'Floating profit of the open volume, account currency' }),
+    swap: MoneySchema.meta({ description: 'Swap charged so far, account currency' }),
+    magic: z.number().int(),
+    comment: z.string().meta({ description: 'The opening order comment' }),
+    source: z.string().nullable().meta({ description: 'The source slug the comment carries, null when the comment is not the service’s' }),
+    opened_at: IsoTimestampSchema,
+  })
+  .meta({ id: 'OpenPosition' });
+export type OpenPosition = z.infer<typeof OpenPositionSchema>;
+
+export const RestingOrderSchema = z
+  .object({
+    ticket: z.string().meta({ description: 'Order ticket' }),
+    symbol: z.string(),
+    type: z.enum(['buy_limit', 'sell_limit', 'buy_stop', 'sell_stop']),
+    volume: z.string().meta({ description: 'Volume still to fill, lots' }),
+    price: PriceSchema,
+    sl: StopSchema,
+    tp: StopSchema,
+    magic: z.number().int(),
+    comment: z.string(),
+    source: z.string().nullable(),
+    placed_at: IsoTimestampSchema,
+    expiration: z.string().nullable().meta({ description: 'ISO 8601 UTC; null = good till cancelled' }),
+  })
+  .meta({ id: 'RestingOrder' });
+export type RestingOrder = z.infer<typeof RestingOrderSchema>;
+
+export const OpenPositionListSchema = z.object({ positions: z.array(OpenPositionSchema) }).meta({ id: 'OpenPositionList' });
+export type OpenPositionList = z.infer<typeof OpenPositionListSchema>;
+export const RestingOrderListSchema = z.object({ orders: z.array(RestingOrderSchema) }).meta({ id: 'RestingOrderList' });
+export type RestingOrderList = z.infer<typeof RestingOrderListSchema>;
+
+/** Printable ASCII without spaces or `#` (a flatten's records are keyed `<key>#<ticket>`), up to 128 characters: a UUID, a ULID or any token a client makes. */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21\x22\x24-\x7e]{1,128}$/, { message: 'expected 1 to 128 printable ASCII characters, without spaces or #' })
+  .meta({ description: 'Required. The same key with the same request replays the stored answer; with a different request it is 409' });
+
+export const IdempotencyHeadersSchema = z.object({ 'idempotency-key': IdempotencyKeySchema });
+
+export const TicketParamsSchema = z.object({ ticket: TicketSchema.meta({ description: 'The ticket' }) });
+
+export const ACTION_KINDS = ['close', 'modify', 'cancel', 'close_all'] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+export const ACTION_STATES = ['processing', 'done', 'rejected', 'unknown'] as const;
+export const ActionStateSchema = z.enum(ACTION_STATES);
+export type ActionState = z.infer<typeof ActionStateSchema>;
+
+/** POST /v1/positions/{ticket}/close: the whole position when `volume` is absent. */
+export const ClosePositionBodySchema = z
+  .strictObject({
+    volume: PositiveDecimalStringSchema.optional().meta({ description: 'Lots to close, on the symbol volume step; the whole position when absent' }),
+  })
+  .meta({ id: 'ClosePosition' });
+export type ClosePositionBody = z.output<typeof ClosePositionBodySchema>;
+
+const PriceOrNullSchema = PositiveDecimalStringSchema.nullable();
+
+/** PATCH /v1/positions/{ticket}: a leg left out stays as it is, null removes it; at least one is given. */
+export const ModifyPositionBodySchema = z
+  .strictObject({
+    sl: PriceOrNullSchema.optional().meta({ description: 'New stop loss; null removes it; absent keeps it' }),
+    tp: PriceOrNullSchema.optional().meta({ description: 'New take profit; null removes it; absent keeps it' }),
+  })
+  .refine((b) => b.sl !== undefined || b.tp !== undefined, { message: 'give sl, tp or both' })
+  .meta({ id: 'ModifyPosition' });
+export type ModifyPositionBody = z.output<typeof ModifyPositionBodySchema>;
+
+/** POST /v1/positions/close-all: every open position, or those of one symbol and/or one source. */
+export const ClosePositionsBodySchema = z
+  .strictObject({
+    symbol: BrokerSymbolSchema.optional().meta({ description: 'Only positions of this exact broker symbol' }),
+    source: SourceSlugSchema.optional().meta({ description: 'Only positions whose order comment carries this source' }),
+  })
+  .meta({ id: 'ClosePositions' });
+export type ClosePositionsBody = z.output<typeof ClosePositionsBodySchema>;
+
+/** What the terminal answered an action, normalized. */
+export const ActionResultSchema = z
+  .object({
+    retcode: z.number().int(),
+    retcode_name: z.string(),
+    order: z.string().nullable(),
+    deal: z.string().nullable(),
+    volume: z.string(),
+    price: z.string().nullable(),
+    broker_comment: z.string(),
+  })
+  .meta({ id: 'ActionResult' });
+export type ActionResult = z.infer<typeof ActionResultSchema>;
+
+/** 200 of a close, a modification or a cancel. */
+export const ActionAnswerSchema = z
+  .object({
+    action_id: z.string(),
+    kind: z.enum(['close', 'modify', 'cancel']),
+    ticket: z.string(),
+    state: z.literal('done'),
+    result: ActionResultSchema,
+  })
+  .meta({ id: 'ActionAnswer' });
+export type ActionAnswer = z.infer<typeof ActionAnswerSchema>;
+
+const ActionFailureSchema = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
+
+/** An action as GET /v1/actions lists it. */
+export const ActionRecordSchema = z
+  .object({
+    action_id: z.string(),
+    idempotency_key: z.string(),
+    kind: z
+      .enum(ACTION_KINDS)
+      .meta({ description: 'close_all: a flatten’s plan (its request lists the tickets it covers); each position has its own close record' }),
+    ticket: z.string(),
+    state: ActionStateSchema,
+    request: z.unknown(),
+    order_comment: z.string(),
+    http_status: z.number().int().nullable(),
+    result: ActionResultSchema.nullable(),
+    error: ActionFailureSchema.nullable(),
+    received_at: IsoTimestampSchema,
+    completed_at: IsoTimestampSchema.nullable(),
+    updated_at: IsoTimestampSchema,
+  })
+  .meta({ id: 'ActionRecord' });
+export type ActionRecord = z.infer<typeof ActionRecordSchema>;
+
+/** A page cursor the service issued: base64url, opaque. */
+const OpaqueCursorSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,400}$/, { message: 'not a cursor this service issued' })
+  .meta({ description: 'next_cursor of the previous page, as given (opaque)' });
+
+export const ActionListQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
+  cursor: OpaqueCursorSchema.optional(),
+});
+export type ActionListQuery = z.output<typeof ActionListQuerySchema>;
+
+export const ActionListSchema = z
+  .object({
+    actions: z.array(ActionRecordSchema),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next (older) page; null on the last page' }),
+  })
+  .meta({ id: 'ActionList' });
+export type ActionList = z.infer<typeof ActionListSchema>;
+
+/** 200 of a flatten: each position's outcome, as a close of it answers. */
+export const ClosePositionsAnswerSchema = z
+  .object({
+    idempotency_key: z.string(),
+    positions: z.array(
+      z.object({
+        ticket: z.string(),
+        state: ActionStateSchema,
+        http_status: z.number().int().nullable(),
+        answer: z.unknown().meta({ description: 'What a close of this one position answers (ActionAnswer or the error envelope)' }),
+      }),
+    ),
+  })
+  .meta({ id: 'ClosePositionsAnswer' });
+export type ClosePositionsAnswer = z.infer<typeof ClosePositionsAnswerSchema>;
+
+// --- Deals: the terminal's trade history --------------------------------------------------------
+
+/** The longest range one GET /v1/deals reads: a month; a longer history is read month by month. */
+export const MAX_DEALS_RANGE_DAYS = 31;
+
+/**
+ * GET /v1/deals query: the range [from, to), at most MAX_DEALS_RANGE_DAYS long, and the filters
+ * (AND). The rule across `from` and `to` names the query itself (`querystring`), as JSON Schema
+ * cannot state it.
+ */
+export const DealListQuerySchema = z
+  .strictObject({
+    from: Rfc3339Schema.meta({ description: 'Deals at or after this instant' }),
+    to: Rfc3339Schema.meta({ description: `Deals before this instant (exclusive); at most ${MAX_DEALS_RANGE_DAYS} days after from` }),
+    position: TicketSchema.optional().meta({ description: 'Only the deals of this position ticket' }),
+    symbol: BrokerSymbolSchema.optional().meta({ description: 'Only deals of this exact broker symbol' }),
+    source: SourceSlugSchema.optional().meta({
+      description: 'Only deals of positions whose opening order comment carries this source (an exit counts when its entry is in the same range)',
+    }),
+    limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Deals per page, 1 to 500; default 100' }),
+    cursor: OpaqueCursorSchema.optional(),
+  })
+  .superRefine((q, ctx) => {
+    const span = Date.parse(q.to) - Date.parse(q.from);
+    if (!(span > 0 && span <= MAX_DEALS_RANGE_DAYS * 86_400_000)) {
+      ctx.addIssue({ code: 'custom', path: [], message: `to must be after from, by at most ${MAX_DEALS_RANGE_DAYS} days` });
+    }
+  });
+export type DealListQuery = z.output<typeof DealListQuerySchema>;
+export type DealListQueryInput = z.input<typeof DealListQuerySchema>;
+
+/** MT5 DEAL_REASON_* in lower case. */
+export const DealReasonSchema = z
+  .enum(['client', 'mobile', 'web', 'expert', 'sl', 'tp', 'so', 'rollover', 'vmargin', 'split', 'unknown'])
+  .meta({
+    description:
+      'Who or what made the deal (MT5 DEAL_REASON): expert = a program (this service), sl/tp = the venue at a stop, so = stop-out, client/mobile/web = by hand',
+  });
+
+/** A history deal of the terminal (`Trade` is the account service's). */
+export const DealSchema = z
+  .object({
+    ticket: z.string().meta({ description: 'Deal ticket' }),
+    order: z.string().nullable().meta({ description: 'The order that made it; null when the venue made it without one' }),
+    position: z.string().nullable().meta({ description: 'The position it opened or changed' }),
+    symbol: z.string(),
+    side: DirectionSchema,
+    entry: z
+      .enum(['in', 'out', 'inout', 'out_by'])
+      .meta({ description: 'MT5 DEAL_ENTRY: opened (in), closed some or all (out), reversed (inout), closed by an opposite position (out_by)' }),
+    volume: z.string().meta({ description: 'Lots' }),
+    price: PriceSchema,
+    profit: MoneySchema.meta({ description: 'Realized profit of the deal (0.00 for an entry), account currency' }),
+    commission: MoneySchema,
+    swap: MoneySchema,
+    magic: z.number().int(),
+    comment: z.string(),
+    reason: DealReasonSchema,
+    source: z
+      .string()
+      .nullable()
+      .meta({ description: 'The source slug of the position’s opening order comment, when the service’s and in the range read; else null' }),
+    time: IsoTimestampSchema,
+  })
+  .meta({ id: 'Deal' });
+export type Deal = z.infer<typeof DealSchema>;
+
+export const DealListSchema = z
+  .object({
+    deals: z.array(DealSchema).meta({ description: 'Oldest first' }),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor, with the same query, for the next (later) page; null on the last page' }),
+  })
+  .meta({ id: 'DealList' });
+export type DealList = z.infer<typeof DealListSchema>;

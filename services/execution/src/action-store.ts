@@ -1,18 +1,7 @@
 import type { Database } from '@fxdesk/core';
+import type { ActionKind, ActionRecord, ActionResult, ActionState } from '@fxdesk/schemas';
 
-export type ActionKind = 'close' | 'modify' | 'cancel' | 'close_all';
-export type ActionState = 'processing' | 'done' | 'rejected' | 'unknown';
-
-/** What the terminal answered an action, normalized. */
-export interface ActionResult {
-  retcode: number;
-  retcode_name: string;
-  order: string | null;
-  deal: string | null;
-  volume: string;
-  price: string | null;
-  broker_comment: string;
-}
+export type { ActionKind, ActionRecord, ActionResult, ActionState };
 
 /** A record under an Idempotency-Key, as a flatten reads it back. */
 export interface KeyedAction extends ExistingAction {
@@ -56,23 +45,6 @@ export interface ActionOutcome {
   result: ActionResult | null;
   error: { code: string; message: string; details?: unknown } | null;
   completedAt: string;
-}
-
-/** An action as GET /v1/actions lists it. */
-export interface ActionRecord {
-  action_id: string;
-  idempotency_key: string;
-  kind: ActionKind;
-  ticket: string;
-  state: ActionState;
-  request: unknown;
-  order_comment: string;
-  http_status: number | null;
-  result: ActionResult | null;
-  error: { code: string; message: string; details?: unknown } | null;
-  received_at: string;
-  completed_at: string | null;
-  updated_at: string;
 }
 
 /** Where a page of the list ends: its last row, in (received_at, action_id) order. */

@@ -1,6 +1,7 @@
 import { outcomeOfRetcode, retcodeName, type TerminalPosition, type TradeResult, type TradingTerminal } from '@fxdesk/broker';
 import { AppError, envelope } from '@fxdesk/core';
 import { compareDecimal, decimalPlaces, type Clock } from '@fxdesk/primitives';
+import type { ClosePositionBody, ClosePositionsAnswer, ClosePositionsBody, ModifyPositionBody } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { ActionKind, ActionOutcome, ActionPosition, ActionRecord, ActionResult, ActionState, ActionStore, ExistingAction } from './action-store.js';
 import type { BookReads } from './book.js';
@@ -24,21 +25,11 @@ export interface ActionsDeps {
 }
 
 /** POST /v1/positions/{ticket}/close: the whole position when `volume` is absent. */
-export interface CloseBody {
-  volume?: string;
-}
-
+export type CloseBody = ClosePositionBody;
 /** PATCH /v1/positions/{ticket}: a leg left out stays as it is, null removes it. */
-export interface ModifyBody {
-  sl?: string | null;
-  tp?: string | null;
-}
-
+export type ModifyBody = ModifyPositionBody;
 /** POST /v1/positions/close-all: every open position, or those of one symbol and/or one source. */
-export interface FlattenBody {
-  symbol?: string;
-  source?: string;
-}
+export type FlattenBody = ClosePositionsBody;
 
 /** One position of a flatten: its own record, keyed by the Idempotency-Key and the ticket, under the flatten's hash. */
 interface FlattenItem {
@@ -47,12 +38,7 @@ interface FlattenItem {
 }
 
 /** What a flatten answers for each position it covers. */
-export interface FlattenOutcome {
-  ticket: string;
-  state: ActionState;
-  http_status: number | null;
-  answer: unknown;
-}
+export type FlattenOutcome = ClosePositionsAnswer['positions'][number];
 
 /** The record id of a flatten's position: the key and the ticket (a ticket is digits, so no two pairs meet). */
 export function flattenActionId(idempotencyKey: string, ticket: string): string {
@@ -173,7 +159,7 @@ export class PositionActions {
   closeAll(body: FlattenBody, call: ActionCall): Promise<Answer> {
     return this.track(async () => {
       const { store, book, logger, clock } = this.deps;
-      const hash = actionHash('close_all', '', body as Record<string, unknown>);
+      const hash = actionHash('close_all', '', body);
       const key = call.idempotencyKey;
       let records = await this.storeCall(key, 'read the stored actions', () => store.byKey(key));
       let plan = records.find((r) => r.actionId === key);

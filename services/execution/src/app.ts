@@ -4,6 +4,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { PositionActions } from './actions.js';
 import { BookReads } from './book.js';
 import { CandleReader } from './candles.js';
+import { DealHistory } from './deals.js';
 import type { ExecutionConfig } from './config.js';
 import type { ExecutionDeps } from './deps.js';
 import { registerExecutionMetrics } from './metrics.js';
@@ -12,6 +13,7 @@ import { recoverInterruptedSignals, sweepAbandonedClaims } from './recovery.js';
 import { registerActionRoutes } from './routes/actions.js';
 import { registerBookRoutes } from './routes/book.js';
 import { registerCandleRoutes } from './routes/candles.js';
+import { registerDealRoutes } from './routes/deals.js';
 import { registerSignalRoutes } from './routes/signals.js';
 
 export interface ExecutionService {
@@ -31,7 +33,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     tags: [
       { name: 'signals', description: 'Submit signals and read their durable state' },
-      { name: 'positions', description: 'Open positions and resting orders, and the actions on them' },
+      { name: 'positions', description: 'Open positions and resting orders, the actions on them, and the deals of the history' },
       { name: 'market data', description: 'Historical candles from the terminal' },
       { name: 'health', description: 'Liveness and readiness' },
     ],
@@ -41,13 +43,16 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   const logger = app.log as Logger;
 
   const pipeline = new SignalPipeline({ config, terminal, store, clock, logger, metrics: app.metrics });
+  // Reads that cannot trade (candles, the book, deals) are bounded as the calls before order_send are.
+  const readDeadline = { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' };
   const candles = new CandleReader({
     terminal,
     allowedSymbols: config.ALLOWED_SYMBOLS,
     maxLookback: config.MAX_CANDLES_LOOKBACK,
-    deadline: { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' },
+    deadline: readDeadline,
   });
-  const book = new BookReads(terminal, { clock, timeoutMs: config.PRE_SEND_TIMEOUT_MS, setting: 'PRE_SEND_TIMEOUT_MS' });
+  const book = new BookReads(terminal, readDeadline);
+  const deals = new DealHistory(terminal, readDeadline);
   const actions = new PositionActions({ config, terminal, store: store.actions, book, clock, logger, readiness: () => pipeline.readiness() });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 
@@ -57,6 +62,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     registerCandleRoutes(v1, candles);
     registerBookRoutes(v1, book);
     registerActionRoutes(v1, actions);
+    registerDealRoutes(v1, deals);
     done();
   });
 

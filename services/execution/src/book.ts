@@ -1,55 +1,20 @@
 import type { TerminalOrder, TerminalPosition, TradingTerminal } from '@fxdesk/broker';
+import type { BookQuery, OpenPosition, OpenPositionList, RestingOrder, RestingOrderList } from '@fxdesk/schemas';
 import { AppError } from '@fxdesk/core';
 import type { Logger } from 'pino';
-import { withDeadline, type Deadline } from './deadline.js';
+import { messageOf, withDeadline, type Deadline } from './deadline.js';
 import { errors } from './errors.js';
 import { commentPrefix, sourceOfComment } from './order-comment.js';
 
-/** Which positions or orders a listing answers: each filter given must hold. */
-export interface BookFilter {
-  symbol?: string;
-  /** The source slug in the order comment (cut as the comment cuts it). */
-  source?: string;
-}
-
-/** A position at the API edge: decimals as strings, times as ISO-8601. */
-export interface BookPosition {
-  ticket: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  volume: string;
-  open_price: string;
-  sl: string | null;
-  tp: string | null;
-  profit: string;
-  swap: string;
-  magic: number;
-  comment: string;
-  source: string | null;
-  opened_at: string;
-}
-
-export interface BookOrder {
-  ticket: string;
-  symbol: string;
-  type: TerminalOrder['type'];
-  volume: string;
-  price: string;
-  sl: string | null;
-  tp: string | null;
-  magic: number;
-  comment: string;
-  source: string | null;
-  placed_at: string;
-  expiration: string | null;
-}
+/** Which positions or orders a listing answers: each filter given must hold (`source`: the slug in the order comment, cut as the comment cuts it). */
+export type BookFilter = BookQuery;
 
 /** Money of the account currency at the API edge: two decimals, as the terminal books it. */
-function money(value: number): string {
+export function money(value: number): string {
   return value.toFixed(2);
 }
 
-export function bookPosition(p: TerminalPosition): BookPosition {
+export function bookPosition(p: TerminalPosition): OpenPosition {
   return {
     ticket: p.ticket,
     symbol: p.symbol,
@@ -67,7 +32,7 @@ export function bookPosition(p: TerminalPosition): BookPosition {
   };
 }
 
-export function bookOrder(o: TerminalOrder): BookOrder {
+export function bookOrder(o: TerminalOrder): RestingOrder {
   return {
     ticket: o.ticket,
     symbol: o.symbol,
@@ -105,25 +70,36 @@ export class BookReads {
     return positions.filter((p) => isFromSource(p.comment, filter.source));
   }
 
-  async positions(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<{ positions: BookPosition[] }> {
+  async positions(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<OpenPositionList> {
     return { positions: (await this.terminalPositions(filter, log)).map(bookPosition) };
   }
 
-  async orders(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<{ orders: BookOrder[] }> {
+  async orders(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<RestingOrderList> {
     const orders = await this.read('orders', () => this.terminal.orders({ symbol: filter.symbol }), log);
     return { orders: orders.filter((o) => isFromSource(o.comment, filter.source)).map(bookOrder) };
   }
 
-  private async read<T>(name: string, call: () => Promise<T>, log: Pick<Logger, 'warn'>): Promise<T> {
-    if (!this.terminal.isConnected())
-      throw new AppError('not_ready', `the ${this.terminal.name} terminal is disconnected`, { headers: { 'retry-after': '5' } });
-    try {
-      return await withDeadline(call, this.deadline);
-    } catch (err) {
-      log.warn({ err }, `${name} failed`);
-      throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${err instanceof Error ? err.message : String(err)}`, {
-        headers: { 'retry-after': '1' },
-      });
-    }
+  private read<T>(name: string, call: () => Promise<T>, log: Pick<Logger, 'warn'>): Promise<T> {
+    return readTerminal(this.terminal, this.deadline, name, call, log);
+  }
+}
+
+/**
+ * A read of the terminal for a route: 503 `not_ready` while it is disconnected, and any failure
+ * or silence past the deadline a retryable 503 `broker_unavailable` (its late answer dropped).
+ */
+export async function readTerminal<T>(
+  terminal: TradingTerminal,
+  deadline: Deadline,
+  name: string,
+  call: () => Promise<T>,
+  log: Pick<Logger, 'warn'>,
+): Promise<T> {
+  if (!terminal.isConnected()) throw new AppError('not_ready', `the ${terminal.name} terminal is disconnected`, { headers: { 'retry-after': '5' } });
+  try {
+    return await withDeadline(call, deadline);
+  } catch (err) {
+    log.warn({ err }, `${name} failed`);
+    throw errors.create('broker_unavailable', `the terminal did not answer ${name}: ${messageOf(err)}`, { headers: { 'retry-after': '1' } });
   }
 }

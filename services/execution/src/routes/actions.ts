@@ -1,89 +1,19 @@
 import { AppError, type App } from '@fxdesk/core';
-import { BrokerSymbolSchema, ErrorEnvelopeSchema, PositiveDecimalStringSchema, SourceSlugSchema } from '@fxdesk/schemas';
+import {
+  ActionAnswerSchema,
+  ActionListQuerySchema,
+  ActionListSchema,
+  ClosePositionBodySchema,
+  ClosePositionsAnswerSchema,
+  ClosePositionsBodySchema,
+  ErrorEnvelopeSchema,
+  IdempotencyHeadersSchema,
+  ModifyPositionBodySchema,
+  TicketParamsSchema,
+} from '@fxdesk/schemas';
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
 import type { PositionActions } from '../actions.js';
 import type { Answer } from '../pipeline.js';
-
-/** Printable ASCII without spaces, up to 128 characters: a UUID, a ULID or any token a client makes. */
-export const IdempotencyHeadersSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x21\x22\x24-\x7e]{1,128}$/, { message: 'expected 1 to 128 printable ASCII characters, without spaces or #' })
-    .meta({ description: 'Required. The same key with the same request replays the stored answer; with a different request it is 409' }),
-});
-
-const TicketParamsSchema = z.object({
-  ticket: z
-    .string()
-    .regex(/^[0-9]{1,20}$/, { message: 'expected a ticket number' })
-    .meta({ description: 'The ticket' }),
-});
-
-const PriceOrNullSchema = PositiveDecimalStringSchema.nullable();
-
-export const CloseBodySchema = z
-  .strictObject({
-    volume: PositiveDecimalStringSchema.optional().meta({ description: 'Lots to close, on the symbol volume step; the whole position when absent' }),
-  })
-  .meta({ id: 'ClosePosition' });
-
-export const ModifyBodySchema = z
-  .strictObject({
-    sl: PriceOrNullSchema.optional().meta({ description: 'New stop loss; null removes it; absent keeps it' }),
-    tp: PriceOrNullSchema.optional().meta({ description: 'New take profit; null removes it; absent keeps it' }),
-  })
-  .refine((b) => b.sl !== undefined || b.tp !== undefined, { message: 'give sl, tp or both' })
-  .meta({ id: 'ModifyPosition' });
-
-const ActionResultSchema = z.object({
-  retcode: z.number().int(),
-  retcode_name: z.string(),
-  order: z.string().nullable(),
-  deal: z.string().nullable(),
-  volume: z.string(),
-  price: z.string().nullable(),
-  broker_comment: z.string(),
-});
-
-export const ActionAnswerSchema = z
-  .object({
-    action_id: z.string(),
-    kind: z.enum(['close', 'modify', 'cancel']),
-    ticket: z.string(),
-    state: z.literal('done'),
-    result: ActionResultSchema,
-  })
-  .meta({ id: 'ActionAnswer' });
-
-const ActionRecordSchema = z
-  .object({
-    action_id: z.string(),
-    idempotency_key: z.string(),
-    kind: z
-      .enum(['close', 'modify', 'cancel', 'close_all'])
-      .meta({ description: 'close_all: a flatten’s plan (its request lists the tickets it covers); each position has its own close record' }),
-    ticket: z.string(),
-    state: z.enum(['processing', 'done', 'rejected', 'unknown']),
-    request: z.unknown(),
-    order_comment: z.string(),
-    http_status: z.number().int().nullable(),
-    result: ActionResultSchema.nullable(),
-    error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }).nullable(),
-    received_at: z.string(),
-    completed_at: z.string().nullable(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'ActionRecord' });
-
-const ActionListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
-  cursor: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,400}$/, { message: 'not a cursor this service issued' })
-    .optional()
-    .meta({ description: 'next_cursor of the previous page, as given (opaque)' }),
-});
 
 const ANSWERS = { 200: ActionAnswerSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema };
 const IDEMPOTENCY =
@@ -99,27 +29,6 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
     .type('application/json; charset=utf-8')
     .send(answer.body);
 }
-
-export const FlattenBodySchema = z
-  .strictObject({
-    symbol: BrokerSymbolSchema.optional().meta({ description: 'Only positions of this exact broker symbol' }),
-    source: SourceSlugSchema.optional().meta({ description: 'Only positions whose order comment carries this source' }),
-  })
-  .meta({ id: 'ClosePositions' });
-
-const FlattenAnswerSchema = z
-  .object({
-    idempotency_key: z.string(),
-    positions: z.array(
-      z.object({
-        ticket: z.string(),
-        state: z.enum(['processing', 'done', 'rejected', 'unknown']),
-        http_status: z.number().int().nullable(),
-        answer: z.unknown().meta({ description: 'What a close of this one position answers (ActionAnswer or the error envelope)' }),
-      }),
-    ),
-  })
-  .meta({ id: 'ClosePositionsAnswer' });
 
 export function registerActionRoutes(app: App, actions: PositionActions): void {
   // PATCH /v1/positions/{ticket} would take `close-all` as a ticket (422): the flatten's path
@@ -145,8 +54,8 @@ export function registerActionRoutes(app: App, actions: PositionActions): void {
           'answers the positions already recorded from their records and closes only the ones not yet claimed, so nothing is closed twice. ' +
           '200 lists each position’s outcome (`answer` is what a close of that position answers); the same key with another body is 409 `idempotency_conflict`.',
         headers: IdempotencyHeadersSchema,
-        body: FlattenBodySchema.nullish(),
-        response: { 200: FlattenAnswerSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
+        body: ClosePositionsBodySchema.nullish(),
+        response: { 200: ClosePositionsAnswerSchema, 409: ErrorEnvelopeSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
     },
     async (request, reply) =>
@@ -163,7 +72,7 @@ export function registerActionRoutes(app: App, actions: PositionActions): void {
         description: `Closes \`volume\` lots of the position at the bid (a buy) or the ask (a sell), the whole of it when absent. ${IDEMPOTENCY}`,
         params: TicketParamsSchema,
         headers: IdempotencyHeadersSchema,
-        body: CloseBodySchema.nullish(),
+        body: ClosePositionBodySchema.nullish(),
         response: ANSWERS,
       },
     },
@@ -184,7 +93,7 @@ export function registerActionRoutes(app: App, actions: PositionActions): void {
         description: `Sets \`sl\` and/or \`tp\` (null removes one, absent keeps it), with the price precision and stop-distance rules of a signal. ${IDEMPOTENCY}`,
         params: TicketParamsSchema,
         headers: IdempotencyHeadersSchema,
-        body: ModifyBodySchema,
+        body: ModifyPositionBodySchema,
         response: ANSWERS,
       },
     },
@@ -219,10 +128,7 @@ export function registerActionRoutes(app: App, actions: PositionActions): void {
         description:
           'Every close, modification and cancel with its state (processing, done, rejected, unknown) and the terminal’s answer; pass `next_cursor` back as `cursor` for the next (older) page until it is null.',
         querystring: ActionListQuerySchema,
-        response: {
-          200: z.object({ actions: z.array(ActionRecordSchema), next_cursor: z.string().nullable() }).meta({ id: 'ActionList' }),
-          422: ErrorEnvelopeSchema,
-        },
+        response: { 200: ActionListSchema, 422: ErrorEnvelopeSchema },
       },
     },
     async (request) => actions.list(request.query),
