@@ -22,7 +22,8 @@ import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
 import type { Leadership } from './leadership.js';
-import { PaperAccount } from './paper-account.js';
+import { PaperAccount, paperFillsOf } from './paper-account.js';
+import { exitRulesOf, rulesOf } from './rules.js';
 import { PostgresLeadership } from './postgres-leadership.js';
 import { SignalDispatcher } from './signal-dispatch.js';
 import { openStrategyStores, type StrategyStores } from './store/index.js';
@@ -149,7 +150,8 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     clock,
     startBalance: config.PAPER_BALANCE,
     leverage: config.PAPER_LEVERAGE,
-    volumeLots: Number(config.TRADE_VOLUME),
+    fills: paperFillsOf(config),
+    exits: exitRulesOf(rulesOf(config)),
     rate: (from, to) => source.rate(from, to),
     events,
   });

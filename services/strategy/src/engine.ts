@@ -525,13 +525,13 @@ export class StrategyEngine {
         return;
       }
       if (this.run !== run) return;
-      const { added, rejected } = pair.ingest(candles);
+      const { added, atrs, rejected } = pair.ingest(candles);
       if (rejected > 0) logger.warn({ instrument: pair.instrument, rejected }, 'malformed candles skipped');
       if (added.length === 0) return;
       this.candles.inc({ instrument: pair.instrument }, added.length);
       await this.publishCandles(pair, added.length, last === null);
       if (!this.isLeading) return;
-      await this.o.paper.onCandles(pair.instrument, added);
+      await this.o.paper.onCandles(pair.instrument, pair.digits, added, atrs);
       if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
     } catch (err) {
       logger.error({ err, instrument: pair.instrument }, 'processing closed candles failed');
@@ -577,10 +577,19 @@ export class StrategyEngine {
     return last !== null && this.o.clock.now() - (last * 1000 + this.timeframeMs) < this.timeframeMs;
   }
 
-  /** A new leader's first look at a pair: the paper trades on the candles it holds, then its newest candle. */
+  /**
+   * A new leader's first look at a pair: the paper trades on the candles it holds (their ATRs are
+   * not kept, so a trailing stop in ATRs does not move on them), then its newest candle.
+   */
   private async catchUp(run: Run, pair: PairTracker): Promise<void> {
     try {
-      await this.o.paper.onCandles(pair.instrument, pair.chartCandles(this.o.config.CHART_CANDLES).map(ruleCandleOf));
+      const held = pair.chartCandles(this.o.config.CHART_CANDLES).map(ruleCandleOf);
+      await this.o.paper.onCandles(
+        pair.instrument,
+        pair.digits,
+        held,
+        held.map(() => Number.NaN),
+      );
       if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
     } catch (err) {
       this.o.logger.error({ err, instrument: pair.instrument }, 'catching up on taking the lead failed');
@@ -618,7 +627,8 @@ export class StrategyEngine {
       dry_run: run.dryRun,
       ...this.o.dispatcher.initialStates(run.dryRun),
     };
-    if (!(await signals.insert(signal, run.dryRun ? this.o.paper.tradeOf(signal) : undefined))) return;
+    const paper = run.dryRun ? await this.o.paper.entryOf(signal, pair.digits) : {};
+    if (!(await signals.insert(signal, paper.trade, paper.closes))) return;
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
     this.signals.inc({ instrument: pair.instrument, type: signal.type });
     this.o.logger.info(

@@ -50,6 +50,8 @@ export function trackerSettings(
 export interface IngestResult {
   /** The candles that were new (older or repeated ones are skipped), oldest first. */
   added: RuleCandle[];
+  /** The Supertrend's ATR after each added candle, NaN while the indicators warm up (what a trailing stop reads). */
+  atrs: number[];
   /** Candles refused as malformed (high < low, a price that is not finite, negative volume). */
   rejected: number;
 }
@@ -119,13 +121,18 @@ export class PairTracker {
   /** Feeds closed candles (oldest first) through {@link push}, skipping those already seen. */
   ingest(candles: readonly RuleCandle[]): IngestResult {
     const added: RuleCandle[] = [];
+    const atrs: number[] = [];
     let rejected = 0;
     for (const candle of candles) {
       if (this.lastCandle && candle.time <= this.lastCandle.time) continue;
-      if (this.push(candle)) added.push(candle);
-      else rejected++;
+      if (this.push(candle)) {
+        added.push(candle);
+        atrs.push(this.snapshot?.supertrend.atr ?? Number.NaN);
+      } else {
+        rejected++;
+      }
     }
-    return { added, rejected };
+    return { added, atrs, rejected };
   }
 
   /**

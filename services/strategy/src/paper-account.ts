@@ -1,78 +1,169 @@
-import type { Candle } from '@fxdesk/indicators';
 import type { Clock } from '@fxdesk/primitives';
 import type { StrategyAccount, StrategySignal } from '@fxdesk/schemas';
+import {
+  commissionOf,
+  contractSize,
+  PairPosition,
+  pnlOf,
+  pricingOf,
+  rMultipleOf,
+  volumeLots,
+  type ExitReason,
+  type ExitRules,
+  type FillCandle,
+  type FillModel,
+  type PositionHooks,
+} from '@fxdesk/trading';
+import type { StrategyConfig } from './config.js';
 import type { EventHub } from './event-hub.js';
+import type { RuleCandle } from './signal-rule.js';
 import type { PaperTrade, PaperTradeStore } from './store/index.js';
+import type { PaperPosition } from './store/paper-trades.js';
+
+export { contractSize };
 
 /** The paper account's currency: P/L and margin are converted to it. */
 export const PAPER_CURRENCY = 'USD';
-
-/** Units of the base currency in one lot: 100 oz of gold, 5 000 oz of silver, else 100 000. */
-export function contractSize(instrument: string): number {
-  const base = instrument.split('_')[0];
-  return base === 'XAU' ? 100 : base === 'XAG' ? 5000 : 100_000;
-}
 
 export interface PaperAccountOptions {
   trades: PaperTradeStore;
   clock: Clock;
   startBalance: number;
   leverage: number;
-  /** Lots each paper trade opens. */
-  volumeLots: number;
+  /** The lab's fill model: PAPER_SPREAD_POINTS, PAPER_SLIPPAGE_POINTS, PAPER_COMMISSION_PER_LOT, TRADE_VOLUME lots. */
+  fills: FillModel;
+  /** The exit rules (the config's). */
+  exits: ExitRules;
   /** Units of `to` per unit of `from` at the latest prices, when the market knows them. */
   rate: (from: string, to: string) => number | undefined;
   /** Told when a trade opens or closes (the balance, equity and margin moved). */
   events: Pick<EventHub, 'statusChanged'>;
 }
 
+/** The paper account's fill model from its settings (also a backtest's fill_model defaults): TRADE_VOLUME lots. */
+export function paperFillsOf(
+  config: Pick<StrategyConfig, 'PAPER_SPREAD_POINTS' | 'PAPER_SLIPPAGE_POINTS' | 'PAPER_COMMISSION_PER_LOT' | 'TRADE_VOLUME'>,
+): FillModel {
+  return {
+    spread_points: config.PAPER_SPREAD_POINTS ?? null,
+    slippage_points: config.PAPER_SLIPPAGE_POINTS,
+    commission_per_lot: config.PAPER_COMMISSION_PER_LOT,
+    volume: { lots: Number(config.TRADE_VOLUME) },
+  };
+}
+
+/** What a dry_run signal does to the paper account, written with the signal in one write. */
+export interface PaperEntry {
+  /** The trade it opens, waiting for the next candle's open; absent when it is skipped (a position open on the pair). */
+  trade?: PaperTrade;
+  /** The open trade it closes at that open (EXIT_ON_OPPOSITE_SIGNAL). */
+  closes?: string;
+}
+
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
+/** A stored trade with its position's state now, the candles applied up to `lastCandleTime`. */
+function stateOf(row: PaperPosition, position: PairPosition, lastCandleTime: number): PaperPosition {
+  return {
+    ...row,
+    entry: position.entry,
+    units: position.lots * contractSize(row.instrument),
+    entryTime: position.entryTime,
+    stop: position.stop,
+    stopReason: position.stopReason,
+    candlesHeld: position.candlesHeld,
+    lastCandleTime,
+    closing: position.closing,
+    volumeLots: position.lots,
+  };
+}
+
 /**
- * The account that dry_run signals trade (README "Paper trading"): each signal opens TRADE_VOLUME
- * lots at its entry price with its stop loss and take profit; a later closed candle whose range
- * reaches the stop (checked first) or the target closes it there. Trades live in the store, so the
- * balance survives a restart.
+ * The account that dry_run signals trade (README "Paper trading"), with the lab's fill model and
+ * exit rules (@fxdesk/trading's PairPosition, driven as a backtest drives it): a signal waits for
+ * the next candle's open, enters at the ask (LONG) or bid (SHORT) and the slippage, meets its stop
+ * (first) and target within each candle, its exit rules at each close, one position per pair.
+ * Trades live in the store, so the balance and each position's state survive a restart.
  */
 export class PaperAccount {
   constructor(private readonly o: PaperAccountOptions) {}
 
-  /** The trade a dry_run signal opens, stored with the signal in one write. */
-  tradeOf(signal: StrategySignal): PaperTrade {
-    return {
+  /** What a dry_run signal opens or closes: the pair's position (from the store) takes the signal as the lab's would. */
+  async entryOf(signal: StrategySignal, digits: number): Promise<PaperEntry> {
+    const positions = await this.o.trades.positions(signal.instrument);
+    const { position } = this.restored(positions, digits, { skipped: () => {} });
+    const open = positions.find((p) => p.entryTime !== null);
+    const wasClosing = position.closing;
+    position.onSignal(signal.type === 'LONG' ? 1 : -1, signal.stop_loss, signal.take_profit, Date.parse(signal.candle_time) / 1000);
+    if (!position.hasPending || positions.some((p) => p.entryTime === null)) return {};
+    const trade: PaperTrade = {
       signalId: signal.signal_id,
       instrument: signal.instrument,
       side: signal.type === 'LONG' ? 1 : -1,
-      units: this.o.volumeLots * contractSize(signal.instrument),
+      units: this.lots() * contractSize(signal.instrument),
       entry: signal.entry_price,
       stopLoss: signal.stop_loss,
       takeProfit: signal.take_profit,
       candleTime: Date.parse(signal.candle_time) / 1000,
       openedAt: signal.generated_at,
     };
+    return open && wasClosing === null && position.closing !== null ? { trade, closes: open.signalId } : { trade };
   }
 
   /**
-   * Closes the open trades of `instrument` whose stop or target these candles (oldest first)
-   * reached. Candles seen before change nothing: a trade closes once, at the first that reached it.
+   * The pair's closed candles (oldest first) with the Supertrend's ATR after each (NaN unknown)
+   * through its paper position: entries, exits and stop moves, each written once; candles at or
+   * before the last one applied change nothing.
    */
-  async onCandles(instrument: string, candles: readonly Candle[]): Promise<void> {
-    let open = (await this.o.trades.openPaperTrades()).filter((t) => t.instrument === instrument);
-    for (const candle of candles) {
-      if (open.length === 0) return;
-      const still: PaperTrade[] = [];
-      for (const trade of open) if (candle.time <= trade.candleTime || !(await this.closeIfReached(trade, candle))) still.push(trade);
-      open = still;
+  async onCandles(instrument: string, digits: number, candles: readonly RuleCandle[], atrs: readonly number[]): Promise<void> {
+    const positions = await this.o.trades.positions(instrument);
+    if (positions.length === 0) return;
+    const writes: Array<() => Promise<void>> = [];
+    let touched = false;
+    const { position, ids } = this.restored(positions, digits, {
+      skipped: () => {
+        const id = ids.pending;
+        writes.push(() => this.o.trades.drop(id));
+      },
+      entered: () => {
+        ids.open = ids.pending;
+        touched = true;
+      },
+      exited: (candle, price, reason) => {
+        const entered = stateOf(rowOf(ids.open), position, candle.time);
+        const closed = this.closed(instrument, position, candle, price, reason);
+        writes.push(async () => {
+          await this.o.trades.keep(entered);
+          await this.o.trades.closePaperTrade(entered.signalId, price, closed.pnl, new Date(this.o.clock.now()).toISOString(), closed);
+        });
+        touched = true;
+      },
+    });
+    const rowOf = (id: string) => positions.find((p) => p.signalId === id)!;
+    let last = Math.max(...positions.map((p) => p.lastCandleTime));
+    candles.forEach((candle, i) => {
+      if (candle.time <= last) return;
+      last = candle.time;
+      position.onCandle(candle);
+      position.onClose(candle, atrs[i] ?? Number.NaN);
+    });
+    const pending = positions.find((p) => p.entryTime === null);
+    if (pending && position.hasPending) writes.push(() => this.o.trades.keep({ ...pending, lastCandleTime: last }));
+    if (position.isOpen) {
+      const state = stateOf(rowOf(ids.open), position, last);
+      writes.push(() => this.o.trades.keep(state));
     }
+    for (const write of writes) await write();
+    if (touched) this.o.events.statusChanged();
   }
 
-  /** Balance, equity and margin, marking open trades at `priceOf` (their entry when unknown). */
+  /** Balance, equity and margin, marking the entered trades at `priceOf` (their entry when unknown). */
   async snapshot(priceOf: (instrument: string) => number | null): Promise<StrategyAccount> {
-    const [realized, trades] = await Promise.all([this.o.trades.realizedPaperPnl(), this.o.trades.openPaperTrades()]);
+    const [realized, positions] = await Promise.all([this.o.trades.realizedPaperPnl(), this.o.trades.positions()]);
     const balance = this.o.startBalance + realized;
     let unrealized = 0;
     let marginUsed = 0;
-    for (const trade of trades) {
+    for (const trade of positions.filter((p) => p.entryTime !== null)) {
       const price = priceOf(trade.instrument) ?? trade.entry;
       unrealized += this.toAccount(trade.side * (price - trade.entry) * trade.units, trade.instrument, price);
       marginUsed += (trade.units * this.baseInAccount(trade.instrument, price)) / this.o.leverage;
@@ -81,26 +172,62 @@ export class PaperAccount {
     return { balance: round2(balance), equity: round2(equity), margin_used: round2(marginUsed), margin_available: round2(equity - marginUsed) };
   }
 
-  /** Closes `trade` at its stop or target when `candle` reached one; whether it did. */
-  private async closeIfReached(trade: PaperTrade, candle: Candle): Promise<boolean> {
-    const long = trade.side === 1;
-    const stopHit = long ? candle.low <= trade.stopLoss : candle.high >= trade.stopLoss;
-    const targetHit = long ? candle.high >= trade.takeProfit : candle.low <= trade.takeProfit;
-    if (!stopHit && !targetHit) return false;
-    // Both inside one candle: which came first is unknown, so the stop is assumed (the cautious reading).
-    const exit = stopHit ? trade.stopLoss : trade.takeProfit;
-    const pnl = this.toAccount(trade.side * (exit - trade.entry) * trade.units, trade.instrument, exit);
-    await this.o.trades.closePaperTrade(trade.signalId, exit, round2(pnl), new Date(this.o.clock.now()).toISOString());
-    this.o.events.statusChanged();
-    return true;
+  /** The pair's position as the store keeps it, driving `hooks`, and the ids of its open and its waiting trade. */
+  private restored(positions: readonly PaperPosition[], digits: number, hooks: Partial<PositionHooks>) {
+    const open = positions.find((p) => p.entryTime !== null) ?? null;
+    const pending = positions.find((p) => p.entryTime === null) ?? null;
+    const ids = { open: open?.signalId ?? '', pending: pending?.signalId ?? '' };
+    const position = new PairPosition(pricingOf(digits, this.o.fills), this.o.exits, digits, {
+      lotsFor: () => this.lots(),
+      entered: () => {},
+      exited: () => {},
+      skipped: () => {},
+      ...hooks,
+    });
+    position.restore(
+      open && {
+        side: open.side,
+        entry: open.entry,
+        initialStop: open.stopLoss,
+        stop: open.stop,
+        stopReason: open.stopReason,
+        target: open.takeProfit,
+        candlesHeld: open.candlesHeld,
+        lots: open.volumeLots ?? open.units / contractSize(open.instrument),
+        entryTime: open.entryTime!,
+        signalTime: open.candleTime,
+        closing: open.closing,
+      },
+      pending && { side: pending.side, stop: pending.stopLoss, target: pending.takeProfit, signalTime: pending.candleTime },
+    );
+    return { position, ids };
+  }
+
+  /** TRADE_VOLUME lots, on the volume step. */
+  private lots(): number {
+    return volumeLots(this.o.fills.volume, 0, 0);
+  }
+
+  /** A close's P/L, commission and R multiple, as the lab books them (converted at the exit candle's close for a USD-based pair). */
+  private closed(instrument: string, position: PairPosition, candle: FillCandle, price: number, reason: ExitReason) {
+    const units = position.lots * contractSize(instrument);
+    const rate = this.rateAt(instrument, candle.close);
+    const commission = commissionOf(this.o.fills, position.lots);
+    const pnl = pnlOf(position.side, position.entry, price, units, rate, commission);
+    return { pnl, reason, exitTime: candle.time, commission, rMultiple: rMultipleOf(pnl, position.entry, position.initialStop, units, rate) };
+  }
+
+  /** Account currency per unit of the instrument's quote currency, the pair's own price being `price`. */
+  private rateAt(instrument: string, price: number): number {
+    const [base, quote] = instrument.split('_') as [string, string];
+    if (quote === PAPER_CURRENCY) return 1;
+    if (base === PAPER_CURRENCY) return 1 / price;
+    return this.o.rate(quote, PAPER_CURRENCY) ?? 1;
   }
 
   /** An amount in the instrument's quote currency, in the account currency. */
   private toAccount(amount: number, instrument: string, price: number): number {
-    const [base, quote] = instrument.split('_') as [string, string];
-    if (quote === PAPER_CURRENCY) return amount;
-    if (base === PAPER_CURRENCY) return amount / price;
-    return amount * (this.o.rate(quote, PAPER_CURRENCY) ?? 1);
+    return amount * this.rateAt(instrument, price);
   }
 
   /** One unit of the instrument's base currency, in the account currency. */

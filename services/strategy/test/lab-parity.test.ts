@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
 import { candlesOf } from '../src/lab/columns.js';
 import type { MarketSource } from '../src/market-source.js';
+import { paperFillsOf } from '../src/paper-account.js';
 import { rulesOf } from '../src/rules.js';
 import { FILLS, simulatedCandles } from './lab-fixtures.js';
 import { harness, testConfig } from './helpers.js';
@@ -87,4 +88,101 @@ describe('one decision path', () => {
     // Several signals on every pair.
     for (const instrument of INSTRUMENTS) expect(live.filter((s) => s.startsWith(instrument)).length).toBeGreaterThan(5);
   }, 60_000);
+
+  it('a paper run of the engine and a backtest over the same recorded candles give the same trades, exits included', async () => {
+    // Every exit rule on, the paper account's fill model with slippage and commission; M1 on two
+    // pairs whose P/L the lab and the paper account both convert from the pair's own candles.
+    const instruments = ['EUR_USD', 'USD_JPY'];
+    const market = new SimulatedMarket({ seed: 'paper-parity', tickIntervalMs: 1000, marketHours: false, clock: new ManualClock(0) });
+    const pairs = instruments.map((i) => simulatedCandles(market, i, 'M1', RECORDED_FROM, RECORDED_FROM + (WARMUP + CLOSES) * MINUTE));
+    const startMs = RECORDED_FROM + WARMUP * MINUTE;
+    const clock = new ManualClock(startMs);
+    const env = {
+      TIMEFRAME: 'M1',
+      MIN_CONFLUENCE: '1',
+      WARMUP_CANDLES: String(WARMUP),
+      INSTRUMENTS: instruments.join(','),
+      SIM_MARKET_HOURS: 'false',
+      BREAK_EVEN_R: '0.8',
+      TRAILING_STOP_ATR: '2.5',
+      TRAILING_STOP_R: '1.5',
+      TIME_EXIT_CANDLES: '40',
+      EXIT_ON_OPPOSITE_SIGNAL: 'true',
+      PAPER_SLIPPAGE_POINTS: '2',
+      PAPER_COMMISSION_PER_LOT: '7',
+    };
+    const config = testConfig(env);
+    const h = await harness({ clock, env, deps: { source: recordedSource(market, pairs, clock) } });
+    const digits = new Map(pairs.map((p) => [p.instrument, p.digits + 1]));
+    const paper: string[] = [];
+    let stillOpen: string[];
+    try {
+      await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
+      await h.settle();
+      for (let i = 0; i < CLOSES; i++) await h.advance(MINUTE);
+      for (const t of await h.stores.paperTrades.closedPaperTrades()) {
+        const d = digits.get(t.instrument)!;
+        paper.push(
+          trade(
+            t.instrument,
+            t.side === 1 ? 'LONG' : 'SHORT',
+            t.candleTime,
+            t.entryTime,
+            t.entry.toFixed(d),
+            t.exitTime,
+            t.exitPrice.toFixed(d),
+            t.reason,
+            t.pnl,
+            t.rMultiple,
+          ),
+        );
+      }
+      stillOpen = (await h.stores.paperTrades.positions()).filter((p) => p.entryTime !== null).map((p) => `${p.instrument} ${p.entryTime}`);
+    } finally {
+      await h.close();
+    }
+
+    const result = runBacktest({
+      timeframe: 'M1',
+      pairs,
+      rules: rulesOf(config),
+      fills: paperFillsOf(config),
+      initialBalance: 100_000,
+      accountCurrency: 'USD',
+      fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
+      toSec: startMs / 1000 + CLOSES * 60,
+      rates: ratesFromCandles(pairs, 'USD'),
+    });
+    const seconds = (iso: string) => Date.parse(iso) / 1000;
+    const closed = result.trades.filter((t) => t.exit_reason !== 'end_of_data');
+    const lab = closed.map((t) =>
+      trade(
+        t.instrument,
+        t.side,
+        seconds(t.signal_time),
+        seconds(t.entry_time),
+        t.entry_price.toFixed(digits.get(t.instrument)),
+        seconds(t.exit_time),
+        t.exit_price.toFixed(digits.get(t.instrument)),
+        t.exit_reason,
+        t.pnl,
+        t.r_multiple,
+      ),
+    );
+    lab.sort();
+    paper.sort();
+    expect(paper).toEqual(lab);
+    // What the lab closed at the end of its data is what the paper account still holds.
+    expect(stillOpen.sort()).toEqual(
+      result.trades
+        .filter((t) => t.exit_reason === 'end_of_data')
+        .map((t) => `${t.instrument} ${seconds(t.entry_time)}`)
+        .sort(),
+    );
+    // Every exit rule shows, on both pairs.
+    for (const reason of ['stop', 'break_even', 'trailing', 'time', 'opposite_signal']) expect(closed.some((t) => t.exit_reason === reason)).toBe(true);
+    for (const instrument of instruments) expect(closed.filter((t) => t.instrument === instrument).length).toBeGreaterThan(5);
+  }, 120_000);
 });
+
+const trade = (...fields: Array<string | number>) => fields.join(' ');

@@ -1,5 +1,6 @@
 import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
+import { EXITS_OFF, type ExitRules } from '@fxdesk/trading';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contractSize, PaperAccount } from '../src/paper-account.js';
 import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
@@ -8,81 +9,138 @@ import { signalFixture } from './signal-fixture.js';
 const opened: StrategyStores[] = [];
 afterEach(() => Promise.all(opened.splice(0).map((s) => s.close())));
 
-async function account(rates: Record<string, number> = {}) {
-  const stores = await openStrategyStores();
+// The fill model: no spread of the candles' own, the default 10 points (half a pip each side), 2 points of slippage.
+async function account(options: { rates?: Record<string, number>; exits?: Partial<ExitRules>; file?: string } = {}) {
+  const stores = await openStrategyStores({ file: options.file });
   opened.push(stores);
   const paper = new PaperAccount({
     trades: stores.paperTrades,
     clock: new ManualClock(),
     startBalance: 100_000,
     leverage: 30,
-    volumeLots: 0.1,
-    rate: (from, to) => rates[`${from}${to}`],
+    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 0, volume: { lots: 0.1 } },
+    exits: { ...EXITS_OFF, ...options.exits },
+    rate: (from, to) => options.rates?.[`${from}${to}`],
     events: { statusChanged: () => {} },
   });
   // A dry_run signal opens its trade as the engine stores it: with the signal, in one write.
-  const open = (s: StrategySignal) => stores.signals.insert(s, paper.tradeOf(s));
-  return { trades: stores.paperTrades, paper, open };
+  const open = async (s: StrategySignal, digits = 5) => {
+    const entry = await paper.entryOf(s, digits);
+    return stores.signals.insert(s, entry.trade, entry.closes);
+  };
+  /** Candles through the paper account, as the engine feeds it a pair's closes. */
+  const feed = (instrument: string, candles: ReturnType<typeof candle>[], digits = 5) =>
+    paper.onCandles(
+      instrument,
+      digits,
+      candles,
+      candles.map(() => Number.NaN),
+    );
+  return { trades: stores.paperTrades, paper, open, feed };
 }
 
-const candle = (time: string, low: number, high: number) => ({
+/** A candle of mid prices opening at `open`, with no spread of its own. */
+const candle = (time: string, open: number, low: number, high: number, close = open) => ({
   time: Date.parse(time) / 1000,
-  open: (low + high) / 2,
+  open,
   high,
   low,
-  close: (low + high) / 2,
+  close,
   volume: 10,
+  spread: null,
 });
 
+/** The signal fixture's candle is 11:55; the next opens at 12:00. */
+const NEXT = '2026-01-05T12:00:00Z';
+
 describe('the paper account', () => {
-  it('opens TRADE_VOLUME lots per signal: 10 000 units of EUR at 0.10 lot, margin at the leverage', async () => {
+  it('waits for the next candle: a signal is no position yet', async () => {
     const { paper, open } = await account();
     await open(signalFixture({}));
-    // 10 000 × 1.1 USD / 30.
-    expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 366.67, margin_available: 99_633.33 });
+    expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 0, margin_available: 100_000 });
   });
 
-  it('marks an open trade to the current price', async () => {
-    const { paper, open } = await account();
+  it('enters TRADE_VOLUME lots at the next open, at the ask plus the slippage: 10 000 units at 1.10007, margin at the leverage', async () => {
+    const { paper, open, feed } = await account();
     await open(signalFixture({}));
-    expect((await paper.snapshot(() => 1.1005)).equity).toBe(100_005);
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    // Marked at 1.10007: no gain; margin 10 000 × 1.10007 / 30.
+    expect(await paper.snapshot(() => 1.10007)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 366.69, margin_available: 99_633.31 });
   });
 
-  it('closes a LONG at its take profit when a later candle reaches it, realizing the gain', async () => {
-    const { paper, open } = await account();
+  it('closes a LONG at its take profit when the bid reaches it, realizing the gain from the fill', async () => {
+    const { paper, open, feed } = await account();
     await open(signalFixture({}));
-    await paper.onCandles('EUR_USD', [candle('2026-01-05T12:00:00Z', 1.0995, 1.1021)]);
-    expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_020, equity: 100_020, margin_used: 0, margin_available: 100_020 });
+    // Bid high 1.10215 − 0.00005 ≥ 1.102: (1.102 − 1.10007) × 10 000 = 19.30.
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0995, 1.1021)]);
+    expect(await paper.snapshot(() => 1.1)).toEqual({ balance: 100_019.3, equity: 100_019.3, margin_used: 0, margin_available: 100_019.3 });
   });
 
-  it('assumes the stop first when one candle reaches both the stop and the target', async () => {
-    const { paper, open } = await account();
+  it('assumes the stop first when one candle reaches both the stop and the target, filled less the slippage', async () => {
+    const { paper, open, feed } = await account();
     await open(signalFixture({}));
-    await paper.onCandles('EUR_USD', [candle('2026-01-05T12:00:00Z', 1.098, 1.103)]);
-    expect((await paper.snapshot(() => 1.1)).balance).toBe(99_990);
+    // (1.099 − 0.00002 − 1.10007) × 10 000 = −10.90.
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.098, 1.103)]);
+    expect((await paper.snapshot(() => 1.1)).balance).toBe(99_989.1);
   });
 
   it('leaves the trade open on the candle it came from and on candles that reach neither level', async () => {
-    const { paper, trades, open } = await account();
+    const { paper, trades, open, feed } = await account();
     await open(signalFixture({}));
-    await paper.onCandles('EUR_USD', [candle('2026-01-05T11:55:00Z', 1.098, 1.103), candle('2026-01-05T12:00:00Z', 1.0995, 1.1015)]);
+    await feed('EUR_USD', [candle('2026-01-05T11:55:00Z', 1.1, 1.098, 1.103), candle(NEXT, 1.1, 1.0995, 1.1015)]);
     expect(await trades.openPaperTrades()).toHaveLength(1);
+    expect((await paper.snapshot(() => 1.1)).balance).toBe(100_000);
   });
 
-  it('converts a JPY-quoted result to USD at the exit price', async () => {
-    const { paper, open } = await account();
-    await open(signalFixture({ instrument: 'USD_JPY', symbol: 'USDJPY', type: 'SHORT', entry_price: 150, stop_loss: 150.5, take_profit: 149 }));
-    await paper.onCandles('USD_JPY', [candle('2026-01-05T12:00:00Z', 148.9, 149.8)]);
-    // 10 000 × (150 − 149) JPY = 10 000 JPY at 149 JPY per USD.
-    expect((await paper.snapshot(() => null)).balance).toBe(100_067.11);
+  it('holds one position per pair: a signal while one is open is stored, but opens nothing', async () => {
+    const { trades, open, feed } = await account();
+    await open(signalFixture({}));
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    const second = signalFixture({ signal_id: '0f1e2d3c-4b5a-5968-8776-655443322110', candle_time: NEXT, generated_at: '2026-01-05T12:05:01.000Z' });
+    expect(await open(second)).toBe(true);
+    expect((await trades.openPaperTrades()).map((t) => t.signalId)).toEqual([signalFixture().signal_id]);
+  });
+
+  it('records each exit with its reason: a stop moved to break-even, hit, is break_even', async () => {
+    const { trades, open, feed } = await account({ exits: { breakEvenR: 1 } });
+    await open(signalFixture({ take_profit: 1.105 }));
+    // Entered at 1.10007 (1 R = 0.00107); the close's bid 1.10145 is 1.29 R up: the stop to 1.10007.
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1016, 1.1015)]);
+    await feed('EUR_USD', [candle('2026-01-05T12:05:00Z', 1.1012, 1.0995, 1.1013)]);
+    const [closed] = await trades.closedPaperTrades();
+    expect(closed).toMatchObject({ reason: 'break_even', entryTime: Date.parse(NEXT) / 1000 });
+    // The moved stop 1.10007 less the slippage.
+    expect(closed?.exitPrice).toBeCloseTo(1.10005, 10);
+  });
+
+  it('converts a JPY-quoted result to USD at the exit candle’s close', async () => {
+    const { paper, open, feed } = await account();
+    await open(signalFixture({ instrument: 'USD_JPY', symbol: 'USDJPY', type: 'SHORT', entry_price: 150, stop_loss: 150.5, take_profit: 149 }), 3);
+    // 3 digits: the spread 0.010, slippage 0.002; sold at 149.993, the target 149 reached by the ask: 10 000 × 0.993 JPY at 149.5.
+    await feed('USD_JPY', [candle(NEXT, 150, 148.9, 150.1, 149.5)], 3);
+    expect((await paper.snapshot(() => null)).balance).toBe(100_066.42);
   });
 
   it('converts a cross through the quote currency rate when the market knows it', async () => {
-    const { paper, open } = await account({ GBPUSD: 1.25 });
+    const { paper, open, feed } = await account({ rates: { GBPUSD: 1.25 } });
     await open(signalFixture({ instrument: 'EUR_GBP', symbol: 'EURGBP', entry_price: 0.85, stop_loss: 0.849, take_profit: 0.852 }));
-    await paper.onCandles('EUR_GBP', [candle('2026-01-05T12:00:00Z', 0.8495, 0.8525)]);
-    // 10 000 × 0.002 GBP = 20 GBP = 25 USD.
-    expect((await paper.snapshot(() => null)).balance).toBe(100_025);
+    // Bought at 0.85007; 10 000 × 0.00193 GBP = 19.30 GBP = 24.12 USD (24.1249… in binary).
+    await feed('EUR_GBP', [candle(NEXT, 0.85, 0.8495, 0.8525)]);
+    expect((await paper.snapshot(() => null)).balance).toBe(100_024.12);
+  });
+
+  it('keeps the balance and an open position’s moved stop across a restart', async () => {
+    const file = `${process.env.TMPDIR ?? '/tmp'}/paper-${process.pid}-${Date.now()}.db`;
+    const first = await account({ file, exits: { trailingStopR: 1 } });
+    await first.open(signalFixture({ take_profit: 1.11 }));
+    await first.feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1031, 1.103)]);
+    await opened.shift()!.close();
+    // The trail: 1.10295 − 0.00107 = 1.10188; the restarted account takes the stop at it.
+    const second = await account({ file, exits: { trailingStopR: 1 } });
+    await second.feed('EUR_USD', [candle('2026-01-05T12:05:00Z', 1.102, 1.101, 1.1021)]);
+    const [closed] = await second.trades.closedPaperTrades();
+    expect(closed?.reason).toBe('trailing');
+    expect(closed?.exitPrice).toBeCloseTo(1.10186, 10);
   });
 
   it('sizes a lot of gold at 100 ounces and a lot of a currency at 100 000 units', () => {

@@ -3,6 +3,7 @@ import { TIMEFRAME_SECONDS, type BacktestRequest, type BacktestSettings, type Fi
 import { nextWeeklyOpen } from '@fxdesk/broker';
 import type { StrategyConfig } from '../config.js';
 import { apiRules, rulesOf, withOverrides, type StrategyRules } from '../rules.js';
+import { paperFillsOf } from '../paper-account.js';
 import { symbolOf } from '../symbols.js';
 import { conversionInstruments } from './backtest.js';
 import { gridSettings, randomSettings, walkForwardWindows, type WalkForwardWindow } from './sweep.js';
@@ -159,11 +160,13 @@ export function planBacktest(
   }
   issues.throwIfAny();
 
+  // The paper account's fill model (its settings) under the request's.
+  const paper = paperFillsOf(config);
   const fillModel: FillModel = {
-    spread_points: request.fill_model?.spread_points ?? config.PAPER_SPREAD_POINTS ?? null,
-    slippage_points: request.fill_model?.slippage_points ?? config.PAPER_SLIPPAGE_POINTS,
-    commission_per_lot: request.fill_model?.commission_per_lot ?? config.PAPER_COMMISSION_PER_LOT,
-    volume: request.fill_model?.volume ?? { lots: Number(config.TRADE_VOLUME) },
+    spread_points: request.fill_model?.spread_points ?? paper.spread_points,
+    slippage_points: request.fill_model?.slippage_points ?? paper.slippage_points,
+    commission_per_lot: request.fill_model?.commission_per_lot ?? paper.commission_per_lot,
+    volume: request.fill_model?.volume ?? paper.volume,
   };
   return {
     settings: {

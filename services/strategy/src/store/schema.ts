@@ -136,5 +136,21 @@ export const STRATEGY_SCHEMA: Schema = {
      CREATE INDEX strategy_paper_trades_open ON strategy_paper_trades (opened_at, signal_id) WHERE closed_at IS NULL;
      CREATE INDEX IF NOT EXISTS strategy_signals_unfinished ON strategy_signals (seq)
        WHERE ${d.jsonText('execution', 'status')} = 'pending' OR ${d.jsonText('notification', 'status')} = 'pending';`,
+    // The paper account trades as the lab does (issue 23): a signal's trade waits for the next
+    // candle's open (entry_time NULL until then), its stop moves with the exit rules (stop and the
+    // rule that set it), the candles applied and held, an exit decided at a close to fill at the
+    // next open (closing), and how it closed. A trade of before entered at its signal's candle.
+    (d) => `ALTER TABLE strategy_paper_trades ADD COLUMN entry_time ${d.types.bigint};
+     ALTER TABLE strategy_paper_trades ADD COLUMN stop ${d.types.real};
+     ALTER TABLE strategy_paper_trades ADD COLUMN stop_reason ${d.types.text} NOT NULL DEFAULT 'stop';
+     ALTER TABLE strategy_paper_trades ADD COLUMN candles_held ${d.types.integer} NOT NULL DEFAULT 0;
+     ALTER TABLE strategy_paper_trades ADD COLUMN last_candle_time ${d.types.bigint};
+     ALTER TABLE strategy_paper_trades ADD COLUMN closing ${d.types.text};
+     ALTER TABLE strategy_paper_trades ADD COLUMN volume_lots ${d.types.real};
+     ALTER TABLE strategy_paper_trades ADD COLUMN exit_reason ${d.types.text};
+     ALTER TABLE strategy_paper_trades ADD COLUMN exit_time ${d.types.bigint};
+     ALTER TABLE strategy_paper_trades ADD COLUMN commission ${d.types.real};
+     ALTER TABLE strategy_paper_trades ADD COLUMN r_multiple ${d.types.real};
+     UPDATE strategy_paper_trades SET entry_time = candle_time, stop = stop_loss, last_candle_time = candle_time;`,
   ],
 };

@@ -75,10 +75,11 @@ export class SignalStore {
   }
 
   /**
-   * Stores a new signal, and the paper trade a dry_run signal opens, and logs its `signal` event,
-   * in one write; false (and nothing written) when its signal_id is already stored.
+   * Stores a new signal, the paper trade a dry_run signal opens and the open one it closes at the
+   * next open (`closes`, EXIT_ON_OPPOSITE_SIGNAL), and logs its `signal` event, in one write;
+   * false (and nothing written) when its signal_id is already stored.
    */
-  insert(signal: StrategySignal, paperTrade?: PaperTrade): Promise<boolean> {
+  insert(signal: StrategySignal, paperTrade?: PaperTrade, closes?: string): Promise<boolean> {
     return this.log.logged(async (tx) => {
       const { changes } = await tx.run(
         `INSERT INTO strategy_signals (signal_id, instrument, generated_at, generated_day, body, execution, notification)
@@ -87,6 +88,7 @@ export class SignalStore {
       );
       if (changes !== 1) return undefined;
       if (paperTrade) await this.paperTrades.open(tx, paperTrade);
+      if (closes !== undefined) await this.paperTrades.markClosing(tx, closes, 'opposite_signal');
       return [{ name: 'signal', data: JSON.stringify(signal) }];
     });
   }
