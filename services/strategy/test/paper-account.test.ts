@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
 import { EXITS_OFF, type ExitRules } from '@fxdesk/trading';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { contractSize, PaperAccount } from '../src/paper-account.js';
 import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
 import { signalFixture } from './signal-fixture.js';
@@ -130,7 +133,9 @@ describe('the paper account', () => {
   });
 
   it('keeps the balance and an open position’s moved stop across a restart', async () => {
-    const file = `${process.env.TMPDIR ?? '/tmp'}/paper-${process.pid}-${Date.now()}.db`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paper-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'strategy.db');
     const first = await account({ file, exits: { trailingStopR: 1 } });
     await first.open(signalFixture({ take_profit: 1.11 }));
     await first.feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1031, 1.103)]);
