@@ -1,13 +1,32 @@
 import {
+  ActionAnswerSchema,
+  ActionListSchema,
+  ClosePositionsAnswerSchema,
+  DealListSchema,
+  OpenPositionListSchema,
+  RestingOrderListSchema,
   SignalListSchema,
   SignalRecordSchema,
   SignalResultSchema,
+  type ActionAnswer,
+  type ActionList,
+  type ActionListQuery,
+  type BookQuery,
+  type ClosePositionBody,
+  type ClosePositionsAnswer,
+  type ClosePositionsBody,
+  type DealList,
+  type DealListQuery,
+  type ModifyPositionBody,
+  type OpenPositionList,
+  type RestingOrderList,
   type SignalList,
   type SignalListQuery,
   type SignalRecord,
   type SignalResult,
   type SignalSubmissionInput,
 } from '@fxdesk/schemas';
+import type { z } from 'zod';
 import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
 
 /** Body of a successful POST /v1/signals (spec 001 A). */
@@ -24,6 +43,14 @@ export const executionCalls = {
   submitSignal: { method: 'POST', path: '/v1/signals', status: 200, schema: SignalResultSchema },
   signal: { method: 'GET', path: '/v1/signals/{signal_id}', status: 200, schema: SignalRecordSchema },
   listSignals: { method: 'GET', path: '/v1/signals', status: 200, schema: SignalListSchema },
+  positions: { method: 'GET', path: '/v1/positions', status: 200, schema: OpenPositionListSchema },
+  orders: { method: 'GET', path: '/v1/orders', status: 200, schema: RestingOrderListSchema },
+  closePosition: { method: 'POST', path: '/v1/positions/{ticket}/close', status: 200, schema: ActionAnswerSchema },
+  modifyPosition: { method: 'PATCH', path: '/v1/positions/{ticket}', status: 200, schema: ActionAnswerSchema },
+  cancelOrder: { method: 'DELETE', path: '/v1/orders/{ticket}', status: 200, schema: ActionAnswerSchema },
+  closeAll: { method: 'POST', path: '/v1/positions/close-all', status: 200, schema: ClosePositionsAnswerSchema },
+  listActions: { method: 'GET', path: '/v1/actions', status: 200, schema: ActionListSchema },
+  listDeals: { method: 'GET', path: '/v1/deals', status: 200, schema: DealListSchema },
 } as const satisfies Record<string, ServiceCall>;
 
 export interface SubmitResult {
@@ -31,6 +58,19 @@ export interface SubmitResult {
   /** The service answered a stored outcome (`Idempotent-Replayed: true`): nothing was traded again. */
   replayed: boolean;
 }
+
+/** The answer of an action on a position or an order, and whether it was the stored one. */
+export interface ActionOutcome<T> {
+  result: T;
+  /** The service answered the outcome stored under the Idempotency-Key (`Idempotent-Replayed: true`): nothing was sent again. */
+  replayed: boolean;
+}
+
+/** GET /v1/actions query: `limit` 50 when left out; `cursor` is a page's `next_cursor`. */
+export type ActionsQuery = Partial<ActionListQuery>;
+
+/** GET /v1/deals query: `from` and `to` required, the filters optional, `limit` 100 when left out. */
+export type DealsQuery = Omit<DealListQuery, 'limit'> & { limit?: number };
 
 /**
  * Client of the order-execution service (X-API-Key). `submitSignal` is idempotent by
@@ -63,7 +103,69 @@ export class ExecutionClient {
     return (await this.http.send(executionCalls.listSignals, { query })).data;
   }
 
+  /** The terminal's open positions now, filtered by symbol and by the source of their order comment. */
+  async positions(query: Partial<BookQuery> = {}): Promise<OpenPositionList> {
+    return (await this.http.send(executionCalls.positions, { query })).data;
+  }
+
+  /** The terminal's resting pending orders now, filtered as `positions`. */
+  async orders(query: Partial<BookQuery> = {}): Promise<RestingOrderList> {
+    return (await this.http.send(executionCalls.orders, { query })).data;
+  }
+
+  /**
+   * Closes `volume` lots of a position, the whole of it without one. Every action is idempotent
+   * by `idempotencyKey`: repeat a call whose answer was lost with the same key and the same
+   * arguments, never with a new key. A refusal throws ServiceError (`position_not_found`,
+   * `invalid_volume`…); an ambiguous outcome throws `execution_outcome_unknown` and is never resent.
+   */
+  async closePosition(ticket: string, idempotencyKey: string, body: ClosePositionBody = {}): Promise<ActionOutcome<ActionAnswer>> {
+    return this.act(executionCalls.closePosition, idempotencyKey, { params: { ticket }, body });
+  }
+
+  /** Moves a position's stops: a leg given as a price sets it, null removes it, absent keeps it (idempotent by `idempotencyKey`). */
+  async modifyPosition(ticket: string, idempotencyKey: string, body: ModifyPositionBody): Promise<ActionOutcome<ActionAnswer>> {
+    return this.act(executionCalls.modifyPosition, idempotencyKey, { params: { ticket }, body });
+  }
+
+  /** Cancels a resting pending order (idempotent by `idempotencyKey`). */
+  async cancelOrder(ticket: string, idempotencyKey: string): Promise<ActionOutcome<ActionAnswer>> {
+    return this.act(executionCalls.cancelOrder, idempotencyKey, { params: { ticket } });
+  }
+
+  /**
+   * Flattens: closes every open position, or those of one symbol and/or source, one record per
+   * position. After a crash or a lost answer, the same key and filter closes only what it had not
+   * reached; each position's outcome is listed.
+   */
+  async closeAll(idempotencyKey: string, body: ClosePositionsBody = {}): Promise<ActionOutcome<ClosePositionsAnswer>> {
+    return this.act(executionCalls.closeAll, idempotencyKey, { body });
+  }
+
+  /** Stored actions, newest received first; pass `next_cursor` back as `cursor` for the next page. */
+  async actions(query: ActionsQuery = {}): Promise<ActionList> {
+    return (await this.http.send(executionCalls.listActions, { query })).data;
+  }
+
+  /**
+   * The terminal's history deals of [from, to) (at most 31 days), oldest first: entries and exits,
+   * the venue's stops and closes by hand included. Pass `next_cursor` back as `cursor`, with the
+   * same query, for the next page; it is null on the last.
+   */
+  async deals(query: DealsQuery): Promise<DealList> {
+    return (await this.http.send(executionCalls.listDeals, { query })).data;
+  }
+
   close(): Promise<void> {
     return this.http.close();
+  }
+
+  private async act<S extends z.ZodType>(
+    call: ServiceCall<S>,
+    idempotencyKey: string,
+    parts: { params?: Record<string, string>; body?: unknown },
+  ): Promise<ActionOutcome<z.output<S>>> {
+    const res = await this.http.send(call, { ...parts, headers: { 'idempotency-key': idempotencyKey } });
+    return { result: res.data, replayed: res.headers['idempotent-replayed'] === 'true' };
   }
 }

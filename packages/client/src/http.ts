@@ -21,7 +21,7 @@ export interface ClientOptions {
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface CallOptions<S extends z.ZodType> {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: ServiceCall['method'];
   path: string;
   query?: Query;
   /** Sent as JSON. */

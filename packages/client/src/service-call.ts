@@ -7,7 +7,7 @@ import type { z } from 'zod';
  * Nothing here needs Node: the console sends the same calls from the browser.
  */
 export interface ServiceCall<S extends z.ZodType = z.ZodType> {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   status: number;
   schema: S;

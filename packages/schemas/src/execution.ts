@@ -467,7 +467,6 @@ export const DealListQuerySchema = z
     }
   });
 export type DealListQuery = z.output<typeof DealListQuerySchema>;
-export type DealListQueryInput = z.input<typeof DealListQuerySchema>;
 
 /** MT5 DEAL_REASON_* in lower case. */
 export const DealReasonSchema = z
