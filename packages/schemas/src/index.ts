@@ -6,3 +6,4 @@ export * from './market-data.js';
 export * from './notification.js';
 export * from './primitives.js';
 export * from './strategy.js';
+export * from './journal.js';

@@ -18,6 +18,7 @@ import { registerPairRoutes } from './routes/pairs.js';
 import { registerRedocRoutes } from './routes/redoc.js';
 import { registerSignalRoutes } from './routes/signals.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerTradeRoutes } from './routes/trades.js';
 import { registerUiRoutes } from './routes/ui.js';
 
 export interface StrategyService {
@@ -49,6 +50,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
       { name: 'strategy', description: 'Status, start, stop, restart' },
       { name: 'pairs', description: 'Monitored pairs and their indicators' },
       { name: 'signals', description: 'Signals, latest and history' },
+      { name: 'journal', description: 'The trade journal (closed trades, live and paper) and its performance (not spec 000)' },
       { name: 'lab', description: "The strategy lab: backtests and parameter sweeps of the live strategy's code (not spec 000, under its limits)" },
       { name: 'console', description: "The console's session, live events and reads of the other services (not spec 000)" },
       { name: 'health', description: 'Health record, liveness and readiness' },
@@ -58,7 +60,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     now: () => deps.clock.now(),
   });
 
-  const { strategy, sessions, reads, labJobs: lab } = deps;
+  const { strategy, sessions, reads, labJobs: lab, journal } = deps;
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 
   // Spec 000's endpoints, and the lab's under the same limits: GETs on one counter per client,
@@ -69,6 +71,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerStatusRoutes(api, strategy);
     registerPairRoutes(api, strategy);
     registerSignalRoutes(api, strategy);
+    registerTradeRoutes(api, journal);
     await registerControlRoutes(api, strategy);
     registerLabRoutes(api, lab, labDefaults(config));
   });
@@ -86,6 +89,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerStatusRoutes(api, strategy, { prefix: '/console' });
     registerPairRoutes(api, strategy, { prefix: '/console' });
     registerSignalRoutes(api, strategy, { prefix: '/console' });
+    registerTradeRoutes(api, journal, { prefix: '/console' });
     await registerControlRoutes(api, strategy, { prefix: '/console' });
     registerEventRoutes(api, strategy.events);
   });

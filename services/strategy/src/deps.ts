@@ -12,6 +12,8 @@ import { DeskFeed } from './desk-feed.js';
 import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
 import { EventHub } from './event-hub.js';
+import { errors } from './errors.js';
+import { JournalReads } from './journal.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import { LabJobs, type LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
@@ -59,6 +61,8 @@ export interface StrategyDeps extends StrategyParts {
   sessions: ConsoleSessions;
   /** The console's reads of the other services. */
   reads: ConsoleReads;
+  /** GET /trades and GET /performance. */
+  journal: JournalReads;
   /** The strategy lab's jobs. */
   labJobs: LabJobs;
   /** Closes what was opened for the app (after the app has closed). */
@@ -214,5 +218,19 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
   });
   const reads = new ConsoleReads({ config, account: parts.account, execution: parts.execution, notification: parts.notification });
   const labJobs = new LabJobs({ config, lab: parts.lab, clock, logger, listener: events });
-  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, close };
+  const journal = new JournalReads({
+    journal: stores.journal,
+    paperBalance: config.PAPER_BALANCE,
+    liveBalance: () => liveBalanceOf(account),
+    now: () => clock.now(),
+  });
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, close };
+}
+
+/** The live balance a journal's performance starts from: the account service's (404 without ACCOUNT_URL, 503 when it cannot be read). */
+async function liveBalanceOf(account: AccountView): Promise<number> {
+  if (account.source !== 'account_service') throw errors.create('not_configured', 'ACCOUNT_URL is not set: the live balance is unknown');
+  const now = await account.current();
+  if (now === null) throw errors.create('downstream_unavailable', 'the account service cannot answer now: the live balance is unknown');
+  return now.balance;
 }

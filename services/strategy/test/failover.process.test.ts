@@ -50,7 +50,14 @@ async function countingExecution(): Promise<{ url: string; arrivals: Arrival[]; 
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       const signalId = (JSON.parse(body) as { signal_id: string }).signal_id;
-      const arrival: Arrival = { signalId, body, answeredAt: undefined, arrivedAt: Date.now(), isAbandoned: false, connectedAt: connectedAt.get(req.socket) ?? 0 };
+      const arrival: Arrival = {
+        signalId,
+        body,
+        answeredAt: undefined,
+        arrivedAt: Date.now(),
+        isAbandoned: false,
+        connectedAt: connectedAt.get(req.socket) ?? 0,
+      };
       arrivals.push(arrival);
       res.on('close', () => {
         if (arrival.answeredAt === undefined) arrival.isAbandoned = true;

@@ -1,6 +1,6 @@
 import { SimulatedMarket } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
-import type { StrategySignal } from '@fxdesk/schemas';
+import type { JournalTrade, StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
 import { candlesOf } from '../src/lab/columns.js';
@@ -115,6 +115,7 @@ describe('one decision path', () => {
     const h = await harness({ clock, env, deps: { source: recordedSource(market, pairs, clock) } });
     const digits = new Map(pairs.map((p) => [p.instrument, p.digits + 1]));
     const paper: string[] = [];
+    const journal: string[] = [];
     let stillOpen: string[];
     try {
       await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
@@ -134,6 +135,25 @@ describe('one decision path', () => {
             t.reason,
             t.pnl,
             t.rMultiple,
+          ),
+        );
+      }
+      // The journal holds the same closes, as GET /trades answers them.
+      const res = await h.app.inject({ url: '/trades?account=paper&limit=500' });
+      for (const t of res.json<{ trades: JournalTrade[] }>().trades) {
+        const d = digits.get(t.instrument)!;
+        const sec = (iso: string) => Date.parse(iso) / 1000;
+        journal.push(
+          trade(
+            t.instrument,
+            t.side,
+            sec(t.entry_time),
+            t.entry_price.toFixed(d),
+            sec(t.exit_time),
+            t.exit_price.toFixed(d),
+            t.exit_reason,
+            t.pnl,
+            t.r_multiple ?? 'none',
           ),
         );
       }
@@ -172,6 +192,17 @@ describe('one decision path', () => {
     lab.sort();
     paper.sort();
     expect(paper).toEqual(lab);
+    // The journal's trades carry no signal time (field 3 of a line).
+    expect(journal.sort()).toEqual(
+      lab
+        .map((line) =>
+          line
+            .split(' ')
+            .filter((_, k) => k !== 2)
+            .join(' '),
+        )
+        .sort(),
+    );
     // What the lab closed at the end of its data is what the paper account still holds.
     expect(stillOpen.sort()).toEqual(
       result.trades

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
+import { openStrategyStores, STRATEGY_SCHEMA, type StrategyStores } from '../src/store/index.js';
 import { tempDir } from './helpers.js';
 import { expectToGoOn, readBefore, readEverything, SQLITE_BEFORE } from './strategy-migration.fixture.js';
 
@@ -27,7 +27,7 @@ it('goes on from the upgraded strategy.db where its records left off, its tables
   await expectToGoOn(stores);
   await stores.close();
   const db = new Database(file, { readonly: true });
-  expect(db.pragma('user_version', { simple: true })).toBe(7);
+  expect(db.pragma('user_version', { simple: true })).toBe(STRATEGY_SCHEMA.migrations.length);
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
   expect(tables.map((t) => t.name)).toEqual([
@@ -37,6 +37,7 @@ it('goes on from the upgraded strategy.db where its records left off, its tables
     'strategy_downstream_states',
     'strategy_event_seq',
     'strategy_events',
+    'strategy_journal',
     'strategy_paper_trades',
     'strategy_run_state',
     'strategy_signals',

@@ -3,10 +3,10 @@
  * postgres-store.process.test.ts on a real PostgreSQL server).
  */
 import { randomUUID } from 'node:crypto';
-import type { StrategySignal } from '@fxdesk/schemas';
+import type { JournalTrade, StrategySignal } from '@fxdesk/schemas';
 import { storesClosedAfterEach } from '@fxdesk/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { DeskEvent, PaperTrade, RunChange, StrategyStores, StrategyStoresOptions } from '../src/store/index.js';
+import type { DeskEvent, JournalCursor, PaperTrade, RunChange, StrategyStores, StrategyStoresOptions } from '../src/store/index.js';
 import { signalFixture } from './signal-fixture.js';
 
 /** Opens the stores on one database; every call is another connection to the same data (another replica). */
@@ -203,6 +203,84 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         await s.signals.insert(signal);
         expect(await s.signals.insert(signal, tradeOf(signal))).toBe(false);
         expect(await s.paperTrades.openPaperTrades()).toEqual([]);
+      });
+    });
+
+    describe('the trade journal', () => {
+      const journaled = (n: number, over: Partial<JournalTrade> = {}): JournalTrade => ({
+        id: `paper:${n}`,
+        account: 'paper',
+        signal_id: null,
+        position: null,
+        instrument: 'EUR_USD',
+        side: 'LONG',
+        volume_lots: 0.1,
+        entry_time: at(0),
+        entry_price: 1.085,
+        exit_time: at(n),
+        exit_price: 1.086,
+        exit_reason: 'target',
+        pnl: 10,
+        commission: -0.7,
+        swap: 0,
+        r_multiple: 1.5,
+        duration_seconds: n,
+        ...over,
+      });
+
+      it('journals a trade once under its id, however many replicas record it, and reads it back as it was', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        const trade = journaled(7, { id: 'live:123', account: 'live', position: '123', signal_id: randomUUID(), r_multiple: null, swap: -1.25 });
+        const recorded = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).journal.record(trade)));
+        expect(recorded.filter(Boolean)).toHaveLength(1);
+        expect((await b.journal.page({}, 10)).trades).toEqual([trade]);
+        expect(await a.journal.has('live:123')).toBe(true);
+      });
+
+      it('pages newest exit first without a gap or a duplicate, and filters by account, pair, side, reason and exit time', async () => {
+        const store = await (await database())();
+        // Recorded out of exit order (a live trade journaled late), two with the same exit time.
+        const order = [5, 1, 9, 3, 3, 7, 2, 8];
+        for (const [k, second] of order.entries()) {
+          await store.journal.record(
+            journaled(second, {
+              id: `t${k}`,
+              account: k % 2 ? 'live' : 'paper',
+              side: second > 4 ? 'SHORT' : 'LONG',
+              exit_reason: second === 3 ? 'stop' : 'target',
+            }),
+          );
+        }
+        const seen: string[] = [];
+        let before: JournalCursor | undefined;
+        do {
+          const page = await store.journal.page({}, 3, before);
+          seen.push(...page.trades.map((t) => `${Date.parse(t.exit_time) % 60_000}:${t.id}`));
+          before = page.next ?? undefined;
+        } while (before);
+        expect(seen).toHaveLength(order.length);
+        expect(new Set(seen).size).toBe(order.length);
+        const exits = seen.map((s) => Number(s.split(':')[0]));
+        expect(exits).toEqual([...exits].sort((x, y) => y - x));
+        expect((await store.journal.page({ account: 'live' }, 50)).trades.every((t) => t.account === 'live')).toBe(true);
+        expect((await store.journal.page({ side: 'SHORT' }, 50)).trades.map((t) => t.id).sort()).toEqual(['t0', 't2', 't5', 't7']);
+        expect((await store.journal.page({ exitReason: 'stop' }, 50)).trades.map((t) => t.id).sort()).toEqual(['t3', 't4']);
+        const window = await store.journal.page({ fromMs: Date.parse(at(3)), toMs: Date.parse(at(7)) }, 50);
+        expect(window.trades.map((t) => t.id).sort()).toEqual(['t0', 't3', 't4']);
+        expect((await store.journal.page({ instrument: 'USD_JPY' }, 50)).trades).toEqual([]);
+      });
+
+      it('sums the P/L of an account over a range, and knows its first exit', async () => {
+        const store = await (await database())();
+        expect(await store.journal.firstExitMs('paper')).toBeUndefined();
+        await store.journal.record(journaled(2, { id: 'a', pnl: 12.5 }));
+        await store.journal.record(journaled(4, { id: 'b', pnl: -3.25 }));
+        await store.journal.record(journaled(6, { id: 'c', pnl: 100, account: 'live' }));
+        expect(await store.journal.pnlSum('paper', 0)).toBe(9.25);
+        expect(await store.journal.pnlSum('paper', Date.parse(at(3)))).toBe(-3.25);
+        expect(await store.journal.pnlSum('paper', 0, Date.parse(at(3)))).toBe(12.5);
+        expect(await store.journal.firstExitMs('paper')).toBe(Date.parse(at(2)));
       });
     });
 

@@ -4,6 +4,9 @@
  */
 import type { Metrics, Trade } from './types.js';
 
+/** What the trade statistics read of a trade: a backtest's, or a journal's. */
+export type ScoredTrade = Pick<Trade, 'pnl' | 'r_multiple'>;
+
 /** Sharpe and Sortino are annualised with √252 trading days. */
 export const TRADING_DAYS_PER_YEAR = 252;
 const SECONDS_PER_DAY = 86_400;
@@ -114,7 +117,7 @@ export function cagrOf(initial: number, final: number, windowSeconds: number): n
 
 /** The statistics of a list of trades, in the order they closed. */
 export function tradeStats(
-  trades: readonly Trade[],
+  trades: readonly ScoredTrade[],
 ): Pick<Metrics, 'trade_count' | 'win_rate' | 'profit_factor' | 'expectancy' | 'average_r' | 'longest_losing_streak' | 'gross_profit' | 'gross_loss'> {
   let wins = 0;
   let grossProfit = 0;
@@ -153,7 +156,7 @@ const ratio = (v: number | null) => (v === null ? null : Math.round(v * 10_000) 
  * The metrics of a run (or of one pair): `trades` in the order they closed, `curve` the equity
  * marked over the window (for one pair: the initial balance plus that pair's P/L).
  */
-export function metricsOf(trades: readonly Trade[], curve: EquityCurve, finalEquity: number, windowSeconds: number): Metrics {
+export function metricsOf(trades: readonly ScoredTrade[], curve: EquityCurve, finalEquity: number, windowSeconds: number): Metrics {
   const stats = tradeStats(trades);
   const daily = dailyRatios(curve.initial, curve.dailyEquity());
   return {

@@ -1,5 +1,6 @@
 import type { Database, Queries } from '@fxdesk/core';
 import type { CloseReason, ExitReason, StopReason } from '@fxdesk/trading';
+import type { JournalStore } from './journal.js';
 
 /**
  * A paper trade as a dry_run signal opens it: the signal's levels. `side` is 1 (long) or −1
@@ -102,7 +103,10 @@ function paperPositionOf(row: PaperPositionRow): PaperPosition {
  * then moved and closed once by the paper account.
  */
 export class PaperTradeStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly journal: JournalStore,
+  ) {}
 
   /** Opens `trade`, waiting for its entry, in the transaction of its signal's insert. */
   async open(tx: Queries, trade: PaperTrade): Promise<void> {
@@ -161,22 +165,57 @@ export class PaperTradeStore {
     await this.db.run('DELETE FROM strategy_paper_trades WHERE signal_id = @signalId AND entry_time IS NULL AND closed_at IS NULL', { signalId });
   }
 
+  /**
+   * Closes the open trade `signalId` once; with `exit` (how it closed), journals it in the same
+   * write, as `paper:<signal_id>`.
+   */
   async closePaperTrade(signalId: string, exitPrice: number, pnl: number, closedAt: string, exit?: PaperExit): Promise<void> {
-    await this.db.run(
-      `UPDATE strategy_paper_trades SET closed_at = @closedAt, exit_price = @exitPrice, pnl = @pnl, exit_reason = @reason, exit_time = @exitTime,
-         commission = @commission, r_multiple = @rMultiple, closing = NULL
-       WHERE signal_id = @signalId AND closed_at IS NULL`,
-      {
-        signalId,
-        exitPrice,
-        pnl,
-        closedAt,
-        reason: exit?.reason ?? null,
-        exitTime: exit?.exitTime ?? null,
-        commission: exit?.commission ?? null,
-        rMultiple: exit?.rMultiple ?? null,
-      },
-    );
+    await this.db.transaction(async (tx) => {
+      const { changes } = await tx.run(
+        `UPDATE strategy_paper_trades SET closed_at = @closedAt, exit_price = @exitPrice, pnl = @pnl, exit_reason = @reason, exit_time = @exitTime,
+           commission = @commission, r_multiple = @rMultiple, closing = NULL
+         WHERE signal_id = @signalId AND closed_at IS NULL`,
+        {
+          signalId,
+          exitPrice,
+          pnl,
+          closedAt,
+          reason: exit?.reason ?? null,
+          exitTime: exit?.exitTime ?? null,
+          commission: exit?.commission ?? null,
+          rMultiple: exit?.rMultiple ?? null,
+        },
+      );
+      if (changes !== 1 || !exit) return;
+      const row = await tx.one<{ instrument: string; side: number; entry: number; entry_time: number | null; candle_time: number; volume_lots: number | null }>(
+        'SELECT instrument, side, entry, entry_time, candle_time, volume_lots FROM strategy_paper_trades WHERE signal_id = @signalId',
+        { signalId },
+      );
+      if (!row) return;
+      const entrySec = Number(row.entry_time ?? row.candle_time);
+      await this.journal.record(
+        {
+          id: `paper:${signalId}`,
+          account: 'paper',
+          signal_id: signalId,
+          position: null,
+          instrument: row.instrument,
+          side: row.side === 1 ? 'LONG' : 'SHORT',
+          volume_lots: row.volume_lots ?? 0,
+          entry_time: new Date(entrySec * 1000).toISOString(),
+          entry_price: row.entry,
+          exit_time: new Date(exit.exitTime * 1000).toISOString(),
+          exit_price: exitPrice,
+          exit_reason: exit.reason,
+          pnl,
+          commission: exit.commission,
+          swap: 0,
+          r_multiple: exit.rMultiple,
+          duration_seconds: exit.exitTime - entrySec,
+        },
+        tx,
+      );
+    });
   }
 
   /** The closed trades that came with an exit's details (since the exits were kept), in the order they entered. */

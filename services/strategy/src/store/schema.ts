@@ -152,5 +152,28 @@ export const STRATEGY_SCHEMA: Schema = {
      ALTER TABLE strategy_paper_trades ADD COLUMN commission ${d.types.real};
      ALTER TABLE strategy_paper_trades ADD COLUMN r_multiple ${d.types.real};
      UPDATE strategy_paper_trades SET entry_time = candle_time, stop = stop_loss, last_candle_time = candle_time;`,
+    // The trade journal (issue 23): every closed trade of the live and the paper account, once
+    // under its id; read newest exit first, by account or not.
+    (d) => `CREATE TABLE strategy_journal (
+       seq ${d.types.serialKey},
+       id ${d.types.key} NOT NULL UNIQUE,
+       account ${d.types.key} NOT NULL,
+       signal_id ${d.types.key},
+       position ${d.types.key},
+       instrument ${d.types.key} NOT NULL,
+       side ${d.types.key} NOT NULL,
+       volume_lots ${d.types.real} NOT NULL,
+       entry_ms ${d.types.bigint} NOT NULL,
+       entry_price ${d.types.real} NOT NULL,
+       exit_ms ${d.types.bigint} NOT NULL,
+       exit_price ${d.types.real} NOT NULL,
+       exit_reason ${d.types.key} NOT NULL,
+       pnl ${d.types.real} NOT NULL,
+       commission ${d.types.real} NOT NULL,
+       swap ${d.types.real} NOT NULL,
+       r_multiple ${d.types.real}
+     );
+     CREATE INDEX strategy_journal_by_exit ON strategy_journal (exit_ms, seq);
+     CREATE INDEX strategy_journal_by_account ON strategy_journal (account, exit_ms, seq);`,
   ],
 };
