@@ -242,11 +242,47 @@ const RunScope = { instruments: z.array(z.string()), dry_run: z.boolean() };
 export const StartResponseSchema = z.object({ ...Outcome, started_at: Timestamp, ...RunScope }).meta({ id: 'StartResponse' });
 export type StartResponse = z.infer<typeof StartResponseSchema>;
 
+/** POST /stop body (beyond spec 000); optional, unknown fields refused. */
+export const StopRequestSchema = z
+  .strictObject({
+    close_positions: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Also close every position the strategy opened (live: through the execution service; paper: at the market now); default false' }),
+  })
+  .meta({ id: 'StopRequest' });
+export type StopRequest = z.infer<typeof StopRequestSchema>;
+
+/** What POST /stop reads: the body is optional (an empty one counts as none). */
+export const StopBodySchema = StopRequestSchema.nullish();
+
+/** What a stop with close_positions closed. */
+export const StopClosedSchema = z
+  .object({
+    account: z.enum(['live', 'paper']).meta({ description: 'The account of the run it stopped' }),
+    positions: z.array(
+      z.object({
+        ticket: z.string().meta({ description: 'The venue position ticket (live), the signal_id of the paper trade (paper)' }),
+        state: z
+          .enum(['done', 'rejected', 'unknown', 'failed', 'processing'])
+          .meta({ description: 'done: closed; unknown: the venue did not say (never resent: check the broker); rejected/failed: still open' }),
+        message: z.string().nullable(),
+      }),
+    ),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why nothing could be closed (the execution service did not answer, EXECUTION_URL not set); null when asked' }),
+  })
+  .meta({ id: 'StopClosed' });
+export type StopClosed = z.infer<typeof StopClosedSchema>;
+
 export const StopResponseSchema = z
   .object({
     ...Outcome,
     stopped_at: Timestamp,
     signals_generated: z.number().int().meta({ description: 'Signals generated since the start this stop ends' }),
+    closed: StopClosedSchema.optional().meta({ description: 'With close_positions: true, what was closed' }),
   })
   .meta({ id: 'StopResponse' });
 export type StopResponse = z.infer<typeof StopResponseSchema>;

@@ -209,6 +209,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     health,
     paper,
     account,
+    execution: parts.execution,
   });
   const sessions = new ConsoleSessions({
     password: config.CONSOLE_PASSWORD,

@@ -170,13 +170,13 @@ export class StrategyEngine {
   }
 
   /** Stops the strategy as asked through the API: a restarted process, or another replica, will not resume it. */
-  async stop(): Promise<{ stoppedAt: number; signalsGenerated: number }> {
+  async stop(): Promise<{ stoppedAt: number; signalsGenerated: number; dryRun: boolean }> {
     return this.serially(async () => {
       await this.readGeneration();
       const run = this.runOrRefuse();
       const signalsGenerated = await this.o.signals.countSince(iso(run.startedAt));
       await this.record({ running: false, instruments: run.instruments, dryRun: run.dryRun, startedAt: iso(run.startedAt) });
-      return { ...this.halt(), signalsGenerated };
+      return { ...this.halt(), signalsGenerated, dryRun: run.dryRun };
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '@fxdesk/primitives';
-import type { StrategyAccount, StrategySignal } from '@fxdesk/schemas';
+import type { StopClosed, StrategyAccount, StrategySignal } from '@fxdesk/schemas';
 import {
+  closeAtOpen,
   commissionOf,
   contractSize,
   PairPosition,
@@ -155,6 +156,36 @@ export class PaperAccount {
     }
     for (const write of writes) await write();
     if (touched) this.o.events.statusChanged();
+  }
+
+  /**
+   * Closes every entered paper trade now, at the market (`quoteOf`: the pair's latest price and
+   * digits), as a market order fills at an open: a LONG at the bid less the slippage, a SHORT at
+   * the ask plus it; each journaled with `reason`. Trades still waiting for their entry are
+   * dropped. What it closed, and what it could not (no price for the pair).
+   */
+  async flatten(quoteOf: (instrument: string) => { price: number; digits: number } | null, reason: ExitReason): Promise<StopClosed['positions']> {
+    const positions = await this.o.trades.positions();
+    const outcomes: StopClosed['positions'] = [];
+    for (const p of positions.filter((p) => p.entryTime === null)) await this.o.trades.drop(p.signalId);
+    for (const open of positions.filter((p) => p.entryTime !== null)) {
+      const quote = quoteOf(open.instrument);
+      if (!quote) {
+        outcomes.push({ ticket: open.signalId, state: 'failed', message: `no price for ${open.instrument} yet: the trade stays open` });
+        continue;
+      }
+      let exit: { price: number; closed: ReturnType<PaperAccount['closed']> } | undefined;
+      const { position } = this.restored([open], quote.digits, {
+        exited: (candle, price, why) => (exit = { price, closed: this.closed(open.instrument, position, candle, price, why) }),
+      });
+      const candle = { time: Math.floor(this.o.clock.now() / 1000), open: quote.price, high: quote.price, low: quote.price, close: quote.price };
+      position.closeNow(candle, closeAtOpen(open.side, candle, pricingOf(quote.digits, this.o.fills)), reason);
+      if (!exit) continue;
+      await this.o.trades.closePaperTrade(open.signalId, exit.price, exit.closed.pnl, new Date(this.o.clock.now()).toISOString(), exit.closed);
+      outcomes.push({ ticket: open.signalId, state: 'done', message: null });
+    }
+    if (positions.length > 0) this.o.events.statusChanged();
+    return outcomes;
   }
 
   /** Balance, equity and margin, marking the entered trades at `priceOf` (their entry when unknown). */

@@ -1,3 +1,4 @@
+import { ServiceError, type ExecutionClient } from '@fxdesk/client';
 import { AppError } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type {
@@ -11,6 +12,8 @@ import type {
   SignalHistoryQuery,
   StartRequest,
   StartResponse,
+  StopClosed,
+  StopRequest,
   StopResponse,
   StrategyAccount,
   StrategyHealth,
@@ -54,6 +57,13 @@ export interface StrategyControlOptions {
   health: DownstreamHealth;
   paper: PaperAccount;
   account: AccountView;
+  /** Set with EXECUTION_URL: closes the positions of a stop with close_positions. */
+  execution?: ExecutionClient;
+}
+
+/** The message of a close's answer: the error envelope's, or none. */
+function answerMessage(answer: unknown): string | null {
+  return typeof answer === 'object' && answer !== null && 'message' in answer && typeof answer.message === 'string' ? answer.message : null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -299,10 +309,41 @@ export class StrategyControl {
     return { success: true, message: `strategy started on ${describeRun(started)}`, started_at: iso(started.startedAt), ...runScope(started) };
   }
 
-  async stop(): Promise<StopResponse> {
+  /** Stops the run; with `close_positions`, then closes what it opened (README "Stop and flatten"). */
+  async stop(request: StopRequest = {}): Promise<StopResponse> {
     const stopped = await this.engine.stop();
     const message = `strategy stopped after ${plural(stopped.signalsGenerated, 'signal')}`;
-    return { success: true, message, stopped_at: iso(stopped.stoppedAt), signals_generated: stopped.signalsGenerated };
+    const response = { success: true, message, stopped_at: iso(stopped.stoppedAt), signals_generated: stopped.signalsGenerated };
+    if (!request.close_positions) return response;
+    const closed = stopped.dryRun ? await this.flattenPaper() : await this.flattenLive(stopped.stoppedAt);
+    const done = closed.positions.filter((p) => p.state === 'done').length;
+    return { ...response, message: `${message}; ${plural(done, 'position')} of ${closed.positions.length} closed`, closed };
+  }
+
+  private async flattenPaper(): Promise<StopClosed> {
+    const quoteOf = (instrument: string) => {
+      const pair = this.engine.pair(instrument);
+      const price = pair?.currentPrice ?? null;
+      return pair && price !== null ? { price, digits: pair.digits } : null;
+    };
+    return { account: 'paper', positions: await this.options.paper.flatten(quoteOf, 'flatten'), error: null };
+  }
+
+  /**
+   * Every position of the strategy's orders (their comment's source, SIGNAL_SOURCE) closed by the
+   * execution service's close-all, under a key of this stop: its retries replay, never close twice.
+   */
+  private async flattenLive(stoppedAt: number): Promise<StopClosed> {
+    const execution = this.options.execution;
+    if (!execution) return { account: 'live', positions: [], error: 'EXECUTION_URL is not set: the strategy sent no order' };
+    try {
+      const { result } = await execution.closeAll(`strategy-stop-${stoppedAt}`, { source: this.options.config.SIGNAL_SOURCE });
+      return { account: 'live', positions: result.positions.map((p) => ({ ticket: p.ticket, state: p.state, message: answerMessage(p.answer) })), error: null };
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      this.options.logger.error({ err }, 'stop: closing the positions failed');
+      return { account: 'live', positions: [], error: `the execution service did not close the positions (${err.code}: ${err.message}); close them there` };
+    }
   }
 
   async restart(): Promise<RestartResponse> {

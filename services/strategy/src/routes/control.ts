@@ -4,6 +4,7 @@ import {
   RestartResponseSchema,
   StartBodySchema,
   StartResponseSchema,
+  StopBodySchema,
   StopResponseSchema,
   StrategyConflictSchema,
   StrategyRateLimitedSchema,
@@ -16,7 +17,7 @@ import { CONSOLE_REFUSALS } from '../console-access.js';
  * POST /start, /stop and /restart (spec 000), or, with `prefix` '/console', the console's own
  * copies: the same answers, but console routes (the session and its CSRF token when a login is
  * required, the kit's rate limit rather than spec 000's counters). They take an optional JSON
- * body (only start reads one), so within this scope an empty body sent as `application/json`
+ * body (start and stop read one), so within this scope an empty body sent as `application/json`
  * counts as no body, as most HTTP clients send one; any other content is parsed by the kit's
  * JSON parser (Fastify's own, behind the nesting limit).
  */
@@ -61,11 +62,15 @@ export async function registerControlRoutes(app: App, strategy: StrategyControl,
           summary: asConsole('Stop the strategy'),
           description:
             '`signals_generated` counts the signals of the start this stop ends. 409 STRATEGY_NOT_RUNNING when not running. ' +
-            'With replicas (DATABASE_URL), any replica takes it and every replica stops.',
-          response: { 200: StopResponseSchema, ...refusals },
+            'With replicas (DATABASE_URL), any replica takes it and every replica stops. ' +
+            'Body optional (beyond spec 000): `{"close_positions": true}` then closes what the run opened, and `closed` says what was closed: ' +
+            'a live run every position of its orders (comment source SIGNAL_SOURCE) through the execution service’s close-all, each once (an `unknown` one is never resent: check it at the broker); ' +
+            'a paper run every paper trade at the market now, journaled with exit reason `flatten`. The stop stands even when the closes fail (`closed.error`).',
+          body: StopBodySchema,
+          response: { 200: StopResponseSchema, 422: ErrorEnvelopeSchema, ...refusals },
         },
       },
-      async () => strategy.stop(),
+      async (request) => strategy.stop(request.body ?? {}),
     );
 
     scope.post(
