@@ -105,6 +105,8 @@ export const StrategyConfigSchema = z
     PAPER_SLIPPAGE_POINTS: envNumber(0, { min: 0, max: 100_000 }),
     /** USD per lot per round turn, booked at the exit. */
     PAPER_COMMISSION_PER_LOT: envNumber(0, { min: 0, max: 100_000 }),
+    /** Seconds between two reads of the execution service's deals for the live journal (the leader's). */
+    LIVE_JOURNAL_SYNC_SECONDS: envInt(60, { min: 5, max: 3600 }),
 
     // Replicas (issue 15).
     /**

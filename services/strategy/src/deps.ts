@@ -14,6 +14,7 @@ import { StrategyEngine } from './engine.js';
 import { EventHub } from './event-hub.js';
 import { errors } from './errors.js';
 import { JournalReads } from './journal.js';
+import { LiveJournal } from './live-journal.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import { LabJobs, type LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
@@ -187,6 +188,19 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     health,
     events,
   });
+  const liveJournal =
+    parts.execution &&
+    new LiveJournal({
+      execution: parts.execution,
+      journal: stores.journal,
+      signals: stores.signals,
+      source: config.SIGNAL_SOURCE,
+      now: () => clock.now(),
+      logger,
+      isLeading: () => engine.leads,
+      intervalMs: config.LIVE_JOURNAL_SYNC_SECONDS * 1000,
+    });
+  liveJournal?.start();
   const account = new AccountView({
     client: parts.account,
     health,
@@ -210,6 +224,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     paper,
     account,
     execution: parts.execution,
+    liveJournal,
   });
   const sessions = new ConsoleSessions({
     password: config.CONSOLE_PASSWORD,
@@ -225,7 +240,11 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     liveBalance: () => liveBalanceOf(account),
     now: () => clock.now(),
   });
-  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, close };
+  const closeAll = async () => {
+    await liveJournal?.close();
+    await close();
+  };
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, close: closeAll };
 }
 
 /** The live balance a journal's performance starts from: the account service's (404 without ACCOUNT_URL, 503 when it cannot be read). */

@@ -30,6 +30,7 @@ import type { StrategyEngine } from './engine.js';
 import { downstreamFailure, errors } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import type { Leadership } from './leadership.js';
+import type { LiveJournal } from './live-journal.js';
 import type { MarketSource } from './market-source.js';
 import type { PaperAccount } from './paper-account.js';
 import { latestWrite } from './latest-write.js';
@@ -59,6 +60,8 @@ export interface StrategyControlOptions {
   account: AccountView;
   /** Set with EXECUTION_URL: closes the positions of a stop with close_positions. */
   execution?: ExecutionClient;
+  /** Set with EXECUTION_URL: journals the closed live positions (told which a stop flattened). */
+  liveJournal?: LiveJournal;
 }
 
 /** The message of a close's answer: the error envelope's, or none. */
@@ -338,6 +341,8 @@ export class StrategyControl {
     if (!execution) return { account: 'live', positions: [], error: 'EXECUTION_URL is not set: the strategy sent no order' };
     try {
       const { result } = await execution.closeAll(`strategy-stop-${stoppedAt}`, { source: this.options.config.SIGNAL_SOURCE });
+      this.options.liveJournal?.markFlattened(result.positions.filter((p) => p.state === 'done').map((p) => p.ticket));
+      void this.options.liveJournal?.sync().catch(() => undefined);
       return { account: 'live', positions: result.positions.map((p) => ({ ticket: p.ticket, state: p.state, message: answerMessage(p.answer) })), error: null };
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;

@@ -137,8 +137,9 @@ describe('orders to the execution service', () => {
     await h.settle();
     expect(execution.requests).toHaveLength(0);
     expect((await h.store.page({ limit: 1 })).signals[0]!.execution.status).toBe('paper');
-    const paper = (await h.app.inject({ url: '/status' })).json().paper_account;
-    expect(paper.margin_used).toBeGreaterThan(0);
+    // The paper account holds the signal's trade, which enters at the next candle's open.
+    const [trade] = await h.stores.paperTrades.positions();
+    expect(trade?.signalId).toBe((await h.store.page({ limit: 1 })).signals[0]!.signal_id);
   });
 
   it('sends on start-up what a previous process left pending', async () => {

@@ -1,0 +1,185 @@
+/**
+ * The live account's side of the journal (README "The trade journal"): the leader reads the
+ * execution service's deals and journals each position of the strategy's orders once it is
+ * closed, however it closed: its stop or target at the venue, a close by hand, a flatten.
+ */
+import { ServiceError, type ExecutionClient } from '@fxdesk/client';
+import { MAX_DEALS_RANGE_DAYS, type Deal, type DealList, type ExitReason, type JournalTrade, type StrategySignal } from '@fxdesk/schemas';
+import type { Logger } from 'pino';
+import type { JournalStore, SignalStore } from './store/index.js';
+
+const DAY_MS = 86_400_000;
+/** How far back a position's deals are read: the longest range one GET /v1/deals takes. */
+const LOOKBACK_MS = MAX_DEALS_RANGE_DAYS * DAY_MS;
+/** Each sync reads again this much before the last one's end: a deal the venue reports late is still seen. */
+const OVERLAP_MS = 10 * 60_000;
+const SIGNALS_PAGE = 500;
+
+export interface LiveJournalOptions {
+  execution: ExecutionClient;
+  journal: JournalStore;
+  signals: SignalStore;
+  /** SIGNAL_SOURCE: the source of the strategy's orders, read back from their comments. */
+  source: string;
+  now: () => number;
+  logger: Logger;
+  /** Whether this replica leads (only the leader reads the venue). */
+  isLeading: () => boolean;
+  /** Between two reads of the deals (LIVE_JOURNAL_SYNC_SECONDS). */
+  intervalMs: number;
+}
+
+const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
+const sum = (deals: readonly Deal[], field: (d: Deal) => number) => deals.reduce((total, d) => total + field(d), 0);
+const volumeOf = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.volume));
+/** Σ price × volume / Σ volume. */
+const averagePrice = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.price) * Number(d.volume)) / volumeOf(deals);
+
+/** The exit reason a closing deal's MT5 reason gives: the venue's stop or target, a stop-out, or a close someone asked for. */
+function exitReasonOf(deal: Deal, isFlattened: boolean): ExitReason {
+  if (deal.reason === 'sl' || deal.reason === 'so') return 'stop';
+  if (deal.reason === 'tp') return 'target';
+  return isFlattened ? 'flatten' : 'manual';
+}
+
+/** `EURUSD` → `EUR_USD`: the instrument of a symbol no signal names (six letters, else as it is). */
+function instrumentOf(symbol: string): string {
+  return /^[A-Z]{6}$/.test(symbol) ? `${symbol.slice(0, 3)}_${symbol.slice(3)}` : symbol;
+}
+
+/**
+ * The journal's trade of a position from all its deals, or null while some of it is open. P/L is
+ * the deals' profit, commission and swap; the R multiple needs the signal's stop: the money at
+ * risk is the entry–stop distance at the money per price unit the deals' profit shows.
+ */
+export function liveTradeOf(position: string, deals: readonly Deal[], signal: StrategySignal | undefined, isFlattened: boolean): JournalTrade | null {
+  const ins = deals.filter((d) => d.entry === 'in');
+  const outs = deals.filter((d) => d.entry !== 'in');
+  const lots = volumeOf(ins);
+  if (ins.length === 0 || outs.length === 0 || volumeOf(outs) + 1e-9 < lots) return null;
+  const side = ins[0]!.side === 'buy' ? 1 : -1;
+  const entry = averagePrice(ins);
+  const exit = averagePrice(outs);
+  const profit = sum(deals, (d) => Number(d.profit));
+  const commission = sum(deals, (d) => Number(d.commission));
+  const swap = sum(deals, (d) => Number(d.swap));
+  const pnl = round(profit + commission + swap, 2);
+  const move = side * (exit - entry);
+  const riskMoney = signal && move !== 0 ? Math.abs(entry - signal.stop_loss) * (profit / move) : 0;
+  const last = outs.at(-1)!;
+  const entryMs = Date.parse(ins[0]!.time);
+  const exitMs = Date.parse(last.time);
+  return {
+    id: `live:${position}`,
+    account: 'live',
+    signal_id: signal?.signal_id ?? null,
+    position,
+    instrument: signal?.instrument ?? instrumentOf(ins[0]!.symbol),
+    side: side === 1 ? 'LONG' : 'SHORT',
+    volume_lots: round(lots, 2),
+    entry_time: new Date(entryMs).toISOString(),
+    entry_price: entry,
+    exit_time: new Date(exitMs).toISOString(),
+    exit_price: exit,
+    exit_reason: exitReasonOf(last, isFlattened),
+    pnl,
+    commission: round(commission, 2),
+    swap: round(swap, 2),
+    r_multiple: riskMoney > 0 ? round(pnl / riskMoney, 4) : null,
+    duration_seconds: Math.round((exitMs - entryMs) / 1000),
+  };
+}
+
+/** Journals the strategy's closed live positions from the execution service's deals, on the leader, every `intervalMs`. */
+export class LiveJournal {
+  /** Positions a stop with close_positions closed (their journal reason is `flatten`; after a restart, `manual`). */
+  private readonly flattened = new Set<string>();
+  /** Positions whose entry is not one of the strategy's orders (or older than the look-back): not read again. */
+  private readonly notOurs = new Set<string>();
+  private syncedTo: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(private readonly o: LiveJournalOptions) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => {
+      if (this.o.isLeading()) void this.sync().catch(() => undefined);
+    }, this.o.intervalMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  markFlattened(tickets: readonly string[]): void {
+    for (const ticket of tickets) this.flattened.add(ticket);
+  }
+
+  /** Reads the deals since the last read and journals the positions they closed; how many trades it journaled. One read at a time. */
+  sync(): Promise<number> {
+    this.running ??= this.read()
+      .catch((err: unknown) => {
+        if (!(err instanceof ServiceError)) throw err;
+        this.o.logger.warn({ err }, 'live journal: reading the execution service’s deals failed (read again at the next sync)');
+        return 0;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async read(): Promise<number> {
+    const now = this.o.now();
+    const from = Math.max(now - LOOKBACK_MS, (this.syncedTo ?? 0) - OVERLAP_MS);
+    const closing = new Set<string>();
+    for (const deal of await this.deals({ from: new Date(from).toISOString(), to: new Date(now).toISOString() })) {
+      if (deal.entry !== 'in' && deal.position !== null) closing.add(deal.position);
+    }
+    let journaled = 0;
+    let signals: Map<string, StrategySignal> | undefined;
+    for (const position of closing) {
+      if (this.notOurs.has(position) || (await this.o.journal.has(`live:${position}`))) continue;
+      const deals = await this.deals({ position, source: this.o.source, from: new Date(now - LOOKBACK_MS).toISOString(), to: new Date(now).toISOString() });
+      if (!deals.some((d) => d.entry === 'in')) {
+        this.notOurs.add(position);
+        continue;
+      }
+      signals ??= await this.signalsByPosition(now - LOOKBACK_MS);
+      const trade = liveTradeOf(position, deals, signals.get(position), this.flattened.has(position));
+      if (trade && (await this.o.journal.record(trade))) journaled++;
+    }
+    this.syncedTo = now;
+    return journaled;
+  }
+
+  /** Every deal of the query, page after page. */
+  private async deals(query: { from: string; to: string; position?: string; source?: string }): Promise<Deal[]> {
+    const deals: Deal[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page: DealList = await this.o.execution.deals({ ...query, limit: 500, cursor });
+      deals.push(...page.deals);
+      if (page.next_cursor === null) return deals;
+      cursor = page.next_cursor;
+    }
+  }
+
+  /** The signals generated since `sinceMs` whose order opened a position, by its ticket. */
+  private async signalsByPosition(sinceMs: number): Promise<Map<string, StrategySignal>> {
+    const byPosition = new Map<string, StrategySignal>();
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.o.signals.page({ limit: SIGNALS_PAGE, before });
+      for (const signal of page.signals) {
+        const position = signal.execution.tickets?.position;
+        if (position) byPosition.set(position, signal);
+      }
+      const oldest = page.signals.at(-1);
+      if (page.nextBefore === null || !oldest || Date.parse(oldest.generated_at) < sinceMs) return byPosition;
+      before = page.nextBefore;
+    }
+  }
+}
