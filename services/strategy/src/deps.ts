@@ -14,6 +14,7 @@ import { StrategyEngine } from './engine.js';
 import { EventHub } from './event-hub.js';
 import { errors } from './errors.js';
 import { JournalReads } from './journal.js';
+import { LiveExits } from './live-exits.js';
 import { LiveJournal } from './live-journal.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import { LabJobs, type LabDeps } from './lab/jobs.js';
@@ -185,6 +186,17 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     runs: stores.runs,
     dispatcher,
     paper,
+    liveExits:
+      parts.execution &&
+      new LiveExits({
+        execution: parts.execution,
+        signals: stores.signals,
+        rules: exitRulesOf(rulesOf(config)),
+        fills: paperFillsOf(config),
+        source: config.SIGNAL_SOURCE,
+        now: () => clock.now(),
+        logger,
+      }),
     health,
     events,
   });

@@ -15,6 +15,7 @@ import type { DownstreamHealth } from './downstream.js';
 import { errors } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
+import type { LiveExits } from './live-exits.js';
 import type { PaperAccount } from './paper-account.js';
 import { PairTracker, trackerSettingsOf, type TrackerSettings } from './pair-tracker.js';
 import { rulesOf, type StrategyRules } from './rules.js';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   runs: RunStore;
   dispatcher: SignalDispatcher;
   paper: PaperAccount;
+  /** Set with EXECUTION_URL: the exit rules on the live account's positions. */
+  liveExits?: LiveExits;
   health: DownstreamHealth;
   events: EventHub;
   /** Whether this engine decides from the start (default); a replica's starts following. */
@@ -532,6 +535,18 @@ export class StrategyEngine {
       await this.publishCandles(pair, added.length, last === null);
       if (!this.isLeading) return;
       await this.o.paper.onCandles(pair.instrument, pair.digits, added, atrs);
+      // Live, the exit rules act on the newest close only: the venue's positions are as they are now.
+      if (!run.dryRun && this.closedWithinTimeframe(pair)) {
+        const candle = added.at(-1)!;
+        await this.o.liveExits?.onClose({
+          instrument: pair.instrument,
+          symbol: pair.symbol,
+          digits: pair.digits,
+          candle,
+          atr: atrs.at(-1) ?? Number.NaN,
+          candleSeconds: pair.candleSeconds,
+        });
+      }
       if (this.closedWithinTimeframe(pair)) await this.decideOn(run, pair);
     } catch (err) {
       logger.error({ err, instrument: pair.instrument }, 'processing closed candles failed');
@@ -648,7 +663,10 @@ export class StrategyEngine {
     // Its event was logged with it: the console hears it (and a new status) once it is read back.
     this.o.events.deskChanged();
     // A leader that lost the lead while storing leaves the sends to the next one, which resumes what is pending.
-    if (this.isLeading) this.o.dispatcher.dispatch(signal);
+    if (!this.isLeading) return;
+    // The positions an opposite signal closes are closed before it is sent (EXIT_ON_OPPOSITE_SIGNAL).
+    if (!run.dryRun) await this.o.liveExits?.onSignal(signal);
+    this.o.dispatcher.dispatch(signal);
   }
 }
 

@@ -13,7 +13,6 @@ const DAY_MS = 86_400_000;
 const LOOKBACK_MS = MAX_DEALS_RANGE_DAYS * DAY_MS;
 /** Each sync reads again this much before the last one's end: a deal the venue reports late is still seen. */
 const OVERLAP_MS = 10 * 60_000;
-const SIGNALS_PAGE = 500;
 
 export interface LiveJournalOptions {
   execution: ExecutionClient;
@@ -147,7 +146,7 @@ export class LiveJournal {
         this.notOurs.add(position);
         continue;
       }
-      signals ??= await this.signalsByPosition(now - LOOKBACK_MS);
+      signals ??= await this.o.signals.byPosition(now - LOOKBACK_MS);
       const trade = liveTradeOf(position, deals, signals.get(position), this.flattened.has(position));
       if (trade && (await this.o.journal.record(trade))) journaled++;
     }
@@ -164,22 +163,6 @@ export class LiveJournal {
       deals.push(...page.deals);
       if (page.next_cursor === null) return deals;
       cursor = page.next_cursor;
-    }
-  }
-
-  /** The signals generated since `sinceMs` whose order opened a position, by its ticket. */
-  private async signalsByPosition(sinceMs: number): Promise<Map<string, StrategySignal>> {
-    const byPosition = new Map<string, StrategySignal>();
-    let before: number | undefined;
-    for (;;) {
-      const page = await this.o.signals.page({ limit: SIGNALS_PAGE, before });
-      for (const signal of page.signals) {
-        const position = signal.execution.tickets?.position;
-        if (position) byPosition.set(position, signal);
-      }
-      const oldest = page.signals.at(-1);
-      if (page.nextBefore === null || !oldest || Date.parse(oldest.generated_at) < sinceMs) return byPosition;
-      before = page.nextBefore;
     }
   }
 }

@@ -93,6 +93,22 @@ export class SignalStore {
     });
   }
 
+  /** The signals generated since `sinceMs` (and a page before it) whose order opened a position, by its ticket; read newest first, a page at a time. */
+  async byPosition(sinceMs: number): Promise<Map<string, StrategySignal>> {
+    const byPosition = new Map<string, StrategySignal>();
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.page({ limit: 500, before });
+      for (const signal of page.signals) {
+        const position = signal.execution.tickets?.position;
+        if (position) byPosition.set(position, signal);
+      }
+      const oldest = page.signals.at(-1);
+      if (page.nextBefore === null || !oldest || Date.parse(oldest.generated_at) < sinceMs) return byPosition;
+      before = page.nextBefore;
+    }
+  }
+
   async find(signalId: string): Promise<StrategySignal | undefined> {
     const row = await this.db.one<SignalRow>(`${SIGNAL} WHERE signal_id = @signalId`, { signalId });
     return row && signalOf(row);
