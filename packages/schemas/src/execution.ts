@@ -469,12 +469,10 @@ export const DealListQuerySchema = z
 export type DealListQuery = z.output<typeof DealListQuerySchema>;
 
 /** MT5 DEAL_REASON_* in lower case. */
-export const DealReasonSchema = z
-  .enum(['client', 'mobile', 'web', 'expert', 'sl', 'tp', 'so', 'rollover', 'vmargin', 'split', 'unknown'])
-  .meta({
-    description:
-      'Who or what made the deal (MT5 DEAL_REASON): expert = a program (this service), sl/tp = the venue at a stop, so = stop-out, client/mobile/web = by hand',
-  });
+export const DealReasonSchema = z.enum(['client', 'mobile', 'web', 'expert', 'sl', 'tp', 'so', 'rollover', 'vmargin', 'split', 'unknown']).meta({
+  description:
+    'Who or what made the deal (MT5 DEAL_REASON): expert = a program (this service), sl/tp = the venue at a stop, so = stop-out, client/mobile/web = by hand',
+});
 
 /** A history deal of the terminal (`Trade` is the account service's). */
 export const DealSchema = z
