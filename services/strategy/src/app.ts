@@ -2,12 +2,14 @@ import { buildService, kitOptionsFromConfig, registerHealthRoutes, type App } fr
 import pkg from '../package.json' with { type: 'json' };
 import type { StrategyConfig } from './config.js';
 import { registerConsoleAccess, SESSION_COOKIE } from './console-access.js';
+import { ConsolePositions } from './console-positions.js';
 import type { StrategyDeps } from './deps.js';
 import type { StrategyEngine } from './engine.js';
 import type { EventHub } from './event-hub.js';
 import type { LabJobs } from './lab/jobs.js';
 import { labDefaults } from './lab/defaults.js';
 import { clientLimit, consoleReadLimit, specRateLimit } from './rate-limits.js';
+import { registerConsolePositionRoutes } from './routes/console-positions.js';
 import { registerConsoleReadRoutes } from './routes/console-reads.js';
 import { registerSessionRoutes } from './routes/console-session.js';
 import { registerControlRoutes } from './routes/control.js';
@@ -85,6 +87,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     const loginLimit = clientLimit(api, { group: 'console-login', max: config.CONSOLE_LOGIN_PER_MINUTE, what: 'console login attempts' });
     registerSessionRoutes(api, { sessions, secureCookie, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000, loginLimit });
     registerConsoleReadRoutes(api, reads);
+    registerConsolePositionRoutes(api, new ConsolePositions({ execution: deps.execution, source: config.SIGNAL_SOURCE }));
     // The desk's own reads of spec 000's records, on the console's budget rather than spec 000's.
     registerStatusRoutes(api, strategy, { prefix: '/console' });
     registerPairRoutes(api, strategy, { prefix: '/console' });
