@@ -5,6 +5,8 @@ import {
   type BacktestRequest,
   type DeliveryStatus,
   type ErrorEnvelopeBody,
+  type ExitReason,
+  type JournalAccount,
   type SignalState,
   type StartRequest,
   type SweepRequest,
@@ -61,6 +63,8 @@ interface CallParts {
   query?: Query;
   /** Sent as JSON. */
   body?: unknown;
+  /** Headers of the call's own (an Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -85,8 +89,8 @@ export class Api {
   }
 
   /** Sends the call; throws the ApiError of any answer but the `accepted` statuses. */
-  private async exchange(call: ServiceCall, { params, query, body }: CallParts, accepted: number[]): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  private async exchange(call: ServiceCall, { params, query, body, headers: own }: CallParts, accepted: number[]): Promise<Response> {
+    const headers: Record<string, string> = { ...own, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (call.method !== 'GET' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let res: Response;
@@ -137,6 +141,16 @@ export class Api {
   deliveries = (query: { status?: DeliveryStatus; source?: string; limit?: number; cursor?: string | null }) =>
     this.send(strategyCalls.consoleDeliveries, { query });
 
+  // The strategy's positions at the execution service. An action's key is the caller's: one per
+  // click, the same for that click's retries, so a retry is answered from the record, never closed twice.
+  positions = () => this.send(strategyCalls.consolePositions);
+  closePosition = (ticket: string, idempotencyKey: string) =>
+    this.send(strategyCalls.consoleClosePosition, { params: { ticket }, body: {}, headers: { 'idempotency-key': idempotencyKey } });
+  closeAll = (idempotencyKey: string) => this.send(strategyCalls.consoleCloseAll, { body: {}, headers: { 'idempotency-key': idempotencyKey } });
+
+  // The trade journal.
+  trades = (query: JournalFilter & { limit?: number; cursor?: string | null }) => this.send(strategyCalls.consoleTrades, { query });
+
   // The console's control routes (spec 000's answers, behind the session and its CSRF token).
   start = (body: StartRequest) => this.send(strategyCalls.consoleStart, { body });
   stop = () => this.send(strategyCalls.consoleStop);
@@ -161,6 +175,24 @@ export class Api {
   sweep = (id: string) => this.send(strategyCalls.sweep, { params: { id } });
   /** Cancels a queued or running sweep (its record, now cancelled), or deletes a finished one with its backtests (undefined). */
   deleteSweep = (id: string) => this.remove(strategyCalls.deleteSweep, { id });
+}
+
+/** The journal's filters, as GET /console/trades takes them. */
+export type JournalFilter = {
+  account?: JournalAccount;
+  instrument?: string;
+  exit_reason?: ExitReason;
+};
+
+/** The address of the journal's CSV download: every trade the filter matches. */
+export function tradesCsvHref(filter: JournalFilter): string {
+  return withQuery(strategyCalls.consoleTrades.path, { ...filter, format: 'csv' });
+}
+
+/** A fresh Idempotency-Key (random, 128 bits, hex): `crypto.randomUUID` needs a secure context, this does not. */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `console-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
 /** A one-line explanation of a failed call for the page. */

@@ -8,6 +8,7 @@ import { DeskPage } from './pages/desk.js';
 import { LabPage } from './pages/lab.js';
 import { LoginPage } from './pages/login.js';
 import { PairPage } from './pages/pair.js';
+import { PositionsPage } from './pages/positions.js';
 import { SweepPage } from './pages/sweep.js';
 import { Link, useRoute } from './router.js';
 import { routeHref, type Route } from './routes.js';
@@ -93,6 +94,9 @@ function Header({ route, loginRequired, onLogout }: { route: Route; loginRequire
         <Link href={routeHref({ page: 'activity', tab: 'signals' })} aria-current={route.page === 'activity' ? 'page' : undefined}>
           Activity
         </Link>
+        <Link href={routeHref({ page: 'positions' })} aria-current={route.page === 'positions' ? 'page' : undefined}>
+          Positions
+        </Link>
         <Link href={routeHref({ page: 'lab' })} aria-current={route.page === 'lab' || route.page === 'backtest' || route.page === 'sweep' ? 'page' : undefined}>
           Lab
         </Link>
@@ -118,6 +122,8 @@ function Page({ route }: { route: Route }) {
       return <PairPage instrument={route.instrument} timeframe={route.timeframe} signalId={route.signalId} />;
     case 'activity':
       return <ActivityPage tab={route.tab} />;
+    case 'positions':
+      return <PositionsPage />;
     case 'lab':
       return <LabPage />;
     case 'backtest':

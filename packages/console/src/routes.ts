@@ -12,6 +12,7 @@ export type Route =
   | { page: 'desk' }
   | { page: 'pair'; instrument: string; timeframe: Timeframe | null; signalId: string | null }
   | { page: 'activity'; tab: ActivityTab }
+  | { page: 'positions' }
   | { page: 'lab' }
   | { page: 'backtest'; id: string; instrument: string | null }
   | { page: 'sweep'; id: string; x: RuleKey | null; y: RuleKey | null }
@@ -24,7 +25,7 @@ const JOB_ID = /^[\w.~-]{1,64}$/;
 
 /**
  * The page a location names: `/ui/`, `/ui/pair/EUR_USD?tf=M5&signal=…`, `/ui/activity?tab=orders`,
- * `/ui/lab`, `/ui/lab/backtests/{id}?pair=EUR_USD`, `/ui/lab/sweeps/{id}?x=…&y=…` (the heat map's axes).
+ * `/ui/positions`, `/ui/lab`, `/ui/lab/backtests/{id}?pair=EUR_USD`, `/ui/lab/sweeps/{id}?x=…&y=…` (the heat map's axes).
  */
 export function parseRoute(pathname: string, search: string): Route {
   const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname === '/ui' ? '' : null;
@@ -42,6 +43,7 @@ export function parseRoute(pathname: string, search: string): Route {
     const tab = query.get('tab');
     return { page: 'activity', tab: ACTIVITY_TABS.find((t) => t === tab) ?? 'signals' };
   }
+  if (parts[0] === 'positions' && parts.length === 1) return { page: 'positions' };
   if (parts[0] === 'lab') return labRoute(parts.slice(1), query) ?? { page: 'not_found', path: pathname };
   return { page: 'not_found', path: pathname };
 }
@@ -76,6 +78,8 @@ export function routeHref(route: Exclude<Route, { page: 'not_found' }>): string 
     }
     case 'activity':
       return route.tab === 'signals' ? `${BASE}activity` : `${BASE}activity?tab=${route.tab}`;
+    case 'positions':
+      return `${BASE}positions`;
     case 'lab':
       return `${BASE}lab`;
     case 'backtest':

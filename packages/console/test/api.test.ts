@@ -1,6 +1,6 @@
 import type { StartResponse } from '@fxdesk/schemas';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Api, ApiError } from '../src/api.js';
+import { Api, ApiError, newIdempotencyKey, tradesCsvHref } from '../src/api.js';
 import { status } from './fixtures.js';
 
 interface Sent {
@@ -52,6 +52,27 @@ describe("the console's calls to the strategy", () => {
     await api.pairCandles('EUR/USD', { limit: 1 }).catch(() => undefined);
     await api.orders({ limit: 50, cursor: null, state: undefined }).catch(() => undefined);
     expect(sent.map((s) => s.url)).toEqual(['/console/pairs/EUR%2FUSD/candles?limit=1', '/console/orders?limit=50']);
+  });
+
+  it('sends a close under the Idempotency-Key it is given, with the CSRF token', async () => {
+    api.csrfToken = 'csrf-1';
+    const sent = serve(json({ error: true, code: 'EXECUTION_OUTCOME_UNKNOWN', message: 'unknown', timestamp: '2026-01-07T12:33:20.000Z' }, 503));
+    const err = await api.closePosition('5001', 'console-key-1').catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, code: 'EXECUTION_OUTCOME_UNKNOWN' });
+    expect(sent).toMatchObject([{ url: '/console/positions/5001/close', method: 'POST', body: '{}' }]);
+    expect(sent[0]?.headers).toMatchObject({ 'idempotency-key': 'console-key-1', 'x-csrf-token': 'csrf-1' });
+  });
+
+  it('makes a new Idempotency-Key each time, one the execution service takes', () => {
+    const keys = new Set([newIdempotencyKey(), newIdempotencyKey()]);
+    expect(keys.size).toBe(2);
+    for (const key of keys) expect(key).toMatch(/^[\x21\x22\x24-\x7e]{1,128}$/);
+  });
+
+  it('links the journal’s CSV with its filters', () => {
+    expect(tradesCsvHref({ account: 'live', instrument: undefined, exit_reason: 'flatten' })).toBe(
+      '/console/trades?account=live&exit_reason=flatten&format=csv',
+    );
   });
 
   it('refuses an answer of another shape as INVALID_RESPONSE, naming the field', async () => {

@@ -8,6 +8,7 @@ describe('routes', () => {
     expect(parseRoute('/ui', '')).toEqual({ page: 'desk' });
     expect(parseRoute('/ui/pair/EUR_USD', '?tf=M15&signal=abc')).toEqual({ page: 'pair', instrument: 'EUR_USD', timeframe: 'M15', signalId: 'abc' });
     expect(parseRoute('/ui/activity', '?tab=orders')).toEqual({ page: 'activity', tab: 'orders' });
+    expect(parseRoute('/ui/positions', '')).toEqual({ page: 'positions' });
   });
 
   it('ignores a timeframe or tab it does not know', () => {
@@ -37,6 +38,7 @@ describe('routes', () => {
       { page: 'pair', instrument: 'USD_JPY', timeframe: null, signalId: null },
       { page: 'activity', tab: 'signals' },
       { page: 'activity', tab: 'deliveries' },
+      { page: 'positions' },
       { page: 'lab' },
       { page: 'backtest', id: '12', instrument: 'EUR_USD' },
       { page: 'backtest', id: '12', instrument: null },

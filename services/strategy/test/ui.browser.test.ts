@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ExecutionClient } from '@fxdesk/client';
 import { launchBrowser, root } from '@fxdesk/core/testing';
+import type { OpenPosition } from '@fxdesk/schemas';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
 import { harness, type Harness } from './helpers.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -71,4 +74,101 @@ describe('/ui in a browser', () => {
     expect([...new Set(refusals)]).toEqual(['401 /console/login', '404 /console/account']);
     await page.close();
   }, 60_000);
+});
+
+/** An open position of the strategy's orders as the execution service lists it. */
+function position(ticket: string): OpenPosition {
+  return {
+    ticket,
+    symbol: 'EURUSD',
+    side: 'buy',
+    volume: '0.10',
+    open_price: '1.10012',
+    sl: '1.09500',
+    tp: '1.11000',
+    profit: '12.40',
+    swap: '-0.30',
+    magic: 0,
+    comment: 'fxdesk-strategy 3f2c8a4e',
+    source: 'fxdesk-strategy',
+    opened_at: '2026-01-05T12:00:01.000Z',
+  };
+}
+
+const RESULT = { retcode: 10009, retcode_name: 'TRADE_RETCODE_DONE', order: '7001', deal: '8001', volume: '0.10', price: '1.10100', broker_comment: 'done' };
+
+/** The execution service's book: the positions it holds, closed one by one or all at once. */
+function book(tickets: string[]): (request: RecordedRequest) => FakeAnswer {
+  const open = new Map(tickets.map((t) => [t, position(t)]));
+  return (request) => {
+    const key = String(request.headers['idempotency-key']);
+    if (request.method === 'GET' && request.url.startsWith('/v1/positions')) return { status: 200, body: { positions: [...open.values()] } };
+    if (request.url === '/v1/positions/close-all') {
+      const closed = [...open.keys()].map((ticket) => ({
+        ticket,
+        state: 'done',
+        http_status: 200,
+        answer: { action_id: `${key}#${ticket}`, kind: 'close', ticket, state: 'done', result: RESULT },
+      }));
+      open.clear();
+      return { status: 200, body: { idempotency_key: key, positions: closed } };
+    }
+    const close = /^\/v1\/positions\/(\d+)\/close$/.exec(request.url);
+    if (close && open.delete(close[1] as string)) {
+      return { status: 200, body: { action_id: key, kind: 'close', ticket: close[1], state: 'done', result: RESULT } };
+    }
+    return { status: 404, body: envelope('not_found', 'no such route or position') };
+  };
+}
+
+describe('/ui/positions in a browser', () => {
+  let browser: Browser;
+  let h: Harness;
+  let execution: FakeService;
+  let client: ExecutionClient;
+  let base: string;
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(root, 'packages/console/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', '@fxdesk/console'], { cwd: root });
+    execution = await fakeService(book(['5001', '5002', '5003']));
+    client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 5000 });
+    h = await harness({ deps: { execution: client } });
+    base = (await h.app.listen({ host: '127.0.0.1', port: 0 })).replace('127.0.0.1', 'localhost');
+    browser = await launchBrowser();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    await client?.close();
+    await execution?.close();
+  });
+
+  it('lists the open positions, closes one, flattens the rest behind a confirmation, and links the journal’s CSV', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    await page.goto(`${base}/ui/positions`);
+    await page.waitForSelector('tr[data-ticket="5003"]', { timeout: 20_000 });
+    expect(await page.textContent('tr[data-ticket="5001"]')).toContain('1.09500');
+
+    await page.click('button[aria-label="Close position 5001"]');
+    await page.waitForSelector('tr[data-ticket="5001"]', { state: 'detached', timeout: 20_000 });
+    const closes = execution.requests.filter((r) => r.url === '/v1/positions/5001/close');
+    expect(closes).toHaveLength(1);
+    expect(closes[0]?.headers['idempotency-key']).toMatch(/^console-[0-9a-f]{32}$/);
+
+    await page.getByRole('button', { name: 'Flatten all' }).click();
+    await page.waitForSelector('[aria-label="Confirm the flatten"]', { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Close them all' }).click();
+    await page.waitForSelector('text=Flatten: 2 of 2 closed', { timeout: 20_000 });
+    await page.waitForSelector('text=No open position.', { timeout: 20_000 });
+    const flattens = execution.requests.filter((r) => r.url === '/v1/positions/close-all');
+    expect(flattens).toHaveLength(1);
+    expect(flattens[0]?.body).toEqual({ source: 'fxdesk-strategy' });
+
+    await page.waitForSelector('#journal-title', { timeout: 10_000 });
+    await page.getByLabel('Exit reason').selectOption('flatten');
+    await page.waitForSelector('a[href$="exit_reason=flatten&format=csv"]', { timeout: 10_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 });
