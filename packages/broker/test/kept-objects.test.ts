@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { positionOf, recordOf, restingOrderOf } from '../src/simulated/kept-objects.js';
-import type { TerminalRecord } from '../src/terminal.js';
+import { positionOf, recordOf, restingOrderOf, type HistoryRecord } from '../src/simulated/kept-objects.js';
+
 import { hiddenClassCount } from './hidden-classes.js';
 
 const T0 = Date.UTC(2026, 0, 7, 12, 0, 0);
 
 /** What a terminal makes for 300 orders, with the values varying as they do in trading (stops or none, an expiry or none). */
 function keptFor300Orders() {
-  const records: TerminalRecord[] = [];
+  const records: HistoryRecord[] = [];
   const positions: object[] = [];
   const resting: object[] = [];
   for (let i = 0; i < 300; i++) {
@@ -23,6 +23,8 @@ function keptFor300Orders() {
       time: T0 + i,
       position: isDeal ? String(T0 + i - 1) : null,
       state: isDeal ? 'filled' : 'placed',
+      // A deal's facts (an order's are none).
+      ...(isDeal ? { dealOrder: String(T0 + i - 1), entry: 'out' as const, reason: 'expert' as const, profit: i } : {}),
     });
     records.push(record);
     const stops = { slPoints: i % 3 === 0 ? null : 108_600, tpPoints: i % 5 === 0 ? null : 108_700 };
@@ -67,7 +69,13 @@ describe('what the simulated terminal keeps per order', () => {
       time: T0 + 1,
       position: String(T0),
       state: 'filled',
+      dealOrder: String(T0),
+      entry: 'out',
+      reason: 'expert',
+      profit: 1,
     });
+    // An order carries no deal facts.
+    expect(records[0]).toMatchObject({ dealOrder: null, entry: null, reason: null, profit: 0 });
     expect(positions[1]).toMatchObject({
       ticket: String(T0 + 1),
       seq: 1,
