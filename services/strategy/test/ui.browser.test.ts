@@ -142,10 +142,17 @@ describe('/ui/positions in a browser', () => {
     await execution?.close();
   });
 
-  it('lists the open positions, closes one, flattens the rest behind a confirmation, and links the journal’s CSV', async () => {
+  it('reads the positions on the pair chart, lists them, closes one, flattens the rest behind a confirmation, and links the journal’s CSV', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(err.message));
+    // The pair's page reads the positions too, to draw their prices and stops on its chart.
+    await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
+    await h.advance(60_000);
+    const read = page.waitForResponse((res) => new URL(res.url()).pathname === '/console/positions' && res.status() === 200);
+    await page.goto(`${base}/ui/pair/EUR_USD`);
+    await read;
+    await page.waitForSelector('canvas', { timeout: 20_000 });
     await page.goto(`${base}/ui/positions`);
     await page.waitForSelector('tr[data-ticket="5003"]', { timeout: 20_000 });
     expect(await page.textContent('tr[data-ticket="5001"]')).toContain('1.09500');

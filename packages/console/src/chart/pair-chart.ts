@@ -1,4 +1,4 @@
-import type { ChartCandle, StrategySignal, Timeframe } from '@fxdesk/schemas';
+import type { ChartCandle, OpenPosition, StrategySignal, Timeframe } from '@fxdesk/schemas';
 import {
   CandlestickSeries,
   createChart,
@@ -47,6 +47,8 @@ export interface ChartInput {
   trades?: ChartTrade[];
   /** The picked trade (tradeKey), drawn bolder and labelled. */
   selectedTrade?: string | null;
+  /** The pair's open positions at the venue: each one's open price, SL and TP on the price axis. */
+  positions?: readonly OpenPosition[];
 }
 
 const STOCH_PANE_HEIGHT = 110;
@@ -201,7 +203,7 @@ export class PairChart {
     timeScale.setVisibleLogicalRange({ from: index - half, to: index + half });
   }
 
-  /** POC, VAH and VAL of the latest profile, and the picked signal's entry, stop and target, on the price axis. */
+  /** POC, VAH and VAL of the latest profile, the picked signal's entry, stop and target, and the open positions' prices and stops, on the price axis. */
   private drawPriceLines(input: ChartInput, picked: StrategySignal | null): void {
     for (const line of this.priceLines) this.candles.removePriceLine(line);
     this.priceLines = [];
@@ -217,6 +219,11 @@ export class PairChart {
       add(picked.entry_price, 'Entry', COLORS.entry, LineStyle.Dashed);
       add(picked.stop_loss, 'Stop', COLORS.stop, LineStyle.Dashed);
       add(picked.take_profit, 'Target', COLORS.target, LineStyle.Dashed);
+    }
+    for (const position of input.positions ?? []) {
+      add(Number(position.open_price), `#${position.ticket}`, COLORS.entry, LineStyle.Solid);
+      if (position.sl !== null) add(Number(position.sl), `SL #${position.ticket}`, COLORS.stop, LineStyle.Solid);
+      if (position.tp !== null) add(Number(position.tp), `TP #${position.ticket}`, COLORS.target, LineStyle.Solid);
     }
   }
 }

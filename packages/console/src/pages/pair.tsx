@@ -14,6 +14,7 @@ import { candleOpen, TIMEFRAME_SECONDS, TIMEFRAMES } from '../market-time.js';
 import { Link, navigate } from '../router.js';
 import { routeHref } from '../routes.js';
 import { useDesk } from '../use-desk.js';
+import { usePositions } from '../use-positions.js';
 
 /** Candles asked for; a desk with a smaller CHART_CANDLES is asked for its default instead. */
 const CHART_LIMIT = 300;
@@ -116,10 +117,14 @@ export function PairPage({ instrument, timeframe: asked, signalId }: PairPagePro
     [listen, instrument],
   );
 
+  // The pair's open positions at the venue, their prices and stops drawn on the chart.
+  const { book } = usePositions();
+  const positions = useMemo(() => ('positions' in book && pair ? book.positions.filter((p) => p.symbol === pair.symbol) : []), [book, pair?.symbol]);
+
   useEffect(() => {
     if (candles.state === 'ok' && chart.current)
-      chart.current.show({ instrument, timeframe: candles.timeframe, candles: candles.candles, signals, selectedId: signalId });
-  }, [candles, signals, signalId, instrument, ready]);
+      chart.current.show({ instrument, timeframe: candles.timeframe, candles: candles.candles, signals, selectedId: signalId, positions });
+  }, [candles, signals, signalId, instrument, ready, positions]);
 
   const summary = useMemo(
     () => (candles.state === 'ok' ? chartSummary(candles.candles, signals, candles.timeframe, signalId) : null),
