@@ -57,8 +57,16 @@ export function envelope(code: string, message = code): Record<string, unknown> 
   return { error: true, code, message, timestamp: new Date().toISOString() };
 }
 
-/** The execution service's answer to an order it filled, for the signal_id it was sent. */
-export const filled = (request: RecordedRequest): FakeAnswer => ({
+/**
+ * The execution service's answer to an order it filled, for the signal_id it was sent; the
+ * leader's reads besides (the live journal's deals, the exit rules' positions) find nothing.
+ */
+export const filled = (request: RecordedRequest): FakeAnswer =>
+  request.method === 'GET'
+    ? { status: 200, body: request.url.startsWith('/v1/deals') ? { deals: [], next_cursor: null } : { positions: [] } }
+    : filledOrder(request);
+
+const filledOrder = (request: RecordedRequest): FakeAnswer => ({
   status: 200,
   body: {
     signal_id: (request.body as { signal_id: string }).signal_id,
