@@ -340,9 +340,11 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         let isDone = false;
         const reading = (async () => {
           while (!isDone || read.length < 40) {
+            // Only a read begun after every write committed may end the loop: one begun before may miss the last.
+            const afterWrites = isDone;
             const events = (await reader.events.eventsAfter(read.at(-1)?.seq ?? 0, 100)) ?? [];
             read.push(...events);
-            if (isDone && events.length === 0) break;
+            if (afterWrites && events.length === 0) break;
             // A SQLite read answers within the turn: the writers' group commit runs in the next one.
             await new Promise((resolve) => setImmediate(resolve));
           }
