@@ -1,9 +1,9 @@
 import { compareDeals, type TerminalDeal, type TradingTerminal } from '@fxdesk/broker';
-import { AppError } from '@fxdesk/core';
 import type { Deal, DealList, DealListQuery } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { isFromSource, money, readTerminal } from './book.js';
 import type { Deadline } from './deadline.js';
+import { errors } from './errors.js';
 import { sourceOfComment } from './order-comment.js';
 
 /** Where a page of deals ends: its last deal, in (time, ticket) order. */
@@ -20,9 +20,7 @@ export function encodeDealCursor(position: DealPosition): string {
 export function decodeDealCursor(cursor: string): DealPosition {
   const [time, ticket] = Buffer.from(cursor, 'base64url').toString().split('\n');
   if (time === undefined || ticket === undefined || !/^\d{1,16}$/.test(time)) {
-    throw new AppError('validation_error', 'not a cursor this service issued', {
-      details: [{ path: 'querystring.cursor', message: 'not a cursor this service issued' }],
-    });
+    throw errors.create('invalid_cursor', 'not a cursor this service issued: pass next_cursor as given');
   }
   return { time: Number(time), ticket };
 }

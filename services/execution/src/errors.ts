@@ -34,6 +34,8 @@ export const errors = defineErrors({
   position_not_found: 422,
   order_not_found: 422,
   no_changes: 422,
+  // A cursor of the document's shape that this service did not issue (GET /v1/deals).
+  invalid_cursor: 422,
 });
 
 export type ExecutionErrorCode = keyof typeof errors.statusByCode;

@@ -135,8 +135,7 @@ describe('GET /v1/deals', () => {
     expectEnvelope(await get(`to=${encodeURIComponent(TO)}`), 422, 'validation_error');
     expectEnvelope(await get(range('&limit=501')), 422, 'validation_error');
     expectEnvelope(await get(range('&kind=out')), 422, 'validation_error');
-    const cursor = expectEnvelope(await get(range(`&cursor=${Buffer.from('x').toString('base64url')}`)), 422, 'validation_error');
-    expect(cursor.details).toEqual([expect.objectContaining({ path: 'querystring.cursor' })]);
+    expectEnvelope(await get(range(`&cursor=${Buffer.from('x').toString('base64url')}`)), 422, 'invalid_cursor');
   });
 
   it('needs the API key', async () => {

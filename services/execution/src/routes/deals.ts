@@ -13,7 +13,7 @@ export function registerDealRoutes(app: App, deals: DealHistory): void {
         description:
           `The terminal’s deals that traded in [from, to), at most ${MAX_DEALS_RANGE_DAYS} days, oldest first, filtered by position, symbol and the source of the ` +
           'position’s opening order comment, with profit, commission and swap in the account currency and the MT5 reason (expert, sl, tp, so, client…). ' +
-          'Pass `next_cursor` back as `cursor`, with the same query, for the next page until it is null. Read live from the terminal, nothing is stored.',
+          'Pass `next_cursor` back as `cursor`, with the same query, for the next page until it is null (another cursor: 422 invalid_cursor). Read live from the terminal, nothing is stored.',
         querystring: DealListQuerySchema,
         response: { 200: DealListSchema, 422: ErrorEnvelopeSchema, 503: ErrorEnvelopeSchema },
       },
