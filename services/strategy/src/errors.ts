@@ -1,5 +1,5 @@
 import { ServiceError } from '@fxdesk/client';
-import { defineErrors, type AppError } from '@fxdesk/core';
+import { AppError, defineErrors } from '@fxdesk/core';
 
 /**
  * The strategy service's own codes (spec 000 "Errors", then the console's and the lab's), written lower_snake here and sent
@@ -39,4 +39,9 @@ export function downstreamFailure(err: unknown, service: string): AppError {
   }
   const answered = err.status === undefined ? 'answered' : `answered ${err.status}`;
   return errors.create('downstream_error', `the ${service} service ${answered} ${err.code}: ${err.message}`);
+}
+
+/** Refuses one request parameter (`query.cursor`, `query.from`…) as the kit's validation does: 422 VALIDATION_ERROR naming it. */
+export function refuseParameter(path: string, message: string): never {
+  throw new AppError('validation_error', `${path}: ${message}`, { details: [{ path, message }] });
 }

@@ -3,7 +3,6 @@
  * a range's performance, with the lab's metrics computed over the journal's realized equity.
  */
 import { Readable } from 'node:stream';
-import { AppError } from '@fxdesk/core';
 import {
   JournalTradeSchema,
   type JournalAccount,
@@ -13,6 +12,7 @@ import {
   type Performance,
   type PerformanceQuery,
 } from '@fxdesk/schemas';
+import { refuseParameter } from './errors.js';
 import { EquityCurve, metricsOf } from './lab/metrics.js';
 import type { JournalCursor, JournalFilter, JournalStore } from './store/journal.js';
 
@@ -41,11 +41,7 @@ export function encodeJournalCursor(cursor: JournalCursor): string {
 
 function decodeJournalCursor(text: string): JournalCursor {
   const m = /^j(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!m) {
-    throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
-      details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
-    });
-  }
+  if (!m) refuseParameter('query.cursor', 'not a cursor this service issued');
   return { exitMs: Number(m[1]), seq: Number(m[2]) };
 }
 
@@ -53,7 +49,7 @@ function rangeOf(query: { from?: string; to?: string }): { fromMs?: number; toMs
   const fromMs = query.from === undefined ? undefined : Date.parse(query.from);
   const toMs = query.to === undefined ? undefined : Date.parse(query.to);
   if (fromMs !== undefined && toMs !== undefined && !(fromMs < toMs)) {
-    throw new AppError('validation_error', 'query.from: must be before to', { details: [{ path: 'query.from', message: 'must be before to' }] });
+    refuseParameter('query.from', 'must be before to');
   }
   return { fromMs, toMs };
 }
@@ -172,7 +168,7 @@ export class JournalReads {
     const toMs = range.toMs ?? this.o.now();
     const fromMs = range.fromMs ?? (await this.o.journal.firstExitMs(query.account)) ?? toMs - DAY_MS;
     if (!(fromMs < toMs)) {
-      throw new AppError('validation_error', 'query.from: must be before to (or now)', { details: [{ path: 'query.from', message: 'must be before to' }] });
+      refuseParameter('query.from', 'must be before to (or now)');
     }
     const trades = await this.allBetween(query.account, fromMs, toMs);
     return performanceOf(query.account, trades, await this.initialEquity(query.account, fromMs), fromMs, toMs);

@@ -1,5 +1,4 @@
 import { ServiceError, type ExecutionClient } from '@fxdesk/client';
-import { AppError } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type {
   DownstreamService,
@@ -27,7 +26,7 @@ import type { StrategyConfig } from './config.js';
 import type { DeskFeed } from './desk-feed.js';
 import type { DownstreamHealth } from './downstream.js';
 import type { StrategyEngine } from './engine.js';
-import { downstreamFailure, errors } from './errors.js';
+import { downstreamFailure, errors, refuseParameter } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import type { Leadership } from './leadership.js';
 import type { LiveJournal } from './live-journal.js';
@@ -87,11 +86,7 @@ function encodeCursor(seq: number): string {
 
 function decodeCursor(cursor: string): number {
   const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) {
-    throw new AppError('validation_error', 'query.cursor: not a cursor this service issued', {
-      details: [{ path: 'query.cursor', message: 'not a cursor this service issued' }],
-    });
-  }
+  if (!m) refuseParameter('query.cursor', 'not a cursor this service issued');
   return Number(m[1]);
 }
 

@@ -1,6 +1,5 @@
-import { AppError } from '@fxdesk/core';
 import { isRealTime, LAB_TIME_MESSAGE, type Backtest, type BacktestCandlesQuery, type PairCandles } from '@fxdesk/schemas';
-import { downstreamFailure, errors } from '../errors.js';
+import { downstreamFailure, errors, refuseParameter } from '../errors.js';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
 import { symbolOf } from '../symbols.js';
 import { calendarSpanSec, firstAtOrAfter, type LabHistory } from './candles.js';
@@ -71,21 +70,20 @@ export async function backtestCandles(backtest: Backtest, query: BacktestCandles
 function rangeOf(settings: Backtest['settings'], query: BacktestCandlesQuery): { startSec: number; endSec: number } {
   for (const field of ['from', 'to'] as const) {
     const text = query[field];
-    if (text !== undefined && !isRealTime(text)) refuse(`query.${field}`, LAB_TIME_MESSAGE);
+    if (text !== undefined && !isRealTime(text)) refuseParameter(`query.${field}`, LAB_TIME_MESSAGE);
   }
   const runFromSec = Date.parse(settings.from) / 1000;
   const runToSec = Date.parse(settings.to) / 1000;
   const fromSec = query.from === undefined ? runFromSec : Math.floor(Date.parse(query.from) / 1000);
   const toSec = query.to === undefined ? runToSec : Math.floor(Date.parse(query.to) / 1000);
-  if (query.from !== undefined && query.to !== undefined && toSec <= fromSec) refuse('query.to', `must be after from (${query.from})`);
+  if (query.from !== undefined && query.to !== undefined && toSec <= fromSec) refuseParameter('query.to', `must be after from (${query.from})`);
   const startSec = Math.max(fromSec, runFromSec);
   const endSec = Math.min(toSec, runToSec);
   if (endSec <= startSec) {
-    refuse(query.from !== undefined && fromSec >= runToSec ? 'query.from' : 'query.to', `outside the backtest's window [${settings.from}, ${settings.to})`);
+    refuseParameter(
+      query.from !== undefined && fromSec >= runToSec ? 'query.from' : 'query.to',
+      `outside the backtest's window [${settings.from}, ${settings.to})`,
+    );
   }
   return { startSec, endSec };
-}
-
-function refuse(path: string, message: string): never {
-  throw new AppError('validation_error', `${path}: ${message}`, { details: [{ path, message }] });
 }
