@@ -28,7 +28,15 @@ export function runNode(args: string[], env: Record<string, string>) {
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  const done = new Promise<Run>((resolve) => child.on('exit', (code) => resolve({ code, ...out })));
+  // 'exit' can come before the last of the child's output is read: wait for its pipes to close
+  // too, but not for ever (a grandchild may hold them after a SIGKILL of the child).
+  const drained = Promise.all([child.stdout, child.stderr].map((stream) => new Promise((r) => stream.once('close', r))));
+  const done = new Promise<Run>((resolve) =>
+    child.once('exit', (code) => {
+      const grace = new Promise((r) => setTimeout(r, 2_000).unref());
+      void Promise.race([drained, grace]).then(() => resolve({ code, ...out }));
+    }),
+  );
   return { child, out, done };
 }
 
