@@ -380,6 +380,25 @@ export type ActionAnswer = z.infer<typeof ActionAnswerSchema>;
 
 const ActionFailureSchema = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
 
+/**
+ * What the terminal showed of an `unknown` action when the service looked (after a restart, or
+ * once another replica's claim outlived its lease): the deals and orders carrying its comment (a
+ * close's closing deal) and the position or order its ticket names, if still open. This never trades.
+ */
+export const ActionReconciliationSchema = ReconciliationSchema.extend({
+  open: z
+    .object({
+      kind: z.enum(['position', 'order']),
+      symbol: z.string(),
+      volume: z.string(),
+      sl: z.string().nullable(),
+      tp: z.string().nullable(),
+    })
+    .nullable()
+    .meta({ description: 'The position (close, modify) or resting order (cancel) of the ticket as the terminal then held it; null when it held none' }),
+}).meta({ id: 'ActionReconciliation' });
+export type ActionReconciliation = z.infer<typeof ActionReconciliationSchema>;
+
 /** An action as GET /v1/actions lists it. */
 export const ActionRecordSchema = z
   .object({
@@ -395,6 +414,7 @@ export const ActionRecordSchema = z
     http_status: z.number().int().nullable(),
     result: ActionResultSchema.nullable(),
     error: ActionFailureSchema.nullable(),
+    reconciliation: ActionReconciliationSchema.nullable().meta({ description: 'Terminal lookup of an interrupted (unknown) action' }),
     received_at: IsoTimestampSchema,
     completed_at: IsoTimestampSchema.nullable(),
     updated_at: IsoTimestampSchema,

@@ -1,7 +1,7 @@
 import type { Database } from '@fxdesk/core';
-import type { ActionKind, ActionRecord, ActionResult, ActionState } from '@fxdesk/schemas';
+import type { ActionKind, ActionReconciliation, ActionRecord, ActionResult, ActionState } from '@fxdesk/schemas';
 
-export type { ActionKind, ActionRecord, ActionResult, ActionState };
+export type { ActionKind, ActionReconciliation, ActionRecord, ActionResult, ActionState };
 
 /** A record under an Idempotency-Key, as a flatten reads it back. */
 export interface KeyedAction extends ExistingAction {
@@ -55,6 +55,8 @@ export interface ActionPosition {
 
 export interface InterruptedAction {
   actionId: string;
+  kind: Exclude<ActionKind, 'close_all'>;
+  ticket: string;
   requestId: string;
   orderComment: string;
 }
@@ -81,6 +83,8 @@ export interface ActionStore {
     answer: (action: InterruptedAction) => { httpStatus: number; responseBody: string; error: { code: string; message: string } },
     options: { includeOwn: boolean },
   ): Promise<InterruptedAction[]>;
+  /** Keeps what the terminal showed of an `unknown` action on its record. */
+  recordReconciliation(actionId: string, reconciliation: ActionReconciliation): Promise<void>;
 }
 
 const CLAIM = `INSERT INTO actions (action_id, idempotency_key, kind, ticket, payload_hash, state, request_json, request_id, order_comment, received_at, updated_at, owner, lease_expires_at)
@@ -94,9 +98,10 @@ const BY_KEY =
   'SELECT action_id, kind, ticket, request_json, payload_hash, state, http_status, response_body FROM actions WHERE idempotency_key = @idempotencyKey ORDER BY received_at, action_id';
 const RELEASE = "DELETE FROM actions WHERE action_id = @actionId AND state = 'processing' AND owner = @owner";
 const COLUMNS =
-  'action_id, idempotency_key, kind, ticket, state, request_json, order_comment, http_status, result_json, error_json, received_at, completed_at, updated_at';
-const ABANDONED = `SELECT action_id, request_id, order_comment FROM actions
+  'action_id, idempotency_key, kind, ticket, state, request_json, order_comment, http_status, result_json, error_json, reconciliation_json, received_at, completed_at, updated_at';
+const ABANDONED = `SELECT action_id, kind, ticket, request_id, order_comment FROM actions
   WHERE state = 'processing' AND kind <> 'close_all' AND ((owner = @owner AND @includeOwn = 1) OR (owner <> @owner AND lease_expires_at <= @at))`;
+const RECONCILIATION = "UPDATE actions SET reconciliation_json = @json, updated_at = @at WHERE action_id = @actionId AND state = 'unknown'";
 const CLAIM_ATTEMPTS = 5;
 
 type ExistingRow = { payload_hash: string; state: ActionState; http_status: number | null; response_body: string | null };
@@ -111,11 +116,12 @@ type ActionRow = {
   http_status: number | null;
   result_json: string | null;
   error_json: string | null;
+  reconciliation_json: string | null;
   received_at: string;
   completed_at: string | null;
   updated_at: string;
 };
-type AbandonedRow = { action_id: string; request_id: string; order_comment: string };
+type AbandonedRow = { action_id: string; kind: InterruptedAction['kind']; ticket: string; request_id: string; order_comment: string };
 
 function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -133,6 +139,7 @@ function recordOf(row: ActionRow): ActionRecord {
     http_status: row.http_status,
     result: parseJson<ActionResult>(row.result_json),
     error: parseJson<ActionRecord['error']>(row.error_json),
+    reconciliation: parseJson<ActionReconciliation>(row.reconciliation_json),
     received_at: row.received_at,
     completed_at: row.completed_at,
     updated_at: row.updated_at,
@@ -232,12 +239,16 @@ export class DatabaseActionStore implements ActionStore {
   ): Promise<InterruptedAction[]> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<AbandonedRow>(this.abandoned, { owner: this.replicaId, at, includeOwn });
-      const actions = rows.map((r) => ({ actionId: r.action_id, requestId: r.request_id, orderComment: r.order_comment }));
+      const actions = rows.map((r) => ({ actionId: r.action_id, kind: r.kind, ticket: r.ticket, requestId: r.request_id, orderComment: r.order_comment }));
       for (const action of actions) {
         const { httpStatus, responseBody, error } = answer(action);
         await tx.run(COMPLETE, outcomeColumns(action.actionId, { state: 'unknown', httpStatus, responseBody, error, result: null, completedAt: at }));
       }
       return actions;
     });
+  }
+
+  async recordReconciliation(actionId: string, reconciliation: ActionReconciliation): Promise<void> {
+    await this.db.run(RECONCILIATION, { actionId, json: JSON.stringify(reconciliation), at: reconciliation.checked_at });
   }
 }

@@ -1,9 +1,11 @@
-import type { TradingTerminal } from '@fxdesk/broker';
+import type { TerminalRecord, TradingTerminal } from '@fxdesk/broker';
+import type { ActionReconciliation, Reconciliation } from '@fxdesk/schemas';
 import { envelope } from '@fxdesk/core';
 import type { Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import { INTERRUPTED_ACTION_MESSAGE } from './actions.js';
 import { INTERRUPTED_MESSAGE } from './pipeline.js';
+import type { InterruptedAction } from './action-store.js';
 import type { InterruptedSignal, SignalStore } from './store.js';
 
 export interface RecoveryDeps {
@@ -25,11 +27,11 @@ export const SWEEP_INTERVAL_MS = 5_000;
  */
 export async function recoverInterruptedSignals(deps: RecoveryDeps, options: { includeOwn: boolean }): Promise<void> {
   // Side by side: a sweep lasts as long as the slower of the two, not their sum.
-  const [interrupted] = await Promise.all([
+  const [signals, actions] = await Promise.all([
     failInterruptedSignals(deps.store, deps.clock, deps.logger, options),
     failInterruptedActions(deps.store, deps.clock, deps.logger, options),
   ]);
-  void reconcileInterrupted(interrupted, deps);
+  void reconcileInterrupted(signals, deps).then(() => reconcileInterruptedActions(actions, deps));
 }
 
 /**
@@ -96,19 +98,7 @@ export async function reconcileInterrupted(signals: InterruptedSignal[], deps: R
     const checkedAt = new Date(deps.clock.now()).toISOString();
     try {
       const records = await deps.terminal.findByComment(signal.orderComment, deps.magic);
-      await deps.store.recordReconciliation(signal.signalId, {
-        checked_at: checkedAt,
-        found: records.map((r) => ({
-          kind: r.kind,
-          ticket: r.ticket,
-          symbol: r.symbol,
-          type: r.type,
-          volume: r.volume,
-          price: r.price,
-          state: r.state,
-          time: new Date(r.time).toISOString(),
-        })),
-      });
+      await deps.store.recordReconciliation(signal.signalId, { checked_at: checkedAt, found: records.map(foundOf) });
       if (records.length > 0)
         deps.logger.warn({ signalId: signal.signalId, found: records.length }, 'the terminal shows orders or deals for an unknown signal');
     } catch (err) {
@@ -120,12 +110,25 @@ export async function reconcileInterrupted(signals: InterruptedSignal[], deps: R
   }
 }
 
+function foundOf(r: TerminalRecord): Reconciliation['found'][number] {
+  return {
+    kind: r.kind,
+    ticket: r.ticket,
+    symbol: r.symbol,
+    type: r.type,
+    volume: r.volume,
+    price: r.price,
+    state: r.state,
+    time: new Date(r.time).toISOString(),
+  };
+}
+
 /**
  * The same for actions on positions and orders: a close, a modification or a cancel left in
  * flight becomes `unknown`, answered (and replayed) 503 execution_outcome_unknown, never resent.
  * The closing deal, if the terminal made one, carries the action's comment (`close:<tag>`).
  */
-export async function failInterruptedActions(store: SignalStore, clock: Clock, logger: Logger, options: { includeOwn: boolean }): Promise<void> {
+export async function failInterruptedActions(store: SignalStore, clock: Clock, logger: Logger, options: { includeOwn: boolean }): Promise<InterruptedAction[]> {
   const at = new Date(clock.now());
   const interrupted = await store.actions.failAbandoned(
     at.toISOString(),
@@ -138,4 +141,39 @@ export async function failInterruptedActions(store: SignalStore, clock: Clock, l
   for (const action of interrupted) {
     logger.error({ actionId: action.actionId, orderComment: action.orderComment }, 'action interrupted (a replica stopped inside it): outcome unknown');
   }
+  return interrupted;
+}
+
+/**
+ * Looks each interrupted action up on the terminal, as reconcileInterrupted does a signal: the
+ * deals and orders of its comment (a close's closing deal; a modification or a cancel makes none)
+ * and the position or order of its ticket as the terminal holds it now. Kept on the record
+ * (`reconciliation`) for the human who settles it; the state stays `unknown`, this never trades.
+ */
+export async function reconcileInterruptedActions(actions: InterruptedAction[], deps: RecoveryDeps): Promise<void> {
+  for (const action of actions) {
+    const checkedAt = new Date(deps.clock.now()).toISOString();
+    try {
+      const [records, open] = await Promise.all([
+        action.kind === 'close' ? deps.terminal.findByComment(action.orderComment, deps.magic) : [],
+        openTicket(deps.terminal, action),
+      ]);
+      await deps.store.actions.recordReconciliation(action.actionId, { checked_at: checkedAt, found: records.map(foundOf), open });
+      deps.logger.info({ actionId: action.actionId, found: records.length, open: open !== null }, 'looked an unknown action up on the terminal');
+    } catch (err) {
+      deps.logger.warn({ err, actionId: action.actionId }, 'could not look an unknown action up on the terminal');
+      await deps.store.actions
+        .recordReconciliation(action.actionId, { checked_at: checkedAt, found: [], open: null, error: err instanceof Error ? err.message : String(err) })
+        .catch(() => undefined);
+    }
+  }
+}
+
+async function openTicket(terminal: TradingTerminal, action: InterruptedAction): Promise<ActionReconciliation['open']> {
+  if (action.kind === 'cancel') {
+    const order = (await terminal.orders()).find((o) => o.ticket === action.ticket);
+    return order ? { kind: 'order', symbol: order.symbol, volume: order.volume, sl: order.sl, tp: order.tp } : null;
+  }
+  const position = (await terminal.positions()).find((p) => p.ticket === action.ticket);
+  return position ? { kind: 'position', symbol: position.symbol, volume: position.volume, sl: position.sl, tp: position.tp } : null;
 }

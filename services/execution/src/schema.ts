@@ -130,6 +130,8 @@ export const EXECUTION_SCHEMA: Schema = {
      ALTER TABLE sim_records ADD COLUMN reason ${t.text};
      ALTER TABLE sim_records ADD COLUMN profit ${t.real} NOT NULL DEFAULT 0;
      CREATE INDEX sim_records_deal_time ON sim_records (time) WHERE kind = 'deal';`,
+    // What the terminal showed of an action left `unknown` (recovery.ts), as signals keep theirs.
+    ({ types: t }) => `ALTER TABLE actions ADD COLUMN reconciliation_json ${t.text};`,
   ],
   // The PostgreSQL store of before made, in its one step, the signals table as it stands after
   // all four: the same columns, types, collations and list indexes (only stricter: symbol, source

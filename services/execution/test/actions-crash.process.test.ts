@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, until } from '@fxdesk/core/testing';
+import Database from 'better-sqlite3';
+import type { ActionList, ActionReconciliation } from '@fxdesk/schemas';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, marketBuy, PROCESS_KEY, startServer, type ServerProcess } from './server-process.js';
 
@@ -55,6 +57,27 @@ async function kill(server: ServerProcess): Promise<void> {
   expect((await server.done).code).toBeNull();
 }
 
+/** The action's `reconciliation`, once the restarted service has looked it up on the terminal (in the background). */
+async function reconciliation(server: ServerProcess, actionId: string): Promise<ActionReconciliation> {
+  let found: ActionReconciliation | null = null;
+  await until(async () => {
+    const { actions } = (await (await call(server, 'GET', '/v1/actions')).json()) as ActionList;
+    found = actions.find((a) => a.action_id === actionId)?.reconciliation ?? null;
+    return found !== null;
+  }, 20_000);
+  return found as unknown as ActionReconciliation;
+}
+
+/** The open positions the simulated terminal has committed to `<dir>/execution.db`, read as another process would. */
+function savedPositions(dir: string): number {
+  const db = new Database(path.join(dir, 'execution.db'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM sim_positions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 function dataDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-exec-actions-crash-'));
   dirs.push(dir);
@@ -79,8 +102,38 @@ describe('execution server process, actions', () => {
     expect(await retry.json()).toMatchObject({ code: 'execution_outcome_unknown' });
     const { actions } = (await (await call(second, 'GET', '/v1/actions')).json()) as { actions: { action_id: string; state: string }[] };
     expect(actions).toEqual([expect.objectContaining({ action_id: 'crash-close-1', state: 'unknown' })]);
+    // The lookup on the terminal: no closing deal, and the position still open as it was.
+    expect(await reconciliation(second, 'crash-close-1')).toMatchObject({ found: [], open: { kind: 'position', symbol: 'EURUSD', volume: '0.10' } });
     expect(await closeCalls(second)).toBe(0);
     expect(await openTickets(second)).toEqual([ticket]);
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+  }, 60_000);
+
+  it('killed with SIGKILL after the terminal closed but before the outcome was stored: unknown, and the lookup shows the closing deal', async () => {
+    const dir = dataDir();
+    const port = await freePort();
+    const first = await start(dir, port, { SIM_TERMINAL_FAULTS: 'closePosition:stall' });
+    const ticket = await openPosition(first);
+    const inFlight = call(first, 'POST', `/v1/positions/${ticket}/close`, 'crash-close-2').catch((err: unknown) => err);
+    // Killed once the close is committed to execution.db (the simulated terminal's account is
+    // kept there), while its answer is still held: not merely once the call began.
+    await until(() => savedPositions(dir) === 0, 10_000);
+    await kill(first);
+    expect(await inFlight).toBeInstanceOf(Error);
+
+    const second = await start(dir, port);
+    const retry = await call(second, 'POST', `/v1/positions/${ticket}/close`, 'crash-close-2');
+    expect(retry.status).toBe(503);
+    const seen = await reconciliation(second, 'crash-close-2');
+    expect(seen.open).toBeNull();
+    // The closing market order and its deal, both carrying the close's comment.
+    expect(seen.found.map((r) => [r.kind, r.symbol, r.type, r.volume, r.state]).sort()).toEqual([
+      ['deal', 'EURUSD', 'sell', '0.10', 'filled'],
+      ['order', 'EURUSD', 'sell', '0.10', 'filled'],
+    ]);
+    expect(await closeCalls(second)).toBe(0);
+    expect(await openTickets(second)).toEqual([]);
     second.child.kill('SIGTERM');
     expect((await second.done).code).toBe(0);
   }, 60_000);

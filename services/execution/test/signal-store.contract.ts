@@ -358,6 +358,30 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         expect((await a.actions.existing('plan'))?.state).toBe('processing');
       });
 
+      it('keeps what the terminal showed of an unknown action on its record, and only of an unknown one', async () => {
+        const s = await store();
+        await s.actions.claim(action('lost', { ticket: '7' }));
+        await s.actions.claim(action('running', { ticket: '8' }));
+        const answer = () => ({ httpStatus: 503, responseBody: '{}', error: UNKNOWN_ERROR });
+        const failed = await s.actions.failAbandoned(at(30), answer, { includeOwn: true });
+        expect(failed.sort((x, y) => x.actionId.localeCompare(y.actionId))).toEqual([
+          expect.objectContaining({ actionId: 'lost', kind: 'close', ticket: '7' }),
+          expect.objectContaining({ actionId: 'running', kind: 'close', ticket: '8' }),
+        ]);
+        await s.actions.claim(action('live', { ticket: '9' }));
+        const seen = {
+          checked_at: at(31),
+          found: [{ kind: 'deal' as const, ticket: '70', symbol: 'EURUSD', type: 'sell', volume: '0.10', price: '1.08000', state: 'filled', time: at(29) }],
+          open: null,
+        };
+        await s.actions.recordReconciliation('lost', seen);
+        await s.actions.recordReconciliation('live', { ...seen, found: [] });
+        const records = new Map((await s.actions.list(undefined, 10)).records.map((r) => [r.action_id, r]));
+        expect(records.get('lost')).toMatchObject({ state: 'unknown', reconciliation: seen, updated_at: at(31) });
+        expect(records.get('running')?.reconciliation).toBeNull();
+        expect(records.get('live')).toMatchObject({ state: 'processing', reconciliation: null });
+      });
+
       it('pages the list newest first without a gap or a duplicate', async () => {
         const s = await store();
         for (let i = 0; i < 9; i++) await s.actions.claim(action(`k-${i}`, { receivedAt: at(i % 4) }));
