@@ -29,6 +29,7 @@ import { ManualClock } from '@fxdesk/primitives';
 import { benchSweep, sweepReport } from './sweep.js';
 import { ratesFromCandles, runBacktest, type BacktestInput, type BacktestPair } from '../../services/strategy/src/lab/backtest.js';
 import { candleAt, columnsOf } from '../../services/strategy/src/lab/columns.js';
+import { candleOfSimulatedBar } from '../../services/strategy/src/market-source.js';
 
 const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'AUD_USD'];
 const FROM = Date.UTC(2025, 0, 1);
@@ -65,18 +66,8 @@ export function loadCandles(): BacktestPair[] {
   return INSTRUMENTS.map((instrument) => {
     const symbol = instrument.replace('_', '');
     const digits = market.spec(symbol)!.digits;
-    const point = 10 ** -digits;
     const warmup = market.bars(symbol, 'M5', WARMUP_CANDLES, FROM).filter((b) => b.closed);
-    const bars = [...warmup, ...market.barsBetween(symbol, 'M5', FROM, TO)];
-    const candles = bars.map((b) => ({
-      time: b.time,
-      open: b.open,
-      high: b.high,
-      low: b.low,
-      close: b.close,
-      volume: b.tickVolume,
-      spread: b.spread === null ? null : b.spread * point,
-    }));
+    const candles = [...warmup, ...market.barsBetween(symbol, 'M5', FROM, TO)].map((b) => candleOfSimulatedBar(b, digits));
     return { instrument, symbol, digits, candles: columnsOf(candles) };
   });
 }

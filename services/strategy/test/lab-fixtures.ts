@@ -12,6 +12,7 @@ import {
 } from '../src/lab/backtest.js';
 import type { StrategyRules } from '../src/rules.js';
 import { columnsOf } from '../src/lab/columns.js';
+import { candleOfSimulatedBar } from '../src/market-source.js';
 
 /** The live defaults. */
 export const RULES: StrategyRules = {
@@ -82,15 +83,6 @@ export function backtest(pairs: BacktestPair[], fromSec: number, overrides: Part
 export function simulatedCandles(market: SimulatedMarket, instrument: string, timeframe: Timeframe, fromMs: number, toMs: number): BacktestPair {
   const symbol = instrument.replace('_', '');
   const digits = market.spec(symbol)!.digits;
-  const point = 10 ** -digits;
-  const candles = market.barsBetween(symbol, timeframe, fromMs, toMs).map((b) => ({
-    time: b.time,
-    open: b.open,
-    high: b.high,
-    low: b.low,
-    close: b.close,
-    volume: b.tickVolume,
-    spread: b.spread === null ? null : b.spread * point,
-  }));
+  const candles = market.barsBetween(symbol, timeframe, fromMs, toMs).map((b) => candleOfSimulatedBar(b, digits));
   return { instrument, symbol, digits, candles: columnsOf(candles) };
 }
