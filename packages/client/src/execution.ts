@@ -8,6 +8,7 @@ import {
   SignalListSchema,
   SignalRecordSchema,
   SignalResultSchema,
+  SymbolTermsSchema,
   type ActionAnswer,
   type ActionList,
   type ActionListQuery,
@@ -25,6 +26,7 @@ import {
   type SignalRecord,
   type SignalResult,
   type SignalSubmissionInput,
+  type SymbolTerms,
 } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
@@ -51,6 +53,7 @@ export const executionCalls = {
   closeAll: { method: 'POST', path: '/v1/positions/close-all', status: 200, schema: ClosePositionsAnswerSchema },
   listActions: { method: 'GET', path: '/v1/actions', status: 200, schema: ActionListSchema },
   listDeals: { method: 'GET', path: '/v1/deals', status: 200, schema: DealListSchema },
+  symbolTerms: { method: 'GET', path: '/v1/symbols/{symbol}', status: 200, schema: SymbolTermsSchema },
 } as const satisfies Record<string, ServiceCall>;
 
 export interface SubmitResult {
@@ -154,6 +157,11 @@ export class ExecutionClient {
    */
   async deals(query: DealsQuery): Promise<DealList> {
     return (await this.http.send(executionCalls.listDeals, { query })).data;
+  }
+
+  /** The venue's terms for a symbol of ALLOWED_SYMBOLS now: contract size, volume min/max/step, stops level, currencies (sizing by risk reads these). */
+  async symbolTerms(symbol: string): Promise<SymbolTerms> {
+    return (await this.http.send(executionCalls.symbolTerms, { params: { symbol } })).data;
   }
 
   close(): Promise<void> {

@@ -207,6 +207,36 @@ export const SignalListSchema = z
   .meta({ id: 'SignalList' });
 export type SignalList = z.infer<typeof SignalListSchema>;
 
+/** GET /v1/symbols/{symbol}: one symbol of ALLOWED_SYMBOLS. */
+export const SymbolParamsSchema = z.object({
+  symbol: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),
+});
+
+/**
+ * What the venue says of a symbol now (MT5 `symbol_info`): the terms an order's size and stops
+ * are checked against, and what sizing by risk reads (contract size, volume step, currencies).
+ */
+export const SymbolTermsSchema = z
+  .object({
+    symbol: z.string(),
+    description: z.string(),
+    digits: z.number().int().meta({ description: 'Decimal places of its prices' }),
+    contract_size: z.number().meta({ description: 'Units of the base currency in one lot (SYMBOL_TRADE_CONTRACT_SIZE)' }),
+    volume_min: z.string().meta({ description: 'Smallest order, lots' }),
+    volume_max: z.string().meta({ description: 'Largest order, lots' }),
+    volume_step: z.string().meta({ description: 'Lots an order is a whole multiple of' }),
+    stops_level: z.number().int().meta({ description: 'Least distance of stops from the price, points' }),
+    freeze_level: z.number().int().meta({ description: 'Distance from the price inside which orders and positions cannot be modified, points' }),
+    trade_mode: z.enum(['full', 'long_only', 'short_only', 'close_only', 'disabled']),
+    filling_modes: z.array(z.enum(['FOK', 'IOC', 'RETURN'])),
+    expiration_modes: z.array(z.enum(['GTC', 'DAY', 'SPECIFIED', 'SPECIFIED_DAY'])),
+    currency_base: z.string(),
+    currency_profit: z.string().meta({ description: 'The currency a position’s profit is in (the quote currency of an FX pair)' }),
+    currency_margin: z.string(),
+  })
+  .meta({ id: 'SymbolTerms' });
+export type SymbolTerms = z.infer<typeof SymbolTermsSchema>;
+
 /** GET /v1/market-data/candles query; `count` above MAX_CANDLES_LOOKBACK is clamped by the service, not refused. */
 export const TerminalCandlesQuerySchema = z.object({
   quote: BrokerSymbolSchema.meta({ description: 'Exact symbol from ALLOWED_SYMBOLS; URL-encode spaces' }),

@@ -15,6 +15,8 @@ import { registerBookRoutes } from './routes/book.js';
 import { registerCandleRoutes } from './routes/candles.js';
 import { registerDealRoutes } from './routes/deals.js';
 import { registerSignalRoutes } from './routes/signals.js';
+import { registerSymbolRoutes } from './routes/symbols.js';
+import { SymbolTermsReader } from './symbol-terms.js';
 
 export interface ExecutionService {
   app: App;
@@ -34,7 +36,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     tags: [
       { name: 'signals', description: 'Submit signals and read their durable state' },
       { name: 'positions', description: 'Open positions and resting orders, the actions on them, and the deals of the history' },
-      { name: 'market data', description: 'Historical candles from the terminal' },
+      { name: 'market data', description: 'Historical candles and symbol terms from the terminal' },
       { name: 'health', description: 'Liveness and readiness' },
     ],
     logger: deps.logger,
@@ -53,6 +55,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   });
   const book = new BookReads(terminal, readDeadline);
   const deals = new DealHistory(terminal, readDeadline);
+  const symbols = new SymbolTermsReader(terminal, config.ALLOWED_SYMBOLS, readDeadline);
   const actions = new PositionActions({ config, terminal, store: store.actions, book, clock, logger, readiness: () => pipeline.readiness() });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 
@@ -63,6 +66,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
     registerBookRoutes(v1, book);
     registerActionRoutes(v1, actions);
     registerDealRoutes(v1, deals);
+    registerSymbolRoutes(v1, symbols);
     done();
   });
 
