@@ -140,6 +140,9 @@ export async function readEverything(stores: StrategyStores) {
 /** The upgraded records go on where they were: the next signal, event, run, session and outcome follow those of before. */
 export async function expectToGoOn(stores: StrategyStores): Promise<void> {
   const { signals, runs, paperTrades, sessions, events } = stores;
+  // The fills of before (a filled order, the paper trades) count as announced: an upgrade sends no backlog.
+  expect(await signals.unannouncedFills(10)).toEqual([]);
+  expect(await paperTrades.unannouncedFills(10)).toEqual([]);
   const next = signalFixture({ signal_id: id(5), generated_at: at(7, 0) });
   expect(await signals.insert(next, tradeOf(next))).toBe(true);
   expect(await signals.insert(paper)).toBe(false);

@@ -34,6 +34,7 @@ it('goes on from the upgraded strategy.db where its records left off, its tables
     'fxdesk_meta',
     'strategy_console_secret',
     'strategy_console_sessions',
+    'strategy_daily_summaries',
     'strategy_downstream_states',
     'strategy_event_seq',
     'strategy_events',

@@ -282,6 +282,95 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         expect(await store.journal.pnlSum('paper', 0, Date.parse(at(3)))).toBe(12.5);
         expect(await store.journal.firstExitMs('paper')).toBe(Date.parse(at(2)));
       });
+
+      it('lists the trades whose exit is not announced yet in the order journaled, and none once kept, on another replica too', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        for (const [id, second] of [
+          ['t1', 9],
+          ['t2', 3],
+          ['t3', 5],
+        ] as const)
+          await a.journal.record(journaled(second, { id }));
+        expect((await b.journal.unannounced(2)).map((t) => t.id)).toEqual(['t1', 't2']);
+        expect(await b.journal.unannounced(1)).toEqual([journaled(9, { id: 't1' })]);
+        await b.journal.markAnnounced('t1', 'sent');
+        await a.journal.markAnnounced('t3', 'refused');
+        expect((await a.journal.unannounced(10)).map((t) => t.id)).toEqual(['t2']);
+      });
+
+      it("sums each account's trades of an exit range: how many, the wins, the P/L and the R multiples", async () => {
+        const store = await (await database())();
+        await store.journal.record(journaled(2, { id: 'a', pnl: 10, r_multiple: 1.5 }));
+        await store.journal.record(journaled(4, { id: 'b', pnl: -4, r_multiple: -1 }));
+        await store.journal.record(journaled(6, { id: 'c', pnl: 5, r_multiple: null, account: 'live' }));
+        await store.journal.record(journaled(8, { id: 'd', pnl: 99 }));
+        expect(await store.journal.totals(Date.parse(at(2)), Date.parse(at(8)))).toEqual([
+          { account: 'live', trades: 1, wins: 1, pnl: 5, rMultiples: 0 },
+          { account: 'paper', trades: 2, wins: 1, pnl: 6, rMultiples: 0.5 },
+        ]);
+        expect(await store.journal.totals(Date.parse(at(9)), Date.parse(at(20)))).toEqual([]);
+      });
+    });
+
+    describe('announcements', () => {
+      const filledAt = (second: number) =>
+        ({ ...pending.execution, status: 'filled', tickets: { order: '1', deal: '2', position: '1' }, attempts: 1, updated_at: at(second) }) as const;
+
+      it('lists the live fills not announced yet, oldest first, each once its signal is announced, and none once kept', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        const live = signalAt(1, { dry_run: false, execution: filledAt(1) });
+        const partly = signalAt(2, { dry_run: false, execution: { ...filledAt(2), status: 'partially_filled' } });
+        const rejected = signalAt(3, { dry_run: false, execution: { ...pending.execution, status: 'rejected', code: 'invalid_stops' } });
+        const unsent = signalAt(4, { dry_run: false, ...pending });
+        for (const signal of [live, partly, rejected, unsent]) await a.signals.insert(signal);
+        expect((await b.signals.unannouncedFills(10)).map((s) => s.signal_id)).toEqual([live.signal_id, partly.signal_id]);
+        await b.signals.markFillAnnounced(live.signal_id, 'sent');
+        await a.signals.updateExecution(unsent, filledAt(5));
+        expect(await a.signals.unannouncedFills(1)).toEqual([partly]);
+        await a.signals.markFillAnnounced(partly.signal_id, 'skipped');
+        expect(await b.signals.unannouncedFills(10)).toEqual([]);
+        await a.signals.updateNotification(unsent, {
+          ...pending.notification,
+          status: 'sent',
+          request_id: 'r1',
+          delivery_ids: ['d1'],
+          attempts: 1,
+          updated_at: at(6),
+        });
+        expect((await b.signals.unannouncedFills(10)).map((s) => s.signal_id)).toEqual([unsent.signal_id]);
+      });
+
+      it('lists the paper trades entered whose fill is not announced yet, with the fill, and none once kept', async () => {
+        const s = await store();
+        const [entered, waiting] = [signalAt(1), signalAt(2, { instrument: 'USD_JPY', symbol: 'USDJPY' })];
+        await s.signals.insert(entered, tradeOf(entered));
+        await s.signals.insert(waiting, tradeOf(waiting));
+        const entryTime = Date.parse(at(3)) / 1000;
+        const fill = { ...tradeOf(entered), entry: 1.10012, entryTime };
+        await s.paperTrades.keep({
+          ...fill,
+          stop: entered.stop_loss,
+          stopReason: 'stop',
+          candlesHeld: 0,
+          lastCandleTime: entryTime,
+          closing: null,
+          volumeLots: 0.1,
+        });
+        expect(await s.paperTrades.unannouncedFills(10)).toEqual([{ ...fill, volumeLots: 0.1 }]);
+        await s.paperTrades.markFillAnnounced(entered.signal_id, 'off');
+        expect(await s.paperTrades.unannouncedFills(10)).toEqual([]);
+      });
+
+      it('records a day summarized once, whichever replica records it, and knows the last', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        expect(await a.dailySummaries.lastDay()).toBeUndefined();
+        await a.dailySummaries.record('2026-01-04', 'before', at(1));
+        await Promise.all([a.dailySummaries.record('2026-01-05', 'announced', at(2)), b.dailySummaries.record('2026-01-05', 'off', at(2))]);
+        expect(await b.dailySummaries.lastDay()).toBe('2026-01-05');
+      });
     });
 
     describe('the desk’s event log', () => {

@@ -11,6 +11,20 @@ export interface JournalFilter {
   toMs?: number;
 }
 
+/** What an announcement came to: accepted, skipped (notifications disabled there), refused (a final 4xx), or not sent (its kind off, or no NOTIFICATION_URL). */
+export type AnnouncementOutcome = 'sent' | 'skipped' | 'refused' | 'off';
+
+/** One account's closed trades over a range. */
+export interface AccountTotals {
+  account: JournalAccount;
+  trades: number;
+  /** Trades with a P/L above 0. */
+  wins: number;
+  pnl: number;
+  /** The sum of the R multiples (a trade without one counts 0). */
+  rMultiples: number;
+}
+
 /** Where a page ends: the exit time and seq of its last trade (the next page is older). */
 export interface JournalCursor {
   exitMs: number;
@@ -167,6 +181,33 @@ export class JournalStore {
       { account, fromMs, toMs },
     );
     return Number(row?.total ?? 0);
+  }
+
+  /** Trades whose exit is not announced yet, in the order they were journaled. */
+  async unannounced(limit: number): Promise<JournalTrade[]> {
+    const rows = await this.db.query<JournalRow>(`${SELECT} WHERE announced IS NULL ORDER BY seq LIMIT @limit`, { limit });
+    return rows.map(tradeOf);
+  }
+
+  /** Keeps what the announcement of the trade `id`'s exit came to (`sent`, `skipped`, `refused`, `off`). */
+  async markAnnounced(id: string, outcome: AnnouncementOutcome): Promise<void> {
+    await this.db.run('UPDATE strategy_journal SET announced = @outcome WHERE id = @id', { id, outcome });
+  }
+
+  /** Each account's trades with an exit in [fromMs, toMs): how many, how many won (P/L above 0), their P/L and R multiples. */
+  async totals(fromMs: number, toMs: number): Promise<AccountTotals[]> {
+    const rows = await this.db.query<{ account: JournalAccount; trades: number; wins: number; pnl: number; r: number | null }>(
+      `SELECT account, COUNT(*) AS trades, SUM(CASE WHEN pnl > 0 THEN 1 ELSE 0 END) AS wins, SUM(pnl) AS pnl, SUM(r_multiple) AS r
+       FROM strategy_journal WHERE exit_ms >= @fromMs AND exit_ms < @toMs GROUP BY account ORDER BY account`,
+      { fromMs, toMs },
+    );
+    return rows.map((row) => ({
+      account: row.account,
+      trades: Number(row.trades),
+      wins: Number(row.wins),
+      pnl: Number(row.pnl),
+      rMultiples: Number(row.r ?? 0),
+    }));
   }
 
   /** The first exit journaled for `account`, epoch ms. */

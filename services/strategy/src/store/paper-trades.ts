@@ -1,6 +1,7 @@
 import type { Database, Queries } from '@fxdesk/core';
 import type { CloseReason, ExitReason, StopReason } from '@fxdesk/trading';
-import type { JournalStore } from './journal.js';
+import type { AnnouncementOutcome, JournalStore } from './journal.js';
+import { UNANNOUNCED_PAPER_FILL } from './schema.js';
 
 /**
  * A paper trade as a dry_run signal opens it: the signal's levels. `side` is 1 (long) or −1
@@ -31,6 +32,12 @@ export interface PaperPosition extends PaperTrade {
   lastCandleTime: number;
   /** An exit decided at a close, to fill at the next open. */
   closing: CloseReason | null;
+  volumeLots: number | null;
+}
+
+/** A paper trade as it entered: `entry` is the fill, at the open of the candle `entryTime` (epoch s). */
+export interface PaperFill extends PaperTrade {
+  entryTime: number;
   volumeLots: number | null;
 }
 
@@ -246,6 +253,20 @@ export class PaperTradeStore {
       rMultiple: row.r_multiple,
       volumeLots: row.volume_lots,
     }));
+  }
+
+  /** Trades entered whose fill is not announced yet, in the order they entered: the fill (entry price and time) and the signal's levels. */
+  async unannouncedFills(limit: number): Promise<PaperFill[]> {
+    const rows = await this.db.query<PaperTradeRow & { entry_time: number; volume_lots: number | null }>(
+      `SELECT ${COLUMNS}, entry_time, volume_lots FROM strategy_paper_trades WHERE ${UNANNOUNCED_PAPER_FILL} ORDER BY entry_time, signal_id LIMIT @limit`,
+      { limit },
+    );
+    return rows.map((row) => ({ ...paperTradeOf(row), entryTime: Number(row.entry_time), volumeLots: row.volume_lots }));
+  }
+
+  /** Keeps what the announcement of the trade's fill came to. */
+  async markFillAnnounced(signalId: string, outcome: AnnouncementOutcome): Promise<void> {
+    await this.db.run('UPDATE strategy_paper_trades SET fill_announced = @outcome WHERE signal_id = @signalId', { signalId, outcome });
   }
 
   /** Profit and loss of every closed paper trade, in the account currency. */

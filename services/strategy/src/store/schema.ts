@@ -36,6 +36,17 @@ function before(d: Dialect) {
 }
 
 /**
+ * A live signal's order filled, the signal announced (or done trying) and its fill not announced
+ * yet: the predicate of strategy_signals_fills_unannounced, word for word.
+ */
+export function unannouncedLiveFill(d: Pick<Dialect, 'jsonText'>): string {
+  return `fill_announced IS NULL AND ${d.jsonText('execution', 'status')} IN ('filled', 'partially_filled') AND ${d.jsonText('notification', 'status')} <> 'pending'`;
+}
+
+/** A paper trade entered and its fill not announced yet: the predicate of strategy_paper_trades_fills_unannounced. */
+export const UNANNOUNCED_PAPER_FILL = 'fill_announced IS NULL AND entry_time IS NOT NULL';
+
+/**
  * The strategy's records, in strategy.db (`user_version` counts the migrations applied) or in
  * PostgreSQL (DATABASE_URL; counted in fxdesk_migrations as `strategy`). Migrations 1 to 5 are
  * strategy.db's history, step for step; a PostgreSQL database made by the store of before (store
@@ -175,5 +186,22 @@ export const STRATEGY_SCHEMA: Schema = {
      );
      CREATE INDEX strategy_journal_by_exit ON strategy_journal (exit_ms, seq);
      CREATE INDEX strategy_journal_by_account ON strategy_journal (account, exit_ms, seq);`,
+    // The announcements of fills, exits and each day's summary (issue 23): what each fill and exit
+    // came to (NULL until the leader announced it, or found its kind switched off), each day
+    // summarized; the fills and exits of before are taken as announced, so an upgrade sends no backlog.
+    (d) => `ALTER TABLE strategy_signals ADD COLUMN fill_announced ${d.types.key};
+     ALTER TABLE strategy_paper_trades ADD COLUMN fill_announced ${d.types.key};
+     ALTER TABLE strategy_journal ADD COLUMN announced ${d.types.key};
+     UPDATE strategy_signals SET fill_announced = 'before' WHERE ${d.jsonText('execution', 'status')} IN ('filled', 'partially_filled');
+     UPDATE strategy_paper_trades SET fill_announced = 'before' WHERE entry_time IS NOT NULL;
+     UPDATE strategy_journal SET announced = 'before';
+     CREATE INDEX strategy_signals_fills_unannounced ON strategy_signals (seq) WHERE ${unannouncedLiveFill(d)};
+     CREATE INDEX strategy_paper_trades_fills_unannounced ON strategy_paper_trades (entry_time, signal_id) WHERE ${UNANNOUNCED_PAPER_FILL};
+     CREATE INDEX strategy_journal_unannounced ON strategy_journal (seq) WHERE announced IS NULL;
+     CREATE TABLE strategy_daily_summaries (
+       day ${d.types.key} PRIMARY KEY,
+       outcome ${d.types.key} NOT NULL,
+       decided_at ${d.types.text} NOT NULL
+     );`,
   ],
 };

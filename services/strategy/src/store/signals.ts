@@ -1,7 +1,9 @@
 import type { Database, SqlParams } from '@fxdesk/core';
 import type { SignalExecution, SignalNotification, StrategySignal } from '@fxdesk/schemas';
 import type { DeskEventLog, NewDeskEvent } from './desk-events.js';
+import type { AnnouncementOutcome } from './journal.js';
 import type { PaperTrade, PaperTradeStore } from './paper-trades.js';
+import { unannouncedLiveFill } from './schema.js';
 
 export interface SignalPage {
   signals: StrategySignal[];
@@ -168,6 +170,16 @@ export class SignalStore {
       const { changes } = await tx.run('UPDATE strategy_signals SET notification = @notification WHERE signal_id = @signalId', params);
       return changes === 1 ? [outcomeEvent('delivery', signal, { notification })] : undefined;
     });
+  }
+
+  /** Live signals whose order filled (or partly) and whose fill is not announced yet, oldest first. */
+  async unannouncedFills(limit: number): Promise<StrategySignal[]> {
+    return (await this.db.query<SignalRow>(`${SIGNAL} WHERE ${unannouncedLiveFill(this.db.dialect)} ORDER BY seq LIMIT @limit`, { limit })).map(signalOf);
+  }
+
+  /** Keeps what the announcement of the signal's fill came to. */
+  async markFillAnnounced(signalId: string, outcome: AnnouncementOutcome): Promise<void> {
+    await this.db.run('UPDATE strategy_signals SET fill_announced = @outcome WHERE signal_id = @signalId', { signalId, outcome });
   }
 
   /** Signals whose submission or announcement never finished (the process stopped in between), oldest first. */
