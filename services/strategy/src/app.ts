@@ -87,7 +87,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     const loginLimit = clientLimit(api, { group: 'console-login', max: config.CONSOLE_LOGIN_PER_MINUTE, what: 'console login attempts' });
     registerSessionRoutes(api, { sessions, secureCookie, lifetimeMs: config.CONSOLE_SESSION_HOURS * 3_600_000, loginLimit });
     registerConsoleReadRoutes(api, reads);
-    registerConsolePositionRoutes(api, new ConsolePositions({ execution: deps.execution, source: config.SIGNAL_SOURCE }));
+    registerConsolePositionRoutes(api, new ConsolePositions({ execution: deps.execution, source: config.SIGNAL_SOURCE, liveJournal: deps.liveJournal }));
     // The desk's own reads of spec 000's records, on the console's budget rather than spec 000's.
     registerStatusRoutes(api, strategy, { prefix: '/console' });
     registerPairRoutes(api, strategy, { prefix: '/console' });

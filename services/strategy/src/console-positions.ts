@@ -2,12 +2,15 @@ import { ServiceError, type ActionOutcome, type ExecutionClient } from '@fxdesk/
 import { AppError } from '@fxdesk/core';
 import type { ActionAnswer, ClosePositionBody, ClosePositionsAnswer, OpenPositionList } from '@fxdesk/schemas';
 import { downstreamFailure, errors } from './errors.js';
+import type { LiveJournal } from './live-journal.js';
 
 export interface ConsolePositionsOptions {
   /** Set with EXECUTION_URL; without it every call is 404 NOT_CONFIGURED. */
   execution?: ExecutionClient;
   /** SIGNAL_SOURCE: the console lists and flattens the positions of the strategy's own orders. */
   source: string;
+  /** Set with EXECUTION_URL: journals what a flatten closed with the reason `flatten`. */
+  liveJournal?: LiveJournal;
 }
 
 /**
@@ -33,10 +36,11 @@ export class ConsolePositions {
       .catch((err: unknown) => Promise.reject(actionFailure(err)));
   }
 
+  /** The flatten of SIGNAL_SOURCE's positions; what it closed is journaled `flatten`, as a stop's flatten is. */
   async closeAll(idempotencyKey: string): Promise<ActionOutcome<ClosePositionsAnswer>> {
-    return this.client()
-      .closeAll(idempotencyKey, { source: this.options.source })
-      .catch((err: unknown) => Promise.reject(actionFailure(err)));
+    const execution = this.client();
+    const send = () => execution.closeAll(idempotencyKey, { source: this.options.source });
+    return (this.options.liveJournal?.flatten(send) ?? send()).catch((err: unknown) => Promise.reject(actionFailure(err)));
   }
 
   private client(): ExecutionClient {

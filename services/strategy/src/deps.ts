@@ -67,6 +67,8 @@ export interface StrategyDeps extends StrategyParts {
   journal: JournalReads;
   /** The strategy lab's jobs. */
   labJobs: LabJobs;
+  /** With EXECUTION_URL: the live side of the journal, read from the execution service's deals. */
+  liveJournal?: LiveJournal;
   /** Closes what was opened for the app (after the app has closed). */
   close: () => Promise<void>;
 }
@@ -256,7 +258,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     await liveJournal?.close();
     await close();
   };
-  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, close: closeAll };
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, liveJournal, close: closeAll };
 }
 
 /** The live balance a journal's performance starts from: the account service's (404 without ACCOUNT_URL, 503 when it cannot be read). */

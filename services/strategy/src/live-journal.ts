@@ -4,7 +4,15 @@
  * closed, however it closed: its stop or target at the venue, a close by hand, a flatten.
  */
 import { ServiceError, type ExecutionClient } from '@fxdesk/client';
-import { MAX_DEALS_RANGE_DAYS, type Deal, type DealList, type ExitReason, type JournalTrade, type StrategySignal } from '@fxdesk/schemas';
+import {
+  MAX_DEALS_RANGE_DAYS,
+  type ClosePositionsAnswer,
+  type Deal,
+  type DealList,
+  type ExitReason,
+  type JournalTrade,
+  type StrategySignal,
+} from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import type { JournalStore, SignalStore } from './store/index.js';
 
@@ -91,13 +99,15 @@ export function liveTradeOf(position: string, deals: readonly Deal[], signal: St
 
 /** Journals the strategy's closed live positions from the execution service's deals, on the leader, every `intervalMs`. */
 export class LiveJournal {
-  /** Positions a stop with close_positions closed (their journal reason is `flatten`; after a restart, `manual`). */
+  /** Positions a flatten closed (their journal reason is `flatten`; after a restart, `manual`). */
   private readonly flattened = new Set<string>();
   /** Positions whose entry is not one of the strategy's orders (or older than the look-back): not read again. */
   private readonly notOurs = new Set<string>();
   private syncedTo: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  /** Settles once every flatten sent so far has answered and what it closed is marked. */
+  private flattening: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly o: LiveJournalOptions) {}
 
@@ -112,6 +122,22 @@ export class LiveJournal {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * Sends a flatten (`send`: the execution service's close-all of the strategy's positions), marks
+   * what it closed `flatten` and journals it. A sync that reads their closing deals before the
+   * flatten has answered waits for the answer: it would journal them `manual`.
+   */
+  flatten<T extends { result: ClosePositionsAnswer }>(send: () => Promise<T>): Promise<T> {
+    const sent = send().then((outcome) => {
+      this.markFlattened(outcome.result.positions.filter((p) => p.state === 'done').map((p) => p.ticket));
+      return outcome;
+    });
+    const answered = sent.catch(() => undefined);
+    this.flattening = Promise.all([this.flattening, answered]);
+    void answered.then(() => this.sync()).catch(() => undefined);
+    return sent;
   }
 
   markFlattened(tickets: readonly string[]): void {
@@ -147,6 +173,7 @@ export class LiveJournal {
         continue;
       }
       signals ??= await this.o.signals.byPosition(now - LOOKBACK_MS);
+      await this.flattening;
       const trade = liveTradeOf(position, deals, signals.get(position), this.flattened.has(position));
       if (trade && (await this.o.journal.record(trade))) journaled++;
     }

@@ -335,9 +335,8 @@ export class StrategyControl {
     const execution = this.options.execution;
     if (!execution) return { account: 'live', positions: [], error: 'EXECUTION_URL is not set: the strategy sent no order' };
     try {
-      const { result } = await execution.closeAll(`strategy-stop-${stoppedAt}`, { source: this.options.config.SIGNAL_SOURCE });
-      this.options.liveJournal?.markFlattened(result.positions.filter((p) => p.state === 'done').map((p) => p.ticket));
-      void this.options.liveJournal?.sync().catch(() => undefined);
+      const send = () => execution.closeAll(`strategy-stop-${stoppedAt}`, { source: this.options.config.SIGNAL_SOURCE });
+      const { result } = await (this.options.liveJournal?.flatten(send) ?? send());
       return { account: 'live', positions: result.positions.map((p) => ({ ticket: p.ticket, state: p.state, message: answerMessage(p.answer) })), error: null };
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;

@@ -1,5 +1,12 @@
 import { ExecutionClient } from '@fxdesk/client';
-import { ActionAnswerSchema, ClosePositionsAnswerSchema, OpenPositionListSchema, type ActionAnswer, type OpenPositionList } from '@fxdesk/schemas';
+import {
+  ActionAnswerSchema,
+  ClosePositionsAnswerSchema,
+  JournalPageSchema,
+  OpenPositionListSchema,
+  type ActionAnswer,
+  type OpenPositionList,
+} from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
 import { harness, type Harness } from './helpers.js';
@@ -159,6 +166,50 @@ describe('POST /console/positions/close-all', () => {
     expect(execution.requests[0]?.headers['idempotency-key']).toBe(KEY);
     const again = await close(h, { 'idempotency-key': KEY }, '/console/positions/close-all');
     expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('journals what it closed with the reason flatten, as a stop with close_positions does', async () => {
+    const deals = [
+      {
+        ticket: '5001',
+        order: '5001',
+        entry: 'in',
+        side: 'buy',
+        price: '1.10012',
+        profit: '0.00',
+        comment: 'fxdesk-strategy:3f2c8a4e',
+        time: '2026-01-05T12:00:01.000Z',
+      },
+      {
+        ticket: '6002',
+        order: '5002',
+        entry: 'out',
+        side: 'sell',
+        price: '1.10100',
+        profit: '8.80',
+        comment: 'close:3f2c8a4e',
+        time: '2026-01-05T12:00:30.000Z',
+      },
+    ].map((d) => ({
+      ...d,
+      position: '5001',
+      symbol: 'EURUSD',
+      volume: '0.10',
+      commission: '0.00',
+      swap: '0.00',
+      magic: 0,
+      reason: 'expert',
+      source: 'fxdesk-strategy',
+    }));
+    const answer = book();
+    const { h } = await withExecution((request) =>
+      request.url.startsWith('/v1/deals') ? { status: 200, body: { deals, next_cursor: null } } : answer(request),
+    );
+    expect((await close(h, { 'idempotency-key': KEY }, '/console/positions/close-all')).statusCode).toBe(200);
+    // The sync the flatten began (a sync asked for while one runs is that one).
+    await h.deps.liveJournal?.sync();
+    const journal = JournalPageSchema.parse((await h.app.inject({ url: '/console/trades?account=live' })).json());
+    expect(journal.trades.map((t) => [t.id, t.exit_reason])).toEqual([['live:5001', 'flatten']]);
   });
 });
 
