@@ -107,6 +107,14 @@ export const StrategyConfigSchema = z
     PAPER_COMMISSION_PER_LOT: envNumber(0, { min: 0, max: 100_000 }),
     /** Seconds between two reads of the execution service's deals for the live journal (the leader's). */
     LIVE_JOURNAL_SYNC_SECONDS: envInt(60, { min: 5, max: 3600 }),
+    /** Announce each fill: a live order the execution service filled, a paper trade entered. */
+    ANNOUNCE_FILLS: envBoolean(true),
+    /** Announce each exit the journal records, live and paper, with its P/L, R and reason. */
+    ANNOUNCE_EXITS: envBoolean(true),
+    /** Announce each UTC day's summary (trades, wins, P/L) of each account that closed a trade that day. */
+    ANNOUNCE_DAILY_SUMMARY: envBoolean(true),
+    /** The hour (UTC) of the next day at which a day's summary goes (then 2 × LIVE_JOURNAL_SYNC_SECONDS + 1 minute later). */
+    DAILY_SUMMARY_UTC_HOUR: envInt(0, { min: 0, max: 23 }),
 
     // Replicas (issue 15).
     /**

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '@fxdesk/primitives';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountView } from './account-view.js';
+import { Announcements } from './announcements.js';
 import type { StrategyConfig } from './config.js';
 import { ConsoleReads } from './console-reads.js';
 import { ConsoleSessions } from './console-sessions.js';
@@ -67,6 +68,8 @@ export interface StrategyDeps extends StrategyParts {
   journal: JournalReads;
   /** The strategy lab's jobs. */
   labJobs: LabJobs;
+  /** The leader's announcements of fills, exits and each day's summary. */
+  announcements: Announcements;
   /** With EXECUTION_URL: the live side of the journal, read from the execution service's deals. */
   liveJournal?: LiveJournal;
   /** Closes what was opened for the app (after the app has closed). */
@@ -215,6 +218,20 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
       intervalMs: config.LIVE_JOURNAL_SYNC_SECONDS * 1000,
     });
   liveJournal?.start();
+  const announcements = new Announcements({
+    stores,
+    notification: parts.notification,
+    clock,
+    logger,
+    health,
+    isLeading: () => engine.leads,
+    source: config.SIGNAL_SOURCE,
+    channels: config.NOTIFICATION_CHANNELS,
+    kinds: { fills: config.ANNOUNCE_FILLS, exits: config.ANNOUNCE_EXITS, daily: config.ANNOUNCE_DAILY_SUMMARY },
+    dailyHourUtc: config.DAILY_SUMMARY_UTC_HOUR,
+    dailyDelayMs: (2 * config.LIVE_JOURNAL_SYNC_SECONDS + 60) * 1000,
+  });
+  announcements.start();
   const account = new AccountView({
     client: parts.account,
     health,
@@ -255,10 +272,10 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     now: () => clock.now(),
   });
   const closeAll = async () => {
-    await liveJournal?.close();
+    await Promise.all([liveJournal?.close(), announcements.close()]);
     await close();
   };
-  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, liveJournal, close: closeAll };
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, liveJournal, announcements, close: closeAll };
 }
 
 /** The live balance a journal's performance starts from: the account service's (404 without ACCOUNT_URL, 503 when it cannot be read). */

@@ -30,7 +30,7 @@ const FINAL_UNKNOWN = new Set(['execution_outcome_unknown']);
 const RETRY_BACKOFF: Backoff = { baseMs: 1000 };
 
 /** Why a failed call is worth repeating (the same call is always safe to repeat: the ids are idempotent). */
-function isRetryable(err: unknown): boolean {
+export function isRetryable(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
   if (err.status === 503 && FINAL_UNKNOWN.has(err.code)) return false;
   if (err.status === 409 && err.code === 'signal_in_progress') return true;
@@ -41,11 +41,11 @@ function isRetryable(err: unknown): boolean {
 const NOT_ANSWERED = new Set([401, 404, 429]);
 
 /** The service answered (even with a refusal): it is up. */
-function answered(err: unknown): boolean {
+export function answered(err: unknown): boolean {
   return err instanceof ServiceError && err.kind === 'http' && err.status !== undefined && err.status < 500 && !NOT_ANSWERED.has(err.status);
 }
 
-function errorFields(err: unknown): { code: string; message: string } {
+export function errorFields(err: unknown): { code: string; message: string } {
   return err instanceof ServiceError ? { code: err.code, message: err.message } : { code: 'error', message: String(err) };
 }
 
