@@ -107,9 +107,13 @@ export function dailyRatios(initial: number, dailyEquity: readonly number[]): { 
   };
 }
 
-/** (final / initial)^(1 / years) − 1 over the window's length; −1 when the equity is gone; null when it cannot be said. */
+/**
+ * (final / initial)^(1 / years) − 1 over the window's length; −1 when the equity is gone; null
+ * when it cannot be said, or over less than a day: a few minutes' P/L compounded over a year reads
+ * as −100 % or as millions of percent, which says nothing of the strategy.
+ */
 export function cagrOf(initial: number, final: number, windowSeconds: number): number | null {
-  if (!(initial > 0) || !(windowSeconds > 0)) return null;
+  if (!(initial > 0) || !(windowSeconds >= SECONDS_PER_DAY)) return null;
   if (final <= 0) return -1;
   const cagr = (final / initial) ** (SECONDS_PER_YEAR / windowSeconds) - 1;
   return Number.isFinite(cagr) ? cagr : null;
