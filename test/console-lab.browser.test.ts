@@ -13,7 +13,8 @@ import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/c
  * --json`, the same script) for the same request; its equity curve and its trades on the pair's
  * chart are drawn, an old trade's too, on the run's own candles. The page follows the run on the
  * `lab` events, not by polling: its reads of the backtest are counted. A small sweep's heat map
- * opens one of its backtests. The strategy decides on M15, the backtests on M5.
+ * opens one of its backtests; a backtest with exit rules set in the form sends them and its trades
+ * leave by them. The strategy decides on M15, the backtests on M5.
  */
 
 const SEED = 'console-lab';
@@ -383,6 +384,55 @@ describe('the Lab page', () => {
     await windows.first().waitFor();
     expect(await windows.count()).toBe(2);
   }, 90_000);
+
+  it('runs a backtest with exit rules set in the form: the request carries them, its settings show them and its trades leave by them', async () => {
+    await page.goto(`${base()}/ui/lab`);
+    const form = page.locator('form.lab-form');
+    await form.getByRole('button', { name: /^Start (backtest|sweep)$/ }).waitFor();
+    await form.getByText('Backtest', { exact: true }).click();
+    await form.getByRole('button', { name: 'Start backtest' }).waitFor();
+    // The exits are off unless the form sets them (the strategy's own are off here).
+    expect(await form.locator('select[name="rules.exit_on_opposite_signal"]').inputValue()).toBe('');
+    await until(async () => (await form.locator('input[name="rules.time_exit_candles"]').getAttribute('placeholder')) === 'off', 20_000);
+    const [first, second] = PICKED as [string, string];
+    for (const pair of PICKED) {
+      const box = form.locator(`input[name="instruments"][value="${pair}"]`);
+      if (pair === first || pair === second) await box.check();
+      else await box.uncheck();
+    }
+    await form.locator('select[name="timeframe"]').selectOption('M5');
+    await form.locator('input[name="from"]').fill(day(Date.parse(`${to}T00:00:00Z`) - 28 * DAY_MS));
+    await form.locator('input[name="to"]').fill(to);
+    await form.locator('input[name="rules.time_exit_candles"]').fill('6');
+    await form.locator('select[name="rules.exit_on_opposite_signal"]').selectOption('1');
+    const posted = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname === '/backtests', { timeout: 20_000 });
+    await form.getByRole('button', { name: 'Start backtest' }).click();
+    const body = (await posted).postDataJSON() as { instruments: string[]; rules: Record<string, number> };
+    expect(body.instruments).toEqual([first, second]);
+    expect(body.rules).toMatchObject({ time_exit_candles: 6, exit_on_opposite_signal: 1 });
+
+    await page.waitForURL(/\/ui\/lab\/backtests\/[^/?]+$/, { timeout: 20_000 });
+    await page.locator('[data-job-status="done"]').waitFor({ timeout: 120_000 });
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    const run = await json<Backtest>(await fetch(`${base()}/backtests/${id}`));
+    expect(run.settings.rules).toMatchObject({ time_exit_candles: 6, exit_on_opposite_signal: 1 });
+    expect(await page.locator('[data-rule="time_exit_candles"] dd').textContent()).toBe('6');
+    expect(await page.locator('[data-rule="exit_on_opposite_signal"] dd').textContent()).toBe('on');
+    expect(await page.locator('[data-rule="break_even_r"] dd').textContent()).toBe('off');
+
+    // The first pair's trades in the table: some held their 6 candles and left by the time exit.
+    const { trades } = await json<BacktestTrades>(await fetch(`${base()}/backtests/${id}/trades?instrument=${first}&limit=1000`));
+    expect(trades.some((t) => t.exit_reason === 'time')).toBe(true);
+    const reasons = page.locator('table[aria-label="Trades"] tbody td[data-label="Reason"]');
+    await reasons.first().waitFor({ timeout: 30_000 });
+    await until(async () => {
+      if ((await reasons.allTextContents()).includes('time')) return true;
+      const more = page.getByRole('button', { name: /^More trades/ });
+      if ((await more.count()) > 0) await more.click();
+      return false;
+    }, 60_000);
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
 
   it('fits a phone’s 390 px: the lab, a backtest and a sweep scroll down, never across', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });

@@ -12,6 +12,14 @@ describe('the rules a sweep varies', () => {
     expect(varyingRules(GRID)).toEqual(['supertrend_atr_period', 'supertrend_multiplier']);
     expect(varyingRules([sweepResult({}, 1)])).toEqual([]);
   });
+
+  it('counts an exit rule a result leaves out as off, 0', () => {
+    const exits = [sweepResult({}, 1), sweepResult({ time_exit_candles: 12 }, 2), sweepResult({ time_exit_candles: 0 }, 3)];
+    expect(varyingRules(exits)).toEqual(['time_exit_candles']);
+    expect(heatMap([...exits, sweepResult({ time_exit_candles: 12, min_confluence: 2 }, 4)], 'time_exit_candles', 'min_confluence', 'net_profit').xs).toEqual([
+      0, 12,
+    ]);
+  });
 });
 
 describe('the heat map', () => {

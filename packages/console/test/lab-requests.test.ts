@@ -80,6 +80,22 @@ describe('the backtest request', () => {
     expect(BacktestRequestSchema.parse(body)).toEqual(body);
   });
 
+  it('carries the exit rules typed, 0 as off, and leaves out those left empty', () => {
+    const body = bodyOf(
+      backtestRequest(form({ rules: { time_exit_candles: '12', exit_on_opposite_signal: '1', break_even_r: '0', trailing_stop_r: '' } }), NOW),
+    );
+    expect(body.rules).toEqual({ break_even_r: 0, time_exit_candles: 12, exit_on_opposite_signal: 1 });
+    expect(BacktestRequestSchema.parse(body)).toEqual(body);
+  });
+
+  it('refuses an exit rule out of its bounds', () => {
+    expect(problemsOf(backtestRequest(form({ rules: { trailing_stop_atr: '51', time_exit_candles: '2.5', exit_on_opposite_signal: '2' } }), NOW))).toEqual([
+      'Trailing stop (ATR): between 0 and 50',
+      'Time exit (candles): a whole number',
+      'Exit on opposite signal: between 0 and 1',
+    ]);
+  });
+
   it('asks for fixed lots when the size is in lots', () => {
     expect(bodyOf(backtestRequest(form({ volumeMode: 'lots', volume: '0.5' }), NOW)).fill_model).toEqual({ volume: { lots: 0.5 } });
     expect(problemsOf(backtestRequest(form({ volumeMode: 'lots', volume: '' }), NOW))).toEqual(['Lots: give the lots per trade']);
@@ -110,6 +126,12 @@ describe('a sweep grid', () => {
     expect(gridValues(ruleSpec('supertrend_multiplier'), '1..2')).toBe('Supertrend multiplier: a range reads like 8..14 by 2');
     expect(gridValues(ruleSpec('risk_reward'), '3..1 by 1')).toBe('Risk / reward: a range goes up (3..1 by 1)');
     expect(gridValues(ruleSpec('risk_reward'), 'two')).toBe('Risk / reward: "two" is not a number');
+  });
+
+  it('tries exit rules too, off among their values', () => {
+    const { grid, count } = gridOf({ ...defaultSweepForm(), grid: { break_even_r: '0, 1..2 by 0.5', exit_on_opposite_signal: '0, 1' } });
+    expect(grid).toEqual({ break_even_r: [0, 1, 1.5, 2], exit_on_opposite_signal: [0, 1] });
+    expect(count).toBe(8);
   });
 
   it('counts the settings as the product of its lists', () => {

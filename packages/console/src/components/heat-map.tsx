@@ -1,7 +1,7 @@
 import type { RankMetric, SweepResult } from '@fxdesk/schemas';
 import { heatAxes, heatMap, toneColour, varyingRules } from '../lab/heat-map.js';
 import { formatMetric, metricLabel } from '../lab/metrics.js';
-import { ruleSpec, type RuleKey } from '../lab/rules.js';
+import { formatRuleValue, ruleSpec, ruleValue, type RuleKey } from '../lab/rules.js';
 import { Link } from '../router.js';
 import { backtestHref } from '../routes.js';
 import { StatusBadge } from './signal-table.js';
@@ -109,7 +109,9 @@ export function SweepRanking({ results, metric, currency, x, y, onAxes }: Rankin
 /** The results in a table: by one rule's values, or (`by` null) by rank. */
 export function RankTable({ results, metric, currency, by }: { results: SweepResult[]; metric: RankMetric; currency: string; by: RuleKey | null }) {
   const varying = varyingRules(results);
-  const rows = by ? [...results].sort((a, b) => a.rules[by] - b.rules[by]) : [...results].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+  const rows = by
+    ? [...results].sort((a, b) => ruleValue(a.rules, by) - ruleValue(b.rules, by))
+    : [...results].sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
   return (
     <div class="scroll-x">
       <table class="grid ranking" aria-label={by ? `${metricLabel(metric)} by ${ruleSpec(by).label}` : 'Settings ranked'}>
@@ -133,7 +135,7 @@ export function RankTable({ results, metric, currency, by }: { results: SweepRes
               <td class="num">{r.rank ?? '—'}</td>
               {varying.map((k) => (
                 <td key={k} class="num">
-                  {r.rules[k]}
+                  {formatRuleValue(ruleSpec(k), r.rules[k])}
                 </td>
               ))}
               <td class="num">{value(r, metric, currency)}</td>

@@ -16,7 +16,7 @@ import {
   type SweepForm,
   type VolumeMode,
 } from '../lab/requests.js';
-import { LAB_RULES } from '../lab/rules.js';
+import { EXIT_RULES, formatRuleValue, SIGNAL_RULES, type RuleSpec } from '../lab/rules.js';
 import { loadSavedForm, saveForm } from '../lab/saved-form.js';
 import { TIMEFRAMES } from '../market-time.js';
 import { navigate } from '../router.js';
@@ -69,7 +69,6 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
 
   const edit = (patch: Partial<BacktestForm>) => setForm((f) => ({ ...f, ...patch }));
   const editSweep = (patch: Partial<SweepForm>) => setSweep((s) => ({ ...s, ...patch }));
-  const text = (value: string | undefined) => value ?? '';
   const hasProblem = (field: string) => problems.some((p) => p.field === field || p.field.endsWith(`.${field}`));
   const pairs = [...new Set([...instruments, ...form.instruments])];
 
@@ -158,40 +157,35 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
 
       <fieldset class="rules">
         <legend>Rules: empty keeps the strategy's own{kind === 'sweep' ? '; values to try like 8, 10, 12 or 8..14 by 2' : ''}</legend>
-        {LAB_RULES.map((rule) => (
-          <div class="rule" key={rule.key}>
-            <label>
-              {rule.label}{' '}
-              <span class="muted">
-                ({rule.min}–{rule.max})
-              </span>
-              <input
-                type="number"
-                name={`rules.${rule.key}`}
-                min={rule.min}
-                max={rule.max}
-                step={rule.isInteger ? 1 : 'any'}
-                inputMode={rule.isInteger ? 'numeric' : 'decimal'}
-                placeholder={defaults ? String(defaults.rules[rule.key]) : ''}
-                value={text(form.rules[rule.key])}
-                aria-invalid={hasProblem(`rules.${rule.key}`)}
-                onInput={(e) => edit({ rules: { ...form.rules, [rule.key]: e.currentTarget.value } })}
-              />
-            </label>
-            {kind === 'sweep' && (
-              <label>
-                Try <span class="visually-hidden">{rule.label}</span>
-                <input
-                  type="text"
-                  name={`grid.${rule.key}`}
-                  placeholder="—"
-                  value={text(sweep.grid[rule.key])}
-                  aria-invalid={hasProblem(`grid.${rule.key}`)}
-                  onInput={(e) => editSweep({ grid: { ...sweep.grid, [rule.key]: e.currentTarget.value } })}
-                />
-              </label>
-            )}
-          </div>
+        {SIGNAL_RULES.map((rule) => (
+          <RuleRow
+            key={rule.key}
+            rule={rule}
+            kind={kind}
+            form={form}
+            sweep={sweep}
+            defaults={defaults}
+            hasProblem={hasProblem}
+            edit={edit}
+            editSweep={editSweep}
+          />
+        ))}
+      </fieldset>
+
+      <fieldset class="rules exits">
+        <legend>Exit rules: 0 is off; empty keeps the strategy's own (shown){kind === 'sweep' ? '; values to try like 0, 1, 2' : ''}</legend>
+        {EXIT_RULES.map((rule) => (
+          <RuleRow
+            key={rule.key}
+            rule={rule}
+            kind={kind}
+            form={form}
+            sweep={sweep}
+            defaults={defaults}
+            hasProblem={hasProblem}
+            edit={edit}
+            editSweep={editSweep}
+          />
         ))}
       </fieldset>
 
@@ -324,5 +318,73 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
         {busy ? 'Starting…' : kind === 'backtest' ? 'Start backtest' : 'Start sweep'}
       </button>
     </form>
+  );
+}
+
+interface RuleRowProps {
+  rule: RuleSpec;
+  kind: Kind;
+  form: BacktestForm;
+  sweep: SweepForm;
+  defaults: LabDefaults | null;
+  hasProblem: (field: string) => boolean;
+  edit: (patch: Partial<BacktestForm>) => void;
+  editSweep: (patch: Partial<SweepForm>) => void;
+}
+
+/** One rule setting: its value for a backtest (empty: the strategy's own, shown greyed), and for a sweep the values to try. */
+function RuleRow({ rule, kind, form, sweep, defaults, hasProblem, edit, editSweep }: RuleRowProps) {
+  const own = defaults ? formatRuleValue(rule, defaults.rules[rule.key]) : '';
+  const setValue = (value: string) => edit({ rules: { ...form.rules, [rule.key]: value } });
+  const isSwitch = rule.min === 0 && rule.max === 1 && rule.isInteger;
+  return (
+    <div class="rule">
+      <label>
+        {rule.label}{' '}
+        {!isSwitch && (
+          <span class="muted">
+            ({rule.min}–{rule.max})
+          </span>
+        )}
+        {isSwitch ? (
+          <select
+            name={`rules.${rule.key}`}
+            value={form.rules[rule.key] ?? ''}
+            aria-invalid={hasProblem(`rules.${rule.key}`)}
+            onChange={(e) => setValue(e.currentTarget.value)}
+          >
+            <option value="">the strategy's{own ? ` (${own})` : ''}</option>
+            <option value="0">off</option>
+            <option value="1">on</option>
+          </select>
+        ) : (
+          <input
+            type="number"
+            name={`rules.${rule.key}`}
+            min={rule.min}
+            max={rule.max}
+            step={rule.isInteger ? 1 : 'any'}
+            inputMode={rule.isInteger ? 'numeric' : 'decimal'}
+            placeholder={own}
+            value={form.rules[rule.key] ?? ''}
+            aria-invalid={hasProblem(`rules.${rule.key}`)}
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
+        )}
+      </label>
+      {kind === 'sweep' && (
+        <label>
+          Try <span class="visually-hidden">{rule.label}</span>
+          <input
+            type="text"
+            name={`grid.${rule.key}`}
+            placeholder="—"
+            value={sweep.grid[rule.key] ?? ''}
+            aria-invalid={hasProblem(`grid.${rule.key}`)}
+            onInput={(e) => editSweep({ grid: { ...sweep.grid, [rule.key]: e.currentTarget.value } })}
+          />
+        </label>
+      )}
+    </div>
   );
 }

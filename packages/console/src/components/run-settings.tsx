@@ -1,6 +1,6 @@
 import type { BacktestSettings, FillModel } from '@fxdesk/schemas';
 import { formatDateTime, formatMoney, pairLabel } from '../format.js';
-import { LAB_RULES } from '../lab/rules.js';
+import { formatRuleValue, LAB_RULES } from '../lab/rules.js';
 
 function volumeText(volume: FillModel['volume']): string {
   return 'lots' in volume ? `${volume.lots} lots a trade` : `${volume.risk_percent} % of equity at risk a trade`;
@@ -24,7 +24,7 @@ export function RunSettings({ settings }: { settings: BacktestSettings }) {
       {LAB_RULES.map((rule) => (
         <div key={rule.key} data-rule={rule.key}>
           <dt>{rule.label}</dt>
-          <dd class="num">{settings.rules[rule.key]}</dd>
+          <dd class="num">{formatRuleValue(rule, settings.rules[rule.key])}</dd>
         </div>
       ))}
       <div>

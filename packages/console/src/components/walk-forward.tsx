@@ -1,7 +1,7 @@
 import type { RankMetric, WalkForwardResult } from '@fxdesk/schemas';
 import { formatDateTime, formatMoney } from '../format.js';
 import { formatMetric, metricLabel } from '../lab/metrics.js';
-import { ruleSpec, type RuleKey } from '../lab/rules.js';
+import { formatRuleValue, ruleSpec, type RuleKey } from '../lab/rules.js';
 import { Link } from '../router.js';
 import { backtestHref } from '../routes.js';
 
@@ -51,7 +51,7 @@ export function WalkForwardTable({
               </td>
               <td data-label="Chosen">
                 {w.chosen ? (
-                  varying.map((k) => `${ruleSpec(k).label} ${w.chosen?.rules[k]}`).join(' · ') || 'the base settings'
+                  varying.map((k) => `${ruleSpec(k).label} ${formatRuleValue(ruleSpec(k), w.chosen?.rules[k])}`).join(' · ') || 'the base settings'
                 ) : (
                   <span class="muted">not yet</span>
                 )}

@@ -1,6 +1,6 @@
 import type { RankMetric, SweepResult } from '@fxdesk/schemas';
 import { isLowerBetter, metricPivot } from './metrics.js';
-import { RULE_KEYS, type RuleKey } from './rules.js';
+import { RULE_KEYS, ruleValue, type RuleKey } from './rules.js';
 
 /**
  * A sweep's ranking as a heat map: two rules on the axes, the rank metric as colour. Pure, so the
@@ -9,7 +9,7 @@ import { RULE_KEYS, type RuleKey } from './rules.js';
 
 /** The rules whose value differs between the results, in the contract's order. */
 export function varyingRules(results: readonly SweepResult[]): RuleKey[] {
-  return RULE_KEYS.filter((key) => new Set(results.map((r) => r.rules[key])).size > 1);
+  return RULE_KEYS.filter((key) => new Set(results.map((r) => ruleValue(r.rules, key))).size > 1);
 }
 
 /** Whether result `a` ranks before `b` by `metric`: the better value first, a null last, else the service's rank. */
@@ -69,11 +69,11 @@ export function toneScale(values: readonly number[], metric: RankMetric): (value
 
 /** The heat map of `results` over rules `x` and `y`, ranked by `metric`. */
 export function heatMap(results: readonly SweepResult[], x: RuleKey, y: RuleKey, metric: RankMetric): HeatMap {
-  const xs = [...new Set(results.map((r) => r.rules[x]))].sort((a, b) => a - b);
-  const ys = [...new Set(results.map((r) => r.rules[y]))].sort((a, b) => b - a);
+  const xs = [...new Set(results.map((r) => ruleValue(r.rules, x)))].sort((a, b) => a - b);
+  const ys = [...new Set(results.map((r) => ruleValue(r.rules, y)))].sort((a, b) => b - a);
   const groups = new Map<string, SweepResult[]>();
   for (const r of results) {
-    const key = `${r.rules[x]}|${r.rules[y]}`;
+    const key = `${ruleValue(r.rules, x)}|${ruleValue(r.rules, y)}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const best = (group: SweepResult[]) => group.reduce((b, r) => (isBetter(r, b, metric) ? r : b));

@@ -5,7 +5,7 @@ import { RunSettings } from '../components/run-settings.js';
 import { WalkForwardTable } from '../components/walk-forward.js';
 import { varyingRules } from '../lab/heat-map.js';
 import { formatMetric, metricLabel } from '../lab/metrics.js';
-import { LAB_RULES, ruleSpec, type RuleKey } from '../lab/rules.js';
+import { formatRuleValue, LAB_RULES, ruleSpec, type RuleKey } from '../lab/rules.js';
 import { useJob } from '../lab/use-job.js';
 import { Link, navigate } from '../router.js';
 import { backtestHref, routeHref } from '../routes.js';
@@ -83,7 +83,9 @@ export function SweepPage({ id, x, y }: { id: string; x: RuleKey | null; y: Rule
         {best && (
           <p class="best">
             Best:{' '}
-            <Link href={backtestHref(best.backtest_id)}>{varying.map((k) => `${ruleSpec(k).label} ${best.rules[k]}`).join(' · ') || 'the one setting'}</Link>{' '}
+            <Link href={backtestHref(best.backtest_id)}>
+              {varying.map((k) => `${ruleSpec(k).label} ${formatRuleValue(ruleSpec(k), best.rules[k])}`).join(' · ') || 'the one setting'}
+            </Link>{' '}
             with {metricLabel(metric)} {formatMetric(metric, best.metric, currency)}
           </p>
         )}
