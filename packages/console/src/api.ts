@@ -7,6 +7,7 @@ import {
   type ErrorEnvelopeBody,
   type ExitReason,
   type JournalAccount,
+  type PerformanceQuery,
   type SignalState,
   type StartRequest,
   type SweepRequest,
@@ -149,7 +150,9 @@ export class Api {
   closeAll = (idempotencyKey: string) => this.send(strategyCalls.consoleCloseAll, { body: {}, headers: { 'idempotency-key': idempotencyKey } });
 
   // The trade journal.
-  trades = (query: JournalFilter & { limit?: number; cursor?: string | null }) => this.send(strategyCalls.consoleTrades, { query });
+  trades = (query: JournalFilter & { to?: string; limit?: number; cursor?: string | null }) => this.send(strategyCalls.consoleTrades, { query });
+  /** The account's metrics and realized equity after each trade, over the trades with an exit in [from, to) (default: the first trade to now). */
+  performance = (query: PerformanceQuery) => this.send(strategyCalls.consolePerformance, { query });
 
   // The console's control routes (spec 000's answers, behind the session and its CSRF token).
   start = (body: StartRequest) => this.send(strategyCalls.consoleStart, { body });
@@ -202,4 +205,11 @@ export function describeError(err: unknown): string {
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A failed call for the page, with what a 422 found wrong field by field (`to: not in the future`). */
+export function describeRefusal(err: unknown): string {
+  const message = describeError(err);
+  if (!(err instanceof ApiError) || err.details.length === 0) return message;
+  return `${message} (${err.details.map((d) => `${d.path.replace(/^(body|query)\./, '')}: ${d.message}`).join('; ')})`;
 }

@@ -1,6 +1,6 @@
 import type { StartResponse } from '@fxdesk/schemas';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Api, ApiError, newIdempotencyKey, tradesCsvHref } from '../src/api.js';
+import { Api, ApiError, describeRefusal, newIdempotencyKey, tradesCsvHref } from '../src/api.js';
 import { status } from './fixtures.js';
 
 interface Sent {
@@ -89,6 +89,45 @@ describe("the console's calls to the strategy", () => {
     const refused = await api.startBacktest({ instruments: ['EUR_USD'], from: '2025-01-01', to: '2025-02-01' }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', message: 'invalid request', details });
     expect(await api.backtests({}).catch((e: unknown) => e)).toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 12 });
+  });
+
+  it("reads the journal's performance over a range at the console's copy of the route", async () => {
+    const performance = {
+      account: 'paper',
+      from: '2026-01-05T00:00:00.000Z',
+      to: '2026-01-07T12:33:20.000Z',
+      initial_equity: 100_000,
+      metrics: {
+        net_profit: 40,
+        trade_count: 1,
+        win_rate: 1,
+        profit_factor: null,
+        expectancy: 40,
+        average_r: 2,
+        max_drawdown: 0,
+        max_drawdown_percent: 0,
+        sharpe: null,
+        sortino: null,
+        cagr: null,
+        exposure: 0.01,
+        longest_losing_streak: 0,
+        gross_profit: 40,
+        gross_loss: 0,
+        final_equity: 100_040,
+      },
+      equity: [{ time: '2026-01-06T10:00:00.000Z', equity: 100_040 }],
+      pnl_by_day: [],
+      pnl_by_week: [],
+    };
+    const sent = serve(json(performance));
+    expect(await api.performance({ account: 'paper', from: '2026-01-05T00:00:00.000Z' })).toEqual(performance);
+    expect(sent.map((s) => s.url)).toEqual(['/console/performance?account=paper&from=2026-01-05T00%3A00%3A00.000Z']);
+  });
+
+  it('describes a refusal with what it found wrong, field by field', () => {
+    const refused = new ApiError(422, 'VALIDATION_ERROR', 'invalid request', null, [{ path: 'body.to', message: 'not in the future' }]);
+    expect(describeRefusal(refused)).toBe('invalid request (to: not in the future)');
+    expect(describeRefusal(new ApiError(404, 'NOT_CONFIGURED', 'no ACCOUNT_URL'))).toBe('no ACCOUNT_URL');
   });
 
   it('describes an answer that is not the error envelope by its status', async () => {

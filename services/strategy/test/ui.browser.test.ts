@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ExecutionClient } from '@fxdesk/client';
-import { launchBrowser, root } from '@fxdesk/core/testing';
-import type { OpenPosition } from '@fxdesk/schemas';
-import type { Browser } from 'playwright-core';
+import { launchBrowser, root, until } from '@fxdesk/core/testing';
+import type { BacktestEquity, BacktestRequest, JournalTrade, OpenPosition } from '@fxdesk/schemas';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
-import { harness, type Harness } from './helpers.js';
+import { harness, MONDAY_NOON, type Harness } from './helpers.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -178,4 +178,118 @@ describe('/ui/positions in a browser', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
+});
+
+const HOUR_MS = 3_600_000;
+
+/** A paper trade of the journal on EUR_USD, entered an hour before its exit. */
+function paperTrade(n: number, exitMs: number, pnl: number): JournalTrade {
+  return {
+    id: `paper:trade-${n}`,
+    account: 'paper',
+    signal_id: null,
+    position: null,
+    instrument: 'EUR_USD',
+    side: 'LONG',
+    volume_lots: 0.1,
+    entry_time: new Date(exitMs - HOUR_MS).toISOString(),
+    entry_price: 1.085,
+    exit_time: new Date(exitMs).toISOString(),
+    exit_price: 1.086,
+    exit_reason: pnl > 0 ? 'target' : 'stop',
+    pnl,
+    commission: 0,
+    swap: 0,
+    r_multiple: pnl / 20,
+    duration_seconds: 3600,
+  };
+}
+
+/** Pixels of the colour `hex` on the canvases of the chart under `selector`. */
+async function paintedPixels(page: Page, selector: string, hex: string): Promise<number> {
+  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return page.locator(selector).evaluate((chart, rgb) => {
+    let count = 0;
+    for (const canvas of chart.querySelectorAll('canvas')) {
+      const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height);
+      for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) count++;
+    }
+    return count;
+  }, rgb);
+}
+
+describe("/ui/positions: the journal's equity beside its backtest", () => {
+  let browser: Browser;
+  let h: Harness;
+  let base: string;
+  const day = MONDAY_NOON - 12 * HOUR_MS;
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(root, 'packages/console/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', '@fxdesk/console'], { cwd: root });
+    // The test reads the lab beside the page.
+    h = await harness({ env: { RATE_LIMIT_GET_PER_MINUTE: '1000' } });
+    // Three closed paper trades on the Monday morning, the first entered at 01:00.
+    for (const [n, hour, pnl] of [
+      [1, 2, 40],
+      [2, 5, -15],
+      [3, 9, 25],
+    ] as const)
+      await h.stores.journal.record(paperTrade(n, day + hour * HOUR_MS, pnl));
+    await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
+    await h.advance(60_000);
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('draws the paper journal’s curve, runs the backtest of the same period from the page and draws its curve beside it, found again after a reload', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    const posted: BacktestRequest[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/backtests') posted.push(request.postDataJSON() as BacktestRequest);
+    });
+    await page.goto(`${base}/ui/positions`);
+    // The journal: 0 at the period’s start, a step at each of the three exits, standing until now.
+    const journal = page.locator('#comparison-caption li[data-curve="journal"][data-points="5"]');
+    await journal.waitFor({ timeout: 30_000 });
+    expect(await journal.textContent()).toContain('+50.00');
+    expect(await page.locator('#comparison-caption li[data-curve="backtest"]').textContent()).toContain('not run yet');
+
+    await page.getByRole('button', { name: 'Run the backtest of this period' }).click();
+    await page.locator('[data-comparison-status="done"]').waitFor({ timeout: 120_000 });
+    // The desk's pairs and timeframe from the day the first trade entered to the strategy's now, on its own settings.
+    expect(posted).toEqual([
+      {
+        name: 'Journal paper since 2026-01-05',
+        instruments: [...h.config.INSTRUMENTS].sort(),
+        timeframe: 'M5',
+        from: '2026-01-05T00:00:00.000Z',
+        to: new Date(h.clock.now()).toISOString(),
+        initial_balance: h.config.PAPER_BALANCE,
+      },
+    ]);
+
+    // Both curves are drawn: the backtest's every point, and each curve's colour on the chart.
+    const id = decodeURIComponent((await page.getByRole('link', { name: 'The backtest' }).getAttribute('href'))?.split('/').at(-1) ?? '');
+    const { points } = (await h.app.inject({ url: `/backtests/${id}/equity` })).json<BacktestEquity>();
+    const times = new Set(points.map((p) => Math.floor(Date.parse(p.time) / 1000)));
+    await page.locator(`#comparison-caption li[data-curve="backtest"][data-points="${times.size}"]`).waitFor({ timeout: 30_000 });
+    expect(times.size).toBeGreaterThan(1);
+    await until(async () => (await paintedPixels(page, '.chart.comparison', '#f6a343')) > 50, 30_000);
+    await until(async () => (await paintedPixels(page, '.chart.comparison', '#b388ff')) > 50, 30_000);
+    expect(await page.locator('#comparison-caption li[data-curve="gap"]').textContent()).toMatch(/the journal is [\d,.]+ (ahead of|behind) it/);
+
+    // A reload finds the same backtest in the lab rather than running another.
+    await page.reload();
+    await page.locator('[data-comparison-status="done"]').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('link', { name: 'The backtest' }).getAttribute('href')).toBe(`/ui/lab/backtests/${id}`);
+    await page.getByRole('button', { name: 'Run the backtest again up to now' }).waitFor({ timeout: 10_000 });
+    expect(posted).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 240_000);
 });

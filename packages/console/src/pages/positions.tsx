@@ -1,12 +1,13 @@
 import type { OpenPosition } from '@fxdesk/schemas';
 import { useState } from 'preact/hooks';
+import { EquityComparison } from '../components/equity-comparison.js';
 import { JournalPanel } from '../components/journal-panel.js';
 import { formatMoney, formatWhen } from '../format.js';
 import { useDesk, useNow } from '../use-desk.js';
 import { usePositions } from '../use-positions.js';
 import { useMoneyAction } from '../use-money-action.js';
 
-/** The open positions with their P/L and stops, a Close per position, Flatten all behind a confirmation, and the journal. */
+/** The open positions with their P/L and stops, a Close per position, Flatten all behind a confirmation, the journal's equity beside its backtest's, and the journal. */
 export function PositionsPage() {
   const { book, refresh } = usePositions();
   const positions = 'positions' in book ? book.positions : [];
@@ -32,6 +33,7 @@ export function PositionsPage() {
         {book.state === 'ready' && positions.length === 0 && <p class="empty">No open position.</p>}
         {positions.length > 0 && <PositionsTable positions={positions} onSettled={refresh} />}
       </section>
+      <EquityComparison />
       <JournalPanel />
     </div>
   );
