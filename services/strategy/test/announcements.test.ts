@@ -232,6 +232,27 @@ describe('announcements of fills and exits', () => {
     expect((await h.app.inject({ url: '/status' })).json().downstream.notification.state).toBe('ok');
   });
 
+  it('sends the same key and bytes again when what a send came to could not be kept (a crash between the answer and the write)', async () => {
+    const notification = await fake();
+    const h = await desk({ notification });
+    await paperTrade(h, { price: 1.102, pnl: 19.95, rMultiple: 1.9762, exitMs: MONDAY_NOON + HOUR_MS });
+    const journal = h.stores.journal;
+    const keep = journal.markAnnounced.bind(journal);
+    let isFailing = true;
+    journal.markAnnounced = async (id, outcome) => {
+      if (!isFailing) return keep(id, outcome);
+      isFailing = false;
+      throw new Error('SQLITE_IOERR: disk I/O error');
+    };
+    await nextCheck(h);
+    await nextCheck(h);
+    await nextCheck(h);
+    const exits = notification.requests.filter((r) => (r.body as { idempotencyKey: string }).idempotencyKey === `exit:paper:${PAPER.signal_id}`);
+    expect(exits).toHaveLength(2);
+    expect(exits[1]!.body).toEqual(exits[0]!.body);
+    expect(keysOf(notification).filter((key) => key.startsWith('fill:'))).toHaveLength(1);
+  });
+
   it('keeps going past a refusal, which is final', async () => {
     const notification = await fake((request) =>
       (request.body as { idempotencyKey: string }).idempotencyKey.startsWith('fill:') ? { status: 422, body: envelope('validation_error') } : accepted(),
