@@ -39,8 +39,8 @@ export interface LiveJournalOptions {
 const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
 const sum = (deals: readonly Deal[], field: (d: Deal) => number) => deals.reduce((total, d) => total + field(d), 0);
 const volumeOf = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.volume));
-/** Σ price × volume / Σ volume. */
-const averagePrice = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.price) * Number(d.volume)) / volumeOf(deals);
+/** Σ price × volume / Σ volume, to 10 places: one deal's price comes back as the venue gave it (1.26889 × 0.2 / 0.2 is 1.2688899999999999). */
+const averagePrice = (deals: readonly Deal[]) => round(sum(deals, (d) => Number(d.price) * Number(d.volume)) / volumeOf(deals), 10);
 
 /** The exit reason a closing deal's MT5 reason gives: the venue's stop or target, a stop-out, or a close someone asked for. */
 function exitReasonOf(deal: Deal, isFlattened: boolean): ExitReason {
