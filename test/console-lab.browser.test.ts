@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Backtest, BacktestMetrics, BacktestTrades, LabMetrics, Sweep } from '@fxdesk/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/core/testing';
+import { answers, freePort, launchBrowser, paintedPixels, run, runNode, until } from '@fxdesk/core/testing';
 
 /**
  * The console's Lab page in Chromium against the strategy service alone, on its own simulated
@@ -72,24 +72,6 @@ async function metricsOnPage(page: Page): Promise<Record<string, Record<string, 
 
 function byColumn(metrics: BacktestMetrics): Record<string, LabMetrics> {
   return { overall: metrics.overall, ...metrics.per_pair };
-}
-
-/** Pixels of the colour `hex` on the canvases of the chart under `selector`, in its first (price) pane or all. */
-async function paintedPixels(page: Page, selector: string, hex: string, pricePaneOnly: boolean): Promise<number> {
-  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return page.locator(selector).evaluate(
-    (chart, { rgb, pricePaneOnly }) => {
-      const panes = [...chart.querySelectorAll('tr')].filter((tr) => tr.querySelector('canvas') && tr.offsetHeight > 60);
-      const canvases = (pricePaneOnly ? panes.slice(0, 1) : panes).flatMap((tr) => [...tr.querySelectorAll('canvas')]);
-      let count = 0;
-      for (const canvas of canvases) {
-        const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height);
-        for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) count++;
-      }
-      return count;
-    },
-    { rgb, pricePaneOnly },
-  );
 }
 
 beforeAll(async () => {
@@ -221,17 +203,14 @@ describe('the Lab page', () => {
     await caption.waitFor({ timeout: 20_000 });
     expect(Number(await caption.getAttribute('data-points'))).toBe(points.length);
     // The curve is on the canvas: the year lost or won, its line is red or green.
-    await until(
-      async () => (await paintedPixels(page, '.chart.equity', '#ef5350', false)) + (await paintedPixels(page, '.chart.equity', '#26a69a', false)) > 200,
-      10_000,
-    );
+    await until(async () => (await paintedPixels(page, '.chart.equity', '#ef5350')) + (await paintedPixels(page, '.chart.equity', '#26a69a')) > 200, 10_000);
 
     // The first pair's trades: those of the chart's span are drawn (entry arrows in the entry blue on the price pane).
     const trades = page.locator('#trades-chart-caption');
     await trades.waitFor({ timeout: 30_000 });
     const drawn = Number(await trades.getAttribute('data-trades-on-chart'));
     expect(drawn).toBeGreaterThan(0);
-    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', true)) > 20, 10_000);
+    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', { pricePaneOnly: true })) > 20, 10_000);
 
     // The chart and the table are the first pair's; the table starts with its newest trade, the API's last.
     const pair = PICKED[0] as string;
@@ -281,7 +260,7 @@ describe('the Lab page', () => {
     expect(Date.parse((await caption.getAttribute('data-to')) as string)).toBeGreaterThanOrEqual(Date.parse(old.exit_time));
     expect(Number(await caption.getAttribute('data-trades-on-chart'))).toBeGreaterThan(0);
     // Its entry arrow is on the price pane.
-    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', true)) > 20, 10_000);
+    await until(async () => (await paintedPixels(page, '.backtest-trades .chart', '#4f9cf9', { pricePaneOnly: true })) > 20, 10_000);
 
     // The candles the page read are the API's for the same range: the run's, with its rules' indicators.
     const asked = windows.at(-1) as URL;

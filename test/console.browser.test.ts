@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { StrategySignal, StrategyStatus } from '@fxdesk/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/core/testing';
+import { answers, freePort, launchBrowser, paintedPixels, run, runNode, until } from '@fxdesk/core/testing';
 
 /**
  * The console in Chromium against the desk's real processes: market-data, execution, account,
@@ -168,17 +168,11 @@ describe('the console in a browser', () => {
     expect(await layer('profile').textContent()).toMatch(/POC \d+\.\d{5} · VAH \d+\.\d{5} · VAL \d+\.\d{5}/);
     expect(await layer('stochrsi').textContent()).toMatch(/%K \d+\.\d · %D \d+\.\d/);
     // The canvas shows them: the POC's colour is on it (its line and axis label), and the Stochastic RSI has a pane of its own.
-    const painted = await page.locator('.chart').evaluate((chart) => {
-      let poc = 0;
-      for (const canvas of chart.querySelectorAll('canvas')) {
-        const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height);
-        for (let i = 0; i < data.length; i += 4) if (data[i] === 0xf6 && data[i + 1] === 0xc3 && data[i + 2] === 0x43) poc++;
-      }
-      const panes = [...chart.querySelectorAll('tr')].filter((tr) => tr.querySelector('canvas') && tr.offsetHeight > 60);
-      return { poc, panes: panes.length };
-    });
-    expect(painted.poc).toBeGreaterThan(50);
-    expect(painted.panes).toBeGreaterThanOrEqual(2);
+    expect(await paintedPixels(page, '.chart', '#f6c343')).toBeGreaterThan(50);
+    const panes = await page
+      .locator('.chart')
+      .evaluate((chart) => [...chart.querySelectorAll('tr')].filter((tr) => tr.querySelector('canvas') && tr.offsetHeight > 60).length);
+    expect(panes).toBeGreaterThanOrEqual(2);
   }, 40_000);
 
   it('stops and starts the strategy from the page', async () => {

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ExecutionClient } from '@fxdesk/client';
-import { launchBrowser, root, until } from '@fxdesk/core/testing';
+import { launchBrowser, paintedPixels, root, until } from '@fxdesk/core/testing';
 import type { BacktestEquity, BacktestRequest, JournalTrade, OpenPosition } from '@fxdesk/schemas';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
 import { harness, MONDAY_NOON, type Harness } from './helpers.js';
@@ -203,19 +203,6 @@ function paperTrade(n: number, exitMs: number, pnl: number): JournalTrade {
     r_multiple: pnl / 20,
     duration_seconds: 3600,
   };
-}
-
-/** Pixels of the colour `hex` on the canvases of the chart under `selector`. */
-async function paintedPixels(page: Page, selector: string, hex: string): Promise<number> {
-  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return page.locator(selector).evaluate((chart, rgb) => {
-    let count = 0;
-    for (const canvas of chart.querySelectorAll('canvas')) {
-      const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height);
-      for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) count++;
-    }
-    return count;
-  }, rgb);
 }
 
 describe("/ui/positions: the journal's equity beside its backtest", () => {
