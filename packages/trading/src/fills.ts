@@ -93,10 +93,17 @@ export interface ExitFill {
  */
 export function exitAtOpen(side: 1 | -1, stop: number, target: number, candle: FillCandle, pricing: PairPricing): ExitFill | null {
   const open = candle.open - (side * spreadOf(candle, pricing)) / 2;
-  if (side * (open - stop) <= 0) return { reason: 'stop', price: open - side * pricing.slippage };
-  if (side * (open - target) >= 0) return { reason: 'target', price: open };
+  const reach = pricing.point * REACH_POINTS;
+  if (side * (open - stop) <= reach) return { reason: 'stop', price: open - side * pricing.slippage };
+  if (side * (open - target) >= -reach) return { reason: 'target', price: open };
   return null;
 }
+
+/**
+ * A millionth of a point: a price that reaches a level to its last decimal reaches it (a broker
+ * compares whole points), though the doubles of a mid ± half a spread may come out a hair short.
+ */
+const REACH_POINTS = 1e-6;
 
 /**
  * The exit a candle gives a position, or null, on the side that closes it (a LONG at the bid,
@@ -112,13 +119,14 @@ export function exitWithin(side: 1 | -1, stop: number, target: number, candle: F
   const atOpen = exitAtOpen(side, stop, target, candle, pricing);
   if (atOpen !== null) return atOpen;
   const half = (side * spreadOf(candle, pricing)) / 2;
+  const reach = pricing.point * REACH_POINTS;
   if (side === 1) {
-    if (candle.low - half <= stop) return { reason: 'stop', price: stop - pricing.slippage };
-    if (candle.high - half >= target) return { reason: 'target', price: target };
+    if (candle.low - half <= stop + reach) return { reason: 'stop', price: stop - pricing.slippage };
+    if (candle.high - half >= target - reach) return { reason: 'target', price: target };
     return null;
   }
-  if (candle.high - half >= stop) return { reason: 'stop', price: stop + pricing.slippage };
-  if (candle.low - half <= target) return { reason: 'target', price: target };
+  if (candle.high - half >= stop - reach) return { reason: 'stop', price: stop + pricing.slippage };
+  if (candle.low - half <= target + reach) return { reason: 'target', price: target };
   return null;
 }
 

@@ -43,6 +43,13 @@ describe('the fill model', () => {
     expect(exitWithin(1, 1.09, 1.101, bar(1.1, 1.1011, 1.0995, 1.1, 0.0003), pricing)).toBeNull();
   });
 
+  it('takes a level the price reaches to its last decimal, though the doubles of a mid ± half a spread come out a hair short', () => {
+    // Bid high 1.10981 and 11 points of spread as a mid candle: its ask high, 1.10981 + 0.000055 + 0.000055, computes 1.1099199999999998.
+    const spread = 11 / 1e5;
+    const candle = bar(1.1096 + spread / 2, 1.10981 + spread / 2, 1.1095 + spread / 2, 1.1097 + spread / 2, spread);
+    expect(exitWithin(-1, 1.10992, 1.1, candle, pricing)).toEqual({ reason: 'stop', price: expect.closeTo(1.10994, 10) });
+  });
+
   it('marks a position where it would close, and refuses stops a broker would refuse', () => {
     expect(markPrice(-1, bar(1.1, 1.1, 1.1, 1.1), pricing)).toBeCloseTo(1.10005, 10);
     expect(markPrice(1, bar(1.1, 1.1, 1.1, 1.1), pricing)).toBeCloseTo(1.09995, 10);
