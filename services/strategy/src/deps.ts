@@ -179,6 +179,18 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     source: config.SIGNAL_SOURCE,
     channels: config.NOTIFICATION_CHANNELS,
   });
+  const liveJournal =
+    parts.execution &&
+    new LiveJournal({
+      execution: parts.execution,
+      journal: stores.journal,
+      signals: stores.signals,
+      source: config.SIGNAL_SOURCE,
+      now: () => clock.now(),
+      logger,
+      isLeading: () => engine.leads,
+      intervalMs: config.LIVE_JOURNAL_SYNC_SECONDS * 1000,
+    });
   const engine: StrategyEngine = new StrategyEngine({
     isLeading: leadership === undefined,
     announce: leadership && ((run) => leadership.announce(run)),
@@ -201,22 +213,11 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
         source: config.SIGNAL_SOURCE,
         now: () => clock.now(),
         logger,
+        marks: liveJournal,
       }),
     health,
     events,
   });
-  const liveJournal =
-    parts.execution &&
-    new LiveJournal({
-      execution: parts.execution,
-      journal: stores.journal,
-      signals: stores.signals,
-      source: config.SIGNAL_SOURCE,
-      now: () => clock.now(),
-      logger,
-      isLeading: () => engine.leads,
-      intervalMs: config.LIVE_JOURNAL_SYNC_SECONDS * 1000,
-    });
   liveJournal?.start();
   const announcements = new Announcements({
     stores,

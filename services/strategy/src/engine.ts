@@ -664,8 +664,21 @@ export class StrategyEngine {
     this.o.events.deskChanged();
     // A leader that lost the lead while storing leaves the sends to the next one, which resumes what is pending.
     if (!this.isLeading) return;
-    // The positions an opposite signal closes are closed before it is sent (EXIT_ON_OPPOSITE_SIGNAL).
-    if (!run.dryRun) await this.o.liveExits?.onSignal(signal);
+    // The positions an opposite signal closes are closed before it is sent (EXIT_ON_OPPOSITE_SIGNAL);
+    // one the strategy still holds on the pair keeps the signal from trading, as on paper and in the lab.
+    if (!run.dryRun && this.o.liveExits && !(await this.o.liveExits.onSignal(signal))) {
+      const execution = {
+        ...signal.execution,
+        status: 'rejected' as const,
+        code: 'position_open',
+        message: `one position per pair: the strategy holds one on ${signal.symbol}; the signal is not sent`,
+        updated_at: new Date(clock.now()).toISOString(),
+      };
+      await signals.updateExecution(signal, execution);
+      this.o.events.deskChanged();
+      this.o.dispatcher.dispatch({ ...signal, execution });
+      return;
+    }
     this.o.dispatcher.dispatch(signal);
   }
 }

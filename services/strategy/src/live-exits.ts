@@ -9,7 +9,18 @@
  */
 import { ServiceError, type ExecutionClient } from '@fxdesk/client';
 import type { OpenPosition as VenuePosition, StrategySignal } from '@fxdesk/schemas';
-import { exitAtClose, isClosedBySignal, markPrice, pricingOf, type ExitRules, type FillCandle, type FillModel, type OpenPosition } from '@fxdesk/trading';
+import {
+  exitAtClose,
+  isClosedBySignal,
+  markPrice,
+  pricingOf,
+  type CloseReason,
+  type ExitRules,
+  type FillCandle,
+  type FillModel,
+  type OpenPosition,
+  type StopReason,
+} from '@fxdesk/trading';
 import type { Logger } from 'pino';
 import type { SignalStore } from './store/index.js';
 
@@ -27,6 +38,14 @@ export interface LiveExitsOptions {
   source: string;
   now: () => number;
   logger: Logger;
+  /** Told what the rules did (the live journal): the venue's deals say only `sl`, or that a close was asked for. */
+  marks?: ExitMarker;
+}
+
+/** Keeps what the exit rules did to a position, so its journaled exit names the rule (LiveJournal). */
+export interface ExitMarker {
+  markStopMoved(ticket: string, reason: Exclude<StopReason, 'stop'>): void;
+  markClosed(ticket: string, reason: CloseReason): void;
 }
 
 /** What the leader knows of a pair at a candle close. */
@@ -81,27 +100,40 @@ export class LiveExits {
       // Marked as the paper account marks it: the close on the side that would close it (a LONG's bid).
       const close = markPrice(position.side, candle.candle, pricingOf(candle.digits, this.o.fills));
       const action = exitAtClose(position, close, candle.atr, rules, candle.digits);
-      if (action === 'time') await this.act(() => this.o.execution.closePosition(p.ticket, `exit-time:${p.ticket}`), 'time exit', p);
-      else if (action === 'move_stop') {
+      if (action === 'time') {
+        if (await this.act(() => this.o.execution.closePosition(p.ticket, `exit-time:${p.ticket}`), 'time exit', p)) this.o.marks?.markClosed(p.ticket, 'time');
+      } else if (action === 'move_stop' && position.stopReason !== 'stop') {
         // On the pair's grid already (exitAtClose rounds it away from the market): written with its digits.
         const sl = position.stop.toFixed(candle.digits);
-        await this.act(
+        const reason = position.stopReason;
+        const isMoved = await this.act(
           () => this.o.execution.modifyPosition(p.ticket, `exit-stop:${p.ticket}:${candle.candle.time}`, { sl }),
-          `stop to ${sl} (${position.stopReason})`,
+          `stop to ${sl} (${reason})`,
           p,
         );
+        if (isMoved) this.o.marks?.markStopMoved(p.ticket, reason);
       }
     }
   }
 
-  /** A new signal of the pair: with EXIT_ON_OPPOSITE_SIGNAL, the strategy's positions of the other side are closed before it is sent. */
-  async onSignal(signal: StrategySignal): Promise<void> {
-    if (this.o.rules.exitOnOppositeSignal !== 1) return;
+  /**
+   * A new signal of the pair, before it is sent: with EXIT_ON_OPPOSITE_SIGNAL the strategy's
+   * positions of the other side are closed first. Whether it may enter: one position per pair, as
+   * the paper account and the lab trade it, so not while one of the strategy's stays open there.
+   */
+  async onSignal(signal: StrategySignal): Promise<boolean> {
     const side = signal.type === 'LONG' ? 1 : -1;
+    let isFlat = true;
     for (const p of await this.positions(signal.symbol)) {
-      if (!isClosedBySignal(p.side === 'buy' ? 1 : -1, side, this.o.rules)) continue;
-      await this.act(() => this.o.execution.closePosition(p.ticket, `exit-opposite:${p.ticket}`), 'opposite-signal exit', p);
+      if (isClosedBySignal(p.side === 'buy' ? 1 : -1, side, this.o.rules)) {
+        if (await this.act(() => this.o.execution.closePosition(p.ticket, `exit-opposite:${p.ticket}`), 'opposite-signal exit', p)) {
+          this.o.marks?.markClosed(p.ticket, 'opposite_signal');
+          continue;
+        }
+      }
+      isFlat = false;
     }
+    return isFlat;
   }
 
   private async positions(symbol: string): Promise<VenuePosition[]> {
@@ -114,14 +146,16 @@ export class LiveExits {
     }
   }
 
-  /** Sends one action; a refusal or an unknown outcome is logged (never resent under another key). */
-  private async act(send: () => Promise<unknown>, what: string, p: VenuePosition): Promise<void> {
+  /** Sends one action, whether it was done; a refusal or an unknown outcome is logged (never resent under another key). */
+  private async act(send: () => Promise<unknown>, what: string, p: VenuePosition): Promise<boolean> {
     try {
       await send();
       this.o.logger.info({ ticket: p.ticket, symbol: p.symbol }, `exit rules: ${what}`);
+      return true;
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       this.o.logger.warn({ err, ticket: p.ticket, symbol: p.symbol }, `exit rules: ${what} failed (${err.code})`);
+      return false;
     }
   }
 }

@@ -13,6 +13,7 @@ import {
   type JournalTrade,
   type StrategySignal,
 } from '@fxdesk/schemas';
+import type { CloseReason, StopReason } from '@fxdesk/trading';
 import type { Logger } from 'pino';
 import type { JournalStore, SignalStore } from './store/index.js';
 
@@ -42,11 +43,22 @@ const volumeOf = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.volume))
 /** Σ price × volume / Σ volume, to 10 places: one deal's price comes back as the venue gave it (1.26889 × 0.2 / 0.2 is 1.2688899999999999). */
 const averagePrice = (deals: readonly Deal[]) => round(sum(deals, (d) => Number(d.price) * Number(d.volume)) / volumeOf(deals), 10);
 
-/** The exit reason a closing deal's MT5 reason gives: the venue's stop or target, a stop-out, or a close someone asked for. */
-function exitReasonOf(deal: Deal, isFlattened: boolean): ExitReason {
-  if (deal.reason === 'sl' || deal.reason === 'so') return 'stop';
+/**
+ * What the strategy did to a position that its deals do not say: the exit rule that set its stop
+ * last (the venue's deal says only `sl`), and why the strategy asked for its close (the deal says
+ * only that someone did).
+ */
+export interface ExitMarks {
+  stop?: Exclude<StopReason, 'stop'>;
+  close?: CloseReason | 'flatten';
+}
+
+/** The exit reason of a closing deal: the venue's stop (under the rule that set it last) or target, a stop-out, or a close asked for (by the rules, a flatten or someone). */
+function exitReasonOf(deal: Deal, marks: ExitMarks): ExitReason {
+  if (deal.reason === 'sl') return marks.stop ?? 'stop';
+  if (deal.reason === 'so') return 'stop';
   if (deal.reason === 'tp') return 'target';
-  return isFlattened ? 'flatten' : 'manual';
+  return marks.close ?? 'manual';
 }
 
 /** `EURUSD` → `EUR_USD`: the instrument of a symbol no signal names (six letters, else as it is). */
@@ -59,7 +71,7 @@ function instrumentOf(symbol: string): string {
  * the deals' profit, commission and swap; the R multiple needs the signal's stop: the money at
  * risk is the entry–stop distance at the money per price unit the deals' profit shows.
  */
-export function liveTradeOf(position: string, deals: readonly Deal[], signal: StrategySignal | undefined, isFlattened: boolean): JournalTrade | null {
+export function liveTradeOf(position: string, deals: readonly Deal[], signal: StrategySignal | undefined, marks: ExitMarks): JournalTrade | null {
   const ins = deals.filter((d) => d.entry === 'in');
   const outs = deals.filter((d) => d.entry !== 'in');
   const lots = volumeOf(ins);
@@ -88,19 +100,20 @@ export function liveTradeOf(position: string, deals: readonly Deal[], signal: St
     entry_price: entry,
     exit_time: new Date(exitMs).toISOString(),
     exit_price: exit,
-    exit_reason: exitReasonOf(last, isFlattened),
+    exit_reason: exitReasonOf(last, marks),
     pnl,
     commission: round(commission, 2),
     swap: round(swap, 2),
-    r_multiple: riskMoney > 0 ? round(pnl / riskMoney, 4) : null,
+    // A trade out at its entry with nothing to pay made 0 R, though its deals tell no money per price unit.
+    r_multiple: riskMoney > 0 ? round(pnl / riskMoney, 4) : signal && pnl === 0 && entry !== signal.stop_loss ? 0 : null,
     duration_seconds: Math.round((exitMs - entryMs) / 1000),
   };
 }
 
 /** Journals the strategy's closed live positions from the execution service's deals, on the leader, every `intervalMs`. */
 export class LiveJournal {
-  /** Positions a flatten closed (their journal reason is `flatten`; after a restart, `manual`). */
-  private readonly flattened = new Set<string>();
+  /** What this process did to the positions (lost on a restart: a flatten then reads `manual`, a moved stop `stop`, a time exit `manual`). */
+  private readonly marks = new Map<string, ExitMarks>();
   /** Positions whose entry is not one of the strategy's orders (or older than the look-back): not read again. */
   private readonly notOurs = new Set<string>();
   private syncedTo: number | undefined;
@@ -141,7 +154,17 @@ export class LiveJournal {
   }
 
   markFlattened(tickets: readonly string[]): void {
-    for (const ticket of tickets) this.flattened.add(ticket);
+    for (const ticket of tickets) this.markClosed(ticket, 'flatten');
+  }
+
+  /** The exit rules moved the position's stop (the rule that moved it last names a hit of it). */
+  markStopMoved(ticket: string, reason: Exclude<StopReason, 'stop'>): void {
+    this.marks.set(ticket, { ...this.marks.get(ticket), stop: reason });
+  }
+
+  /** The strategy closed the position: a time or opposite-signal exit, or a flatten. */
+  markClosed(ticket: string, reason: CloseReason | 'flatten'): void {
+    this.marks.set(ticket, { ...this.marks.get(ticket), close: reason });
   }
 
   /** Reads the deals since the last read and journals the positions they closed; how many trades it journaled. One read at a time. */
@@ -174,8 +197,11 @@ export class LiveJournal {
       }
       signals ??= await this.o.signals.byPosition(now - LOOKBACK_MS);
       await this.flattening;
-      const trade = liveTradeOf(position, deals, signals.get(position), this.flattened.has(position));
-      if (trade && (await this.o.journal.record(trade))) journaled++;
+      const trade = liveTradeOf(position, deals, signals.get(position), this.marks.get(position) ?? {});
+      if (trade && (await this.o.journal.record(trade))) {
+        this.marks.delete(position);
+        journaled++;
+      }
     }
     this.syncedTo = now;
     return journaled;

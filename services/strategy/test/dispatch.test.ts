@@ -25,6 +25,9 @@ async function desk(options: { execution?: FakeService; notification?: FakeServi
   return h;
 }
 
+/** The orders a fake execution service received (a live signal first reads the strategy's positions of its pair). */
+const orders = (execution: FakeService) => execution.requests.filter((r) => r.method === 'POST' && r.url === '/v1/signals');
+
 async function fake(handler: Parameters<typeof fakeService>[0]): Promise<FakeService> {
   const service = await fakeService(handler);
   cleanups.push(service.close);
@@ -39,9 +42,9 @@ describe('orders to the execution service', () => {
     await advanceUntilSignal(h);
     await h.settle();
     const signals = (await h.store.page({ limit: 500 })).signals;
-    expect(execution.requests).toHaveLength(signals.length);
+    expect(orders(execution)).toHaveLength(signals.length);
     const signal = signals[0]!;
-    const request = execution.requests.find((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)!;
+    const request = orders(execution).find((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)!;
     expect(request.method).toBe('POST');
     expect(request.url).toBe('/v1/signals');
     expect(request.headers['x-api-key']).toBe('exec-key-123');
@@ -66,14 +69,14 @@ describe('orders to the execution service', () => {
   it('retries a failed submission with the identical payload, so the execution service can never trade it twice', async () => {
     let calls = 0;
     const execution = await fake((request) =>
-      ++calls === 1 ? { status: 503, body: envelope('not_ready'), headers: { 'retry-after': '1' } } : filled(request),
+      request.url === '/v1/signals' && ++calls === 1 ? { status: 503, body: envelope('not_ready'), headers: { 'retry-after': '1' } } : filled(request),
     );
     const h = await desk({ execution, env: { INSTRUMENTS: 'EUR_USD' } });
     await h.app.inject({ method: 'POST', url: '/start' });
     await advanceUntilSignal(h);
     await h.advance(1000);
     const signal = (await h.store.page({ limit: 1 })).signals[0]!;
-    const attempts = execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id);
+    const attempts = orders(execution).filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id);
     expect(attempts).toHaveLength(2);
     expect(attempts[1]!.body).toEqual(attempts[0]!.body);
     expect(signal.execution).toMatchObject({ status: 'filled', attempts: 2 });
@@ -87,7 +90,7 @@ describe('orders to the execution service', () => {
     await h.advance(10_000);
     const signal = (await h.store.page({ limit: 1 })).signals[0]!;
     expect(signal.execution).toMatchObject({ status: 'rejected', code: 'invalid_stops', attempts: 1 });
-    expect(execution.requests).toHaveLength(1);
+    expect(orders(execution)).toHaveLength(1);
   });
 
   it('stores unknown and never repeats the order when the execution outcome is unknown', async () => {
@@ -97,7 +100,7 @@ describe('orders to the execution service', () => {
     await advanceUntilSignal(h);
     await h.advance(10_000);
     expect((await h.store.page({ limit: 1 })).signals[0]!.execution).toMatchObject({ status: 'unknown', code: 'execution_outcome_unknown' });
-    expect(execution.requests).toHaveLength(1);
+    expect(orders(execution)).toHaveLength(1);
   });
 
   it('stores failed when the execution service cannot be reached, shows it in /status, and keeps the strategy running', async () => {
@@ -135,7 +138,7 @@ describe('orders to the execution service', () => {
     await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: true } });
     await advanceUntilSignal(h);
     await h.settle();
-    expect(execution.requests).toHaveLength(0);
+    expect(orders(execution)).toHaveLength(0);
     expect((await h.store.page({ limit: 1 })).signals[0]!.execution.status).toBe('paper');
     // The paper account holds the signal's trade, which enters at the next candle's open.
     const [trade] = await h.stores.paperTrades.positions();
@@ -152,7 +155,7 @@ describe('orders to the execution service', () => {
     await h.store.updateExecution(signal, { ...signal.execution, status: 'pending' });
     const second = await harness({ clock: h.clock, deps: { stores: h.stores, execution: new ExecutionClient({ baseUrl: execution.url }) } });
     await second.settle();
-    expect(execution.requests.filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)).toHaveLength(2);
+    expect(orders(execution).filter((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)).toHaveLength(2);
     expect((await h.store.find(signal.signal_id))?.execution.status).toBe('filled');
     await second.app.close();
   });

@@ -38,7 +38,7 @@ const STOPPED = [
 describe('liveTradeOf', () => {
   it('journals a position stopped at the venue from its deals: prices, P/L with commission and swap, R from the signal’s stop', () => {
     const signal = signalFixture({ stop_loss: 1.083, instrument: 'EUR_USD' });
-    expect(liveTradeOf('11', STOPPED, signal, false)).toEqual({
+    expect(liveTradeOf('11', STOPPED, signal, {})).toEqual({
       id: 'live:11',
       account: 'live',
       signal_id: signal.signal_id,
@@ -62,9 +62,9 @@ describe('liveTradeOf', () => {
   it('waits while part of the position is open, and weights the exit over partial closes', () => {
     const entry = deal({ ticket: '21', position: '21', entry: 'in', volume: '0.30', side: 'sell' });
     const half = deal({ ticket: '22', position: '21', entry: 'out', side: 'buy', volume: '0.10', price: '1.08400', profit: '10.00', reason: 'client' });
-    expect(liveTradeOf('21', [entry, half], undefined, false)).toBeNull();
+    expect(liveTradeOf('21', [entry, half], undefined, {})).toBeNull();
     const rest = deal({ ticket: '23', position: '21', entry: 'out', side: 'buy', volume: '0.20', price: '1.08250', profit: '50.00', reason: 'tp' });
-    const trade = liveTradeOf('21', [entry, half, rest], undefined, false)!;
+    const trade = liveTradeOf('21', [entry, half, rest], undefined, {})!;
     expect(trade).toMatchObject({ side: 'SHORT', volume_lots: 0.3, exit_reason: 'target', signal_id: null, r_multiple: null, instrument: 'EUR_USD' });
     expect(trade.exit_price).toBeCloseTo(1.083, 10);
     expect(trade.pnl).toBe(60 - 1.05);
@@ -72,8 +72,16 @@ describe('liveTradeOf', () => {
 
   it('reads a close someone asked for as manual, or flatten when a stop with close_positions made it', () => {
     const closed = [STOPPED[0]!, { ...STOPPED[1]!, reason: 'expert' as const }];
-    expect(liveTradeOf('11', closed, undefined, false)?.exit_reason).toBe('manual');
-    expect(liveTradeOf('11', closed, undefined, true)?.exit_reason).toBe('flatten');
+    expect(liveTradeOf('11', closed, undefined, {})?.exit_reason).toBe('manual');
+    expect(liveTradeOf('11', closed, undefined, { close: 'flatten' })?.exit_reason).toBe('flatten');
+  });
+
+  it('names the exit rule that closed it: the rule that moved the stop a venue hit, the time or opposite-signal exit that asked for the close', () => {
+    const closed = [STOPPED[0]!, { ...STOPPED[1]!, reason: 'expert' as const }];
+    expect(liveTradeOf('11', STOPPED, undefined, { stop: 'trailing', close: 'time' })?.exit_reason).toBe('trailing');
+    expect(liveTradeOf('11', STOPPED, undefined, { stop: 'break_even' })?.exit_reason).toBe('break_even');
+    expect(liveTradeOf('11', closed, undefined, { stop: 'break_even', close: 'time' })?.exit_reason).toBe('time');
+    expect(liveTradeOf('11', closed, undefined, { close: 'opposite_signal' })?.exit_reason).toBe('opposite_signal');
   });
 });
 
