@@ -459,6 +459,7 @@ const OpaqueCursorSchema = z
   .meta({ description: 'next_cursor of the previous page, as given (opaque)' });
 
 export const ActionListQuerySchema = z.strictObject({
+  ticket: TicketSchema.optional().meta({ description: 'Only the actions on this position or order (a flatten lists each position under its ticket)' }),
   limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: 'Records per page, 1 to 500; default 50' }),
   cursor: OpaqueCursorSchema.optional(),
 });

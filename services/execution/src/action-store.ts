@@ -75,8 +75,8 @@ export interface ActionStore {
   byKey(idempotencyKey: string): Promise<KeyedAction[]>;
   /** Drops this replica's claim of an action that was never sent. */
   release(actionId: string): Promise<void>;
-  /** One page, newest received first, and the position to continue from. */
-  list(after: ActionPosition | undefined, limit: number): Promise<{ records: ActionRecord[]; next: ActionPosition | undefined }>;
+  /** One page, newest received first (of one ticket's actions, when given), and the position to continue from. */
+  list(after: ActionPosition | undefined, limit: number, ticket?: string): Promise<{ records: ActionRecord[]; next: ActionPosition | undefined }>;
   /** As SignalStore.failAbandoned: abandoned claims become `unknown` with the answer `answer` builds; never sent again. */
   failAbandoned(
     at: string,
@@ -218,14 +218,19 @@ export class DatabaseActionStore implements ActionStore {
     await this.db.run(RELEASE, { actionId, owner: this.replicaId });
   }
 
-  async list(after: ActionPosition | undefined, limit: number): Promise<{ records: ActionRecord[]; next: ActionPosition | undefined }> {
+  async list(after: ActionPosition | undefined, limit: number, ticket?: string): Promise<{ records: ActionRecord[]; next: ActionPosition | undefined }> {
     const params: Record<string, string | number> = { limit: limit + 1 };
-    let where = '';
+    const conditions: string[] = [];
+    if (ticket !== undefined) {
+      params.ticket = ticket;
+      conditions.push('ticket = @ticket');
+    }
     if (after) {
       params.afterReceivedAt = after.receivedAt;
       params.afterActionId = after.actionId;
-      where = 'WHERE (received_at, action_id) < (@afterReceivedAt, @afterActionId) ';
+      conditions.push('(received_at, action_id) < (@afterReceivedAt, @afterActionId)');
     }
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')} `;
     const rows = await this.db.query<ActionRow>(`SELECT ${COLUMNS} FROM actions ${where}ORDER BY received_at DESC, action_id DESC LIMIT @limit`, params);
     const page = rows.slice(0, limit);
     const last = page.at(-1);

@@ -237,8 +237,8 @@ export class PositionActions {
   }
 
   /** GET /v1/actions: one page of stored actions, newest received first. */
-  async list({ limit, cursor }: { limit: number; cursor?: string }): Promise<{ actions: ActionRecord[]; next_cursor: string | null }> {
-    const page = await this.deps.store.list(cursor === undefined ? undefined : decodeActionCursor(cursor), limit);
+  async list({ limit, cursor, ticket }: { limit: number; cursor?: string; ticket?: string }): Promise<{ actions: ActionRecord[]; next_cursor: string | null }> {
+    const page = await this.deps.store.list(cursor === undefined ? undefined : decodeActionCursor(cursor), limit, ticket);
     return { actions: page.records, next_cursor: page.next ? encodeActionCursor(page.next) : null };
   }
 

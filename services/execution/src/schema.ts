@@ -132,6 +132,8 @@ export const EXECUTION_SCHEMA: Schema = {
      CREATE INDEX sim_records_deal_time ON sim_records (time) WHERE kind = 'deal';`,
     // What the terminal showed of an action left `unknown` (recovery.ts), as signals keep theirs.
     ({ types: t }) => `ALTER TABLE actions ADD COLUMN reconciliation_json ${t.text};`,
+    // GET /v1/actions?ticket=: one position's or order's actions, newest first, as a range read.
+    'CREATE INDEX actions_ticket ON actions (ticket, received_at, action_id);',
   ],
   // The PostgreSQL store of before made, in its one step, the signals table as it stands after
   // all four: the same columns, types, collations and list indexes (only stricter: symbol, source

@@ -245,6 +245,16 @@ describe('GET /v1/actions', () => {
     expect(second.next_cursor).toBeNull();
   });
 
+  it('lists one ticket’s actions with ?ticket=, and refuses a ticket that is not one (422)', async () => {
+    harness = await simulatedApp();
+    const [one, other] = [await openPosition(), await openPosition()];
+    await act('POST', `/v1/positions/${one}/close`, 't-1', { volume: '0.01' });
+    await act('POST', `/v1/positions/${other}/close`, 't-2', { volume: '0.01' });
+    const get = (query: string) => harness.app.inject({ method: 'GET', url: `/v1/actions${query}`, headers: { 'x-api-key': API_KEY } });
+    expect((await get(`?ticket=${other}`)).json<{ actions: { action_id: string }[] }>().actions.map((a) => a.action_id)).toEqual(['t-2']);
+    expectEnvelope(await get('?ticket=abc'), 422, 'validation_error');
+  });
+
   it('refuses a cursor it did not issue (422)', async () => {
     harness = await simulatedApp();
     expectEnvelope(await harness.app.inject({ method: 'GET', url: '/v1/actions?cursor=%21', headers: { 'x-api-key': API_KEY } }), 422, 'validation_error');

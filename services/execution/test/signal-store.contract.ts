@@ -382,6 +382,21 @@ export function signalStoreContract(name: string, harness: SignalStoreHarness): 
         expect(records.get('live')).toMatchObject({ state: 'processing', reconciliation: null });
       });
 
+      it('lists one ticket’s actions, newest first and paged, a flatten’s position among them and its plan not', async () => {
+        const s = await store();
+        await s.actions.claim(action('close-7', { ticket: '7', receivedAt: at(1) }));
+        await s.actions.claim(action('close-8', { ticket: '8', receivedAt: at(2) }));
+        await s.actions.claim(action('f', { kind: 'close_all', ticket: '', receivedAt: at(3) }));
+        await s.actions.claim(action('f#7', { idempotencyKey: 'f', ticket: '7', receivedAt: at(3) }));
+        await s.actions.claim(action('modify-7', { kind: 'modify', ticket: '7', receivedAt: at(4) }));
+        const first = await s.actions.list(undefined, 2, '7');
+        expect(first.records.map((r) => r.action_id)).toEqual(['modify-7', 'f#7']);
+        const second = await s.actions.list(first.next, 2, '7');
+        expect(second.records.map((r) => r.action_id)).toEqual(['close-7']);
+        expect(second.next).toBeUndefined();
+        expect((await s.actions.list(undefined, 10, '9')).records).toEqual([]);
+      });
+
       it('pages the list newest first without a gap or a duplicate', async () => {
         const s = await store();
         for (let i = 0; i < 9; i++) await s.actions.claim(action(`k-${i}`, { receivedAt: at(i % 4) }));
