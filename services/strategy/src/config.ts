@@ -5,6 +5,7 @@ import { commonSettings, databaseSettings, envBoolean, envInt, envList, envNumbe
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, InstrumentNameSchema, SourceSlugSchema, TimeframeSchema } from '@fxdesk/schemas';
 import { NOTIFICATION_CHANNELS } from '@fxdesk/client';
+import { RISK_BOUNDS } from './risk-settings.js';
 import { EXIT_RULE_BOUNDS, RULE_BOUNDS } from './rules.js';
 
 /** `EUR_USD=EURUSD.m,XAU_USD=GOLD`: instrument → broker symbol, for names that differ from the default. */
@@ -43,6 +44,16 @@ const lots = z
   .refine((v) => isDecimalString(v) && !v.startsWith('-') && /[1-9]/.test(v), { message: 'expected a positive decimal like "0.10"' })
   .prefault('0.10');
 
+/** Whether Intl knows the zone (Node's full ICU knows every IANA zone). */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Where `npm run build -w @fxdesk/console` writes the console (the same from src/ and from the compiled dist/). */
 const CONSOLE_BUILD = fileURLToPath(new URL('../../../packages/console/dist', import.meta.url));
 
@@ -77,6 +88,28 @@ export const StrategyConfigSchema = z
     TIME_EXIT_CANDLES: envInt(0, EXIT_RULE_BOUNDS.timeExitCandles),
     /** A signal of the other side closes the position at the next open (and enters there). */
     EXIT_ON_OPPOSITE_SIGNAL: envBoolean(false),
+
+    // Risk before every entry (issue 24), the same in live, paper and the lab (risk-settings.ts; bounds: RISK_BOUNDS); 0 or false is off.
+    /** fixed: TRADE_VOLUME lots (paper and lab: their fixed lots); risk: the lots that lose RISK_PERCENT of the equity at the stop. */
+    SIZING: z.enum(['fixed', 'risk'], { message: 'expected fixed or risk' }).default('fixed'),
+    RISK_PERCENT: envNumber(1, RISK_BOUNDS.riskPercent),
+    /** At most one open position per pair. */
+    ONE_POSITION_PER_PAIR: envBoolean(true),
+    MAX_OPEN_TRADES: envInt(0, RISK_BOUNDS.maxOpenTrades),
+    /** Net lots long or short in any one currency, summed across pairs. */
+    MAX_CURRENCY_EXPOSURE_LOTS: envNumber(0, RISK_BOUNDS.maxCurrencyExposureLots),
+    /** % of the trading day's starting equity; reaching it halts the desk until a resume. */
+    DAILY_LOSS_LIMIT: envNumber(0, RISK_BOUNDS.dailyLossLimitPercent),
+    /** % below the equity's peak; reaching it halts the desk until a resume. */
+    MAX_DRAWDOWN: envNumber(0, RISK_BOUNDS.maxDrawdownPercent),
+    /** After this many losing trades in a row, no entry for COOLDOWN_CANDLES candles. */
+    COOLDOWN_LOSSES: envInt(0, RISK_BOUNDS.cooldownLosses),
+    COOLDOWN_CANDLES: envInt(0, RISK_BOUNDS.cooldownCandles),
+    /** The trading day starts at this hour of RISK_DAY_TIME_ZONE: 17:00 New York as the FX market counts it. */
+    RISK_DAY_ROLL_HOUR: envInt(17, { min: 0, max: 23 }),
+    RISK_DAY_TIME_ZONE: z.string().trim().refine(isTimeZone, { message: 'expected an IANA time zone like America/New_York' }).default('America/New_York'),
+    /** A halt also closes everything the strategy opened (the flatten of POST /stop with close_positions). */
+    HALT_FLATTEN: envBoolean(false),
 
     // Data.
     WARMUP_CANDLES: envInt(300, { min: 1, max: 1000 }),
