@@ -1,54 +1,41 @@
 /**
  * The desk's risk state per account (issue 24, README "Risk"): one @fxdesk/trading RiskBook for
  * the live account and one for the paper account, told every entry, exit and equity mark by the
- * engine and the paper account, asked before every entry. The leader keeps each book's state in
- * the store (a halt at once, with its announcement in the same write), so a halt survives a
- * restart and a failover: a replica taking the lead reads it back before it trades.
+ * engine and the paper account, asked before every entry. The leader keeps each book in the store
+ * (a halt at once, with its announcement in the same transaction), so a halt survives a restart
+ * and a failover: a replica taking the lead reads it back (`load`) before it trades.
  */
+import type { JournalAccount } from '@fxdesk/schemas';
 import { RiskBook, type Halt, type RiskEntry, type RiskState, type RiskVerdict } from '@fxdesk/trading';
 import type { Logger } from 'pino';
-import { latestWrite } from './latest-write.js';
 import type { RiskSettings } from './risk-settings.js';
+import type { RiskAnnouncement, RiskStateStore, StoredRisk } from './store/index.js';
 
-export type RiskAccount = 'live' | 'paper';
+export type RiskAccount = JournalAccount;
 export const RISK_ACCOUNTS: readonly RiskAccount[] = ['live', 'paper'];
-
-/** One account's book as the store keeps it: the RiskBook's state and the open positions it counts. */
-export interface StoredRisk {
-  state: RiskState;
-  open: Array<{ id: string; entry: RiskEntry }>;
-}
-
-/** A halt's or a resume's announcement, written with the state that made it (the store's outbox). */
-export interface RiskAnnouncement {
-  key: string;
-  account: RiskAccount;
-  subject: string;
-  message: string;
-}
-
-/** What DeskRisk needs of the store (store/risk-states.ts). */
-export interface RiskStore {
-  /** Each account's stored book; an account never written is absent. */
-  riskStates(): Promise<Partial<Record<RiskAccount, StoredRisk>>>;
-  saveRisk(account: RiskAccount, risk: StoredRisk, updatedAt: string): Promise<void>;
-  /** The state and its announcement, in one transaction. */
-  saveRiskAnnounced(account: RiskAccount, risk: StoredRisk, updatedAt: string, announcement: RiskAnnouncement): Promise<void>;
-}
+export type { RiskEntry, RiskVerdict, Halt } from '@fxdesk/trading';
 
 export interface DeskRiskOptions {
   settings: RiskSettings;
   /** Length of the timeframe's candle, ms (the cooldown counts candles). */
   candleMs: number;
-  store: RiskStore;
+  store: Pick<RiskStateStore, 'riskStates' | 'saveRisk' | 'saveRiskAnnounced' | 'resumeRisk'>;
   /** Whether this replica leads: only the leader writes the store. */
   isLeading: () => boolean;
   now: () => number;
   logger: Logger;
   /** HALT_FLATTEN: closes everything the strategy opened on `account` (the flatten of a stop with close_positions). */
   flatten?: (account: RiskAccount, halt: Halt) => Promise<void>;
-  /** Tells the announcements a halt or resume waits in the store, to send it now. */
+  /** Tells the announcements a halt or a resume waits in the store, to send it now. */
   announce?: () => void;
+}
+
+/** One account's figures for GET /risk: its book's state, its open positions and its last equity. */
+export interface RiskView {
+  account: RiskAccount;
+  state: RiskState;
+  open: RiskEntry[];
+  equity: { ms: number; value: number } | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -81,105 +68,144 @@ export function resumeAnnouncement(account: RiskAccount, ms: number, equity: num
   };
 }
 
+interface Account {
+  book: RiskBook;
+  open: Map<string, RiskEntry>;
+  equity: { ms: number; value: number } | null;
+  /** The store's count of resumes this book is of. */
+  resumes: number;
+  /** A write asked while one runs: it goes next, with the newest state. */
+  isDirty: boolean;
+  writing: Promise<void> | undefined;
+}
+
 /**
- * The desk's two risk books. `check` answers from memory; every change is written behind (the
- * newest state per account, one write at a time), a halt and a resume at once with their
- * announcement. `load` reads the stored state back (a new leader, a restart) before trading.
+ * The desk's two risk books. `check` answers from memory; on the leader every change is written
+ * behind (one write at a time per account, each of the newest state), a halt at once with its
+ * announcement. A resume, on any replica, goes through the store (a halted row, one more resume);
+ * the leader reads it back at once when it made it, else at its next `sync` (LEADER_CHECK_MS), or
+ * when its own write finds the count raised.
  */
 export class DeskRisk {
-  private readonly books = new Map<RiskAccount, RiskBook>();
-  private readonly open = new Map<RiskAccount, Map<string, RiskEntry>>();
-  private readonly writes = new Map<RiskAccount, (risk: StoredRisk) => void>();
-  private readonly pending = new Set<Promise<void>>();
+  private readonly accounts = new Map<RiskAccount, Account>();
 
   constructor(private readonly options: DeskRiskOptions) {
     for (const account of RISK_ACCOUNTS) {
-      this.books.set(account, this.newBook());
-      this.open.set(account, new Map());
-      const onError = (err: unknown) => options.logger.error({ err, account }, 'risk: keeping the risk state failed (written again at its next change)');
-      this.writes.set(
-        account,
-        latestWrite((risk: StoredRisk) => options.store.saveRisk(account, risk, iso(options.now())), { onError, pending: this.pending }),
-      );
+      this.accounts.set(account, { book: this.newBook(), open: new Map(), equity: null, resumes: 0, isDirty: false, writing: undefined });
     }
   }
 
-  /** Reads each account's stored state back: the halt, the peak, the day, the losses in a row, the cooldown and the open positions. */
+  /** Reads each account's stored book back: the halt, the peak, the day, the losses in a row, the cooldown and the open positions. */
   async load(): Promise<void> {
     const stored = await this.options.store.riskStates();
     for (const account of RISK_ACCOUNTS) {
       const risk = stored[account];
-      if (!risk) continue;
-      const book = this.newBook(risk.state);
-      const open = new Map(risk.open.map(({ id, entry }) => [id, entry]));
-      for (const [id, entry] of open) book.opened(id, entry);
-      this.books.set(account, book);
-      this.open.set(account, open);
+      if (risk) this.adopt(account, risk, new Map(risk.open.map(({ id, entry }) => [id, entry])));
+    }
+  }
+
+  /** The leader's check for a resume made on another replica: adopts the stored book where its count of resumes is higher. */
+  async sync(): Promise<void> {
+    const stored = await this.options.store.riskStates();
+    for (const account of RISK_ACCOUNTS) {
+      const risk = stored[account];
+      if (risk && risk.resumes > this.of(account).resumes) this.adopt(account, risk, this.of(account).open);
     }
   }
 
   /** Whether an entry may go out on `account` now (the halt, then RiskBook.check). */
   check(account: RiskAccount, entry: RiskEntry, nowMs: number): RiskVerdict {
-    return this.book(account).check(entry, nowMs);
+    return this.of(account).book.check(entry, nowMs);
   }
 
   /** A position opened / closed (closed: its net P/L in the account currency), as the account sees it. */
   opened(account: RiskAccount, id: string, entry: RiskEntry): void {
-    this.book(account).opened(id, entry);
-    this.openOf(account).set(id, entry);
-    this.keep(account);
+    const a = this.of(account);
+    a.book.opened(id, entry);
+    a.open.set(id, entry);
+    void this.keep(account);
   }
 
   async closed(account: RiskAccount, id: string, pnl: number, exitMs: number): Promise<void> {
-    this.book(account).closed(id, pnl, exitMs);
-    this.openOf(account).delete(id);
-    this.keep(account);
-    await this.whenWritten();
+    const a = this.of(account);
+    a.book.closed(id, pnl, exitMs);
+    a.open.delete(id);
+    await this.keep(account);
   }
 
   /** The account's equity now; may halt (persisted, announced, and with HALT_FLATTEN the strategy's positions flattened). */
   async markEquity(account: RiskAccount, ms: number, equity: number): Promise<Halt | null> {
-    const book = this.book(account);
-    const before = JSON.stringify(book.snapshot());
-    const halt = book.markEquity(ms, equity);
+    const a = this.of(account);
+    a.equity = { ms, value: equity };
+    const halt = a.book.markEquity(ms, equity);
     if (!halt) {
-      if (JSON.stringify(book.snapshot()) !== before) this.keep(account);
+      void this.keep(account);
       return null;
     }
     this.options.logger.warn({ account, halt }, `risk: the ${account} account halts (${halt.reason}): no new entry until a person resumes it`);
-    if (this.options.isLeading()) {
-      await this.options.store.saveRiskAnnounced(account, this.stored(account), iso(ms), haltAnnouncement(account, halt));
-      this.options.announce?.();
-      if (this.options.settings.haltFlatten) await this.flatten(account, halt);
+    if (!this.options.isLeading()) return halt;
+    await this.whenWritten(account);
+    const isKept = await this.options.store.saveRiskAnnounced(account, this.stored(account), iso(this.options.now()), haltAnnouncement(account, halt));
+    if (!isKept) {
+      // A resume on another replica came first: what it stored stands, halted or not by this mark again at the next.
+      await this.sync();
+      return null;
     }
+    this.options.announce?.();
+    if (this.options.settings.haltFlatten) await this.flatten(account, halt);
     return halt;
   }
 
   /** A person resumes (POST /risk/resume or the console). */
   async resume(account: RiskAccount, ms: number, equity: number): Promise<void> {
-    const book = this.book(account);
-    const halt = book.halt;
-    if (!halt) return;
-    book.resume(ms, equity);
-    if (this.options.isLeading()) {
-      await this.options.store.saveRiskAnnounced(account, this.stored(account), iso(ms), resumeAnnouncement(account, ms, equity, halt));
-      this.options.announce?.();
-    }
+    await this.resumeStored(account, ms, equity);
+  }
+
+  /**
+   * A person's resume, on any replica, as the store has the book: false when it is not halted
+   * (the leader's halt not yet stored is taken from memory first).
+   */
+  async resumeStored(account: RiskAccount, ms: number, equity: number): Promise<boolean> {
+    if (this.options.isLeading()) await this.whenWritten(account);
+    const resumed = await this.options.store.resumeRisk(account, iso(this.options.now()), (stored) => {
+      const state = stored?.state;
+      if (!stored || !state?.halt) return null;
+      const book = this.newBook(state);
+      book.resume(ms, equity);
+      return { risk: { ...stored, state: book.snapshot() }, announcement: resumeAnnouncement(account, ms, equity, state.halt) };
+    });
+    if (!resumed) return false;
+    this.adopt(account, resumed, this.of(account).open);
+    this.options.logger.info({ account }, `risk: the ${account} account resumed: entries go out again`);
+    this.options.announce?.();
+    return true;
   }
 
   /** The account's halt, or null. */
   haltOf(account: RiskAccount): Halt | null {
-    return this.book(account).halt;
+    return this.of(account).book.halt;
   }
 
-  /** The account's book, for the reads of GET /risk. */
-  book(account: RiskAccount): RiskBook {
-    return this.books.get(account) as RiskBook;
+  /** Each account's figures: the leader's from memory, a follower's as the leader last stored them. */
+  async views(): Promise<RiskView[]> {
+    if (this.options.isLeading()) {
+      return RISK_ACCOUNTS.map((account) => {
+        const a = this.of(account);
+        return { account, state: a.book.snapshot(), open: [...a.open.values()], equity: a.equity };
+      });
+    }
+    const stored = await this.options.store.riskStates();
+    return RISK_ACCOUNTS.map((account) => {
+      const risk = stored[account];
+      return { account, state: risk?.state ?? this.newBook().snapshot(), open: risk?.open.map((p) => p.entry) ?? [], equity: risk?.equity ?? null };
+    });
   }
 
   /** Settles once the writes asked so far are done. */
-  async whenWritten(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  async whenWritten(account?: RiskAccount): Promise<void> {
+    for (const name of account ? [account] : RISK_ACCOUNTS) {
+      while (this.of(name).writing) await this.of(name).writing;
+    }
   }
 
   private async flatten(account: RiskAccount, halt: Halt): Promise<void> {
@@ -190,16 +216,45 @@ export class DeskRisk {
     }
   }
 
-  private keep(account: RiskAccount): void {
-    if (this.options.isLeading()) this.writes.get(account)?.(this.stored(account));
+  /** Writes the account's book behind, on the leader: one write at a time, the next of the newest state. */
+  private keep(account: RiskAccount): Promise<void> {
+    const a = this.of(account);
+    if (!this.options.isLeading()) return Promise.resolve();
+    a.isDirty = true;
+    a.writing ??= this.writeAll(account).finally(() => (a.writing = undefined));
+    return a.writing;
+  }
+
+  private async writeAll(account: RiskAccount): Promise<void> {
+    const a = this.of(account);
+    while (a.isDirty) {
+      a.isDirty = false;
+      try {
+        if (!(await this.options.store.saveRisk(account, this.stored(account), iso(this.options.now())))) {
+          // A resume on another replica came in between: take it, then write this change over it.
+          await this.sync();
+          a.isDirty = true;
+        }
+      } catch (err) {
+        this.options.logger.error({ err, account }, 'risk: keeping the risk state failed (written again at its next change)');
+      }
+    }
+  }
+
+  private adopt(account: RiskAccount, risk: StoredRisk, open: Map<string, RiskEntry>): void {
+    const book = this.newBook(risk.state);
+    for (const [id, entry] of open) book.opened(id, entry);
+    const a = this.of(account);
+    Object.assign(a, { book, open, equity: a.equity ?? risk.equity, resumes: risk.resumes });
   }
 
   private stored(account: RiskAccount): StoredRisk {
-    return { state: this.book(account).snapshot(), open: [...this.openOf(account)].map(([id, entry]) => ({ id, entry })) };
+    const a = this.of(account);
+    return { state: a.book.snapshot(), open: [...a.open].map(([id, entry]) => ({ id, entry })), equity: a.equity, resumes: a.resumes };
   }
 
-  private openOf(account: RiskAccount): Map<string, RiskEntry> {
-    return this.open.get(account) as Map<string, RiskEntry>;
+  private of(account: RiskAccount): Account {
+    return this.accounts.get(account) as Account;
   }
 
   private newBook(state?: RiskState): RiskBook {

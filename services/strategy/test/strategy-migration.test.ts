@@ -40,6 +40,8 @@ it('goes on from the upgraded strategy.db where its records left off, its tables
     'strategy_events',
     'strategy_journal',
     'strategy_paper_trades',
+    'strategy_risk_announcements',
+    'strategy_risk_states',
     'strategy_run_state',
     'strategy_signals',
   ]);

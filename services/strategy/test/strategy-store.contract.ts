@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { JournalTrade, StrategySignal } from '@fxdesk/schemas';
 import { storesClosedAfterEach } from '@fxdesk/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { DeskEvent, JournalCursor, PaperTrade, RunChange, StrategyStores, StrategyStoresOptions } from '../src/store/index.js';
+import type { RiskState } from '@fxdesk/trading';
+import type { DeskEvent, JournalCursor, PaperTrade, RunChange, StoredRisk, StrategyStores, StrategyStoresOptions } from '../src/store/index.js';
 import { signalFixture } from './signal-fixture.js';
 
 /** Opens the stores on one database; every call is another connection to the same data (another replica). */
@@ -370,6 +371,71 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         await a.dailySummaries.record('2026-01-04', 'before', at(1));
         await Promise.all([a.dailySummaries.record('2026-01-05', 'announced', at(2)), b.dailySummaries.record('2026-01-05', 'off', at(2))]);
         expect(await b.dailySummaries.lastDay()).toBe('2026-01-05');
+      });
+    });
+
+    describe('the risk state', () => {
+      const state = (over: Partial<RiskState> = {}): RiskState => ({
+        halt: null,
+        equityPeak: 10_000,
+        day: '2026-01-05',
+        dayStartEquity: 10_000,
+        consecutiveLosses: 0,
+        cooldownUntil: null,
+        ...over,
+      });
+      const book = (over: Partial<StoredRisk> = {}): StoredRisk => ({
+        state: state(),
+        open: [{ id: 'paper:1', entry: { instrument: 'EUR_USD', side: 1, lots: 0.1 } }],
+        equity: { ms: Date.parse(at(1)), value: 9_950.5 },
+        resumes: 0,
+        ...over,
+      });
+      const halt = { reason: 'daily_loss_limit', at: Date.parse(at(2)), detail: 'lost 300.00 of the day’s 10000.00: the limit is 3%' } as const;
+      const announcement = (key: string) => ({ key, account: 'paper', subject: `subject ${key}`, message: `message ${key}` }) as const;
+      const resumeOf = (stored: StoredRisk | undefined) =>
+        stored?.state.halt ? { risk: { ...stored, state: { ...stored.state, halt: null } }, announcement: announcement('resume:paper:3') } : null;
+
+      it('keeps each account’s book and reads it back on another replica; an account never written is absent', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        expect(await b.risk.riskStates()).toEqual({});
+        expect(await a.risk.saveRisk('paper', book(), at(1))).toBe(true);
+        expect(await a.risk.saveRisk('paper', book({ equity: null, open: [] }), at(2))).toBe(true);
+        expect(await b.risk.riskStates()).toEqual({ paper: book({ equity: null, open: [] }) });
+      });
+
+      it('keeps a halt with its announcement, listed once until it is marked, a second one of the same key kept once', async () => {
+        const s = await store();
+        const halted = book({ state: state({ halt }) });
+        expect(await s.risk.saveRiskAnnounced('paper', halted, at(2), announcement('halt:paper:2'))).toBe(true);
+        expect(await s.risk.saveRiskAnnounced('paper', halted, at(2), announcement('halt:paper:2'))).toBe(true);
+        expect(await s.risk.riskStates()).toEqual({ paper: halted });
+        expect(await s.risk.unannounced(10)).toEqual([announcement('halt:paper:2')]);
+        await s.risk.markAnnounced('halt:paper:2', 'sent');
+        expect(await s.risk.unannounced(10)).toEqual([]);
+      });
+
+      it('resumes a halted book on any replica, and a write over the count of before changes nothing', async () => {
+        const open = await database();
+        const [leader, follower] = [await open(), await open()];
+        await leader.risk.saveRiskAnnounced('paper', book({ state: state({ halt }) }), at(2), announcement('halt:paper:2'));
+        const resumed = await follower.risk.resumeRisk('paper', at(3), resumeOf);
+        expect(resumed).toEqual(book({ resumes: 1 }));
+        expect(await leader.risk.saveRisk('paper', book({ state: state({ halt, equityPeak: 11_000 }) }), at(4))).toBe(false);
+        expect(await leader.risk.saveRiskAnnounced('paper', book({ state: state({ halt }) }), at(4), announcement('halt:paper:4'))).toBe(false);
+        expect(await leader.risk.riskStates()).toEqual({ paper: book({ resumes: 1 }) });
+        expect((await leader.risk.unannounced(10)).map((a) => a.key)).toEqual(['halt:paper:2', 'resume:paper:3']);
+        expect(await leader.risk.saveRisk('paper', book({ resumes: 1, equity: null }), at(5))).toBe(true);
+      });
+
+      it('resumes nothing that is not halted', async () => {
+        const s = await store();
+        expect(await s.risk.resumeRisk('live', at(1), resumeOf)).toBeNull();
+        await s.risk.saveRisk('live', book(), at(1));
+        expect(await s.risk.resumeRisk('live', at(2), resumeOf)).toBeNull();
+        expect(await s.risk.riskStates()).toEqual({ live: book() });
+        expect(await s.risk.unannounced(10)).toEqual([]);
       });
     });
 

@@ -4,6 +4,7 @@ import { DeskEventLog, EVENT_LOG_KEEP } from './desk-events.js';
 import { DownstreamStateStore } from './downstream-states.js';
 import { JournalStore } from './journal.js';
 import { PaperTradeStore } from './paper-trades.js';
+import { RiskStateStore } from './risk-states.js';
 import { RunStore } from './runs.js';
 import { STRATEGY_SCHEMA } from './schema.js';
 import { SessionStore } from './sessions.js';
@@ -13,10 +14,22 @@ export { EVENT_LOG_KEEP, type DeskEvent, type DeskEventName, type NewDeskEvent }
 export type { DailySummaryOutcome } from './daily-summaries.js';
 export type { AccountTotals, AnnouncementOutcome, JournalCursor, JournalFilter, JournalTradePage } from './journal.js';
 export type { PaperFill, PaperTrade } from './paper-trades.js';
+export type { RiskAnnouncement, StoredRisk } from './risk-states.js';
 export type { RunChange, RunState } from './runs.js';
 export type { StoredSession } from './sessions.js';
 export { utcDay, type PageOptions, type SignalPage, type SignalRef } from './signals.js';
-export { DailySummaryStore, DeskEventLog, DownstreamStateStore, JournalStore, PaperTradeStore, RunStore, SessionStore, SignalStore, STRATEGY_SCHEMA };
+export {
+  DailySummaryStore,
+  DeskEventLog,
+  DownstreamStateStore,
+  JournalStore,
+  PaperTradeStore,
+  RiskStateStore,
+  RunStore,
+  SessionStore,
+  SignalStore,
+  STRATEGY_SCHEMA,
+};
 
 export interface StrategyStoresOptions {
   /** DATABASE_URL: PostgreSQL when set, for several replicas on one database; else `file`. */
@@ -30,7 +43,7 @@ export interface StrategyStoresOptions {
 /**
  * The strategy's records, one store for each kind, all over one database: the signals (with the
  * paper trade a dry_run signal opens and the desk event each write logs, in the same
- * transaction), the run, the paper trades, the trade journal, the days summarized, the console's sessions, the desk's event log and the
+ * transaction), the run, the paper trades, the trade journal, the days summarized, the desk's risk state per account (and its halts and resumes to announce), the console's sessions, the desk's event log and the
  * leader's view of the services it calls. Written once for SQLite (strategy.db, WAL,
  * synchronous=FULL, one process) and PostgreSQL (DATABASE_URL, replicas); both pass one contract
  * (test/strategy-store.contract.ts). Timestamps are ISO-8601 text.
@@ -44,6 +57,7 @@ export class StrategyStores {
   readonly downstream: DownstreamStateStore;
   readonly journal: JournalStore;
   readonly dailySummaries: DailySummaryStore;
+  readonly risk: RiskStateStore;
 
   constructor(
     /** The database, for tests that reach its engine (a SQLite file's limits). */
@@ -58,6 +72,7 @@ export class StrategyStores {
     this.sessions = new SessionStore(db);
     this.downstream = new DownstreamStateStore(db);
     this.dailySummaries = new DailySummaryStore(db);
+    this.risk = new RiskStateStore(db);
   }
 
   /**

@@ -203,5 +203,27 @@ export const STRATEGY_SCHEMA: Schema = {
        outcome ${d.types.key} NOT NULL,
        decided_at ${d.types.text} NOT NULL
      );`,
+    // The desk's risk state per account (issue 24): the RiskBook's state (the halt, the peak, the
+    // day and its start, the losses in a row, the cooldown) and the open positions it counts, the
+    // last equity marked, and a count of resumes that a leader's write must match (a resume on
+    // another replica is never overwritten); and the halts and resumes to announce.
+    (d) => `CREATE TABLE strategy_risk_states (
+       account ${d.types.key} PRIMARY KEY,
+       state ${d.types.text} NOT NULL,
+       open_positions ${d.types.text} NOT NULL,
+       equity ${d.types.real},
+       equity_ms ${d.types.bigint},
+       resumes ${d.types.integer} NOT NULL,
+       updated_at ${d.types.text} NOT NULL
+     );
+     CREATE TABLE strategy_risk_announcements (
+       seq ${d.types.serialKey},
+       announcement_key ${d.types.key} NOT NULL UNIQUE,
+       account ${d.types.key} NOT NULL,
+       subject ${d.types.text} NOT NULL,
+       message ${d.types.text} NOT NULL,
+       announced ${d.types.key}
+     );
+     CREATE INDEX strategy_risk_announcements_unannounced ON strategy_risk_announcements (seq) WHERE announced IS NULL;`,
   ],
 };
