@@ -213,7 +213,6 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
         source: config.SIGNAL_SOURCE,
         now: () => clock.now(),
         logger,
-        marks: liveJournal,
       }),
     health,
     events,

@@ -9,19 +9,9 @@
  */
 import { ServiceError, type ExecutionClient } from '@fxdesk/client';
 import type { OpenPosition as VenuePosition, StrategySignal } from '@fxdesk/schemas';
-import {
-  exitAtClose,
-  isClosedBySignal,
-  markPrice,
-  pricingOf,
-  type CloseReason,
-  type ExitRules,
-  type FillCandle,
-  type FillModel,
-  type OpenPosition,
-  type StopReason,
-} from '@fxdesk/trading';
+import { exitAtClose, isClosedBySignal, markPrice, pricingOf, type ExitRules, type FillCandle, type FillModel, type OpenPosition } from '@fxdesk/trading';
 import type { Logger } from 'pino';
+import { closeKey, stopKey } from './exit-marks.js';
 import type { SignalStore } from './store/index.js';
 
 const DAY_MS = 86_400_000;
@@ -38,14 +28,6 @@ export interface LiveExitsOptions {
   source: string;
   now: () => number;
   logger: Logger;
-  /** Told what the rules did (the live journal): the venue's deals say only `sl`, or that a close was asked for. */
-  marks?: ExitMarker;
-}
-
-/** Keeps what the exit rules did to a position, so its journaled exit names the rule (LiveJournal). */
-export interface ExitMarker {
-  markStopMoved(ticket: string, reason: Exclude<StopReason, 'stop'>): void;
-  markClosed(ticket: string, reason: CloseReason): void;
 }
 
 /** What the leader knows of a pair at a candle close. */
@@ -101,17 +83,13 @@ export class LiveExits {
       const close = markPrice(position.side, candle.candle, pricingOf(candle.digits, this.o.fills));
       const action = exitAtClose(position, close, candle.atr, rules, candle.digits);
       if (action === 'time') {
-        if (await this.act(() => this.o.execution.closePosition(p.ticket, `exit-time:${p.ticket}`), 'time exit', p)) this.o.marks?.markClosed(p.ticket, 'time');
+        await this.act(() => this.o.execution.closePosition(p.ticket, closeKey('time', p.ticket)), 'time exit', p);
       } else if (action === 'move_stop' && position.stopReason !== 'stop') {
         // On the pair's grid already (exitAtClose rounds it away from the market): written with its digits.
         const sl = position.stop.toFixed(candle.digits);
         const reason = position.stopReason;
-        const isMoved = await this.act(
-          () => this.o.execution.modifyPosition(p.ticket, `exit-stop:${p.ticket}:${candle.candle.time}`, { sl }),
-          `stop to ${sl} (${reason})`,
-          p,
-        );
-        if (isMoved) this.o.marks?.markStopMoved(p.ticket, reason);
+        // The key names the rule, so the journal names a hit of this stop by it (exit-marks.ts).
+        await this.act(() => this.o.execution.modifyPosition(p.ticket, stopKey(reason, p.ticket, candle.candle.time), { sl }), `stop to ${sl} (${reason})`, p);
       }
     }
   }
@@ -126,10 +104,7 @@ export class LiveExits {
     let isFlat = true;
     for (const p of await this.positions(signal.symbol)) {
       if (isClosedBySignal(p.side === 'buy' ? 1 : -1, side, this.o.rules)) {
-        if (await this.act(() => this.o.execution.closePosition(p.ticket, `exit-opposite:${p.ticket}`), 'opposite-signal exit', p)) {
-          this.o.marks?.markClosed(p.ticket, 'opposite_signal');
-          continue;
-        }
+        if (await this.act(() => this.o.execution.closePosition(p.ticket, closeKey('opposite_signal', p.ticket)), 'opposite-signal exit', p)) continue;
       }
       isFlat = false;
     }

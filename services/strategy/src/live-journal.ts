@@ -4,17 +4,9 @@
  * closed, however it closed: its stop or target at the venue, a close by hand, a flatten.
  */
 import { ServiceError, type ExecutionClient } from '@fxdesk/client';
-import {
-  MAX_DEALS_RANGE_DAYS,
-  type ClosePositionsAnswer,
-  type Deal,
-  type DealList,
-  type ExitReason,
-  type JournalTrade,
-  type StrategySignal,
-} from '@fxdesk/schemas';
-import type { CloseReason, StopReason } from '@fxdesk/trading';
+import { MAX_DEALS_RANGE_DAYS, type Deal, type DealList, type ExitReason, type JournalTrade, type StrategySignal } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
+import { exitMarksOf, type ExitMarks } from './exit-marks.js';
 import type { JournalStore, SignalStore } from './store/index.js';
 
 const DAY_MS = 86_400_000;
@@ -22,6 +14,8 @@ const DAY_MS = 86_400_000;
 const LOOKBACK_MS = MAX_DEALS_RANGE_DAYS * DAY_MS;
 /** Each sync reads again this much before the last one's end: a deal the venue reports late is still seen. */
 const OVERLAP_MS = 10 * 60_000;
+/** A position's newest actions read for its exit's reason. */
+const ACTIONS_READ = 100;
 
 export interface LiveJournalOptions {
   execution: ExecutionClient;
@@ -35,6 +29,8 @@ export interface LiveJournalOptions {
   isLeading: () => boolean;
   /** Between two reads of the deals (LIVE_JOURNAL_SYNC_SECONDS). */
   intervalMs: number;
+  /** Told each trade once it is journaled (the desk's risk hears of each live close). */
+  onJournaled?: (trade: JournalTrade) => Promise<void>;
 }
 
 const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
@@ -42,16 +38,6 @@ const sum = (deals: readonly Deal[], field: (d: Deal) => number) => deals.reduce
 const volumeOf = (deals: readonly Deal[]) => sum(deals, (d) => Number(d.volume));
 /** Σ price × volume / Σ volume, to 10 places: one deal's price comes back as the venue gave it (1.26889 × 0.2 / 0.2 is 1.2688899999999999). */
 const averagePrice = (deals: readonly Deal[]) => round(sum(deals, (d) => Number(d.price) * Number(d.volume)) / volumeOf(deals), 10);
-
-/**
- * What the strategy did to a position that its deals do not say: the exit rule that set its stop
- * last (the venue's deal says only `sl`), and why the strategy asked for its close (the deal says
- * only that someone did).
- */
-export interface ExitMarks {
-  stop?: Exclude<StopReason, 'stop'>;
-  close?: CloseReason | 'flatten';
-}
 
 /** The exit reason of a closing deal: the venue's stop (under the rule that set it last) or target, a stop-out, or a close asked for (by the rules, a flatten or someone). */
 function exitReasonOf(deal: Deal, marks: ExitMarks): ExitReason {
@@ -112,15 +98,11 @@ export function liveTradeOf(position: string, deals: readonly Deal[], signal: St
 
 /** Journals the strategy's closed live positions from the execution service's deals, on the leader, every `intervalMs`. */
 export class LiveJournal {
-  /** What this process did to the positions (lost on a restart: a flatten then reads `manual`, a moved stop `stop`, a time exit `manual`). */
-  private readonly marks = new Map<string, ExitMarks>();
   /** Positions whose entry is not one of the strategy's orders (or older than the look-back): not read again. */
   private readonly notOurs = new Set<string>();
   private syncedTo: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
-  /** Settles once every flatten sent so far has answered and what it closed is marked. */
-  private flattening: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly o: LiveJournalOptions) {}
 
@@ -138,33 +120,14 @@ export class LiveJournal {
   }
 
   /**
-   * Sends a flatten (`send`: the execution service's close-all of the strategy's positions), marks
-   * what it closed `flatten` and journals it. A sync that reads their closing deals before the
-   * flatten has answered waits for the answer: it would journal them `manual`.
+   * Sends a flatten (`send`: the execution service's close-all of the strategy's positions) and,
+   * once it has answered, journals what it closed at once rather than at the next sync. Its
+   * reason, `flatten`, comes from the execution service's records, as every reason does.
    */
-  flatten<T extends { result: ClosePositionsAnswer }>(send: () => Promise<T>): Promise<T> {
-    const sent = send().then((outcome) => {
-      this.markFlattened(outcome.result.positions.filter((p) => p.state === 'done').map((p) => p.ticket));
-      return outcome;
-    });
-    const answered = sent.catch(() => undefined);
-    this.flattening = Promise.all([this.flattening, answered]);
-    void answered.then(() => this.sync()).catch(() => undefined);
+  flatten<T>(send: () => Promise<T>): Promise<T> {
+    const sent = send();
+    void sent.then(() => this.sync()).catch(() => undefined);
     return sent;
-  }
-
-  markFlattened(tickets: readonly string[]): void {
-    for (const ticket of tickets) this.markClosed(ticket, 'flatten');
-  }
-
-  /** The exit rules moved the position's stop (the rule that moved it last names a hit of it). */
-  markStopMoved(ticket: string, reason: Exclude<StopReason, 'stop'>): void {
-    this.marks.set(ticket, { ...this.marks.get(ticket), stop: reason });
-  }
-
-  /** The strategy closed the position: a time or opposite-signal exit, or a flatten. */
-  markClosed(ticket: string, reason: CloseReason | 'flatten'): void {
-    this.marks.set(ticket, { ...this.marks.get(ticket), close: reason });
   }
 
   /** Reads the deals since the last read and journals the positions they closed; how many trades it journaled. One read at a time. */
@@ -196,15 +159,23 @@ export class LiveJournal {
         continue;
       }
       signals ??= await this.o.signals.byPosition(now - LOOKBACK_MS);
-      await this.flattening;
-      const trade = liveTradeOf(position, deals, signals.get(position), this.marks.get(position) ?? {});
+      const trade = liveTradeOf(position, deals, signals.get(position), await this.marksOf(position));
       if (trade && (await this.o.journal.record(trade))) {
-        this.marks.delete(position);
         journaled++;
+        await this.o.onJournaled?.(trade);
       }
     }
     this.syncedTo = now;
     return journaled;
+  }
+
+  /**
+   * What the strategy did to the position, from the execution service's records of the actions on
+   * its ticket (kept across restarts and shared by every replica): the newest page holds its last
+   * close and the last move of its stop.
+   */
+  private async marksOf(position: string): Promise<ExitMarks> {
+    return exitMarksOf((await this.o.execution.actions({ ticket: position, limit: ACTIONS_READ })).actions);
   }
 
   /** Every deal of the query, page after page. */

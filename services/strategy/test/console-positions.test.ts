@@ -8,7 +8,7 @@ import {
   type OpenPositionList,
 } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
+import { actionRecord, envelope, fakeService, type FakeAnswer, type FakeService, type RecordedRequest } from './fake-service.js';
 import { harness, type Harness } from './helpers.js';
 
 const KEY = 'console-close-7d1f3c2e';
@@ -168,7 +168,7 @@ describe('POST /console/positions/close-all', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
-  it('journals what it closed with the reason flatten, as a stop with close_positions does', async () => {
+  it('journals what it closed with the reason flatten, read from the execution service’s record of the flatten’s close', async () => {
     const deals = [
       {
         ticket: '5001',
@@ -203,7 +203,11 @@ describe('POST /console/positions/close-all', () => {
     }));
     const answer = book();
     const { h } = await withExecution((request) =>
-      request.url.startsWith('/v1/deals') ? { status: 200, body: { deals, next_cursor: null } } : answer(request),
+      request.url.startsWith('/v1/deals')
+        ? { status: 200, body: { deals, next_cursor: null } }
+        : request.url.startsWith('/v1/actions?ticket=5001&')
+          ? { status: 200, body: { actions: [actionRecord('5001', `${KEY}#5001`, { idempotency_key: KEY })], next_cursor: null } }
+          : answer(request),
     );
     expect((await close(h, { 'idempotency-key': KEY }, '/console/positions/close-all')).statusCode).toBe(200);
     // The sync the flatten began (a sync asked for while one runs is that one).

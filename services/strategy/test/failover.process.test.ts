@@ -49,10 +49,19 @@ async function countingExecution(): Promise<{ url: string; arrivals: Arrival[]; 
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
-      // The leader's other reads (the live journal's deals, the exit rules' positions): nothing to report.
+      // The leader's other reads (the live journal's deals and actions, the exit rules' positions): nothing to report.
       if (req.method !== 'POST' || req.url !== '/v1/signals') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(req.url?.startsWith('/v1/deals') ? { deals: [], next_cursor: null } : { positions: [] }));
+        const url = req.url ?? '';
+        res.end(
+          JSON.stringify(
+            url.startsWith('/v1/deals')
+              ? { deals: [], next_cursor: null }
+              : url.startsWith('/v1/actions')
+                ? { actions: [], next_cursor: null }
+                : { positions: [] },
+          ),
+        );
         return;
       }
       const signalId = (JSON.parse(body) as { signal_id: string }).signal_id;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ActionRecord } from '@fxdesk/schemas';
 
 export interface RecordedRequest {
   method: string;
@@ -59,12 +60,16 @@ export function envelope(code: string, message = code): Record<string, unknown> 
 
 /**
  * The execution service's answer to an order it filled, for the signal_id it was sent; the
- * leader's reads besides (the live journal's deals, the exit rules' positions) find nothing.
+ * leader's reads besides (the live journal's deals and actions, the exit rules' positions) find nothing.
  */
-export const filled = (request: RecordedRequest): FakeAnswer =>
-  request.method === 'GET'
-    ? { status: 200, body: request.url.startsWith('/v1/deals') ? { deals: [], next_cursor: null } : { positions: [] } }
-    : filledOrder(request);
+export const filled = (request: RecordedRequest): FakeAnswer => (request.method === 'GET' ? nothingToRead(request) : filledOrder(request));
+
+/** The execution service's reads with nothing to report: no deals, no actions, no positions. */
+export function nothingToRead(request: RecordedRequest): FakeAnswer {
+  if (request.url.startsWith('/v1/deals')) return { status: 200, body: { deals: [], next_cursor: null } };
+  if (request.url.startsWith('/v1/actions')) return { status: 200, body: { actions: [], next_cursor: null } };
+  return { status: 200, body: { positions: [] } };
+}
 
 const filledOrder = (request: RecordedRequest): FakeAnswer => ({
   status: 200,
@@ -81,3 +86,25 @@ export const accepted = (): FakeAnswer => ({
   status: 201,
   body: { requestId: '7d1f3c2e-5b6a-4c8d-9e0f-1a2b3c4d5e6f', deliveryIds: ['0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0'], deliveriesAttempted: 1 },
 });
+
+/** An action record as GET /v1/actions lists it: a done close of `ticket` unless `fields` say otherwise. */
+export function actionRecord(ticket: string, key: string, fields: Partial<ActionRecord> = {}): ActionRecord {
+  const at = fields.received_at ?? '2026-01-05T12:00:00.000Z';
+  return {
+    action_id: key,
+    idempotency_key: key,
+    kind: 'close',
+    ticket,
+    state: 'done',
+    request: {},
+    order_comment: 'close:0123456789abcdef0123456',
+    http_status: 200,
+    result: null,
+    error: null,
+    reconciliation: null,
+    received_at: at,
+    completed_at: at,
+    updated_at: at,
+    ...fields,
+  };
+}

@@ -74,15 +74,15 @@ function closeAt(n: number, close: number): ClosedCandle {
 const actions = () => execution!.requests.filter((r) => r.method !== 'GET');
 
 describe('the exit rules on live positions', () => {
-  it('moves the stop to the entry at +1 R under a key of the position and the candle, the same key when the candle is decided again', async () => {
+  it('moves the stop to the entry at +1 R under a key of the rule, the position and the candle, the same key when the candle is decided again', async () => {
     const exits = await exitsWith({ breakEvenR: 1 });
     await exits.onClose(closeAt(2, 1.0868));
     expect(actions()).toEqual([]);
     await exits.onClose(closeAt(3, 1.0871));
     await exits.onClose(closeAt(3, 1.0871));
     expect(actions().map((r) => [r.method, r.url, r.headers['idempotency-key'], r.body])).toEqual([
-      ['PATCH', '/v1/positions/7001', `exit-stop:7001:${OPENED_SEC + 3 * M5}`, { sl: '1.08500' }],
-      ['PATCH', '/v1/positions/7001', `exit-stop:7001:${OPENED_SEC + 3 * M5}`, { sl: '1.08500' }],
+      ['PATCH', '/v1/positions/7001', `exit-break_even:7001:${OPENED_SEC + 3 * M5}`, { sl: '1.08500' }],
+      ['PATCH', '/v1/positions/7001', `exit-break_even:7001:${OPENED_SEC + 3 * M5}`, { sl: '1.08500' }],
     ]);
     // Only the strategy's own positions, of the pair, are read.
     const read = new URL(execution!.requests[0]!.url, 'http://x').searchParams;

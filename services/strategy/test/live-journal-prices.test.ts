@@ -4,7 +4,7 @@ import type { Deal } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveJournal } from '../src/live-journal.js';
 import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
-import { fakeService, type FakeService } from './fake-service.js';
+import { fakeService, nothingToRead, type FakeService } from './fake-service.js';
 import { MONDAY_NOON } from './helpers.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -41,7 +41,9 @@ describe('the live journal’s prices', () => {
 
   it('journals the entry and exit of a position of one deal each at the prices the venue gave, not a float’s neighbour', async () => {
     stores = await openStrategyStores();
-    execution = await fakeService(() => ({ status: 200, body: { deals: DEALS, next_cursor: null } }));
+    execution = await fakeService((request) =>
+      request.url.startsWith('/v1/actions') ? nothingToRead(request) : { status: 200, body: { deals: DEALS, next_cursor: null } },
+    );
     client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
     const journal = new LiveJournal({
       execution: client,

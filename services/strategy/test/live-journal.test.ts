@@ -98,6 +98,7 @@ describe('LiveJournal', () => {
   /** GET /v1/deals as the execution service answers it: the range's deals, or one position's, of the source when asked, a page at a time. */
   function dealsOf(all: Deal[]) {
     return (request: RecordedRequest) => {
+      if (request.url.startsWith('/v1/actions')) return { status: 200, body: { actions: [], next_cursor: null } };
       const query = new URL(request.url, 'http://x').searchParams;
       const deals = all.filter(
         (d) =>

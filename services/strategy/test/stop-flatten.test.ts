@@ -29,16 +29,9 @@ async function untilPaperTradeOpen(h: Harness): Promise<void> {
   throw new Error('no paper trade entered in 400 candles');
 }
 
-/** The rest of the execution service, as the desk calls it besides: orders filled, no positions left, no deals (the live journal reads them after a flatten). */
-function otherCalls(request: RecordedRequest): FakeAnswer {
-  if (request.method === 'GET' && request.url.startsWith('/v1/deals')) return { status: 200, body: { deals: [], next_cursor: null } };
-  if (request.method === 'GET' && request.url.startsWith('/v1/positions')) return { status: 200, body: { positions: [] } };
-  return filled(request);
-}
-
 /** The execution service's close-all as documented: each position of the source closed under the key. */
 function closeAll(request: RecordedRequest): FakeAnswer {
-  if (request.url !== '/v1/positions/close-all') return otherCalls(request);
+  if (request.url !== '/v1/positions/close-all') return filled(request);
   return {
     status: 200,
     body: {
@@ -102,7 +95,7 @@ describe('POST /stop with close_positions', () => {
 
   it('still stops when the execution service cannot close, and says so', async () => {
     const execution = await fakeService((r) =>
-      r.url === '/v1/positions/close-all' ? { status: 503, body: envelope('not_ready', 'terminal disconnected') } : otherCalls(r),
+      r.url === '/v1/positions/close-all' ? { status: 503, body: envelope('not_ready', 'terminal disconnected') } : filled(r),
     );
     cleanups.push(execution.close);
     const h = await desk(execution);
