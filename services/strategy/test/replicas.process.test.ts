@@ -78,7 +78,11 @@ async function replica(url: string, replicaId: string, clock: ManualClock, { env
 const ready = async (r: Replica) =>
   (await r.app.inject({ url: '/health/ready' })).json<{ checks: { leader: { ok: boolean; detail: string } } }>().checks.leader;
 const status = async (r: Replica) => (await r.app.inject({ url: '/status' })).json<{ running: boolean; active_pairs: string[]; dry_run: boolean }>();
-const orders = (r: Replica) => r.execution.requests.map((request) => (request.body as { signal_id: string }).signal_id);
+/** The orders a replica sent (its other calls to the execution service, the reads of positions and deals, are not orders). */
+const orders = (r: Replica) =>
+  r.execution.requests
+    .filter((request) => request.method === 'POST' && request.url === '/v1/signals')
+    .map((request) => (request.body as { signal_id: string }).signal_id);
 
 /** A client of a replica's GET /events over HTTP (the replica listens on a port of its own). */
 async function events(r: Replica, headers?: Record<string, string>): Promise<EventReader> {
