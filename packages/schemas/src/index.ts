@@ -7,3 +7,4 @@ export * from './notification.js';
 export * from './primitives.js';
 export * from './strategy.js';
 export * from './journal.js';
+export * from './risk.js';

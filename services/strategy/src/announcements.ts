@@ -34,7 +34,7 @@ export interface Announcement {
 }
 
 export interface AnnouncementsOptions {
-  stores: Pick<StrategyStores, 'signals' | 'paperTrades' | 'journal' | 'dailySummaries'>;
+  stores: Pick<StrategyStores, 'signals' | 'paperTrades' | 'journal' | 'dailySummaries' | 'risk'>;
   /** Set with NOTIFICATION_URL; unset, every announcement comes to `off`. */
   notification?: NotificationClient;
   clock: Clock;
@@ -182,10 +182,22 @@ export class Announcements {
 
   private async round(): Promise<void> {
     try {
-      const isCaughtUp = (await this.fills()) && (await this.exits());
+      const isCaughtUp = (await this.risk()) && (await this.fills()) && (await this.exits());
       if (isCaughtUp) await this.days();
     } catch (err) {
       this.o.logger.error({ err }, 'announcements: the store could not be read or written (tried again at the next check)');
+    }
+  }
+
+  /** The desk's halts and resumes (README "Risk"), before anything else: no setting switches them off. */
+  private async risk(): Promise<boolean> {
+    const { risk } = this.o.stores;
+    for (;;) {
+      const announcements = await risk.unannounced(BATCH);
+      for (const announcement of announcements) {
+        if (!(await this.deliver('risk', announcement, (outcome) => risk.markAnnounced(announcement.key, outcome)))) return false;
+      }
+      if (announcements.length < BATCH) return true;
     }
   }
 
@@ -241,10 +253,10 @@ export class Announcements {
   }
 
   /** Sends one announcement and keeps what it came to; false when the round stops here (not leading, closed, or the service cannot take it now). */
-  private async deliver(kind: AnnouncementKind, announcement: Announcement, keep: (outcome: AnnouncementOutcome) => Promise<void>): Promise<boolean> {
+  private async deliver(kind: AnnouncementKind | 'risk', announcement: Announcement, keep: (outcome: AnnouncementOutcome) => Promise<void>): Promise<boolean> {
     if (this.isClosed || !this.o.isLeading()) return false;
     const client = this.o.notification;
-    if (!client || !this.o.kinds[kind]) {
+    if (!client || (kind !== 'risk' && !this.o.kinds[kind])) {
       await keep('off');
       return true;
     }

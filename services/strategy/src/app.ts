@@ -18,6 +18,7 @@ import { registerHealthRecordRoutes } from './routes/health.js';
 import { registerLabRoutes } from './routes/lab.js';
 import { registerPairRoutes } from './routes/pairs.js';
 import { registerRedocRoutes } from './routes/redoc.js';
+import { registerRiskRoutes } from './routes/risk.js';
 import { registerSignalRoutes } from './routes/signals.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerTradeRoutes } from './routes/trades.js';
@@ -53,6 +54,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
       { name: 'pairs', description: 'Monitored pairs and their indicators' },
       { name: 'signals', description: 'Signals, latest and history' },
       { name: 'journal', description: 'The trade journal (closed trades, live and paper) and its performance (not spec 000)' },
+      { name: 'risk', description: 'The desk’s risk limits, their use and the halt, and the resume of a halted account (not spec 000)' },
       { name: 'lab', description: "The strategy lab: backtests and parameter sweeps of the live strategy's code (not spec 000, under its limits)" },
       { name: 'console', description: "The console's session, live events and reads of the other services (not spec 000)" },
       { name: 'health', description: 'Health record, liveness and readiness' },
@@ -62,7 +64,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     now: () => deps.clock.now(),
   });
 
-  const { strategy, sessions, reads, labJobs: lab, journal } = deps;
+  const { strategy, sessions, reads, labJobs: lab, journal, risk } = deps;
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), startedAt: strategy.startedAt, checks: strategy.readinessChecks() });
 
   // Spec 000's endpoints, and the lab's under the same limits: GETs on one counter per client,
@@ -74,6 +76,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerPairRoutes(api, strategy);
     registerSignalRoutes(api, strategy);
     registerTradeRoutes(api, journal);
+    registerRiskRoutes(api, risk);
     await registerControlRoutes(api, strategy);
     registerLabRoutes(api, lab, labDefaults(config));
   });
@@ -93,6 +96,7 @@ export async function buildApp({ config, deps }: { config: StrategyConfig; deps:
     registerPairRoutes(api, strategy, { prefix: '/console' });
     registerSignalRoutes(api, strategy, { prefix: '/console' });
     registerTradeRoutes(api, journal, { prefix: '/console' });
+    registerRiskRoutes(api, risk, { prefix: '/console' });
     await registerControlRoutes(api, strategy, { prefix: '/console' });
     registerEventRoutes(api, strategy.events);
   });

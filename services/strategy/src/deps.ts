@@ -10,6 +10,7 @@ import type { StrategyConfig } from './config.js';
 import { ConsoleReads } from './console-reads.js';
 import { ConsoleSessions } from './console-sessions.js';
 import { DeskFeed } from './desk-feed.js';
+import { DeskRisk, deskRiskOptionsOf } from './desk-risk.js';
 import { DownstreamHealth } from './downstream.js';
 import { StrategyEngine } from './engine.js';
 import { EventHub } from './event-hub.js';
@@ -70,6 +71,8 @@ export interface StrategyDeps extends StrategyParts {
   labJobs: LabJobs;
   /** The leader's announcements of fills, exits and each day's summary. */
   announcements: Announcements;
+  /** The desk's risk books, live and paper: asked before every entry, halted by the daily loss or the drawdown (GET /risk). */
+  risk: DeskRisk;
   /** With EXECUTION_URL: the live side of the journal, read from the execution service's deals. */
   liveJournal?: LiveJournal;
   /** Closes what was opened for the app (after the app has closed). */
@@ -147,6 +150,17 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     pairRecord: (instrument) => engine.pairRecord(instrument),
     pairRecords: () => engine.pairRecords(),
     desk: feed,
+  });
+  const risk = new DeskRisk({
+    ...deskRiskOptionsOf(config),
+    store: stores.risk,
+    isLeading: () => engine.leads,
+    now: () => clock.now(),
+    logger,
+    flatten: async (name, halt) => void (await strategy.flattenAccount(name, `risk-halt-${name}-${halt.at}`)),
+    announce: () => void announcements.sweep(),
+    equityNow: async (name) =>
+      name === 'paper' ? (await strategy.paperAccount()).equity : account.source === 'account_service' ? ((await account.current())?.equity ?? null) : null,
   });
   const health = new DownstreamHealth(
     { market_data: source.name === 'market-data', execution: !!parts.execution, account: !!parts.account, notification: !!parts.notification },
@@ -256,6 +270,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     account,
     execution: parts.execution,
     liveJournal,
+    risk,
   });
   const sessions = new ConsoleSessions({
     password: config.CONSOLE_PASSWORD,
@@ -272,10 +287,10 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     now: () => clock.now(),
   });
   const closeAll = async () => {
-    await Promise.all([liveJournal?.close(), announcements.close()]);
+    await Promise.all([liveJournal?.close(), announcements.close(), risk.whenIdle()]);
     await close();
   };
-  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, liveJournal, announcements, close: closeAll };
+  return { ...parts, logger, metrics, strategy, sessions, reads, labJobs, journal, liveJournal, announcements, risk, close: closeAll };
 }
 
 /** The live balance a journal's performance starts from: the account service's (404 without ACCOUNT_URL, 503 when it cannot be read). */

@@ -5,10 +5,13 @@
  * (a halt at once, with its announcement in the same transaction), so a halt survives a restart
  * and a failover: a replica taking the lead reads it back (`load`) before it trades.
  */
-import type { JournalAccount } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, type AccountRisk, type JournalAccount, type RiskReport } from '@fxdesk/schemas';
 import { RiskBook, type Halt, type RiskEntry, type RiskState, type RiskVerdict } from '@fxdesk/trading';
 import type { Logger } from 'pino';
-import type { RiskSettings } from './risk-settings.js';
+import { errors } from './errors.js';
+import { accountRiskOf } from './risk-report.js';
+import type { StrategyConfig } from './config.js';
+import { riskSettingsOf, type RiskSettings } from './risk-settings.js';
 import type { RiskAnnouncement, RiskStateStore, StoredRisk } from './store/index.js';
 
 export type RiskAccount = JournalAccount;
@@ -28,6 +31,13 @@ export interface DeskRiskOptions {
   flatten?: (account: RiskAccount, halt: Halt) => Promise<void>;
   /** Tells the announcements a halt or a resume waits in the store, to send it now. */
   announce?: () => void;
+  /** The account's equity now, for a resume (live: the account service's; paper: the paper account's); null when it cannot be read. */
+  equityNow?: (account: RiskAccount) => Promise<number | null>;
+}
+
+/** The risk settings and the candle length (TIMEFRAME's) a DeskRisk takes from the config. */
+export function deskRiskOptionsOf(config: StrategyConfig): Pick<DeskRiskOptions, 'settings' | 'candleMs'> {
+  return { settings: riskSettingsOf(config), candleMs: TIMEFRAME_SECONDS[config.TIMEFRAME] * 1000 };
 }
 
 /** One account's figures for GET /risk: its book's state, its open positions and its last equity. */
@@ -88,6 +98,7 @@ interface Account {
  */
 export class DeskRisk {
   private readonly accounts = new Map<RiskAccount, Account>();
+  private readonly flattening = new Set<Promise<void>>();
 
   constructor(private readonly options: DeskRiskOptions) {
     for (const account of RISK_ACCOUNTS) {
@@ -152,7 +163,8 @@ export class DeskRisk {
       return null;
     }
     this.options.announce?.();
-    if (this.options.settings.haltFlatten) await this.flatten(account, halt);
+    // In the background: the flatten may wait on the very account that is telling this mark.
+    if (this.options.settings.haltFlatten) this.track(this.flatten(account, halt));
     return halt;
   }
 
@@ -181,6 +193,30 @@ export class DeskRisk {
     return true;
   }
 
+  /** GET /risk: every limit, its use now and the halt, per account. */
+  async report(): Promise<RiskReport> {
+    const now = this.options.now();
+    const views = await this.views();
+    return { halt_flatten: this.options.settings.haltFlatten, accounts: views.map((view) => accountRiskOf(view, this.options.settings, now)) };
+  }
+
+  /**
+   * POST /risk/resume: resumes `account` at its equity now (the last marked when it cannot be
+   * read). 409 NOT_HALTED when it is not halted; 503 when no equity is known to restart from.
+   */
+  async resumeNow(account: RiskAccount): Promise<{ resumedAt: number; account: AccountRisk }> {
+    const views = await this.views();
+    const view = views.find((v) => v.account === account) as RiskView;
+    if (!view.state.halt) throw errors.create('not_halted', `the ${account} account is not halted`);
+    const equity = (await this.options.equityNow?.(account)) ?? view.equity?.value ?? null;
+    if (equity === null)
+      throw errors.create('downstream_unavailable', `the ${account} account's equity cannot be read now: the resume needs it to restart the day and the peak`);
+    const ms = this.options.now();
+    if (!(await this.resumeStored(account, ms, equity))) throw errors.create('not_halted', `the ${account} account is not halted`);
+    const after = (await this.views()).find((v) => v.account === account) as RiskView;
+    return { resumedAt: ms, account: accountRiskOf(after, this.options.settings, ms) };
+  }
+
   /** The account's halt, or null. */
   haltOf(account: RiskAccount): Halt | null {
     return this.of(account).book.halt;
@@ -206,6 +242,17 @@ export class DeskRisk {
     for (const name of account ? [account] : RISK_ACCOUNTS) {
       while (this.of(name).writing) await this.of(name).writing;
     }
+  }
+
+  /** Settles once the writes and a halt's flatten asked so far are done (tests, a shutdown). */
+  async whenIdle(): Promise<void> {
+    await this.whenWritten();
+    while (this.flattening.size > 0) await Promise.all([...this.flattening]);
+  }
+
+  private track(work: Promise<void>): void {
+    this.flattening.add(work);
+    void work.finally(() => this.flattening.delete(work));
   }
 
   private async flatten(account: RiskAccount, halt: Halt): Promise<void> {

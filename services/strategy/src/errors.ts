@@ -10,6 +10,8 @@ export const errors = defineErrors({
   instrument_not_found: 404,
   strategy_already_running: 409,
   strategy_not_running: 409,
+  // The desk's risk (POST /risk/resume).
+  not_halted: 409,
   // The console's read-through routes.
   not_configured: 404,
   order_not_found: 404,

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import type { AccountView } from './account-view.js';
 import type { StrategyConfig } from './config.js';
 import type { DeskFeed } from './desk-feed.js';
+import type { DeskRisk, RiskAccount } from './desk-risk.js';
 import type { DownstreamHealth } from './downstream.js';
 import type { StrategyEngine } from './engine.js';
 import { downstreamFailure, errors, refuseParameter } from './errors.js';
@@ -61,6 +62,8 @@ export interface StrategyControlOptions {
   execution?: ExecutionClient;
   /** Set with EXECUTION_URL: journals the closed live positions (told which a stop flattened). */
   liveJournal?: LiveJournal;
+  /** The desk's risk books: read back from the store before this process trades. */
+  risk: DeskRisk;
 }
 
 /** The message of a close's answer: the error envelope's, or none. */
@@ -147,6 +150,8 @@ export class StrategyControl {
     const { config, logger, feed, leadership } = this.options;
     await feed.start();
     if (leadership) return this.joinElection(leadership);
+    // A halt of before the restart holds before the first entry can go out.
+    await this.options.risk.load();
     void this.resumeUnfinished();
     this.engine.startAtBoot({ resume: config.RESUME_ON_START, autoStart: config.AUTO_START }).then(
       (how) => {
@@ -166,6 +171,8 @@ export class StrategyControl {
   private joinElection(leadership: Leadership): void {
     leadership.start({
       lead: async () => {
+        // The halt the leader before stored holds before this one trades.
+        await this.options.risk.load();
         await this.engine.lead({ autoStart: this.options.config.AUTO_START });
         await this.resumeUnfinished();
       },
@@ -177,6 +184,7 @@ export class StrategyControl {
         await this.engine.syncRun();
         await this.options.feed.pull();
         if (!leadership.isLeader) await this.followDownstream();
+        else await this.options.risk.sync();
       },
     });
   }
@@ -313,9 +321,17 @@ export class StrategyControl {
     const message = `strategy stopped after ${plural(stopped.signalsGenerated, 'signal')}`;
     const response = { success: true, message, stopped_at: iso(stopped.stoppedAt), signals_generated: stopped.signalsGenerated };
     if (!request.close_positions) return response;
-    const closed = stopped.dryRun ? await this.flattenPaper() : await this.flattenLive(stopped.stoppedAt);
+    const closed = await this.flattenAccount(stopped.dryRun ? 'paper' : 'live', `strategy-stop-${stopped.stoppedAt}`);
     const done = closed.positions.filter((p) => p.state === 'done').length;
     return { ...response, message: `${message}; ${plural(done, 'position')} of ${closed.positions.length} closed`, closed };
+  }
+
+  /**
+   * Closes everything the strategy opened on `account` (a stop with close_positions, a halt with
+   * HALT_FLATTEN); `key` is the live close-all's Idempotency-Key.
+   */
+  flattenAccount(account: RiskAccount, key: string): Promise<StopClosed> {
+    return account === 'paper' ? this.flattenPaper() : this.flattenLive(key);
   }
 
   private async flattenPaper(): Promise<StopClosed> {
@@ -329,13 +345,13 @@ export class StrategyControl {
 
   /**
    * Every position of the strategy's orders (their comment's source, SIGNAL_SOURCE) closed by the
-   * execution service's close-all, under a key of this stop: its retries replay, never close twice.
+   * execution service's close-all, under a key of this stop or halt: its retries replay, never close twice.
    */
-  private async flattenLive(stoppedAt: number): Promise<StopClosed> {
+  private async flattenLive(key: string): Promise<StopClosed> {
     const execution = this.options.execution;
     if (!execution) return { account: 'live', positions: [], error: 'EXECUTION_URL is not set: the strategy sent no order' };
     try {
-      const send = () => execution.closeAll(`strategy-stop-${stoppedAt}`, { source: this.options.config.SIGNAL_SOURCE });
+      const send = () => execution.closeAll(key, { source: this.options.config.SIGNAL_SOURCE });
       const { result } = await (this.options.liveJournal?.flatten(send) ?? send());
       return { account: 'live', positions: result.positions.map((p) => ({ ticket: p.ticket, state: p.state, message: answerMessage(p.answer) })), error: null };
     } catch (err) {

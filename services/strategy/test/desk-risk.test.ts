@@ -145,6 +145,7 @@ describe('DeskRisk', () => {
     const on = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten }).risk;
     await markAfter(on, 'live', 9_700);
     await on.markEquity('live', MONDAY_NOON + 120_000, 9_600);
+    await on.whenIdle();
     expect(flatten).toHaveBeenCalledTimes(1);
     expect(flatten).toHaveBeenCalledWith('live', expect.objectContaining({ reason: 'daily_loss_limit' }));
     const off = deskRisk(await stores(), { flatten }).risk;
