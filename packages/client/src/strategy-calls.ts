@@ -18,6 +18,8 @@ import {
   PairsResponseSchema,
   PerformanceSchema,
   RestartResponseSchema,
+  RiskReportSchema,
+  RiskResumeResponseSchema,
   SignalHistorySchema,
   SignalListSchema,
   SignalRecordSchema,
@@ -48,6 +50,9 @@ export const strategyCalls = {
   start: { method: 'POST', path: '/start', status: 200, schema: StartResponseSchema },
   stop: { method: 'POST', path: '/stop', status: 200, schema: StopResponseSchema },
   restart: { method: 'POST', path: '/restart', status: 200, schema: RestartResponseSchema },
+  // The desk's risk limits and halt (issue 24).
+  risk: { method: 'GET', path: '/risk', status: 200, schema: RiskReportSchema },
+  resumeRisk: { method: 'POST', path: '/risk/resume', status: 200, schema: RiskResumeResponseSchema },
   // The strategy lab.
   labDefaults: { method: 'GET', path: '/lab/defaults', status: 200, schema: LabDefaultsSchema },
   submitBacktest: { method: 'POST', path: '/backtests', status: 202, schema: LabJobCreatedSchema },
@@ -76,6 +81,9 @@ export const strategyCalls = {
   // The trade journal (its CSV, `?format=csv`, is a download link, not a call).
   consoleTrades: { method: 'GET', path: '/console/trades', status: 200, schema: JournalPageSchema },
   consolePerformance: { method: 'GET', path: '/console/performance', status: 200, schema: PerformanceSchema },
+  // The desk's risk: the limits, their use and the halt; the resume needs a person's confirmation on the console.
+  consoleRisk: { method: 'GET', path: '/console/risk', status: 200, schema: RiskReportSchema },
+  consoleResumeRisk: { method: 'POST', path: '/console/risk/resume', status: 200, schema: RiskResumeResponseSchema },
   // The console's reads through the strategy of the other services (with the strategy's keys).
   consoleServices: { method: 'GET', path: '/console/services', status: 200, schema: ConsoleServicesSchema },
   consoleAccount: { method: 'GET', path: '/console/account', status: 200, schema: AccountSummaryReadSchema },

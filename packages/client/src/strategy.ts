@@ -1,4 +1,4 @@
-import type { Backtest, BacktestRequest, StartRequest, Sweep, SweepRequestInput } from '@fxdesk/schemas';
+import type { Backtest, BacktestRequest, JournalAccount, StartRequest, Sweep, SweepRequestInput } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { HttpClient, type CallParts, type ClientOptions, type ServiceCall } from './http.js';
 import { strategyCalls } from './strategy-calls.js';
@@ -8,7 +8,7 @@ import { strategyCalls } from './strategy-calls.js';
  * Errors throw ServiceError with the spec's codes: `STRATEGY_ALREADY_RUNNING`,
  * `STRATEGY_NOT_RUNNING`, `INSTRUMENT_NOT_FOUND`, `VALIDATION_ERROR`, `RATE_LIMITED` (with
  * `retryAfterSeconds`), and the lab's `BACKTEST_NOT_FOUND`, `SWEEP_NOT_FOUND`,
- * `BACKTEST_IN_SWEEP`, `LAB_QUEUE_FULL`.
+ * `BACKTEST_IN_SWEEP`, `LAB_QUEUE_FULL`, and the desk's `NOT_HALTED`.
  */
 export class StrategyClient {
   private readonly http: HttpClient;
@@ -54,6 +54,16 @@ export class StrategyClient {
 
   async restart() {
     return this.call(strategyCalls.restart);
+  }
+
+  /** The desk's risk limits, their use now and the halt, per account (GET /risk). */
+  async risk() {
+    return this.call(strategyCalls.risk);
+  }
+
+  /** Resumes a halted account (POST /risk/resume); `NOT_HALTED` (409) when it is not halted. */
+  async resumeRisk(account: JournalAccount) {
+    return this.call(strategyCalls.resumeRisk, { body: { account } });
   }
 
   /** What a backtest takes for each setting its request leaves out: the strategy's timeframe, live rules, balance and volume. */

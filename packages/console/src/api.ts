@@ -154,6 +154,10 @@ export class Api {
   /** The account's metrics and realized equity after each trade, over the trades with an exit in [from, to) (default: the first trade to now). */
   performance = (query: PerformanceQuery) => this.send(strategyCalls.consolePerformance, { query });
 
+  // The desk's risk: the limits, their use and the halt per account; a person's resume of a halted account.
+  risk = () => this.send(strategyCalls.consoleRisk);
+  resumeRisk = (account: JournalAccount) => this.send(strategyCalls.consoleResumeRisk, { body: { account } });
+
   // The console's control routes (spec 000's answers, behind the session and its CSRF token).
   start = (body: StartRequest) => this.send(strategyCalls.consoleStart, { body });
   stop = () => this.send(strategyCalls.consoleStop);

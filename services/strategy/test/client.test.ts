@@ -33,6 +33,14 @@ describe('StrategyClient', () => {
     expect((await client.stop()).success).toBe(true);
   });
 
+  it('reads the desk’s risk and answers a resume of an account not halted with NOT_HALTED', async () => {
+    expect((await client.risk()).accounts.map((a) => [a.account, a.halted])).toEqual([
+      ['live', false],
+      ['paper', false],
+    ]);
+    expect(await client.resumeRisk('paper').catch((err: unknown) => err)).toMatchObject({ status: 409, code: 'NOT_HALTED' });
+  });
+
   it('throws ServiceError with the spec code and, when throttled, the Retry-After seconds', async () => {
     const conflict = await client.stop().catch((err: unknown) => err);
     expect(conflict).toBeInstanceOf(ServiceError);

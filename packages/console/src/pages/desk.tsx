@@ -1,6 +1,7 @@
 import { AccountPanel } from '../components/account-panel.js';
 import { NoSignal } from '../components/no-signal.js';
 import { PairsGrid } from '../components/pairs-grid.js';
+import { RiskPanel } from '../components/risk-panel.js';
 import { ServicesPanel } from '../components/services-panel.js';
 import { SignalTable } from '../components/signal-table.js';
 import { StrategyPanel } from '../components/strategy-panel.js';
@@ -12,7 +13,7 @@ import { useDesk } from '../use-desk.js';
 
 const RECENT = 8;
 
-/** The desk: the strategy and its controls, every pair, the latest signals, the account and the services. */
+/** The desk: the strategy and its controls, every pair, the latest signals, the account, the risk and the services. */
 export function DeskPage() {
   const { state } = useDesk();
   // Only a whole snapshot is shown: until one is read, the banner says why and when it is read again.
@@ -36,6 +37,7 @@ export function DeskPage() {
         {recent.length > 0 ? <SignalTable signals={recent} label="Latest signals" /> : <NoSignal />}
       </section>
       <AccountPanel account={state.account} status={state.status} />
+      <RiskPanel />
       <ServicesPanel views={serviceViews(state.status, state.services)} />
     </div>
   );
