@@ -36,7 +36,8 @@ const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
                                   (${LAB_SETTING_NAMES.join(', ')})
   --balance 100000                initial balance in USD (default: PAPER_BALANCE)
   --fills k=v,...                 the fill model, e.g. spread_points=12,slippage_points=1,
-                                  commission_per_lot=7,lots=0.2 (or risk_percent=1)
+                                  commission_per_lot=7,lots=0.2 (sizing by risk is
+                                  --rules risk_percent=1)
                                   (default: the candles' spread, no slippage or commission,
                                   TRADE_VOLUME lots)
   --json                          print the result as JSON
@@ -136,12 +137,11 @@ const parseRules = (text: string) => parseItems('--rules', text, LAB_SETTING_NAM
 
 const FILL_NAMES = ['spread_points', 'slippage_points', 'commission_per_lot', 'lots', 'risk_percent'];
 
-/** The fill model's settings, lots or risk_percent becoming its volume. */
+/** The fill model's settings, lots becoming its volume; sizing by risk is a rule (issue 24). */
 function parseFills(text: string): Record<string, unknown> {
   const { lots, risk_percent, ...fills } = parseItems('--fills', text, FILL_NAMES, 'fill setting');
-  if (lots !== undefined && risk_percent !== undefined) throw new UsageError('--fills: give lots or risk_percent, not both');
-  const volume = lots !== undefined ? { lots } : risk_percent !== undefined ? { risk_percent } : undefined;
-  return volume === undefined ? fills : { ...fills, volume };
+  if (risk_percent !== undefined) throw new UsageError('--fills: size by risk with --rules risk_percent=…');
+  return lots === undefined ? fills : { ...fills, volume: { lots } };
 }
 
 /** A request field's path (`rules.min_confluence`, `body.instruments.1`) as the option it came from. */
@@ -229,6 +229,12 @@ function metricsTable(metrics: NonNullable<Backtest['metrics']>, instruments: st
   return cells.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
 }
 
+/** The skips by reason with a count (`: 3 max_open_trades, 1 cooldown`), or nothing. */
+function skipsOf(backtest: Backtest): string {
+  const counts = Object.entries(backtest.metrics?.skipped?.overall ?? {}).filter(([, n]) => n > 0);
+  return counts.length === 0 ? '' : `: ${counts.map(([reason, n]) => `${n} ${reason}`).join(', ')}`;
+}
+
 /** What the backtest ran with and what it did, above the table. */
 function summary(backtest: Backtest, elapsedMs: number): string {
   const { settings } = backtest;
@@ -236,13 +242,19 @@ function summary(backtest: Backtest, elapsedMs: number): string {
     .map(([name, value]) => `${name}=${value}`)
     .join(' ');
   const fills = settings.fill_model;
-  const volume = 'lots' in fills.volume ? `${fills.volume.lots} lots a trade` : `${fills.volume.risk_percent}% of the equity at risk a trade`;
+  const riskPercent = settings.rules.risk_percent;
+  const volume =
+    riskPercent !== undefined
+      ? `${riskPercent}% of the equity at risk a trade`
+      : 'lots' in fills.volume
+        ? `${fills.volume.lots} lots a trade`
+        : `${fills.volume.risk_percent}% of the equity at risk a trade`;
   const spread = `the candles' spread (else ${fills.spread_points ?? DEFAULT_SPREAD_POINTS} points)`;
   return [
     `${settings.instruments.join(', ')}  ${settings.timeframe}  ${settings.from} → ${settings.to}`,
     `rules: ${rules}`,
     `balance ${settings.initial_balance} ${settings.account_currency}, ${volume}, ${spread}, slippage ${fills.slippage_points} points, commission ${fills.commission_per_lot} a lot`,
-    `${backtest.candles ?? 0} candles, ${backtest.signals} signals (${backtest.skipped_signals} skipped), ${(elapsedMs / 1000).toFixed(1)} s`,
+    `${backtest.candles ?? 0} candles, ${backtest.signals} signals (${backtest.skipped_signals} skipped${skipsOf(backtest)}), ${(elapsedMs / 1000).toFixed(1)} s`,
   ].join('\n');
 }
 

@@ -43,19 +43,19 @@ describe('npm run backtest', { timeout: 60_000 }, () => {
       'USD_JPY',
       ...TWO_WEEKS,
       '--rules',
-      'supertrend_multiplier=2.5,min_confluence=2',
+      'supertrend_multiplier=2.5,min_confluence=2,risk_percent=0.5',
       '--balance',
       '50000',
       '--fills',
-      'slippage_points=1,commission_per_lot=7,risk_percent=0.5',
+      'slippage_points=1,commission_per_lot=7',
       '--json',
     ]);
     expect(out.code).toBe(0);
     const record = BacktestSchema.parse(JSON.parse(out.stdout));
     expect(record.status).toBe('done');
     expect(record.settings).toMatchObject({ instruments: ['USD_JPY'], timeframe: 'M5', initial_balance: 50_000, account_currency: 'USD' });
-    expect(record.settings.rules).toMatchObject({ supertrend_multiplier: 2.5, min_confluence: 2, supertrend_atr_period: 10 });
-    expect(record.settings.fill_model).toEqual({ spread_points: null, slippage_points: 1, commission_per_lot: 7, volume: { risk_percent: 0.5 } });
+    expect(record.settings.rules).toMatchObject({ supertrend_multiplier: 2.5, min_confluence: 2, supertrend_atr_period: 10, risk_percent: 0.5 });
+    expect(record.settings.fill_model).toEqual({ spread_points: null, slippage_points: 1, commission_per_lot: 7, volume: { lots: 0.1 } });
     expect(Object.keys(record.metrics?.per_pair ?? {})).toEqual(['USD_JPY']);
     expect(record.metrics?.overall.final_equity).toBeCloseTo(50_000 + (record.metrics?.overall.net_profit ?? NaN), 6);
   });
@@ -135,7 +135,7 @@ describe('npm run backtest', { timeout: 60_000 }, () => {
     [[...TWO_WEEKS, '--rules', 'min_confluence=7'], '--rules min_confluence: Too big: expected number to be <=4'],
     [[...TWO_WEEKS, '--balance', 'lots'], '--balance: expected a number, got "lots"'],
     [[...TWO_WEEKS, '--fills', 'lots=0.001'], '--fills lots: Too small'],
-    [[...TWO_WEEKS, '--fills', 'lots=1,risk_percent=2'], '--fills: give lots or risk_percent, not both'],
+    [[...TWO_WEEKS, '--fills', 'risk_percent=2'], '--fills: size by risk with --rules risk_percent=…'],
     [[...TWO_WEEKS, '--timeframe', 'M3'], '--timeframe: Invalid option'],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const out = await backtest(args);

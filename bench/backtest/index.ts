@@ -2,10 +2,12 @@
  * Backtest throughput: candles per second of the strategy lab's runner (lab/backtest.ts: the four
  * indicators through PairTracker.push, the signal rule, the fill model and the metrics) over one
  * year of M5 on EUR_USD, GBP_USD, USD_JPY and AUD_USD from the simulated market (seed 'bench'),
- * with the exit rules off and with all of them on (@fxdesk/trading: break-even, both trailing
- * stops, the time exit, the opposite signal), beside the four indicators alone over the same
- * candles (the ceiling: what the runner can never beat), in the same run, on one thread. The
- * targets are the run with every exit on.
+ * sized by risk (1 %, riskLots on the simulated terminal's volume terms), with the exit rules off,
+ * with all of them on (@fxdesk/trading: break-even, both trailing stops, the time exit, the
+ * opposite signal), and with every exit and every limit on (RiskBook: open trades, currency
+ * exposure, daily loss and drawdown halts, a cooldown; issue 24), beside the four indicators alone
+ * over the same candles (the ceiling: what the runner can never beat), in the same run, on one
+ * thread. The targets are the run with every exit and every limit on.
  *
  *   npm run bench -- backtest [runs] [sweep runs]        (default 9 and 3)
  *
@@ -23,7 +25,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { SimulatedMarket } from '@fxdesk/broker';
+import { SimulatedMarket, simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
 import { FairValueGaps, StochRsi, Supertrend, VolumeProfile } from '@fxdesk/indicators';
 import { ManualClock } from '@fxdesk/primitives';
 import { benchSweep, sweepReport } from './sweep.js';
@@ -45,15 +47,27 @@ export interface BacktestBench {
   backtest: Rate;
   /** The same run with every exit rule on. */
   exits: Rate;
+  /** With every exit rule and every limit on. */
+  limits: Rate;
   ceiling: Rate;
-  /** Of the run with every exit on, to the ceiling. */
+  /** Of the run with every exit and limit on, to the ceiling. */
   ratio: number;
   trades: number;
   exitTrades: number;
+  limitTrades: number;
+  /** Signals the limits skipped in that run, by reason (those with a count). */
+  limitSkips: Record<string, number>;
 }
 
 /** Every exit rule on: break-even at 1 R, trailing 3 ATRs and 1.5 R behind, out after a day of M5, reversed by an opposite signal. */
 const ALL_EXITS = { breakEvenR: 1, trailingStopAtr: 3, trailingStopR: 1.5, timeExitCandles: 288, exitOnOppositeSignal: 1 };
+
+/**
+ * Every limit on, at values that bite over the year: two open trades, 3 lots net per currency, a
+ * 1 % daily loss and a 5 % drawdown halt (which then holds: fewer entries, the candle path all the
+ * same), a cooldown of a day of M5 after three losses in a row.
+ */
+const ALL_LIMITS = { maxOpenTrades: 2, maxCurrencyExposureLots: 3, dailyLossLimitPercent: 1, maxDrawdownPercent: 5, cooldownLosses: 3, cooldownCandles: 288 };
 
 interface Rate {
   best: number;
@@ -72,7 +86,17 @@ export function loadCandles(): BacktestPair[] {
   });
 }
 
-function backtestInput(pairs: BacktestPair[], exits: Partial<typeof ALL_EXITS> = {}): BacktestInput {
+/** The simulated terminal's volume terms of the pairs (lab/symbol-terms.ts reads them so without EXECUTION_URL). */
+function termsOf(pairs: BacktestPair[]): BacktestInput['terms'] {
+  return Object.fromEntries(
+    pairs.map((p) => {
+      const info = simulatedSymbolInfo(symbolSpec(p.symbol)!, 'full');
+      return [p.instrument, { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep }];
+    }),
+  );
+}
+
+function backtestInput(pairs: BacktestPair[], extra: Partial<typeof ALL_EXITS & typeof ALL_LIMITS> = {}): BacktestInput {
   return {
     timeframe: 'M5',
     pairs,
@@ -84,9 +108,11 @@ function backtestInput(pairs: BacktestPair[], exits: Partial<typeof ALL_EXITS> =
       riskReward: 2,
       minStopAtr: 0.5,
       fvgMaxAge: 100,
-      ...exits,
+      riskPercent: 1,
+      ...extra,
     },
-    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { risk_percent: 1 } },
+    terms: termsOf(pairs),
+    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { lots: 1 } },
     initialBalance: 100_000,
     accountCurrency: 'USD',
     fromSec: FROM / 1000,
@@ -158,13 +184,22 @@ export async function main(options: { runs?: number; print?: (line: string) => v
   // ones left): warm-up passes before the timed ones.
   let trades = 0;
   let exitTrades = 0;
+  let limitTrades = 0;
+  let limitSkips: Record<string, number> = {};
+  const limited = () => {
+    const result = runBacktest(backtestInput(pairs, { ...ALL_EXITS, ...ALL_LIMITS }));
+    limitTrades = result.trades.length;
+    limitSkips = Object.fromEntries(Object.entries(result.metrics.skipped?.overall ?? {}).filter(([, n]) => n > 0));
+  };
   for (let w = 0; w < WARMUP_PASSES; w++) {
     trades = runBacktest(backtestInput(pairs)).trades.length;
     exitTrades = runBacktest(backtestInput(pairs, ALL_EXITS)).trades.length;
+    limited();
     sink += indicatorsAlone(pairs);
   }
   const full: number[] = [];
   const withExits: number[] = [];
+  const withLimits: number[] = [];
   const alone: number[] = [];
   const timed = (run: () => void): number => {
     const t = performance.now();
@@ -174,24 +209,37 @@ export async function main(options: { runs?: number; print?: (line: string) => v
   for (let r = 0; r < runs; r++) {
     full.push(timed(() => (trades = runBacktest(backtestInput(pairs)).trades.length)));
     withExits.push(timed(() => (exitTrades = runBacktest(backtestInput(pairs, ALL_EXITS)).trades.length)));
+    withLimits.push(timed(limited));
     alone.push(timed(() => (sink += indicatorsAlone(pairs))));
   }
   const backtest = rateOf(full);
   const exits = rateOf(withExits);
+  const limits = rateOf(withLimits);
   const ceiling = rateOf(alone);
-  const ratio = exits.best / ceiling.best;
-  print(`full backtest (indicators, rule, fills, metrics): ${fmt(backtest.best)} candles/s (median ${fmt(backtest.median)}); ${fmt(trades)} trades`);
-  print(`the same with every exit rule on:                 ${fmt(exits.best)} candles/s (median ${fmt(exits.median)}); ${fmt(exitTrades)} trades`);
-  print(`four indicators alone (the ceiling):              ${fmt(ceiling.best)} candles/s (median ${fmt(ceiling.median)})`);
+  const ratio = limits.best / ceiling.best;
+  const skipped = Object.entries(limitSkips)
+    .map(([reason, n]) => `${fmt(n)} ${reason}`)
+    .join(', ');
+  const percent = (rate: Rate) => `${((rate.best / ceiling.best) * 100).toFixed(1)} %`;
   print(
-    `ratio backtest / ceiling:                         ${((backtest.best / ceiling.best) * 100).toFixed(1)} % (exits off), ${(ratio * 100).toFixed(1)} % (exits on)`,
+    `full backtest, sized by 1 % risk (indicators, rule, fills, metrics): ${fmt(backtest.best)} candles/s (median ${fmt(backtest.median)}); ${fmt(trades)} trades`,
+  );
+  print(
+    `the same with every exit rule on:                                   ${fmt(exits.best)} candles/s (median ${fmt(exits.median)}); ${fmt(exitTrades)} trades`,
+  );
+  print(
+    `the same with every exit rule and every limit on:                   ${fmt(limits.best)} candles/s (median ${fmt(limits.median)}); ${fmt(limitTrades)} trades; skipped ${skipped || 'none'}`,
+  );
+  print(`four indicators alone (the ceiling):                                ${fmt(ceiling.best)} candles/s (median ${fmt(ceiling.median)})`);
+  print(
+    `ratio backtest / ceiling:                                           ${percent(backtest)} (exits off), ${percent(exits)} (exits on), ${percent(limits)} (exits and limits on)`,
   );
   print('');
   print(
-    `with every exit on: target ≥ ${fmt(TARGET_RATE)} candles/s: ${exits.best >= TARGET_RATE ? 'met' : 'NOT met'}; target ≥ ${TARGET_RATIO * 100} % of the ceiling: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
+    `with every exit and limit on: target ≥ ${fmt(TARGET_RATE)} candles/s: ${limits.best >= TARGET_RATE ? 'met' : 'NOT met'}; target ≥ ${TARGET_RATIO * 100} % of the ceiling: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
   );
   print(`(checksum ${sink.toExponential(6)})`);
-  return { candles, loadSeconds, backtest, exits, ceiling, ratio, trades, exitTrades };
+  return { candles, loadSeconds, backtest, exits, limits, ceiling, ratio, trades, exitTrades, limitTrades, limitSkips };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -56,13 +56,11 @@ describe('the backtest request', () => {
       backtestRequest(
         form({
           name: '  tight stops ',
-          rules: { min_confluence: '2', supertrend_multiplier: '2.5', risk_reward: '' },
+          rules: { min_confluence: '2', supertrend_multiplier: '2.5', risk_reward: '', risk_percent: '1' },
           initialBalance: '50000',
           spreadPoints: '12',
           slippagePoints: '1.5',
           commissionPerLot: '7',
-          volumeMode: 'risk_percent',
-          volume: '1',
         }),
         NOW,
       ),
@@ -72,9 +70,9 @@ describe('the backtest request', () => {
       timeframe: 'M5',
       from: '2025-01-07',
       to: '2026-01-07',
-      rules: { supertrend_multiplier: 2.5, min_confluence: 2 },
+      rules: { supertrend_multiplier: 2.5, min_confluence: 2, risk_percent: 1 },
       initial_balance: 50_000,
-      fill_model: { spread_points: 12, slippage_points: 1.5, commission_per_lot: 7, volume: { risk_percent: 1 } },
+      fill_model: { spread_points: 12, slippage_points: 1.5, commission_per_lot: 7 },
       name: 'tight stops',
     });
     expect(BacktestRequestSchema.parse(body)).toEqual(body);

@@ -31,9 +31,27 @@ export type LabRuleName = (typeof LAB_RULE_NAMES)[number];
 export const LAB_EXIT_RULE_NAMES = ['break_even_r', 'trailing_stop_atr', 'trailing_stop_r', 'time_exit_candles', 'exit_on_opposite_signal'] as const;
 export type LabExitRuleName = (typeof LAB_EXIT_RULE_NAMES)[number];
 
-/** Every setting a backtest's `rules` and a sweep vary: the signal rule's, then the exits'. */
-export const LAB_SETTING_NAMES = [...LAB_RULE_NAMES, ...LAB_EXIT_RULE_NAMES] as const;
-export type LabSettingName = LabRuleName | LabExitRuleName;
+/**
+ * The risk settings a backtest may override (issue 24; the config's RISK_PERCENT, MAX_OPEN_TRADES…;
+ * services/strategy/README.md "Risk in the lab"): 0 is off, `risk_percent` 0 is fixed lots (the
+ * fill model's `volume`). `one_position_per_pair` takes 1 only: the lab, as the paper account,
+ * holds one position per pair (0 answers 422). A backtest's settings list one only when it is on.
+ */
+export const LAB_RISK_RULE_NAMES = [
+  'risk_percent',
+  'one_position_per_pair',
+  'max_open_trades',
+  'max_currency_exposure_lots',
+  'daily_loss_limit',
+  'max_drawdown',
+  'cooldown_losses',
+  'cooldown_candles',
+] as const;
+export type LabRiskRuleName = (typeof LAB_RISK_RULE_NAMES)[number];
+
+/** Every setting a backtest's `rules` and a sweep vary: the signal rule's, the exits', then the risk's. */
+export const LAB_SETTING_NAMES = [...LAB_RULE_NAMES, ...LAB_EXIT_RULE_NAMES, ...LAB_RISK_RULE_NAMES] as const;
+export type LabSettingName = LabRuleName | LabExitRuleName | LabRiskRuleName;
 
 /**
  * Each rule setting's bounds, the strategy config's own (SUPERTREND_ATR_PERIOD 1 to 500, …):
@@ -52,22 +70,39 @@ export const LAB_RULE_BOUNDS = {
   trailing_stop_r: { min: 0, max: 20, isInteger: false, env: 'TRAILING_STOP_R' },
   time_exit_candles: { min: 0, max: 100_000, isInteger: true, env: 'TIME_EXIT_CANDLES' },
   exit_on_opposite_signal: { min: 0, max: 1, isInteger: true, env: 'EXIT_ON_OPPOSITE_SIGNAL' },
+  risk_percent: { min: 0, max: 10, isInteger: false, env: 'RISK_PERCENT' },
+  one_position_per_pair: { min: 0, max: 1, isInteger: true, env: 'ONE_POSITION_PER_PAIR' },
+  max_open_trades: { min: 0, max: 1000, isInteger: true, env: 'MAX_OPEN_TRADES' },
+  max_currency_exposure_lots: { min: 0, max: 100_000, isInteger: false, env: 'MAX_CURRENCY_EXPOSURE_LOTS' },
+  daily_loss_limit: { min: 0, max: 100, isInteger: false, env: 'DAILY_LOSS_LIMIT' },
+  max_drawdown: { min: 0, max: 100, isInteger: false, env: 'MAX_DRAWDOWN' },
+  cooldown_losses: { min: 0, max: 100, isInteger: true, env: 'COOLDOWN_LOSSES' },
+  cooldown_candles: { min: 0, max: 100_000, isInteger: true, env: 'COOLDOWN_CANDLES' },
 } as const satisfies Record<LabSettingName, { min: number; max: number; isInteger: boolean; env: string }>;
 
-/** What each exit rule does, for the contract's descriptions. */
-const EXIT_RULE_MEANINGS: Record<LabExitRuleName, string> = {
+/** What each exit and risk rule does, for the contract's descriptions. */
+const RULE_MEANINGS: Partial<Record<LabSettingName, string>> = {
   break_even_r: 'move the stop to the entry once a close is this many R in profit (0: off)',
   trailing_stop_atr: "trail the stop this many ATRs (the Supertrend's) behind each close; it only tightens (0: off)",
   trailing_stop_r: 'trail the stop this many R behind each close; it only tightens (0: off)',
   time_exit_candles: 'close at the next open after this many candles held, the entry candle the first (0: off)',
   exit_on_opposite_signal: "1: a signal of the other side closes the position at the next open and enters there (0: off; EXIT_ON_OPPOSITE_SIGNAL's true/false)",
+  risk_percent:
+    "size by risk: the lots that lose this percent of the equity at the stop, from the venue's contract size and volume step (0: fixed lots, fill_model.volume; SIZING=fixed); RISK_PERCENT's own least is 0.01",
+  one_position_per_pair: '1 only: the lab holds one position per pair (0 answers 422)',
+  max_open_trades: 'no entry while this many positions are open, all pairs (0: off)',
+  max_currency_exposure_lots: 'no entry that would take any currency past this many net lots, long or short, across pairs (0: off)',
+  daily_loss_limit: "percent of the trading day's starting equity; reaching it halts entries for the rest of the run (0: off)",
+  max_drawdown: "percent below the equity's peak; reaching it halts entries for the rest of the run (0: off)",
+  cooldown_losses: 'after this many losing trades in a row, no entry for cooldown_candles candles (0: off)',
+  cooldown_candles: 'candles of the cooldown, from the last loss’s exit (0: off)',
 };
 
 /** One rule setting's value within its bounds. */
 export function ruleValueSchema(name: LabSettingName) {
   const { min, max, isInteger, env } = LAB_RULE_BOUNDS[name];
   const number = isInteger ? z.number().int() : z.number();
-  const meaning = name in EXIT_RULE_MEANINGS ? `${EXIT_RULE_MEANINGS[name as LabExitRuleName]}; ` : '';
+  const meaning = RULE_MEANINGS[name] === undefined ? '' : `${RULE_MEANINGS[name]}; `;
   return number
     .min(min)
     .max(max)
@@ -82,22 +117,32 @@ function eachExitRule<T extends z.ZodType>(make: (name: LabExitRuleName) => T): 
   return Object.fromEntries(LAB_EXIT_RULE_NAMES.map((name) => [name, make(name)])) as { [K in LabExitRuleName]: T };
 }
 
+function eachRiskRule<T extends z.ZodType>(make: (name: LabRiskRuleName) => T): { [K in LabRiskRuleName]: T } {
+  return Object.fromEntries(LAB_RISK_RULE_NAMES.map((name) => [name, make(name)])) as { [K in LabRiskRuleName]: T };
+}
+
 function eachSetting<T extends z.ZodType>(make: (name: LabSettingName) => T): { [K in LabSettingName]: T } {
-  return { ...eachRule(make), ...eachExitRule(make) };
+  return { ...eachRule(make), ...eachExitRule(make), ...eachRiskRule(make) };
 }
 
 /**
  * The rule's complete settings a backtest ran with (the live ones, then the overrides): every
- * signal rule, and each exit rule that is on (absent: off).
+ * signal rule, and each exit and risk rule that is on (absent: off; a backtest run before them has none).
  */
-export const LabRulesSchema = z.object({ ...eachRule(ruleValueSchema), ...eachExitRule((name) => ruleValueSchema(name).optional()) }).meta({ id: 'LabRules' });
+export const LabRulesSchema = z
+  .object({
+    ...eachRule(ruleValueSchema),
+    ...eachExitRule((name) => ruleValueSchema(name).optional()),
+    ...eachRiskRule((name) => ruleValueSchema(name).optional()),
+  })
+  .meta({ id: 'LabRules' });
 export type LabRules = z.infer<typeof LabRulesSchema>;
 
 /** Overrides of the live settings; each absent one is the strategy's own (its config). */
 export const LabRuleOverridesSchema = z.strictObject(eachSetting((name) => ruleValueSchema(name).optional())).meta({
   id: 'LabRuleOverrides',
   description:
-    "Settings of the signal rule and of the exit rules (break-even, trailing stops, time exit, exit on the opposite signal; 0 off) that replace the strategy's live ones (its config) for this run",
+    "Settings of the signal rule, of the exit rules (break-even, trailing stops, time exit, exit on the opposite signal; 0 off) and of the risk (sizing by risk_percent, the limits; 0 off) that replace the strategy's live ones (its config) for this run",
 });
 export type LabRuleOverrides = z.infer<typeof LabRuleOverridesSchema>;
 
@@ -105,16 +150,23 @@ export type LabRuleOverrides = z.infer<typeof LabRuleOverridesSchema>;
 
 const Points = z.number().min(0).max(100_000);
 
-/** How a trade's size is chosen: fixed lots, or a share of the equity at risk to the stop. */
+const FixedLotsSchema = z.strictObject({
+  lots: z.number().min(0.01).max(100).meta({ description: 'Fixed lots per trade (rules.risk_percent 0), rounded down to the 0.01 step' }),
+});
+
+/**
+ * How a trade's size is chosen, as a backtest's settings show it: fixed lots; `risk_percent` only
+ * on a backtest run before issue 24 (sizing by risk is now rules.risk_percent).
+ */
 export const LabVolumeSchema = z
   .union([
-    z.strictObject({ lots: z.number().min(0.01).max(100).meta({ description: 'Fixed lots per trade, rounded down to the 0.01 step' }) }),
+    FixedLotsSchema,
     z.strictObject({
       risk_percent: z
         .number()
         .gt(0)
         .max(100)
-        .meta({ description: 'Percent of the equity at the entry lost at the stop; lots rounded down to 0.01 (a signal below 0.01 is skipped)' }),
+        .meta({ description: 'Before issue 24: percent of the equity at the entry lost at the stop; ask with rules.risk_percent now' }),
     }),
   ])
   .meta({ id: 'LabVolume' });
@@ -133,7 +185,13 @@ export const FillModelRequestSchema = z
       .max(100_000)
       .optional()
       .meta({ description: 'Per lot per round turn, in the account currency, booked at the exit; default 0' }),
-    volume: LabVolumeSchema.optional().meta({ description: 'Default: TRADE_VOLUME lots' }),
+    volume: z
+      .union([
+        FixedLotsSchema,
+        z.strictObject({ risk_percent: z.number().meta({ description: 'Refused (422): size by risk with rules.risk_percent, which a sweep can vary' }) }),
+      ])
+      .optional()
+      .meta({ description: 'Fixed lots, used when rules.risk_percent is 0 (SIZING=fixed). Default: TRADE_VOLUME lots' }),
   })
   .meta({ id: 'FillModelRequest' });
 export type FillModelRequest = z.infer<typeof FillModelRequestSchema>;
@@ -278,7 +336,43 @@ export const LabMetricsSchema = z
   .meta({ id: 'LabMetrics' });
 export type LabMetrics = z.infer<typeof LabMetricsSchema>;
 
-export const BacktestMetricsSchema = z.object({ overall: LabMetricsSchema, per_pair: z.record(z.string(), LabMetricsSchema) }).meta({ id: 'BacktestMetrics' });
+/**
+ * Why the lab left a signal untraded (services/strategy/README.md "Risk in the lab"): the pair's
+ * position (open, or a signal already waiting), stops a broker would refuse at the fill, each
+ * limit of @fxdesk/trading's RiskBook (a halt counted under what halted it), the sizing by risk
+ * (riskLots' skips), and a signal of the last candle, which has no next open to enter at.
+ */
+export const LAB_SKIP_REASONS = [
+  'position_open',
+  'invalid_stops',
+  'max_open_trades',
+  'currency_exposure',
+  'cooldown',
+  'daily_loss_limit',
+  'max_drawdown',
+  'volume_rounds_to_zero',
+  'volume_below_minimum',
+  'no_risk_at_stop',
+  'end_of_data',
+] as const;
+export type LabSkipReason = (typeof LAB_SKIP_REASONS)[number];
+
+/** Signals skipped, by reason; the reasons sum to the backtest's skipped_signals (or the pair's share of it). */
+export const LabSkipsSchema = z
+  .object(Object.fromEntries(LAB_SKIP_REASONS.map((reason) => [reason, z.number().int()])) as Record<LabSkipReason, z.ZodNumber>)
+  .meta({ id: 'LabSkips' });
+export type LabSkips = z.infer<typeof LabSkipsSchema>;
+
+export const BacktestMetricsSchema = z
+  .object({
+    overall: LabMetricsSchema,
+    per_pair: z.record(z.string(), LabMetricsSchema),
+    skipped: z
+      .object({ overall: LabSkipsSchema, per_pair: z.record(z.string(), LabSkipsSchema) })
+      .optional()
+      .meta({ description: 'The signals each limit (and each other reason) skipped, overall and by pair; absent on a backtest run before issue 24' }),
+  })
+  .meta({ id: 'BacktestMetrics' });
 export type BacktestMetrics = z.infer<typeof BacktestMetricsSchema>;
 
 const JobTimes = {
@@ -299,10 +393,10 @@ export const BacktestSchema = z
     settings: BacktestSettingsSchema,
     candles: z.number().int().nullable().meta({ description: 'Candles of the window processed, all pairs together; null until done' }),
     signals: z.number().int().meta({ description: 'Signals the rule gave in the window' }),
-    skipped_signals: z
-      .number()
-      .int()
-      .meta({ description: 'Signals not traded: a position already open on the pair, a volume below 0.01 lots, a stop on the wrong side of the fill' }),
+    skipped_signals: z.number().int().meta({
+      description:
+        'Signals not traded: a position already open on the pair, a stop on the wrong side of the fill, a risk limit, a size that rounds to zero; by reason in metrics.skipped',
+    }),
     metrics: BacktestMetricsSchema.nullable().meta({ description: 'null until done' }),
     sweep_id: z.string().nullable().meta({ description: 'The sweep it belongs to' }),
   })

@@ -74,6 +74,7 @@ export interface RiskBookOptions {
 }
 
 const HOUR_MS = 3_600_000;
+const QUARTER_HOUR_MS = 900_000;
 
 /**
  * The trading day of an instant, named by the date on which it ends: with the day rolling at
@@ -105,6 +106,12 @@ export class RiskBook {
   private readonly timeZone: string;
   private readonly open = new Map<string, RiskEntry>();
   private state: RiskState;
+  /**
+   * The instants [dayFromMs, dayUntilMs) known to be in `state.day`: a mark within them needs no
+   * Intl (the lab marks every candle time, and formatToParts costs microseconds and allocates).
+   */
+  private dayFromMs = Number.NaN;
+  private dayUntilMs = Number.NaN;
 
   constructor(options: RiskBookOptions) {
     this.limits = options.limits;
@@ -132,10 +139,14 @@ export class RiskBook {
    */
   markEquity(ms: number, equity: number): Halt | null {
     const s = this.state;
-    const day = tradingDayOf(ms, this.rollHour, this.timeZone);
-    if (s.day !== day) {
-      s.day = day;
-      s.dayStartEquity = equity;
+    if (!(ms >= this.dayFromMs && ms < this.dayUntilMs)) {
+      const day = tradingDayOf(ms, this.rollHour, this.timeZone);
+      this.dayFromMs = ms;
+      this.dayUntilMs = this.dayEndAfter(ms, day);
+      if (s.day !== day) {
+        s.day = day;
+        s.dayStartEquity = equity;
+      }
     }
     if (s.equityPeak === null || equity > s.equityPeak) s.equityPeak = equity;
     if (s.halt) return null;
@@ -150,9 +161,26 @@ export class RiskBook {
     return s.halt;
   }
 
+  /**
+   * The first instant after `ms` of a later trading day than `day`. A day rolls on a whole quarter
+   * hour of UTC (every zone's offset is a multiple of 15 minutes) within 25 hours (a DST day), so a
+   * search over those quarter hours finds it in a few looks.
+   */
+  private dayEndAfter(ms: number, day: string): number {
+    let low = Math.floor(ms / QUARTER_HOUR_MS); // in `day`
+    let high = low + 25 * 4 + 1; // past it
+    while (high - low > 1) {
+      const mid = (low + high) >>> 1;
+      if (tradingDayOf(mid * QUARTER_HOUR_MS, this.rollHour, this.timeZone) === day) low = mid;
+      else high = mid;
+    }
+    return high * QUARTER_HOUR_MS;
+  }
+
   /** A person's resume (POST /risk/resume): entries go out again; the day and the peak restart from `equity`. */
   resume(ms: number, equity: number): void {
     this.state = { ...this.state, halt: null, equityPeak: equity, day: tradingDayOf(ms, this.rollHour, this.timeZone), dayStartEquity: equity };
+    this.dayFromMs = Number.NaN;
   }
 
   /** Whether an entry may go out at `ms`, checked in the order a trader reads them: the halt first. */

@@ -30,6 +30,25 @@ describe('the trading day', () => {
   });
 });
 
+describe('the day of the marks', () => {
+  it('starts a new day at each roll, marks a minute apart, across the change to summer time (the lab marks every candle)', () => {
+    // Every minute from Friday 2026-03-06 to Tuesday 2026-03-10 (New York springs forward on Sunday
+    // the 8th): the day the book keeps is tradingDayOf's at every mark, though it asks Intl once a day or so.
+    const b = new RiskBook({ limits: { ...RISK_LIMITS_OFF, dailyLossLimitPercent: 50 }, candleMs: 60_000 });
+    const starts: string[] = [];
+    let last: string | null = null;
+    for (let ms = Date.UTC(2026, 2, 6), equity = 100_000; ms < Date.UTC(2026, 2, 10); ms += 60_000, equity--) {
+      b.markEquity(ms, equity);
+      const { day } = b.snapshot();
+      if (day !== last) starts.push(`${day} ${new Date(ms).toISOString().slice(11, 16)}`);
+      last = day;
+      expect(day).toBe(tradingDayOf(ms));
+    }
+    // Each day by its name (the date it ends on) and the UTC time of its first mark: 22:00 in winter, 21:00 from Sunday on.
+    expect(starts).toEqual(['2026-03-06 00:00', '2026-03-07 22:00', '2026-03-08 22:00', '2026-03-09 21:00', '2026-03-10 21:00']);
+  });
+});
+
 describe('the limits before an entry', () => {
   it('holds one position per pair, unless configured otherwise', () => {
     const risk = book();

@@ -1,13 +1,29 @@
-import { LAB_RULE_BOUNDS, type LabExitRuleName, type LabRuleName, type LabRules, type LabSettingName } from '@fxdesk/schemas';
+import { LAB_RULE_BOUNDS, type LabExitRuleName, type LabRiskRuleName, type LabRuleName, type LabRules, type LabSettingName } from '@fxdesk/schemas';
 import { EXITS_OFF, type ExitRules } from '@fxdesk/trading';
 import type { StrategyConfig } from './config.js';
 
 /**
- * The settings of the signal rule and of the indicators it reads, and the exit rules that are on
- * (@fxdesk/trading's ExitRules; an absent one is off, {@link exitRulesOf}): what the live engine
- * runs with (from its config, {@link rulesOf}) and what a backtest may override.
+ * The risk settings a backtest runs with (issue 24; risk-settings.ts has them for live and paper),
+ * each 0 when off: `riskPercent` 0 is fixed lots. One position per pair is not among them: the
+ * lab holds one per pair always (lab/plan.ts refuses `one_position_per_pair: 0`).
  */
-export interface StrategyRules extends Partial<ExitRules> {
+export interface RiskRules {
+  riskPercent: number;
+  maxOpenTrades: number;
+  maxCurrencyExposureLots: number;
+  dailyLossLimitPercent: number;
+  maxDrawdownPercent: number;
+  cooldownLosses: number;
+  cooldownCandles: number;
+}
+
+/**
+ * The settings of the signal rule and of the indicators it reads, and the exit and risk rules
+ * that are on (@fxdesk/trading's ExitRules, {@link RiskRules}; an absent one is off,
+ * {@link exitRulesOf}, {@link riskRulesOf}): what the live engine runs with (from its config,
+ * {@link rulesOf}) and what a backtest may override.
+ */
+export interface StrategyRules extends Partial<ExitRules>, Partial<RiskRules> {
   /** ATR period of the Supertrend (SUPERTREND_ATR_PERIOD). */
   supertrendAtrPeriod: number;
   /** Band multiplier of the Supertrend (SUPERTREND_MULTIPLIER). */
@@ -25,8 +41,9 @@ export interface StrategyRules extends Partial<ExitRules> {
 }
 
 /** The signal rule's settings. */
-export type RuleName = Exclude<keyof StrategyRules, ExitRuleName>;
+export type RuleName = Exclude<keyof StrategyRules, ExitRuleName | RiskRuleName>;
 export type ExitRuleName = keyof ExitRules;
+export type RiskRuleName = keyof RiskRules;
 
 export interface RuleBound {
   min: number;
@@ -76,10 +93,36 @@ export const EXIT_RULE_BOUNDS: Readonly<Record<ExitRuleName, RuleBound>> = Objec
 
 export const EXIT_RULE_NAMES = Object.keys(EXIT_RULE_BOUNDS) as ExitRuleName[];
 
-/** Every setting, the signal rule's then the exits', with its bounds. */
-const ALL_BOUNDS: ReadonlyArray<[keyof StrategyRules, RuleBound]> = [...Object.entries(RULE_BOUNDS), ...Object.entries(EXIT_RULE_BOUNDS)] as Array<
-  [keyof StrategyRules, RuleBound]
->;
+/** Each risk rule's name in the lab's API (`one_position_per_pair` is the plan's: always 1 in the lab). */
+const RISK_API_NAMES: Readonly<Record<RiskRuleName, Exclude<LabRiskRuleName, 'one_position_per_pair'>>> = {
+  riskPercent: 'risk_percent',
+  maxOpenTrades: 'max_open_trades',
+  maxCurrencyExposureLots: 'max_currency_exposure_lots',
+  dailyLossLimitPercent: 'daily_loss_limit',
+  maxDrawdownPercent: 'max_drawdown',
+  cooldownLosses: 'cooldown_losses',
+  cooldownCandles: 'cooldown_candles',
+};
+
+/**
+ * The bounds of every risk rule in the lab (LAB_RULE_BOUNDS too): the config's RISK_BOUNDS
+ * (risk-settings.ts), 0 off; `riskPercent` 0 is SIZING=fixed, its least on value 0.01 as RISK_PERCENT's.
+ */
+export const RISK_RULE_BOUNDS: Readonly<Record<RiskRuleName, RuleBound>> = Object.fromEntries(
+  Object.entries(RISK_API_NAMES).map(([name, api]) => [name, { ...LAB_RULE_BOUNDS[api], api }]),
+) as Record<RiskRuleName, RuleBound>;
+
+export const RISK_RULE_NAMES = Object.keys(RISK_RULE_BOUNDS) as RiskRuleName[];
+
+/** The rules absent when off (0): the exits and the risk's. */
+const OFF_AT_ZERO: ReadonlyArray<ExitRuleName | RiskRuleName> = [...EXIT_RULE_NAMES, ...RISK_RULE_NAMES];
+
+/** Every setting, the signal rule's, the exits', then the risk's, with its bounds. */
+const ALL_BOUNDS: ReadonlyArray<[keyof StrategyRules, RuleBound]> = [
+  ...Object.entries(RULE_BOUNDS),
+  ...Object.entries(EXIT_RULE_BOUNDS),
+  ...Object.entries(RISK_RULE_BOUNDS),
+] as Array<[keyof StrategyRules, RuleBound]>;
 
 /** The rules in the API's names (`supertrend_atr_period`, …, `break_even_r`, …). */
 export type RuleOverrides = Partial<Record<RuleBound['api'], number>>;
@@ -91,14 +134,29 @@ export function exitRulesOf(rules: StrategyRules): ExitRules {
   return exits;
 }
 
-/** Only the exit rules that are on, as StrategyRules carries them. */
-function onlyOn(exits: ExitRules): Partial<ExitRules> {
-  return Object.fromEntries(Object.entries(exits).filter(([, value]) => value !== 0));
+/** The risk rules of a set of rules, every one there (an absent one 0: off). */
+export function riskRulesOf(rules: StrategyRules): RiskRules {
+  return Object.fromEntries(RISK_RULE_NAMES.map((name) => [name, rules[name] ?? 0])) as unknown as RiskRules;
+}
+
+/** Only the rules that are on, as StrategyRules carries them. */
+function onlyOn<T extends object>(rules: T): Partial<T> {
+  return Object.fromEntries(Object.entries(rules).filter(([, value]) => value !== 0)) as Partial<T>;
 }
 
 /** The live settings: the strategy's config. */
-export function rulesOf(config: Pick<StrategyConfig, RuleBound['env']>): StrategyRules {
+export function rulesOf(config: Pick<StrategyConfig, RuleBound['env'] | 'SIZING'>): StrategyRules {
   return {
+    ...onlyOn({
+      riskPercent: config.SIZING === 'risk' ? config.RISK_PERCENT : 0,
+      maxOpenTrades: config.MAX_OPEN_TRADES,
+      maxCurrencyExposureLots: config.MAX_CURRENCY_EXPOSURE_LOTS,
+      dailyLossLimitPercent: config.DAILY_LOSS_LIMIT,
+      maxDrawdownPercent: config.MAX_DRAWDOWN,
+      // As riskSettingsOf: a cooldown only when both of its settings are set.
+      cooldownLosses: config.COOLDOWN_CANDLES > 0 ? config.COOLDOWN_LOSSES : 0,
+      cooldownCandles: config.COOLDOWN_LOSSES > 0 ? config.COOLDOWN_CANDLES : 0,
+    }),
     ...onlyOn({
       breakEvenR: config.BREAK_EVEN_R,
       trailingStopAtr: config.TRAILING_STOP_ATR,
@@ -123,8 +181,8 @@ export function withOverrides(rules: StrategyRules, overrides: RuleOverrides = {
     const value = overrides[api];
     if (value !== undefined) next[name] = value;
   }
-  // An exit rule set to 0 is off: absent, as in the config's rules.
-  for (const name of EXIT_RULE_NAMES) if (next[name] === 0) delete next[name];
+  // An exit or risk rule set to 0 is off: absent, as in the config's rules.
+  for (const name of OFF_AT_ZERO) if (next[name] === 0) delete next[name];
   return next;
 }
 
@@ -133,7 +191,7 @@ export function ruleBoundIssues(rules: StrategyRules): Array<{ name: RuleBound['
   const issues: Array<{ name: RuleBound['api']; message: string }> = [];
   for (const [name, { min, max, isInteger, api }] of ALL_BOUNDS) {
     const value = rules[name];
-    if (value === undefined && name in EXIT_RULE_BOUNDS) continue;
+    if (value === undefined && (OFF_AT_ZERO as readonly string[]).includes(name)) continue;
     if (value === undefined || !Number.isFinite(value) || value < min || value > max || (isInteger && !Number.isInteger(value))) {
       issues.push({ name: api, message: `must be ${isInteger ? 'an integer' : 'a number'} from ${min} to ${max}, got ${value}` });
     }
@@ -141,16 +199,17 @@ export function ruleBoundIssues(rules: StrategyRules): Array<{ name: RuleBound['
   return issues;
 }
 
-/** The rules by their API names: every signal rule, and each exit rule that is on (LabRules' shape). */
+/** The rules by their API names: every signal rule, and each exit and risk rule that is on (LabRules' shape). */
 export function apiRules(rules: StrategyRules): LabRules {
   const signal = RULE_NAMES.map((name) => [RULE_BOUNDS[name].api, rules[name]]);
   return Object.fromEntries([
     ...signal,
     ...Object.entries(onlyOn(exitRulesOf(rules))).map(([name, value]) => [EXIT_API_NAMES[name as ExitRuleName], value]),
+    ...Object.entries(onlyOn(riskRulesOf(rules))).map(([name, value]) => [RISK_API_NAMES[name as RiskRuleName], value]),
   ]) as LabRules;
 }
 
-/** The rules from their API names (a backtest's settings.rules; an exit rule it does not list is off). */
+/** The rules from their API names (a backtest's settings.rules; an exit or risk rule it does not list is off). */
 export function strategyRules(rules: LabRules): StrategyRules {
   const values = rules as Partial<Record<LabSettingName, number>>;
   const signal = Object.fromEntries(RULE_NAMES.map((name) => [name, values[RULE_BOUNDS[name].api]])) as unknown as StrategyRules;

@@ -123,10 +123,13 @@ describe('a backtest through the API', () => {
   it('runs on WARMUP_CANDLES candles before from and the window, with the pair a cross converts its P/L through', async () => {
     const runner = new ManualRunner();
     const { app, config } = await start({ labRunner: runner });
-    await submit(app, { instruments: ['EUR_GBP'], timeframe: 'H1', ...WEEK, fill_model: { spread_points: 12, volume: { risk_percent: 1 } } });
+    await submit(app, { instruments: ['EUR_GBP'], timeframe: 'H1', ...WEEK, rules: { risk_percent: 1 }, fill_model: { spread_points: 12 } });
     const { job } = await runner.next();
     expect(job).toMatchObject({ timeframe: 'H1', fromSec: FROM_SEC, toSec: TO_SEC, initialBalance: 100_000, accountCurrency: 'USD' });
-    expect(job.fills).toEqual({ spread_points: 12, slippage_points: 0, commission_per_lot: 0, volume: { risk_percent: 1 } });
+    expect(job.fills).toEqual({ spread_points: 12, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } });
+    // Sizing by risk: the simulated terminal's volume terms (no EXECUTION_URL), read once at the job's start.
+    expect(job.rules.riskPercent).toBe(1);
+    expect(job.terms).toEqual({ EUR_GBP: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' } });
     expect(job.pairs.map((p) => [p.instrument, p.symbol])).toEqual([['EUR_GBP', 'EURGBP']]);
     expect(job.conversion.map((p) => p.instrument)).toEqual(['GBP_USD']);
     for (const pair of [...job.pairs, ...job.conversion]) {
@@ -172,6 +175,53 @@ describe('a backtest through the API', () => {
       ),
     ).toEqual(['body.walk_forward']);
     expect(await paths({ ...sweep, base: { instruments: ['ABC_XYZ'], ...WEEK }, grid: { risk_reward: [1] } }, '/sweeps')).toEqual(['body.base.instruments.0']);
+  });
+
+  it('refuses one_position_per_pair 0 and a fill volume by risk with 422: the lab holds one position per pair, sizing by risk is rules.risk_percent', async () => {
+    const { app } = await start({ labRunner: instantRunner });
+    const refusal = async (body: object, url = '/backtests') => {
+      const res = await app.inject({ method: 'POST', url, payload: body });
+      expect(res.statusCode, res.body).toBe(422);
+      return res.json<{ details: Array<{ path: string; message: string }> }>().details;
+    };
+    expect(await refusal({ instruments: ['EUR_USD'], ...WEEK, rules: { one_position_per_pair: 0 } })).toEqual([
+      { path: 'body.rules.one_position_per_pair', message: expect.stringMatching(/holds one position per pair/) },
+    ]);
+    expect(await refusal({ instruments: ['EUR_USD'], ...WEEK, fill_model: { volume: { risk_percent: 1 } } })).toEqual([
+      { path: 'body.fill_model.volume', message: expect.stringMatching(/rules\.risk_percent/) },
+    ]);
+    expect(await refusal({ instruments: ['EUR_USD'], ...WEEK, rules: { risk_percent: 11 } })).toEqual([
+      { path: 'body.rules.risk_percent', message: expect.any(String) },
+    ]);
+    const sweep = { base: { instruments: ['EUR_USD'], ...WEEK }, rank_by: 'net_profit' };
+    expect(await refusal({ ...sweep, grid: { one_position_per_pair: [0, 1] } }, '/sweeps')).toEqual([
+      { path: 'body.grid.one_position_per_pair', message: expect.stringMatching(/one position per pair/) },
+    ]);
+    await submit(app, { instruments: ['EUR_USD'], ...WEEK, rules: { one_position_per_pair: 1 } });
+  });
+
+  it('refuses a backtest on the config’s ONE_POSITION_PER_PAIR=false unless it asks for one per pair', async () => {
+    const { app } = await start({ labRunner: instantRunner, env: { ONE_POSITION_PER_PAIR: 'false' } });
+    const res = await app.inject({ method: 'POST', url: '/backtests', payload: { instruments: ['EUR_USD'], ...WEEK } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([{ path: 'body.rules.one_position_per_pair', message: expect.stringMatching(/^ONE_POSITION_PER_PAIR is false/) }]);
+    await submit(app, { instruments: ['EUR_USD'], ...WEEK, rules: { one_position_per_pair: 1 } });
+  });
+
+  it('takes the config’s risk settings as a backtest’s defaults, listed among its rules when on', async () => {
+    const env = { SIZING: 'risk', RISK_PERCENT: '0.5', MAX_OPEN_TRADES: '2', DAILY_LOSS_LIMIT: '3', COOLDOWN_LOSSES: '2', COOLDOWN_CANDLES: '12' };
+    const { app, lab } = await start({ labRunner: instantRunner, env });
+    const id = await submit(app, { instruments: ['EUR_USD'], ...WEEK, rules: { max_drawdown: 10, cooldown_candles: 0 } });
+    await lab.whenIdle();
+    expect((await get(app, `/backtests/${id}`)).settings.rules).toEqual({
+      ...SETTINGS.rules,
+      risk_percent: 0.5,
+      max_open_trades: 2,
+      daily_loss_limit: 3,
+      max_drawdown: 10,
+      cooldown_losses: 2,
+    });
+    expect((await get(app, '/lab/defaults')).rules).toMatchObject({ risk_percent: 0.5, max_open_trades: 2, cooldown_candles: 12 });
   });
 
   it('refuses five years of M1 with 422 when the market trades all week (SIM_MARKET_HOURS=false), counting every minute', async () => {

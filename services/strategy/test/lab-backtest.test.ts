@@ -9,7 +9,7 @@ import {
   type ConversionRates,
   type LabCandle,
 } from '../src/lab/backtest.js';
-import { FILLS, FRIDAY_LAST, M5, RULES, SUNDAY_OPEN, WEDNESDAY, backtest, candle, history, pairOf } from './lab-fixtures.js';
+import { FILLS, FRIDAY_LAST, M5, RULES, SUNDAY_OPEN, TERMS, WEDNESDAY, backtest, candle, history, pairOf } from './lab-fixtures.js';
 
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
 
@@ -161,11 +161,11 @@ describe('a backtest trades', () => {
     // (15.3846… rounded down); of 500: 5 / 65 = 0.0769 → 0.07; of 50: 0.5 / 65 = 0.0077 → 0, skipped.
     // 15.38 lots stopped as in the first fixture: (−67 − 7) × 15.38 = −1 138.12 USD.
     const pairs = [pairOf('EUR_USD', [...history(WEDNESDAY), candle(t1, 1.0821, 1.084, 1.081, 1.083)])];
-    const fills = { ...FILLS, volume: { risk_percent: 1 } };
-    const big = backtest(pairs, WEDNESDAY, { fills });
+    const byRisk = { rules: { ...RULES, riskPercent: 1 }, terms: TERMS };
+    const big = backtest(pairs, WEDNESDAY, byRisk);
     expect(big.trades[0]).toMatchObject({ volume_lots: 15.38, pnl: -1138.12, commission: 107.66 });
-    expect(backtest(pairs, WEDNESDAY, { fills, initialBalance: 500 }).trades[0]?.volume_lots).toBe(0.07);
-    const none = backtest(pairs, WEDNESDAY, { fills, initialBalance: 50 });
+    expect(backtest(pairs, WEDNESDAY, { ...byRisk, initialBalance: 500 }).trades[0]?.volume_lots).toBe(0.07);
+    const none = backtest(pairs, WEDNESDAY, { ...byRisk, initialBalance: 50 });
     expect(none.trades).toEqual([]);
     expect(none.skipped_signals).toBeGreaterThanOrEqual(1);
   });

@@ -11,6 +11,7 @@ import {
   type LabCandle,
 } from '../src/lab/backtest.js';
 import type { StrategyRules } from '../src/rules.js';
+import type { VolumeTerms } from '@fxdesk/trading';
 import { columnsOf } from '../src/lab/columns.js';
 import { candleOfSimulatedBar } from '../src/market-source.js';
 
@@ -27,6 +28,14 @@ export const RULES: StrategyRules = {
 
 /** 1 lot, the default spread (10 points), 2 points of slippage, 7 USD a lot. */
 export const FILLS: FillModel = { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { lots: 1 } };
+
+/** The simulated terminal's volume terms (lab/symbol-terms.ts) of the fixtures' pairs: 100 000 units a lot, 0.01 to 100 lots by 0.01. */
+export const TERMS: Record<string, VolumeTerms> = Object.fromEntries(
+  ['EUR_USD', 'GBP_USD', 'USD_JPY', 'EUR_GBP', 'AUD_USD'].map((instrument) => [
+    instrument,
+    { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' },
+  ]),
+);
 
 export const M5 = 300;
 /** Wednesday 2023-11-15 15:30 UTC. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runBacktest, ratesFromCandles, type BacktestPair, type Trade } from '../src/lab/backtest.js';
 import { candlesOf, firstAtOrAfter, sliceColumns } from '../src/lab/columns.js';
 import { PairTracker, trackerSettingsOf } from '../src/pair-tracker.js';
-import { FILLS, RULES, simulatedCandles } from './lab-fixtures.js';
+import { FILLS, RULES, TERMS, simulatedCandles } from './lab-fixtures.js';
 
 const DAY = 86_400_000;
 const market = new SimulatedMarket({ seed: 'fxdesk', tickIntervalMs: 1000, marketHours: true, clock: new ManualClock(0) });
@@ -22,8 +22,9 @@ function run(pairs: BacktestPair[], fromSec: number, conversion: BacktestPair[] 
   const { trades } = runBacktest({
     timeframe: 'M5',
     pairs,
-    rules: { ...RULES, minConfluence: 2 },
-    fills: { ...FILLS, volume: { risk_percent: 1 } },
+    rules: { ...RULES, minConfluence: 2, riskPercent: 1 },
+    fills: FILLS,
+    terms: TERMS,
     initialBalance: 100_000,
     accountCurrency: 'USD',
     fromSec,

@@ -1,7 +1,20 @@
 import { loadConfig } from '@fxdesk/core';
 import { describe, expect, it } from 'vitest';
 import { StrategyConfigSchema } from '../src/config.js';
-import { apiRules, EXIT_RULE_BOUNDS, EXIT_RULE_NAMES, RULE_BOUNDS, RULE_NAMES, ruleBoundIssues, rulesOf, strategyRules, withOverrides } from '../src/rules.js';
+import { RISK_BOUNDS } from '../src/risk-settings.js';
+import {
+  apiRules,
+  EXIT_RULE_BOUNDS,
+  EXIT_RULE_NAMES,
+  RISK_RULE_BOUNDS,
+  RISK_RULE_NAMES,
+  RULE_BOUNDS,
+  RULE_NAMES,
+  ruleBoundIssues,
+  rulesOf,
+  strategyRules,
+  withOverrides,
+} from '../src/rules.js';
 
 const config = (env: Record<string, string> = {}) => loadConfig(StrategyConfigSchema, { LOG_LEVEL: 'silent', ...env });
 
@@ -57,5 +70,26 @@ describe('the strategy rules', () => {
     expect(apiRules(rules)).not.toHaveProperty('time_exit_candles');
     expect(strategyRules(apiRules(rules))).toEqual(rules);
     expect(ruleBoundIssues({ ...rules, trailingStopR: 21 }).map((i) => i.name)).toEqual(['trailing_stop_r']);
+  });
+
+  it('bound the risk settings in the lab as the config does (RISK_BOUNDS), 0 off and RISK_PERCENT 0 fixed lots', () => {
+    for (const name of RISK_RULE_NAMES) {
+      const { min, max } = RISK_RULE_BOUNDS[name];
+      expect(max).toBe(RISK_BOUNDS[name].max);
+      // RISK_PERCENT's least is 0.01 under SIZING=risk; the lab's 0 is SIZING=fixed.
+      expect(min).toBe(name === 'riskPercent' ? 0 : RISK_BOUNDS[name].min);
+    }
+  });
+
+  it('take the config’s risk settings, each listed only when on, the cooldown only with both of its settings', () => {
+    expect(rulesOf(config())).not.toHaveProperty('riskPercent');
+    const rules = rulesOf(config({ SIZING: 'risk', RISK_PERCENT: '0.5', MAX_OPEN_TRADES: '3', DAILY_LOSS_LIMIT: '2', COOLDOWN_LOSSES: '2' }));
+    expect(rules).toMatchObject({ riskPercent: 0.5, maxOpenTrades: 3, dailyLossLimitPercent: 2 });
+    expect(rules).not.toHaveProperty('cooldownLosses');
+    expect(apiRules(rules)).toMatchObject({ risk_percent: 0.5, max_open_trades: 3, daily_loss_limit: 2 });
+    const off = withOverrides(rules, { max_open_trades: 0, max_drawdown: 10 });
+    expect(off).not.toHaveProperty('maxOpenTrades');
+    expect(strategyRules(apiRules(off))).toEqual(off);
+    expect(ruleBoundIssues({ ...off, riskPercent: 11 }).map((i) => i.name)).toEqual(['risk_percent']);
   });
 });

@@ -18,7 +18,7 @@ const BACKTEST = { instruments: ['EUR_USD'], from: '2025-12-01', to: '2025-12-03
 const EXAMPLES: Record<string, ExampleRequest[]> = {
   'POST /backtests': [
     { body: BACKTEST },
-    { body: { ...BACKTEST, timeframe: 'H1', rules: { min_confluence: 2 }, fill_model: { volume: { risk_percent: 1 } } } },
+    { body: { ...BACKTEST, timeframe: 'H1', rules: { min_confluence: 2, risk_percent: 1, max_open_trades: 2 }, fill_model: { volume: { lots: 0.5 } } } },
   ],
   'POST /sweeps': [{ body: { base: BACKTEST, grid: { risk_reward: [1, 2] }, rank_by: 'sharpe' } }],
 };

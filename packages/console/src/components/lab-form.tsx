@@ -16,7 +16,7 @@ import {
   type SweepForm,
   type VolumeMode,
 } from '../lab/requests.js';
-import { EXIT_RULES, formatRuleValue, SIGNAL_RULES, type RuleSpec } from '../lab/rules.js';
+import { EXIT_RULES, formatRuleValue, RISK_RULES, SIGNAL_RULES, type RuleSpec } from '../lab/rules.js';
 import { loadSavedForm, saveForm } from '../lab/saved-form.js';
 import { TIMEFRAMES } from '../market-time.js';
 import { navigate } from '../router.js';
@@ -189,6 +189,26 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
         ))}
       </fieldset>
 
+      <fieldset class="rules risk">
+        <legend>
+          Risk: risk per trade sizes by risk (0: fixed lots, the Size below); each limit 0 is off; empty keeps the strategy's own (shown); one position per pair
+          always{kind === 'sweep' ? '; values to try like 0.5, 1, 2' : ''}
+        </legend>
+        {RISK_RULES.map((rule) => (
+          <RuleRow
+            key={rule.key}
+            rule={rule}
+            kind={kind}
+            form={form}
+            sweep={sweep}
+            defaults={defaults}
+            hasProblem={hasProblem}
+            edit={edit}
+            editSweep={editSweep}
+          />
+        ))}
+      </fieldset>
+
       {kind === 'sweep' && (
         <fieldset class="fields">
           <legend>
@@ -295,12 +315,11 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
             <select name="volume_mode" value={form.volumeMode} onChange={(e) => edit({ volumeMode: e.currentTarget.value as VolumeMode })}>
               <option value="default">{defaults ? `${defaults.volume_lots} lots` : "the desk's lots"}</option>
               <option value="lots">fixed lots</option>
-              <option value="risk_percent">% of equity at risk</option>
             </select>
           </label>
           {form.volumeMode !== 'default' && (
             <label>
-              {form.volumeMode === 'lots' ? 'Lots' : 'Risk %'}
+              Lots
               <input type="number" name="volume" min={0} step="any" value={form.volume} onInput={(e) => edit({ volume: e.currentTarget.value })} />
             </label>
           )}

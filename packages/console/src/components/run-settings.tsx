@@ -2,7 +2,8 @@ import type { BacktestSettings, FillModel } from '@fxdesk/schemas';
 import { formatDateTime, formatMoney, pairLabel } from '../format.js';
 import { formatRuleValue, LAB_RULES } from '../lab/rules.js';
 
-function volumeText(volume: FillModel['volume']): string {
+function volumeText(volume: FillModel['volume'], riskPercent: number | undefined): string {
+  if (riskPercent !== undefined) return `${riskPercent} % of equity at risk a trade`;
   return 'lots' in volume ? `${volume.lots} lots a trade` : `${volume.risk_percent} % of equity at risk a trade`;
 }
 
@@ -36,7 +37,7 @@ export function RunSettings({ settings }: { settings: BacktestSettings }) {
         <dd>
           spread {fill.spread_points === null ? "each candle's own (the model's default without one)" : `${fill.spread_points} points where a candle has none`}{' '}
           · slippage {fill.slippage_points} points · commission {formatMoney(fill.commission_per_lot, settings.account_currency)} a lot ·{' '}
-          {volumeText(fill.volume)}
+          {volumeText(fill.volume, settings.rules.risk_percent)}
         </dd>
       </div>
       <div>

@@ -10,7 +10,8 @@ import { LAB_RULES, ruleProblem, type RuleKey, type RuleSpec } from './rules.js'
 export const MAX_INSTRUMENTS = 20;
 export const MAX_SETTINGS = 256;
 
-export type VolumeMode = 'default' | 'lots' | 'risk_percent';
+/** The fixed lots of a run that does not size by risk (sizing by risk is the rule risk_percent). */
+export type VolumeMode = 'default' | 'lots';
 
 export interface BacktestForm {
   name: string;
@@ -131,10 +132,6 @@ function fillModelOf(form: BacktestForm, problems: Problem[]): FillModelRequest 
     const lots = checked(problems, 'volume', 'Lots', form.volume, 0.01, 100);
     if (lots === null) problems.push({ field: 'volume', message: 'Lots: give the lots per trade' });
     else fill.volume = { lots };
-  } else if (form.volumeMode === 'risk_percent') {
-    const percent = checked(problems, 'volume', 'Risk', form.volume, 0, 100, true);
-    if (percent === null) problems.push({ field: 'volume', message: 'Risk: give the percent of equity at risk' });
-    else fill.volume = { risk_percent: percent };
   }
   return fill;
 }

@@ -3,6 +3,7 @@ import { EquityPanel } from '../components/equity-panel.js';
 import { JobStatus, JobUnread } from '../components/job-status.js';
 import { MetricsTable } from '../components/metrics-table.js';
 import { RunSettings } from '../components/run-settings.js';
+import { SkipsTable } from '../components/skips-table.js';
 import { formatMoney } from '../format.js';
 import { useJob } from '../lab/use-job.js';
 import { Link } from '../router.js';
@@ -49,6 +50,7 @@ export function BacktestPage({ id, instrument }: { id: string; instrument: strin
             {formatMoney(metrics.overall.net_profit, settings.account_currency)}
           </p>
           <MetricsTable metrics={metrics} currency={settings.account_currency} />
+          <SkipsTable skipped={metrics.skipped} />
         </section>
       )}
       {backtest.status === 'done' && (

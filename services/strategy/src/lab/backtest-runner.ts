@@ -7,6 +7,7 @@ import type { LabDeps, LabRunner } from './jobs.js';
 import { CandlesUnavailable, loadCandles, type LoadedCandles } from './load-candles.js';
 import type { BacktestPlan } from './plan.js';
 import { isoNow } from './scheduler.js';
+import { readTerms, SimulatedLabTerms, SymbolTermsUnavailable } from './symbol-terms.js';
 import type { BacktestJob, BacktestResult } from './types.js';
 
 /** The share of a job's progress that loading its candles counts for. */
@@ -28,7 +29,7 @@ export class BacktestRunner {
     const progress = events.progressWriter('backtest', id);
     const startedMs = clock.now();
     try {
-      const candles = await loadCandles(lab, plan, (f) => progress(f * LOAD_SHARE), signal);
+      const candles = await loadJob(lab, plan, (f) => progress(f * LOAD_SHARE), signal);
       // The loading's end (its fifth) is stored and told before the run starts, not passed over by the run's first move.
       await progress.whenWritten();
       const result = await runOn(lab.runner, jobOf(plan, candles, plan.rules), (f) => progress(LOAD_SHARE + f * (1 - LOAD_SHARE)), signal);
@@ -50,9 +51,21 @@ export function runOn(runner: LabRunner, job: BacktestJob, onProgress: (f: numbe
   return runner.run(job, { onProgress, signal });
 }
 
-/** The job the runner is given: a plan's settings over the candles loaded for it, on `rules`. */
+/**
+ * A job's candles and, when it sizes by risk, its pairs' volume terms from the venue (lab.terms;
+ * the simulated terminal's without EXECUTION_URL), read once at its start.
+ */
+export async function loadJob(lab: LabDeps, plan: BacktestPlan, onProgress: (f: number) => void, signal: AbortSignal): Promise<LoadedCandles> {
+  const terms = plan.needsTerms ? await readTerms(lab.terms ?? new SimulatedLabTerms(), plan.pairs) : undefined;
+  signal.throwIfAborted();
+  return { ...(await loadCandles(lab, plan, onProgress, signal)), terms };
+}
+
+/** The job the runner is given: a plan's settings over the candles (and terms) loaded for it, on `rules`. */
 export function jobOf(plan: BacktestPlan, candles: LoadedCandles, rules: StrategyRules): BacktestJob {
   return {
+    terms: candles.terms,
+    riskDay: plan.riskDay,
     timeframe: plan.timeframe,
     pairs: candles.pairs,
     conversion: candles.conversion,
@@ -68,5 +81,6 @@ export function jobOf(plan: BacktestPlan, candles: LoadedCandles, rules: Strateg
 /** A job's failure as its record shows it: the market's history failing is CANDLES_UNAVAILABLE. */
 export function jobError(err: unknown): LabJobError {
   if (err instanceof CandlesUnavailable) return { code: 'CANDLES_UNAVAILABLE', message: err.message };
+  if (err instanceof SymbolTermsUnavailable) return { code: 'SYMBOL_TERMS_UNAVAILABLE', message: err.message };
   return { code: 'FAILED', message: err instanceof Error ? err.message : String(err) };
 }

@@ -4,7 +4,7 @@
  * the metrics of metrics.ts. Synchronous, pure and deterministic: the same input, the same result.
  * README "The strategy lab" says how it trades.
  */
-import { EXIT_REASONS, TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import { EXIT_REASONS, LAB_SKIP_REASONS, TIMEFRAME_SECONDS, type LabSkipReason, type LabSkips } from '@fxdesk/schemas';
 import {
   commissionOf,
   contractSize,
@@ -13,14 +13,21 @@ import {
   PairPosition,
   pnlOf,
   pricingOf,
+  RiskBook,
+  riskLots,
   rMultipleOf,
   volumeLots,
   type FillCandle,
   type PairPricing,
   type PositionHooks,
+  type RiskEntry,
+  type RiskLimits,
+  type RiskSkip,
+  type SizingSkip,
+  type VolumeTerms,
 } from '@fxdesk/trading';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
-import { exitRulesOf } from '../rules.js';
+import { exitRulesOf, riskRulesOf, type RiskRules } from '../rules.js';
 import { decide, ruleSettingsOf, type RuleSettings, type SignalDecision } from '../signal-rule.js';
 import { candleAt, firstAtOrAfter, type CandleColumns } from './columns.js';
 import { EquityCurve, metricsOf } from './metrics.js';
@@ -77,11 +84,51 @@ const enum Found {
   Decision,
 }
 
+/** Each skip reason's place in a pair's counts. */
+const SKIP = Object.fromEntries(LAB_SKIP_REASONS.map((reason, i) => [reason, i])) as Record<LabSkipReason, number>;
+/** RiskBook's refusals as the lab counts them (a halt is counted under what halted it). */
+const RISK_SKIP: Record<Exclude<RiskSkip, 'halted'>, number> = {
+  position_open_on_pair: SKIP.position_open,
+  max_open_trades: SKIP.max_open_trades,
+  currency_exposure: SKIP.currency_exposure,
+  cooldown: SKIP.cooldown,
+};
+/** riskLots' skips; the lab throws before a rate is missing (toAccount), so no_conversion_rate never comes. */
+const SIZING_SKIP: Record<SizingSkip, number> = {
+  volume_rounds_to_zero: SKIP.volume_rounds_to_zero,
+  volume_below_minimum: SKIP.volume_below_minimum,
+  no_risk_at_stop: SKIP.no_risk_at_stop,
+  no_conversion_rate: SKIP.no_risk_at_stop,
+};
+
+/** The risk rules as RiskBook's limits (one position per pair: the lab's always); null when none is on. */
+function riskLimitsOf(risk: RiskRules): RiskLimits | null {
+  const on = (v: number) => (v > 0 ? v : null);
+  const limits: RiskLimits = {
+    onePositionPerPair: true,
+    maxOpenTrades: on(risk.maxOpenTrades),
+    maxCurrencyExposureLots: on(risk.maxCurrencyExposureLots),
+    dailyLossLimitPercent: on(risk.dailyLossLimitPercent),
+    maxDrawdownPercent: on(risk.maxDrawdownPercent),
+    cooldown: risk.cooldownLosses > 0 && risk.cooldownCandles > 0 ? { losses: risk.cooldownLosses, candles: risk.cooldownCandles } : null,
+  };
+  const isAnyOn =
+    limits.maxOpenTrades !== null ||
+    limits.maxCurrencyExposureLots !== null ||
+    limits.dailyLossLimitPercent !== null ||
+    limits.maxDrawdownPercent !== null ||
+    limits.cooldown !== null;
+  return isAnyOn ? limits : null;
+}
+
 /** One pair's state in a run; mutated in place, so a candle allocates nothing here. */
 class PairRun implements PositionHooks {
   readonly tracker: PairTracker;
   readonly settings: RuleSettings;
   readonly pricing: PairPricing;
+  /** The venue's volume terms (input.terms), which sizing by risk reads; null when the run sizes by fixed lots without them. */
+  readonly terms: VolumeTerms | null;
+  /** The venue's contract size, else the fill model's guess (fixed lots only). */
   readonly unitsPerLot: number;
   readonly quote: string;
   readonly conversion: Conversion;
@@ -122,6 +169,14 @@ class PairRun implements PositionHooks {
    */
   private taken: LabCandle = blankCandle();
   private spare: LabCandle = blankCandle();
+  /** The entry RiskBook is asked about and told of: one per pair, as its position. */
+  readonly riskEntry: RiskEntry;
+  /** Signals skipped, by reason (LAB_SKIP_REASONS' order). */
+  readonly skips = new Int32Array(LAB_SKIP_REASONS.length);
+  /** Why lotsFor answered 0 (a SKIP index), −1 when it did not. */
+  refusal = -1;
+  /** Whether the position is taking a candle's open (a skip there is its entry's), not a signal. */
+  isEntering = false;
 
   constructor(
     readonly pair: BacktestPair,
@@ -134,7 +189,9 @@ class PairRun implements PositionHooks {
     this.tracker = new PairTracker(pair.instrument, pair.symbol, pair.digits, trackerSettingsOf(rules, input.timeframe, 0));
     this.settings = ruleSettingsOf(rules, pair.digits);
     this.pricing = pricingOf(pair.digits, fills);
-    this.unitsPerLot = contractSize(pair.instrument);
+    this.terms = input.terms?.[pair.instrument] ?? null;
+    this.unitsPerLot = this.terms?.contractSize ?? contractSize(pair.instrument);
+    this.riskEntry = { instrument: pair.instrument, side: 1, lots: 0 };
     const [base, quote] = pair.instrument.split('_') as [string, string];
     this.quote = quote;
     this.conversion = quote === accountCurrency ? Conversion.None : base === accountCurrency ? Conversion.OwnPrice : Conversion.Rates;
@@ -149,15 +206,21 @@ class PairRun implements PositionHooks {
     this.position = new PairPosition(this.pricing, exits, pair.digits, this);
   }
 
-  lotsFor(_side: 1 | -1, price: number, stop: number, candle: FillCandle): number {
-    return this.run.lotsFor(this, price, stop, candle as LabCandle);
+  lotsFor(side: 1 | -1, price: number, stop: number, candle: FillCandle): number {
+    return this.run.lotsFor(this, side, price, stop, candle as LabCandle);
+  }
+
+  /** lotsFor's 0, with why. */
+  refuse(reason: number): number {
+    this.refusal = reason;
+    return 0;
   }
 
   entered(): void {
     this.wasOpen = true;
     this.units = this.position.lots * this.unitsPerLot;
     this.unrealized = 0;
-    this.slot = this.run.nextSlot();
+    this.slot = this.run.nextSlot(this);
   }
 
   exited(candle: FillCandle, price: number, reason: ExitReason): void {
@@ -166,7 +229,9 @@ class PairRun implements PositionHooks {
   }
 
   skipped(): void {
-    this.run.skip();
+    const reason = this.refusal >= 0 ? this.refusal : this.isEntering ? SKIP.invalid_stops : SKIP.position_open;
+    this.refusal = -1;
+    this.run.skip(this, reason);
   }
 
   /** The warm-up: the candles before the window feed the indicators, nothing else. */
@@ -288,10 +353,26 @@ class Run {
   private entered = 0;
   /** The closed trades, as numbers (see Closed), in the order they closed. */
   private readonly closed: number[] = [];
+  /** RISK_PERCENT of the equity at the stop; 0: the fill model's fixed lots. */
+  private readonly riskPercent: number;
+  /** The limits before every entry and the halt (@fxdesk/trading), as live and paper keep theirs; null when no limit is on. */
+  private readonly book: RiskBook | null;
 
   constructor(private readonly input: BacktestInput) {
+    const risk = riskRulesOf(input.rules);
+    this.riskPercent = risk.riskPercent;
     this.pairs = input.pairs.map((pair, index) => new PairRun(pair, index, input, this));
+    if ('risk_percent' in input.fills.volume) throw new Error('size by risk with rules.riskPercent: the fill model’s volume takes fixed lots only');
+    if (this.riskPercent > 0) {
+      const missing = this.pairs.filter((p) => p.terms === null).map((p) => p.pair.instrument);
+      if (missing.length > 0) throw new Error(`sizing by risk needs the venue's volume terms of ${missing.join(', ')}`);
+    }
     this.candleSeconds = TIMEFRAME_SECONDS[input.timeframe];
+    const limits = riskLimitsOf(risk);
+    this.book =
+      limits === null
+        ? null
+        : new RiskBook({ limits, candleMs: this.candleSeconds * 1000, dayRollHour: input.riskDay?.rollHour, timeZone: input.riskDay?.timeZone });
     this.balance = input.initialBalance;
     this.curve = new EquityCurve(input.initialBalance);
   }
@@ -378,7 +459,9 @@ class Run {
     p.lastIndex = i;
     const position = p.position;
     p.wasOpen = position.isOpen;
+    p.isEntering = true;
     position.onCandle(candle);
+    p.isEntering = false;
     position.onClose(candle, p.atr === null ? Number.NaN : p.atr[i - p.windowStart]!);
     if (found === Found.Decision) {
       const d = p.nextDecision++;
@@ -398,23 +481,43 @@ class Run {
   }
 
   /**
-   * The lots of an entry at `entry` with `stop` on the candle: the fill model's volume, on the
-   * equity now and the rate known at the open (the pair's own open, or the conversion pair's last
-   * close before it).
+   * The lots of an entry at `entry` with `stop` on the candle, the one place an entry's size is
+   * decided: by risk (riskLots on the venue's terms) or the fill model's fixed lots, on the equity
+   * now and the rate known at the open (the pair's own open, or the conversion pair's last close
+   * before it); then the limits (RiskBook.check). 0, with why, skips the signal. Called only at an
+   * entry, so what it allocates is not on the candle path.
    */
-  lotsFor(p: PairRun, entry: number, stop: number, candle: LabCandle): number {
+  lotsFor(p: PairRun, side: 1 | -1, entry: number, stop: number, candle: LabCandle): number {
     const rate = p.conversion === Conversion.OwnPrice ? 1 / candle.open : this.toAccount(p, candle, candle.time - 1);
-    const riskPerLot = Math.abs(entry - stop) * p.unitsPerLot * rate;
-    return volumeLots(this.input.fills.volume, this.balance + this.unrealized, riskPerLot);
+    const equity = this.balance + this.unrealized;
+    let lots: number;
+    if (this.riskPercent > 0) {
+      const sized = riskLots({ equity, riskPercent: this.riskPercent, entry, stop, terms: p.terms as VolumeTerms, quoteToAccount: rate });
+      if ('skipped' in sized) return p.refuse(SIZING_SKIP[sized.skipped]);
+      lots = Number(sized.lots);
+    } else {
+      lots = volumeLots(this.input.fills.volume, equity, Math.abs(entry - stop) * p.unitsPerLot * rate);
+      if (lots === 0) return p.refuse(SKIP.volume_rounds_to_zero);
+    }
+    const book = this.book;
+    if (book !== null) {
+      p.riskEntry.side = side;
+      p.riskEntry.lots = lots;
+      const verdict = book.check(p.riskEntry, candle.time * 1000);
+      if (!verdict.ok) return p.refuse(verdict.skip === 'halted' ? SKIP[book.halt?.reason ?? 'daily_loss_limit'] : RISK_SKIP[verdict.skip]);
+    }
+    return lots;
   }
 
-  /** The next trade's place in the entry order, filled when it closes (every position closes by the end). */
-  nextSlot(): number {
+  /** The next trade's place in the entry order, filled when it closes (every position closes by the end); the book counts it open. */
+  nextSlot(p: PairRun): number {
+    this.book?.opened(p.pair.instrument, p.riskEntry);
     return this.entered++;
   }
 
-  skip(): void {
+  skip(p: PairRun, reason: number): void {
     this.skipped++;
+    p.skips[reason]!++;
   }
 
   close(p: PairRun, candle: LabCandle, exitPrice: number, reason: ExitReason): void {
@@ -438,6 +541,7 @@ class Run {
       candle.time + this.candleSeconds - position.entryTime,
       commission,
     );
+    this.book?.closed(p.pair.instrument, pnl, candle.time * 1000);
     this.balance += pnl;
     p.realized += pnl;
     this.unrealized -= p.unrealized;
@@ -463,6 +567,8 @@ class Run {
    */
   private markEquity(timeSec: number, isExposed: boolean): void {
     const equity = this.balance + this.unrealized;
+    // A halt holds for the rest of the run: nobody resumes a backtest.
+    this.book?.markEquity(timeSec * 1000, equity);
     const curve = this.curve;
     const isFirst = curve.marks === 0;
     curve.mark(timeSec, equity, isExposed);
@@ -496,7 +602,7 @@ class Run {
 
   private result(): BacktestResult {
     const { input, pairs } = this;
-    for (const p of pairs) if (p.position.hasPending) this.skipped++;
+    for (const p of pairs) if (p.position.hasPending) this.skip(p, SKIP.end_of_data);
     const { entries, exits, byPair } = this.closedTrades();
     const equity: EquityPoint[] = [];
     for (let k = 0; k < this.points.length; k += POINT_FIELDS) equity.push(pointOf(this.points, k));
@@ -506,11 +612,22 @@ class Run {
     return {
       trades: entries,
       equity,
-      metrics: { overall: metricsOf(exits, this.curve, this.balance, windowSeconds), per_pair: perPair },
+      metrics: { overall: metricsOf(exits, this.curve, this.balance, windowSeconds), per_pair: perPair, skipped: this.skipsOf() },
       signals: this.signals,
       skipped_signals: this.skipped,
       candles: this.candles,
     };
+  }
+
+  /** The signals skipped by reason, overall and by pair. */
+  private skipsOf(): NonNullable<BacktestMetrics['skipped']> {
+    const overall = new Int32Array(LAB_SKIP_REASONS.length);
+    const perPair: Record<string, LabSkips> = {};
+    for (const p of this.pairs) {
+      for (let r = 0; r < overall.length; r++) overall[r]! += p.skips[r]!;
+      perPair[p.pair.instrument] = skipsRecord(p.skips);
+    }
+    return { overall: skipsRecord(overall), per_pair: perPair };
   }
 
   /** The closed trades as Trades: in entry order, in the order they closed, and by pair (in the order they closed). */
@@ -544,6 +661,10 @@ class Run {
     }
     return { entries, exits, byPair };
   }
+}
+
+function skipsRecord(counts: Int32Array): LabSkips {
+  return Object.fromEntries(LAB_SKIP_REASONS.map((reason, r) => [reason, counts[r]!])) as LabSkips;
 }
 
 /**

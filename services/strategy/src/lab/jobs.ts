@@ -28,6 +28,7 @@ import { LabReads } from './reads.js';
 import { isoNow, jobStamps, LabScheduler } from './scheduler.js';
 import type { JobKind, LabStore } from './store.js';
 import { SweepRunner, walkForwardOf } from './sweep-runner.js';
+import type { LabSymbolTerms } from './symbol-terms.js';
 import type { BacktestJob, BacktestResult } from './types.js';
 
 export { JOB_CHECK_MS, JOB_LEASE_MS } from './scheduler.js';
@@ -44,6 +45,8 @@ export interface LabDeps {
   /** The history's hours, by which a request's candles are counted against LAB_MAX_CANDLES. */
   hours: HistoryHours;
   runner: LabRunner;
+  /** The venue's volume terms for sizing by risk: the execution service's (EXECUTION_URL); absent, the simulated terminal's. */
+  terms?: LabSymbolTerms;
 }
 
 export type LabConfig = PlanConfig & Pick<StrategyConfig, 'LAB_WORKERS' | 'LAB_MAX_QUEUE' | 'CHART_CANDLES'>;

@@ -3,6 +3,7 @@ import { calendarSpanSec, type LabHistory } from './candles.js';
 import { ColumnsBuilder, type CandleColumns } from './columns.js';
 import { candlesBetween, type BacktestPlan, type HistoryHours, type PlannedPair } from './plan.js';
 import type { BacktestPair, LabCandle } from './types.js';
+import type { VolumeTerms } from '@fxdesk/trading';
 
 /**
  * The periods of a job's range read from the history at a time: each part's candles (as objects)
@@ -11,10 +12,11 @@ import type { BacktestPair, LabCandle } from './types.js';
  */
 const LOAD_PART_CANDLES = 100_000;
 
-/** The candles a job loaded: the traded pairs and the pairs their conversion needs. */
+/** The candles a job loaded: the traded pairs and the pairs their conversion needs; the venue's volume terms when it sizes by risk. */
 export interface LoadedCandles {
   pairs: BacktestPair[];
   conversion: BacktestPair[];
+  terms?: Record<string, VolumeTerms>;
 }
 
 /** The market could not give a job's candles. */

@@ -57,6 +57,17 @@ export type PlanConfig = Pick<
   | 'PAPER_SPREAD_POINTS'
   | 'PAPER_SLIPPAGE_POINTS'
   | 'PAPER_COMMISSION_PER_LOT'
+  | 'SIZING'
+  | 'RISK_PERCENT'
+  | 'ONE_POSITION_PER_PAIR'
+  | 'MAX_OPEN_TRADES'
+  | 'MAX_CURRENCY_EXPOSURE_LOTS'
+  | 'DAILY_LOSS_LIMIT'
+  | 'MAX_DRAWDOWN'
+  | 'COOLDOWN_LOSSES'
+  | 'COOLDOWN_CANDLES'
+  | 'RISK_DAY_ROLL_HOUR'
+  | 'RISK_DAY_TIME_ZONE'
 >;
 
 /** A pair a job loads: traded, or needed to convert a traded pair's P/L. */
@@ -76,6 +87,10 @@ export interface BacktestPlan {
   pairs: PlannedPair[];
   conversion: PlannedPair[];
   warmup: number;
+  /** The trading day of the daily loss limit: the config's RISK_DAY_ROLL_HOUR and RISK_DAY_TIME_ZONE. */
+  riskDay: { rollHour: number; timeZone: string };
+  /** Whether a run of it sizes by risk (a sweep's: any setting), so the job reads the venue's volume terms. */
+  needsTerms: boolean;
 }
 
 export interface SweepPlan {
@@ -144,6 +159,16 @@ export function planBacktest(
     else conversion.push(pair);
   }
 
+  const onePerPair = request.rules?.one_position_per_pair;
+  if (onePerPair === 0) issues.add(at('rules.one_position_per_pair'), ONE_PER_PAIR_ONLY);
+  else if (onePerPair === undefined && !config.ONE_POSITION_PER_PAIR) {
+    issues.add(at('rules.one_position_per_pair'), `ONE_POSITION_PER_PAIR is false, but ${ONE_PER_PAIR_ONLY}: set it to 1 to backtest at one per pair`);
+  }
+  const volume = request.fill_model?.volume;
+  if (volume !== undefined && 'risk_percent' in volume) {
+    issues.add(at('fill_model.volume'), 'size by risk with rules.risk_percent (a sweep can vary it); fill_model.volume takes fixed lots only');
+  }
+
   const rules = withOverrides(rulesOf(config), request.rules);
   const timeframe = request.timeframe ?? config.TIMEFRAME;
   // The warm-up holds every candle a value reads: the volume profile's window, a gap's FVG_MAX_AGE + 2.
@@ -166,7 +191,7 @@ export function planBacktest(
     spread_points: request.fill_model?.spread_points ?? paper.spread_points,
     slippage_points: request.fill_model?.slippage_points ?? paper.slippage_points,
     commission_per_lot: request.fill_model?.commission_per_lot ?? paper.commission_per_lot,
-    volume: request.fill_model?.volume ?? paper.volume,
+    volume: volume !== undefined && 'lots' in volume ? volume : paper.volume,
   };
   return {
     settings: {
@@ -187,8 +212,13 @@ export function planBacktest(
     pairs,
     conversion,
     warmup,
+    riskDay: { rollHour: config.RISK_DAY_ROLL_HOUR, timeZone: config.RISK_DAY_TIME_ZONE },
+    needsTerms: (rules.riskPercent ?? 0) > 0,
   };
 }
+
+/** Why the lab refuses one_position_per_pair 0: PairPosition is one position per pair by design. */
+const ONE_PER_PAIR_ONLY = 'the lab, as the paper account, holds one position per pair (only 1 is accepted)';
 
 /**
  * Resolves a sweep request: its base as a backtest (at `body.base`), every setting it tries (the
@@ -200,10 +230,16 @@ export function planSweep(request: SweepRequest, context: { config: PlanConfig; 
   const varied = refuseRangeError(request.grid ? 'body.grid' : 'body.random', () =>
     request.grid ? gridSettings(request.grid) : randomSettings({ samples: 1, seed: 1, ranges: {}, ...request.random }),
   );
+  if (varied.some((values) => values.one_position_per_pair === 0)) {
+    const issues = new Issues();
+    issues.add(request.grid ? 'body.grid.one_position_per_pair' : 'body.random.ranges.one_position_per_pair', ONE_PER_PAIR_ONLY);
+    issues.throwIfAny();
+  }
   const baseRules = withOverrides(rulesOf(context.config), request.base.rules);
   const settings = varied.map((values) => withOverrides(baseRules, values));
   const minWarmup = Math.max(...settings.map((rules) => Math.max(rules.volumeProfileWindow, rules.fvgMaxAge + 2)));
-  const base = planBacktest(request.base, { ...context, path: 'body.base', minWarmup });
+  const planned = planBacktest(request.base, { ...context, path: 'body.base', minWarmup });
+  const base = { ...planned, needsTerms: settings.some((rules) => (rules.riskPercent ?? 0) > 0) };
   const walkForward = request.walk_forward;
   const windows = walkForward
     ? refuseRangeError('body.walk_forward', () => walkForwardWindows(base, { windows: walkForward.windows, inSampleFraction: walkForward.in_sample_fraction }))

@@ -3,11 +3,11 @@ import type { Clock } from '@fxdesk/primitives';
 import type { LabMetrics, LabRules, RankMetric, WalkForwardResult } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { apiRules, type StrategyRules } from '../rules.js';
-import { jobError, jobOf, LOAD_SHARE, runOn } from './backtest-runner.js';
+import { jobError, jobOf, LOAD_SHARE, loadJob, runOn } from './backtest-runner.js';
 import { firstAtOrAfter, sliceColumns } from './columns.js';
 import type { JobEvents } from './job-events.js';
 import type { LabConfig, LabDeps } from './jobs.js';
-import { loadCandles, type LoadedCandles } from './load-candles.js';
+import type { LoadedCandles } from './load-candles.js';
 import type { SweepPlan } from './plan.js';
 import { isoNow, jobStamps } from './scheduler.js';
 import { metricValue, outOfSampleTotal, rankOrder, type WalkForwardWindow } from './sweep.js';
@@ -46,7 +46,7 @@ export class SweepRunner {
     };
 
     try {
-      const candles = await loadCandles(lab, plan.base, (f) => write(f * LOAD_SHARE), signal);
+      const candles = await loadJob(lab, plan.base, (f) => write(f * LOAD_SHARE), signal);
       const inSample = windows.map(() => new Array<number | null>(plan.settings.length).fill(null));
       const chosen: WindowChoice[] = [];
       const tasks: Array<() => Promise<void>> = [];
@@ -213,7 +213,7 @@ function sliceCandles(candles: LoadedCandles, { fromSec, toSec }: { fromSec: num
     const start = Math.max(0, firstAtOrAfter(pair.candles.time, fromSec) - warmup);
     return { ...pair, candles: sliceColumns(pair.candles, start, firstAtOrAfter(pair.candles.time, toSec)) };
   };
-  return { pairs: candles.pairs.map(slice), conversion: candles.conversion.map(slice) };
+  return { pairs: candles.pairs.map(slice), conversion: candles.conversion.map(slice), terms: candles.terms };
 }
 
 function isoOf(sec: number): string {

@@ -2,15 +2,15 @@
  * Sweeps, pure: which rule settings a sweep runs (a grid or a seeded random sample), how a
  * walk-forward splits its range, and how results rank. Running the backtests is the caller's.
  */
-import { MAX_SWEEP_SETTINGS, type RankMetric } from '@fxdesk/schemas';
-import { RULE_BOUNDS, RULE_NAMES, type RuleOverrides } from '../rules.js';
+import { LAB_RULE_BOUNDS, LAB_SETTING_NAMES, MAX_SWEEP_SETTINGS, type RankMetric } from '@fxdesk/schemas';
+import type { RuleOverrides } from '../rules.js';
 
 export { MAX_SWEEP_SETTINGS };
 
 type RuleApiName = keyof RuleOverrides;
 
-/** The rules that take whole numbers, by API name. */
-const INTEGER_RULES: ReadonlySet<string> = new Set(RULE_NAMES.filter((name) => RULE_BOUNDS[name].isInteger).map((name) => RULE_BOUNDS[name].api));
+/** The settings that take whole numbers (the signal rule's, the exits' and the risk's), by API name. */
+const INTEGER_RULES: ReadonlySet<string> = new Set(LAB_SETTING_NAMES.filter((name) => LAB_RULE_BOUNDS[name].isInteger));
 
 /**
  * Every combination of the grid's values (the cartesian product), in a fixed order: the first

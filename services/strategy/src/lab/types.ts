@@ -8,7 +8,8 @@ import type { CandleColumns } from './columns.js';
 import type { ExitReason, Timeframe } from '@fxdesk/schemas';
 import type { StrategyRules } from '../rules.js';
 import type { SignalDecision } from '../signal-rule.js';
-import type { FillModel } from '@fxdesk/trading';
+import type { LabSkips } from '@fxdesk/schemas';
+import type { FillModel, VolumeTerms } from '@fxdesk/trading';
 
 export type { StrategyRules } from '../rules.js';
 export type { ExitReason } from '@fxdesk/schemas';
@@ -91,6 +92,8 @@ export interface BacktestMetrics {
   overall: Metrics;
   /** By instrument. */
   per_pair: Record<string, Metrics>;
+  /** Signals skipped by reason (LAB_SKIP_REASONS), overall and by instrument; absent on a backtest run before issue 24. */
+  skipped?: { overall: LabSkips; per_pair: Record<string, LabSkips> };
 }
 
 export interface BacktestResult {
@@ -101,7 +104,7 @@ export interface BacktestResult {
   metrics: BacktestMetrics;
   /** Signals the rule gave in the window (traded or not). */
   signals: number;
-  /** Signals not traded: a position already open on the pair, a volume that rounds to 0, stops on the wrong side of the fill. */
+  /** Signals not traded: a position already open on the pair, stops on the wrong side of the fill, a limit, a volume that rounds to 0 (by reason: metrics.skipped). */
   skipped_signals: number;
   /** Candles of the window processed (all pairs). */
   candles: number;
@@ -136,6 +139,10 @@ export interface BacktestInput {
   toSec: number;
   /** Quote currency → account currency at a time. */
   rates: ConversionRates;
+  /** The venue's volume terms by instrument (lab/symbol-terms.ts): sizing by risk (rules.riskPercent) needs each traded pair's. */
+  terms?: Readonly<Record<string, VolumeTerms>>;
+  /** When the trading day of the daily loss limit starts (RISK_DAY_ROLL_HOUR, RISK_DAY_TIME_ZONE); default 17:00 New York. */
+  riskDay?: { rollHour: number; timeZone: string };
   /** At most ~100 calls, fraction 0..1. */
   onProgress?: (fraction: number) => void;
   /** Checked every few thousand candles; true stops the run with BacktestCancelledError. */
