@@ -23,6 +23,7 @@ import { LabJobs, type LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
 import { LabPool } from './lab/pool.js';
 import { SqlLabStore } from './lab/sql-store.js';
+import { ExecutionLabTerms, SimulatedLabTerms } from './lab/symbol-terms.js';
 import type { LabStore } from './lab/store.js';
 import { MarketDataSource } from './market-data-source.js';
 import type { MarketSource } from './market-source.js';
@@ -110,16 +111,18 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     file: databasePath(config.DATA_DIR, 'lab'),
     replicaId: config.DATABASE_URL === undefined ? undefined : replicaId,
   });
+  const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const lab: LabDeps = {
     store: labStore,
     history: labMarketData ? new MarketDataLabHistory(labMarketData) : new SimulatedLabHistory(market as SimulatedMarket),
     hours: historyHoursOf(config),
     runner: pool,
+    // Sizing by risk reads the venue's volume terms: the execution service's, else the simulated terminal's.
+    terms: execution ? new ExecutionLabTerms(execution) : new SimulatedLabTerms(),
   };
   const leadership = config.DATABASE_URL
     ? new PostgresLeadership({ url: config.DATABASE_URL, replicaId, clock, logger, checkMs: config.LEADER_CHECK_MS })
     : undefined;
-  const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const notification = client(config.NOTIFICATION_URL, config.NOTIFICATION_API_KEY, (o) => new NotificationClient(o));
   const account = client(config.ACCOUNT_URL, config.ACCOUNT_API_KEY, (o) => new AccountClient(o));
   return buildDeps(config, { clock, logger, stores, source, execution, notification, account, lab, leadership }, async () => {
