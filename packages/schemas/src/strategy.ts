@@ -144,18 +144,37 @@ export const SignalIndicatorsSchema = z
   .meta({ id: 'SignalIndicators' });
 export type SignalIndicators = z.infer<typeof SignalIndicatorsSchema>;
 
-export const EXECUTION_STATUSES = ['paper', 'not_configured', 'pending', 'filled', 'partially_filled', 'placed', 'rejected', 'unknown', 'failed'] as const;
+export const EXECUTION_STATUSES = [
+  'paper',
+  'not_configured',
+  'pending',
+  'filled',
+  'partially_filled',
+  'placed',
+  'rejected',
+  'unknown',
+  'failed',
+  'skipped',
+] as const;
 
 /** What became of the signal at the execution service (beyond spec 000). */
 export const SignalExecutionSchema = z
   .object({
     status: z.enum(EXECUTION_STATUSES).meta({
       description:
-        'paper: dry_run, traded on the paper account; not_configured: no EXECUTION_URL; pending: being submitted; filled, partially_filled, placed: the execution state; rejected: refused (see code); unknown: the broker outcome is unknown; failed: the execution service could not be reached',
+        'paper: dry_run, traded on the paper account; not_configured: no EXECUTION_URL; pending: being submitted; filled, partially_filled, placed: the execution state; rejected: refused (see code); unknown: the broker outcome is unknown; failed: the execution service could not be reached; ' +
+        'skipped: the desk did not trade it (see code): a risk limit (position_open, max_open_trades, currency_exposure, cooldown, daily_loss_limit, max_drawdown) or the sizing (volume_rounds_to_zero, volume_below_minimum, no_risk_at_stop, no_conversion_rate, no_equity, no_volume_terms); live: never sent; paper: no trade opened',
     }),
-    code: z.string().nullable().meta({ description: "The execution service's error code when rejected, unknown or failed" }),
+    code: z
+      .string()
+      .nullable()
+      .meta({ description: "The execution service's error code when rejected, unknown or failed; why the desk skipped it when skipped" }),
     message: z.string().nullable(),
     tickets: z.object({ order: z.string().nullable(), deal: z.string().nullable(), position: z.string().nullable() }).nullable(),
+    volume: z.string().nullable().optional().meta({
+      description:
+        'Lots of the live order, decided before it is sent (TRADE_VOLUME, or sized by risk with SIZING=risk); absent or null: none decided (paper, skipped, a record of before)',
+    }),
     attempts: z.number().int(),
     updated_at: Timestamp.nullable(),
   })

@@ -11,6 +11,14 @@ export interface AccountViewOptions {
   refreshMs: number;
   /** The paper account, used when no account service is configured. */
   paper: () => Promise<StrategyAccount>;
+  /** Told each fresh read of the account service: its equity (NAV) in its currency, at `ms` (the desk's risk marks it). */
+  onRead?: (equity: number, currency: string, ms: number) => void;
+}
+
+/** The live account's equity and its currency, as a sizing by risk reads them. */
+export interface LiveEquity {
+  equity: number;
+  currency: string;
 }
 
 /**
@@ -20,7 +28,7 @@ export interface AccountViewOptions {
  * ACCOUNT_URL: the paper account.
  */
 export class AccountView {
-  private cached: { account: StrategyAccount; at: number } | undefined;
+  private cached: { account: StrategyAccount; currency: string; at: number } | undefined;
   private inFlight: Promise<StrategyAccount | null> | undefined;
 
   constructor(private readonly o: AccountViewOptions) {}
@@ -37,6 +45,20 @@ export class AccountView {
     return this.inFlight;
   }
 
+  /**
+   * The account service's equity now (an answer of the last `refreshMs`, else a new read), or null
+   * without ACCOUNT_URL or when it does not answer: a live order is never sized on an old answer.
+   */
+  async liveEquity(): Promise<LiveEquity | null> {
+    if (!this.o.client) return null;
+    const before = this.cached;
+    if (!before || this.o.clock.now() - before.at >= this.o.refreshMs) await this.current();
+    const now = this.cached;
+    // A failed read keeps the answer before it for /status; a sizing takes only a new one.
+    if (!now || (now === before && this.o.clock.now() - now.at >= this.o.refreshMs)) return null;
+    return { equity: now.account.equity, currency: now.currency };
+  }
+
   private async read(client: AccountClient): Promise<StrategyAccount | null> {
     try {
       const summary = await client.summary();
@@ -46,8 +68,9 @@ export class AccountView {
         margin_used: Number(summary.marginUsed),
         margin_available: Number(summary.marginAvailable),
       };
-      this.cached = { account, at: this.o.clock.now() };
+      this.cached = { account, currency: summary.currency, at: this.o.clock.now() };
       this.o.health.ok('account');
+      this.o.onRead?.(account.equity, summary.currency, this.cached.at);
       return account;
     } catch (err) {
       this.o.health.fail('account', err);

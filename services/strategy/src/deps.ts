@@ -2,6 +2,7 @@ import { SimulatedMarket } from '@fxdesk/broker';
 import { AccountClient, ExecutionClient, MarketDataClient, NotificationClient, type ClientOptions } from '@fxdesk/client';
 import { createLogger, databasePath, MetricsRegistry } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
+import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import pkg from '../package.json' with { type: 'json' };
 import { AccountView } from './account-view.js';
@@ -16,6 +17,7 @@ import { StrategyEngine } from './engine.js';
 import { EventHub } from './event-hub.js';
 import { errors } from './errors.js';
 import { JournalReads } from './journal.js';
+import { LiveEntries } from './live-entries.js';
 import { LiveExits } from './live-exits.js';
 import { LiveJournal } from './live-journal.js';
 import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
@@ -30,9 +32,11 @@ import type { MarketSource } from './market-source.js';
 import { SimulatedSource } from './simulated-source.js';
 import type { Leadership } from './leadership.js';
 import { PaperAccount, paperFillsOf } from './paper-account.js';
+import { riskSettingsOf } from './risk-settings.js';
 import { exitRulesOf, rulesOf } from './rules.js';
 import { PostgresLeadership } from './postgres-leadership.js';
 import { SignalDispatcher } from './signal-dispatch.js';
+import type { SizingSettings } from './entry-sizing.js';
 import { openStrategyStores, type StrategyStores } from './store/index.js';
 import { shareLeaderView, StrategyControl } from './strategy-control.js';
 
@@ -173,7 +177,13 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     events,
     leadership ? shareLeaderView(stores.downstream, logger) : undefined,
   );
+  // Every entry, live and paper, is sized the same way (entry-sizing.ts).
+  const sizing: SizingSettings = { riskPercent: riskSettingsOf(config).riskPercent, fixedLots: config.TRADE_VOLUME };
   const paper = new PaperAccount({
+    sizing,
+    risk,
+    signals: stores.signals,
+    priceOf: (instrument) => engine.pair(instrument)?.currentPrice ?? null,
     trades: stores.paperTrades,
     clock,
     startBalance: config.PAPER_BALANCE,
@@ -195,6 +205,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     volume: config.TRADE_VOLUME,
     source: config.SIGNAL_SOURCE,
     channels: config.NOTIFICATION_CHANNELS,
+    onSubmitted: (signal, execution) => liveEntries?.submitted(signal, execution),
   });
   const liveJournal =
     parts.execution &&
@@ -207,6 +218,24 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
       logger,
       isLeading: () => engine.leads,
       intervalMs: config.LIVE_JOURNAL_SYNC_SECONDS * 1000,
+      onJournaled: async (trade): Promise<void> => liveEntries?.closedTrade(trade),
+    });
+  const liveEntries: LiveEntries | undefined =
+    parts.execution &&
+    new LiveEntries({
+      execution: parts.execution,
+      signals: stores.signals,
+      sizing,
+      risk,
+      equity: () => account.liveEquity(),
+      rate: (from, to) => source.rate(from, to),
+      source: config.SIGNAL_SOURCE,
+      symbolMap: config.SYMBOL_MAP,
+      candleMs: TIMEFRAME_SECONDS[config.TIMEFRAME] * 1000,
+      whenSent: () => dispatcher.whenIdle(),
+      syncJournal: liveJournal && (() => liveJournal.sync()),
+      now: () => clock.now(),
+      logger,
     });
   const engine: StrategyEngine = new StrategyEngine({
     isLeading: leadership === undefined,
@@ -220,6 +249,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     runs: stores.runs,
     dispatcher,
     paper,
+    liveEntries,
     liveExits:
       parts.execution &&
       new LiveExits({
@@ -255,6 +285,8 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     clock,
     refreshMs: config.ACCOUNT_REFRESH_SECONDS * 1000,
     paper: () => strategy.paperAccount(),
+    // The live equity, as the strategy reads it, is the live book's mark (the daily loss, the drawdown).
+    onRead: (equity, _currency, ms) => void risk.markEquity('live', ms, equity),
   });
   const strategy: StrategyControl = new StrategyControl({
     config,

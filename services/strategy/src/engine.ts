@@ -15,6 +15,7 @@ import type { DownstreamHealth } from './downstream.js';
 import { errors } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import type { MarketSource, QuoteSubscription, SourceSymbol } from './market-source.js';
+import { skippedExecution, type LiveEntries } from './live-entries.js';
 import type { LiveExits } from './live-exits.js';
 import type { PaperAccount } from './paper-account.js';
 import { PairTracker, trackerSettingsOf, type TrackerSettings } from './pair-tracker.js';
@@ -37,6 +38,8 @@ export interface EngineOptions {
   paper: PaperAccount;
   /** Set with EXECUTION_URL: the exit rules on the live account's positions. */
   liveExits?: LiveExits;
+  /** Set with EXECUTION_URL: each live signal's size and the risk limits before it is sent. */
+  liveEntries?: LiveEntries;
   health: DownstreamHealth;
   events: EventHub;
   /** Whether this engine decides from the start (default); a replica's starts following. */
@@ -625,7 +628,7 @@ export class StrategyEngine {
     if (!decision) return;
     const signalId = signalIdFor(pair.instrument, config.TIMEFRAME, snapshot.candle.time);
     const generatedAt = new Date(clock.now()).toISOString();
-    const signal: StrategySignal = {
+    const initial: StrategySignal = {
       type: decision.type,
       generated_at: generatedAt,
       entry_price: decision.entry,
@@ -642,6 +645,7 @@ export class StrategyEngine {
       dry_run: run.dryRun,
       ...this.o.dispatcher.initialStates(run.dryRun),
     };
+    const signal = run.dryRun ? initial : await this.liveOrderOf(initial);
     const paper = run.dryRun ? await this.o.paper.entryOf(signal, pair.digits) : {};
     if (!(await signals.insert(signal, paper.trade, paper.closes))) return;
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
@@ -657,6 +661,7 @@ export class StrategyEngine {
         confluence: signal.confluence_score,
         trigger: decision.trigger,
         dryRun: run.dryRun,
+        ...(signal.execution.status === 'skipped' && { skipped: signal.execution.code }),
       },
       `signal ${signal.type} ${pair.instrument}`,
     );
@@ -664,22 +669,25 @@ export class StrategyEngine {
     this.o.events.deskChanged();
     // A leader that lost the lead while storing leaves the sends to the next one, which resumes what is pending.
     if (!this.isLeading) return;
-    // The positions an opposite signal closes are closed before it is sent (EXIT_ON_OPPOSITE_SIGNAL);
-    // one the strategy still holds on the pair keeps the signal from trading, as on paper and in the lab.
-    if (!run.dryRun && this.o.liveExits && !(await this.o.liveExits.onSignal(signal))) {
-      const execution = {
-        ...signal.execution,
-        status: 'rejected' as const,
-        code: 'position_open',
-        message: `one position per pair: the strategy holds one on ${signal.symbol}; the signal is not sent`,
-        updated_at: new Date(clock.now()).toISOString(),
-      };
-      await signals.updateExecution(signal, execution);
-      this.o.events.deskChanged();
-      this.o.dispatcher.dispatch({ ...signal, execution });
-      return;
-    }
     this.o.dispatcher.dispatch(signal);
+  }
+
+  /**
+   * A live signal as it is stored, before anything is sent: the positions an opposite signal closes
+   * are closed first (EXIT_ON_OPPOSITE_SIGNAL), then its size and the risk limits (LiveEntries: one
+   * position per pair, as on paper and in the lab, among them) give its volume, or skip it with
+   * the reason, never sent, announced.
+   */
+  private async liveOrderOf(signal: StrategySignal): Promise<StrategySignal> {
+    const { liveExits, liveEntries } = this.o;
+    if (!liveEntries || signal.execution.status !== 'pending') return signal;
+    await liveExits?.onSignal(signal);
+    const admission = await liveEntries.admit(signal);
+    const execution =
+      'volume' in admission
+        ? { ...signal.execution, volume: admission.volume }
+        : skippedExecution(signal.execution, admission, this.o.clock.now(), 'the signal is not sent');
+    return { ...signal, execution };
   }
 }
 

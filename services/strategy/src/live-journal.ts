@@ -144,16 +144,19 @@ export class LiveJournal {
 
   private async read(): Promise<number> {
     const now = this.o.now();
-    const from = Math.max(now - LOOKBACK_MS, (this.syncedTo ?? 0) - OVERLAP_MS);
+    // The range ends before `to`: a deal made at this very instant (a close the strategy just asked for) is in it.
+    const end = now + 1;
+    const from = Math.max(end - LOOKBACK_MS, (this.syncedTo ?? 0) - OVERLAP_MS);
     const closing = new Set<string>();
-    for (const deal of await this.deals({ from: new Date(from).toISOString(), to: new Date(now).toISOString() })) {
+    const to = new Date(end).toISOString();
+    for (const deal of await this.deals({ from: new Date(from).toISOString(), to })) {
       if (deal.entry !== 'in' && deal.position !== null) closing.add(deal.position);
     }
     let journaled = 0;
     let signals: Map<string, StrategySignal> | undefined;
     for (const position of closing) {
       if (this.notOurs.has(position) || (await this.o.journal.has(`live:${position}`))) continue;
-      const deals = await this.deals({ position, source: this.o.source, from: new Date(now - LOOKBACK_MS).toISOString(), to: new Date(now).toISOString() });
+      const deals = await this.deals({ position, source: this.o.source, from: new Date(end - LOOKBACK_MS).toISOString(), to });
       if (!deals.some((d) => d.entry === 'in')) {
         this.notOurs.add(position);
         continue;

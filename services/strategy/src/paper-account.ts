@@ -1,5 +1,6 @@
+import { instrumentToSymbol, simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
 import type { Clock } from '@fxdesk/primitives';
-import type { StopClosed, StrategyAccount, StrategySignal } from '@fxdesk/schemas';
+import type { SignalExecution, StopClosed, StrategyAccount, StrategySignal } from '@fxdesk/schemas';
 import {
   closeAtOpen,
   commissionOf,
@@ -14,11 +15,14 @@ import {
   type FillCandle,
   type FillModel,
   type PositionHooks,
+  type VolumeTerms,
 } from '@fxdesk/trading';
 import type { StrategyConfig } from './config.js';
+import { entrySize, type SizingSettings } from './entry-sizing.js';
 import type { EventHub } from './event-hub.js';
+import { refusalOf, skippedExecution, type EntryRisk, type EntrySkip } from './live-entries.js';
 import type { RuleCandle } from './signal-rule.js';
-import type { PaperTrade, PaperTradeStore } from './store/index.js';
+import type { PaperTrade, PaperTradeStore, SignalStore } from './store/index.js';
 import type { PaperPosition } from './store/paper-trades.js';
 
 export { contractSize };
@@ -39,6 +43,22 @@ export interface PaperAccountOptions {
   rate: (from: string, to: string) => number | undefined;
   /** Told when a trade opens or closes (the balance, equity and margin moved). */
   events: Pick<EventHub, 'statusChanged'>;
+  /** SIZING and RISK_PERCENT; absent: the fill model's lots. */
+  sizing?: SizingSettings;
+  /** The desk's risk state, asked before each entry and told each entry, exit and the equity at each close. */
+  risk?: EntryRisk;
+  /** Where a signal the limits or the sizing skip at its entry is recorded skipped. */
+  signals?: Pick<SignalStore, 'find' | 'updateExecution'>;
+  /** The latest price of a pair, for the equity a sizing by risk reads (the entry price when unknown). */
+  priceOf?: (instrument: string) => number | null;
+}
+
+/** The volume terms the simulated terminal gives a symbol (MT5 symbol_info): the paper account's venue. */
+export function simulatedTermsOf(instrument: string): VolumeTerms | null {
+  const spec = symbolSpec(instrumentToSymbol(instrument) ?? instrument.replace('_', ''));
+  if (!spec) return null;
+  const info = simulatedSymbolInfo(spec, 'full');
+  return { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep };
 }
 
 /** The paper account's fill model from its settings (also a backtest's fill_model defaults): TRADE_VOLUME lots. */
@@ -87,6 +107,9 @@ function stateOf(row: PaperPosition, position: PairPosition, lastCandleTime: num
  * Trades live in the store, so the balance and each position's state survive a restart.
  */
 export class PaperAccount {
+  /** The pairs' candles, one pair at a time: an entry reads the balance after every close before it, as the lab's does. */
+  private candleTurn: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly o: PaperAccountOptions) {}
 
   /** What a dry_run signal opens or closes: the pair's position (from the store) takes the signal as the lab's would. */
@@ -116,26 +139,48 @@ export class PaperAccount {
    * through its paper position: entries, exits and stop moves, each written once; candles at or
    * before the last one applied change nothing.
    */
-  async onCandles(instrument: string, digits: number, candles: readonly RuleCandle[], atrs: readonly number[]): Promise<void> {
+  onCandles(instrument: string, digits: number, candles: readonly RuleCandle[], atrs: readonly number[]): Promise<void> {
+    const applied = this.candleTurn.then(() => this.applyCandles(instrument, digits, candles, atrs));
+    this.candleTurn = applied.catch(() => undefined);
+    return applied;
+  }
+
+  private async applyCandles(instrument: string, digits: number, candles: readonly RuleCandle[], atrs: readonly number[]): Promise<void> {
     const positions = await this.o.trades.positions(instrument);
     if (positions.length === 0) return;
     const writes: Array<() => Promise<void>> = [];
     let touched = false;
+    // The equity the sizing and the limits read, moved by this call's closes (the pair is flat at each entry and after each close).
+    let equity = this.o.risk || this.o.sizing?.riskPercent != null ? await this.equityBesides(instrument) : 0;
+    let refusal: { skipped: EntrySkip; detail: string } | null = null;
     const { position, ids } = this.restored(positions, digits, {
+      lotsFor: (side, price, stop, candle) => {
+        const decided = this.lotsAt(instrument, side, price, stop, candle, equity);
+        refusal = 'skipped' in decided ? decided : null;
+        return 'lots' in decided ? decided.lots : 0;
+      },
       skipped: () => {
         const id = ids.pending;
-        writes.push(() => this.o.trades.drop(id));
+        const why = refusal;
+        writes.push(async () => {
+          await this.o.trades.drop(id);
+          if (why) await this.recordSkipped(id, why);
+        });
       },
       entered: () => {
         ids.open = ids.pending;
+        this.o.risk?.opened('paper', ids.open, { instrument, side: position.side, lots: position.lots });
         touched = true;
       },
       exited: (candle, price, reason) => {
         const entered = stateOf(rowOf(ids.open), position, candle.time);
         const closed = this.closed(instrument, position, candle, price, reason);
+        equity += closed.pnl;
+        const told = this.toldClosed(ids.open, closed.pnl, candle.time * 1000, equity);
         writes.push(async () => {
           await this.o.trades.keep(entered);
           await this.o.trades.closePaperTrade(entered.signalId, price, closed.pnl, new Date(this.o.clock.now()).toISOString(), closed);
+          await told;
         });
         touched = true;
       },
@@ -182,6 +227,7 @@ export class PaperAccount {
       position.closeNow(candle, closeAtOpen(open.side, candle, pricingOf(quote.digits, this.o.fills)), reason);
       if (!exit) continue;
       await this.o.trades.closePaperTrade(open.signalId, exit.price, exit.closed.pnl, new Date(this.o.clock.now()).toISOString(), exit.closed);
+      await this.o.risk?.closed('paper', open.signalId, exit.closed.pnl, this.o.clock.now());
       outcomes.push({ ticket: open.signalId, state: 'done', message: null });
     }
     if (positions.length > 0) this.o.events.statusChanged();
@@ -201,6 +247,17 @@ export class PaperAccount {
     }
     const equity = balance + unrealized;
     return { balance: round2(balance), equity: round2(equity), margin_used: round2(marginUsed), margin_available: round2(equity - marginUsed) };
+  }
+
+  /** The balance and the floating P/L of the other pairs' trades (marked at `priceOf`, their entry when unknown). */
+  private async equityBesides(instrument: string): Promise<number> {
+    const [realized, positions] = await Promise.all([this.o.trades.realizedPaperPnl(), this.o.trades.positions()]);
+    let equity = this.o.startBalance + realized;
+    for (const trade of positions.filter((p) => p.entryTime !== null && p.instrument !== instrument)) {
+      const price = this.o.priceOf?.(trade.instrument) ?? trade.entry;
+      equity += this.toAccount(trade.side * (price - trade.entry) * trade.units, trade.instrument, price);
+    }
+    return equity;
   }
 
   /** The pair's position as the store keeps it, driving `hooks`, and the ids of its open and its waiting trade. */
@@ -237,6 +294,43 @@ export class PaperAccount {
   /** TRADE_VOLUME lots, on the volume step. */
   private lots(): number {
     return volumeLots(this.o.fills.volume, 0, 0);
+  }
+
+  /**
+   * The lots of an entry filled at `price` on `candle` (entry-sizing.ts, as live sizes: the paper
+   * equity, the simulated terminal's terms, the rate at the open), then the risk limits at its open.
+   */
+  private lotsAt(
+    instrument: string,
+    side: 1 | -1,
+    price: number,
+    stop: number,
+    candle: FillCandle,
+    equity: number,
+  ): { lots: number } | { skipped: EntrySkip; detail: string } {
+    const { sizing, risk } = this.o;
+    const sources = sizing?.riskPercent != null ? { equity, terms: simulatedTermsOf(instrument), quoteToAccount: this.rateAt(instrument, candle.open) } : null;
+    const sized = sizing ? entrySize(sizing, price, stop, sources) : { lots: String(this.lots()) };
+    if ('skipped' in sized) return sized;
+    const lots = Number(sized.lots);
+    const verdict = risk?.check('paper', { instrument, side, lots }, candle.time * 1000);
+    if (verdict && !verdict.ok) return refusalOf(verdict, risk?.haltOf('paper') ?? null);
+    return { lots };
+  }
+
+  /** Tells the risk state a close and the equity after it (which may halt the paper account); its halt is set before this returns. */
+  private toldClosed(id: string, pnl: number, exitMs: number, equity: number): Promise<unknown> {
+    const risk = this.o.risk;
+    if (!risk) return Promise.resolve();
+    return Promise.all([risk.closed('paper', id, pnl, exitMs), risk.markEquity('paper', exitMs, equity)]);
+  }
+
+  /** A signal whose entry the limits or the sizing skipped, recorded so (on /signals and the console). */
+  private async recordSkipped(signalId: string, why: { skipped: EntrySkip; detail: string }): Promise<void> {
+    const signal = await this.o.signals?.find(signalId);
+    if (!signal) return;
+    const execution: SignalExecution = skippedExecution(signal.execution, why, this.o.clock.now(), 'no paper trade opened');
+    await this.o.signals?.updateExecution(signal, execution);
   }
 
   /** A close's P/L, commission and R multiple, as the lab books them (converted at the exit candle's close for a USD-based pair). */

@@ -17,8 +17,10 @@ export interface DispatchOptions {
   notification?: NotificationClient;
   /** Further attempts after a failure that may pass on a retry. */
   retries: number;
-  /** Lots of each order (TRADE_VOLUME). */
+  /** Lots of an order whose signal decided none (TRADE_VOLUME): a record of before the sizing. */
   volume: string;
+  /** Told each order's final answer (the desk's risk: an order that opened nothing leaves its book). */
+  onSubmitted?: (signal: StrategySignal, execution: SignalExecution) => void;
   /** The source slug the execution and notification services know the strategy by. */
   source: string;
   channels: NotificationChannel[];
@@ -54,7 +56,10 @@ function priceString(value: number): string {
   return decimalFromNumber(value, 10);
 }
 
-/** The order the execution service receives for a signal; built from the stored signal, so every retry sends the same bytes. */
+/**
+ * The order the execution service receives for a signal; built from the stored signal (its volume
+ * decided before it was stored, else `volume`), so every retry sends the same bytes.
+ */
 export function submissionFor(signal: StrategySignal, volume: string, source: string): SignalSubmissionInput {
   return {
     signal_id: signal.signal_id,
@@ -62,7 +67,7 @@ export function submissionFor(signal: StrategySignal, volume: string, source: st
     execution_type: 'market',
     symbol: signal.symbol,
     direction: signal.type === 'LONG' ? 'buy' : 'sell',
-    volume,
+    volume: signal.execution.volume ?? volume,
     source,
     stop_loss: priceString(signal.stop_loss),
     take_profit: priceString(signal.take_profit),
@@ -75,7 +80,9 @@ export function submissionFor(signal: StrategySignal, volume: string, source: st
 /** The announcement of a signal (plain text). */
 export function announcement(signal: StrategySignal): { subject: string; message: string } {
   const mode = signal.dry_run ? 'paper' : 'live';
-  const outcome = signal.dry_run ? 'paper trade opened' : `execution: ${signal.execution.status}${signal.execution.code ? ` (${signal.execution.code})` : ''}`;
+  const { status, code, message } = signal.execution;
+  const outcome =
+    status === 'skipped' ? `skipped (${code}): ${message}` : signal.dry_run ? 'paper trade opened' : `execution: ${status}${code ? ` (${code})` : ''}`;
   return {
     subject: `${signal.type} ${signal.instrument} (${mode})`,
     message: [
@@ -193,6 +200,7 @@ export class SignalDispatcher {
         await this.o.signals.updateExecution(signal, execution);
         signal = { ...signal, execution };
         this.o.events.deskChanged();
+        this.o.onSubmitted?.(signal, execution);
       }
     }
     if (signal.notification.status === 'pending' && turn === this.turn) {
@@ -219,7 +227,7 @@ export class SignalDispatcher {
           { signalId: signal.signal_id, state: result.state, replayed, order: result.tickets.order },
           `order for ${signal.type} ${signal.instrument}: ${result.state}`,
         );
-        return { status: result.state, code: null, message: null, tickets: result.tickets, attempts, updated_at: now() };
+        return { ...signal.execution, status: result.state, code: null, message: null, tickets: result.tickets, attempts, updated_at: now() };
       } catch (err) {
         if (answered(err)) this.o.health.ok('execution');
         else this.o.health.fail('execution', err, { signalId: signal.signal_id });
@@ -228,7 +236,7 @@ export class SignalDispatcher {
         if (!canRetry) {
           const status = err instanceof ServiceError && err.status === 503 && FINAL_UNKNOWN.has(code) ? 'unknown' : answered(err) ? 'rejected' : 'failed';
           this.o.logger.warn({ signalId: signal.signal_id, code, err: message }, `order for ${signal.type} ${signal.instrument}: ${status}`);
-          return { status, code, message, tickets: null, attempts, updated_at: now() };
+          return { ...signal.execution, status, code, message, tickets: null, attempts, updated_at: now() };
         }
         if (!(await this.pause(retry, err, turn))) return undefined;
       }

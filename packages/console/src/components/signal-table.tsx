@@ -70,6 +70,7 @@ export function SignalTable({ signals, label, hidePair = false, selectedId = nul
             </td>
             <td data-label="Order">
               <StatusBadge status={s.execution.status} title={s.execution.message ?? s.execution.code ?? undefined} />
+              {s.execution.status === 'skipped' && s.execution.code && <span class="muted"> {humanize(s.execution.code)}</span>}
             </td>
             <td data-label="Announcement">
               <StatusBadge status={s.notification.status} title={s.notification.message ?? undefined} />
