@@ -65,6 +65,11 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
     case 'account':
       env.INTERNAL_API_KEY = key('INTERNAL_API_KEY');
       env.BROKER = brokerOf(service, base);
+      // The simulated venue is one account: the account service reads the one the execution service trades.
+      if (env.BROKER === 'simulated') {
+        env.EXECUTION_URL ??= url('execution', base);
+        env.EXECUTION_API_KEY = key('EXECUTION_API_KEY');
+      }
       break;
     case 'notification':
       env.NOTIFICATION_API_KEY = key('NOTIFICATION_API_KEY');

@@ -108,6 +108,12 @@ describe('docker-compose.yml', () => {
     expect(env.NOTIFICATION_URL).toBe('http://notification:3010');
   });
 
+  it('points the account at the execution service, whose terminal is the simulated venue’s one account', () => {
+    const env = compose.services.account?.environment ?? {};
+    expect(env.EXECUTION_URL).toBe('http://execution:8001');
+    expect(env.EXECUTION_API_KEY).toBe(compose.services.execution?.environment.API_KEY);
+  });
+
   it('declares the named data volumes', () => {
     expect(Object.keys(compose.volumes).sort()).toEqual(['fxdesk-data', 'fxdesk-postgres', 'fxdesk-redis', 'fxdesk-scale-data']);
   });
@@ -183,6 +189,10 @@ describe("docker-compose.yml's scale profile", () => {
         'http://lb:3010',
       ]);
     }
+  });
+
+  it('points the account replicas at the execution replicas through the balancer', () => {
+    for (const name of replicaNames('account')) expect(compose.services[name]?.environment.EXECUTION_URL).toBe('http://lb:8001');
   });
 
   it("publishes the stack's ports on the balancer, order entry on the host loopback interface only", () => {

@@ -27,6 +27,15 @@ describe('the environment each service gets in the stack', () => {
     });
   });
 
+  it('points the simulated account at the execution service, whose terminal is the one account, with its key', () => {
+    const { env } = serviceEnv(stackService('account'), { EXECUTION_PORT: '9001', EXECUTION_API_KEY: 'exec-key-123' });
+    expect(env).toMatchObject({ BROKER: 'simulated', EXECUTION_URL: 'http://127.0.0.1:9001', EXECUTION_API_KEY: 'exec-key-123' });
+  });
+
+  it('leaves a real account read alone, with no execution URL', () => {
+    expect(serviceEnv(stackService('account'), { ACCOUNT_BROKER: 'oanda' }).env.EXECUTION_URL).toBeUndefined();
+  });
+
   it('fills unset keys with development values and names them', () => {
     const { env, devKeys } = serviceEnv(stackService('execution'), {});
     expect(env.API_KEY).toBe('dev-execution-key');

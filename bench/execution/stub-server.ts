@@ -8,6 +8,7 @@ import type {
   Bar,
   Quote,
   SymbolInfo,
+  TerminalAccount,
   TerminalDeal,
   TerminalOrder,
   TerminalPosition,
@@ -99,6 +100,9 @@ class ConstantTerminal implements TradingTerminal {
   }
   async deals(): Promise<TerminalDeal[]> {
     return [];
+  }
+  async accountInfo(): Promise<TerminalAccount> {
+    return { currency: 'USD', balance: 100_000, equity: 100_000, margin: 0, marginFree: 100_000, leverage: 100 };
   }
 }
 

@@ -217,6 +217,19 @@ export interface TerminalDeal {
   reason: DealReason;
 }
 
+/** The account's money now (MT5 `account_info`), in its currency. */
+export interface TerminalAccount {
+  currency: string;
+  balance: number;
+  /** Balance plus the open positions' floating profit and swap. */
+  equity: number;
+  /** Margin the open positions hold. */
+  margin: number;
+  marginFree: number;
+  /** Account leverage (1:N), null when the venue does not say. */
+  leverage: number | null;
+}
+
 /** Which history deals `deals` answers: those in [from, to), of one position and/or symbol when given. */
 export interface DealFilter {
   /** Epoch milliseconds, inclusive. */
@@ -316,4 +329,6 @@ export interface TradingTerminal {
   cancelOrder(request: CancelOrderRequest): Promise<TradeResult>;
   /** History deals that traded, of the filter, oldest first (see `compareDeals`). */
   deals(filter: DealFilter): Promise<TerminalDeal[]>;
+  /** The account's money now (MT5 `account_info`). */
+  accountInfo(): Promise<TerminalAccount>;
 }

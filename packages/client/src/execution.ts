@@ -9,6 +9,7 @@ import {
   SignalRecordSchema,
   SignalResultSchema,
   SymbolTermsSchema,
+  TerminalAccountSchema,
   type ActionAnswer,
   type ActionList,
   type ActionListQuery,
@@ -27,6 +28,7 @@ import {
   type SignalResult,
   type SignalSubmissionInput,
   type SymbolTerms,
+  type TerminalAccountAnswer,
 } from '@fxdesk/schemas';
 import type { z } from 'zod';
 import { HttpClient, type ClientOptions, type ServiceCall } from './http.js';
@@ -54,6 +56,7 @@ export const executionCalls = {
   listActions: { method: 'GET', path: '/v1/actions', status: 200, schema: ActionListSchema },
   listDeals: { method: 'GET', path: '/v1/deals', status: 200, schema: DealListSchema },
   symbolTerms: { method: 'GET', path: '/v1/symbols/{symbol}', status: 200, schema: SymbolTermsSchema },
+  account: { method: 'GET', path: '/v1/account', status: 200, schema: TerminalAccountSchema },
 } as const satisfies Record<string, ServiceCall>;
 
 export interface SubmitResult {
@@ -162,6 +165,11 @@ export class ExecutionClient {
   /** The venue's terms for a symbol of ALLOWED_SYMBOLS now: contract size, volume min/max/step, stops level, currencies (sizing by risk reads these). */
   async symbolTerms(symbol: string): Promise<SymbolTerms> {
     return (await this.http.send(executionCalls.symbolTerms, { params: { symbol } })).data;
+  }
+
+  /** The terminal's account now: currency, balance, equity, margin, free margin, leverage. */
+  async account(): Promise<TerminalAccountAnswer> {
+    return (await this.http.send(executionCalls.account, {})).data;
   }
 
   close(): Promise<void> {

@@ -337,6 +337,20 @@ export type OpenPositionList = z.infer<typeof OpenPositionListSchema>;
 export const RestingOrderListSchema = z.object({ orders: z.array(RestingOrderSchema) }).meta({ id: 'RestingOrderList' });
 export type RestingOrderList = z.infer<typeof RestingOrderListSchema>;
 
+/** GET /v1/account: the terminal's account money now (MT5 account_info). */
+export const TerminalAccountSchema = z
+  .object({
+    currency: z.string().meta({ description: 'The account currency, e.g. USD' }),
+    balance: MoneySchema.meta({ description: 'Deposits and realized profit, account currency' }),
+    equity: MoneySchema.meta({ description: 'Balance plus the open positions’ floating profit and swap' }),
+    margin: MoneySchema.meta({ description: 'Margin the open positions hold' }),
+    free_margin: MoneySchema.meta({ description: 'Equity less margin' }),
+    leverage: z.number().int().positive().nullable().meta({ description: 'Account leverage 1:N; null when the venue does not say' }),
+    as_of: IsoTimestampSchema.meta({ description: 'When the terminal was read' }),
+  })
+  .meta({ id: 'TerminalAccount' });
+export type TerminalAccountAnswer = z.infer<typeof TerminalAccountSchema>;
+
 /** Printable ASCII without spaces or `#` (a flatten's records are keyed `<key>#<ticket>`), up to 128 characters: a UUID, a ULID or any token a client makes. */
 export const IdempotencyKeySchema = z
   .string()

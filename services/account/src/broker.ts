@@ -1,6 +1,8 @@
 import { OandaAccountReader, oandaBaseUrl, SimulatedAccount, SimulatedMarket, type AccountReader } from '@fxdesk/broker';
+import { ExecutionClient } from '@fxdesk/client';
 import type { Clock } from '@fxdesk/primitives';
 import type { AccountConfig } from './config.js';
+import { ExecutionAccount } from './execution-account.js';
 
 /** The account reader BROKER names, built from its settings. */
 export function createAccountReader(config: AccountConfig, clock: Clock): AccountReader {
@@ -22,11 +24,17 @@ export function createAccountReader(config: AccountConfig, clock: Clock): Accoun
     marketHours: config.SIM_MARKET_HOURS,
     clock,
   });
+  if (config.EXECUTION_URL !== undefined) {
+    // The simulated venue is one account: the one the execution service's terminal trades.
+    const client = new ExecutionClient({ baseUrl: config.EXECUTION_URL, apiKey: config.EXECUTION_API_KEY, timeoutMs: config.BROKER_TIMEOUT_MS });
+    return new ExecutionAccount({ client, clock, symbols: market.symbols().map((s) => s.symbol) });
+  }
   return new SimulatedAccount({ market, balance: config.SIM_ACCOUNT_BALANCE, currency: config.SIM_ACCOUNT_CURRENCY });
 }
 
 /** One line naming the broker for readiness; never a credential. */
 export function describeBroker(config: AccountConfig): string {
   if (config.BROKER === 'oanda') return `oanda (${config.OANDA_ENVIRONMENT}, ${oandaBaseUrl(config.OANDA_ENVIRONMENT, config.OANDA_BASE_URL)})`;
-  return `simulated (${config.SIM_ACCOUNT_BALANCE} ${config.SIM_ACCOUNT_CURRENCY}, seed ${config.SIM_SEED})`;
+  if (config.EXECUTION_URL !== undefined) return `simulated venue: the execution service's terminal (${config.EXECUTION_URL})`;
+  return `own simulated (no EXECUTION_URL: not the execution service's; ${config.SIM_ACCOUNT_BALANCE} ${config.SIM_ACCOUNT_CURRENCY}, seed ${config.SIM_SEED})`;
 }

@@ -38,8 +38,15 @@ export const AccountConfigSchema = z
     OANDA_BASE_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
     /** Most OANDA requests in any one second (Best Practices: at most 100 per second). */
     OANDA_REQUESTS_PER_SECOND: envInt(100, { min: 1, max: 1_000_000 }),
+    /** With BROKER=simulated: the execution service whose terminal's account is read (unset: the service's own simulated account). */
+    EXECUTION_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
+    /** The execution service's X-API-Key; required with EXECUTION_URL. */
+    EXECUTION_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }).optional(),
   })
   .superRefine((config, ctx) => {
+    if (config.EXECUTION_URL !== undefined && config.EXECUTION_API_KEY === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['EXECUTION_API_KEY'], message: 'is required when EXECUTION_URL is set' });
+    }
     if (config.BROKER !== 'oanda') return;
     for (const name of ['OANDA_API_TOKEN', 'OANDA_ACCOUNT_ID'] as const) {
       if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=oanda' });

@@ -121,6 +121,11 @@ export async function startSimulated(options: StartOptions = {}): Promise<Harnes
   return startService(testConfig({ SIM_SEED: 'account-tests', ...options.env }), clock, options);
 }
 
+/** BROKER=simulated reading the account the execution service at `executionUrl` trades, on the execution service's clock. */
+export async function startOnExecution(executionUrl: string, apiKey: string, clock: ManualClock, options: StartOptions = {}): Promise<Harness> {
+  return startService(testConfig({ SIM_SEED: 'account-tests', EXECUTION_URL: executionUrl, EXECUTION_API_KEY: apiKey, ...options.env }), clock, options);
+}
+
 /** Parses an error answer and checks it is the envelope, with no stack trace. */
 export function envelopeOf(res: { body: string; statusCode: number }): { code: string; message: string } {
   const body = JSON.parse(res.body) as { error: boolean; code: string; message: string; timestamp: string };

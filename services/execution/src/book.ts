@@ -1,5 +1,5 @@
-import type { TerminalOrder, TerminalPosition, TradingTerminal } from '@fxdesk/broker';
-import type { BookQuery, OpenPosition, OpenPositionList, RestingOrder, RestingOrderList } from '@fxdesk/schemas';
+import type { TerminalAccount, TerminalOrder, TerminalPosition, TradingTerminal } from '@fxdesk/broker';
+import type { BookQuery, OpenPosition, OpenPositionList, RestingOrder, RestingOrderList, TerminalAccountAnswer } from '@fxdesk/schemas';
 import { AppError } from '@fxdesk/core';
 import type { Logger } from 'pino';
 import { messageOf, withDeadline, type Deadline } from './deadline.js';
@@ -49,14 +49,26 @@ export function bookOrder(o: TerminalOrder): RestingOrder {
   };
 }
 
+export function bookAccount(a: TerminalAccount, asOf: number): TerminalAccountAnswer {
+  return {
+    currency: a.currency,
+    balance: money(a.balance),
+    equity: money(a.equity),
+    margin: money(a.margin),
+    free_margin: money(a.marginFree),
+    leverage: a.leverage,
+    as_of: new Date(asOf).toISOString(),
+  };
+}
+
 /** Whether a comment belongs to `source` (every comment does when no source is asked for). */
 export function isFromSource(comment: string, source: string | undefined): boolean {
   return source === undefined || sourceOfComment(comment) === commentPrefix(source).slice(0, -1);
 }
 
 /**
- * GET /v1/positions and /v1/orders: the terminal's open positions and resting orders, read
- * through a deadline (a silent terminal costs the request a 503, not a hang).
+ * GET /v1/positions, /v1/orders and /v1/account: the terminal's open positions, resting orders
+ * and money, read through a deadline (a silent terminal costs the request a 503, not a hang).
  */
 export class BookReads {
   constructor(
@@ -77,6 +89,11 @@ export class BookReads {
   async orders(filter: BookFilter, log: Pick<Logger, 'warn'>): Promise<RestingOrderList> {
     const orders = await this.read('orders', () => this.terminal.orders({ symbol: filter.symbol }), log);
     return { orders: orders.filter((o) => isFromSource(o.comment, filter.source)).map(bookOrder) };
+  }
+
+  async account(log: Pick<Logger, 'warn'>): Promise<TerminalAccountAnswer> {
+    const info = await this.read('account_info', () => this.terminal.accountInfo(), log);
+    return bookAccount(info, this.deadline.clock.now());
   }
 
   private read<T>(name: string, call: () => Promise<T>, log: Pick<Logger, 'warn'>): Promise<T> {

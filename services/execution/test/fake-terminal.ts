@@ -6,6 +6,7 @@ import {
   type DealFilter,
   type Quote,
   type SymbolInfo,
+  type TerminalAccount,
   type TerminalDeal,
   type TerminalOrder,
   type TerminalPosition,
@@ -94,6 +95,9 @@ export class ScriptedTerminal implements TradingTerminal {
   }
   async cancelOrder(): Promise<TradeResult> {
     return nothingThere(10013);
+  }
+  async accountInfo(): Promise<TerminalAccount> {
+    return { currency: 'USD', balance: 100_000, equity: 100_000, margin: 0, marginFree: 100_000, leverage: 100 };
   }
   async deals(filter: DealFilter): Promise<TerminalDeal[]> {
     this.dealFilters.push(filter);

@@ -14,6 +14,7 @@ import {
   type ModifyPositionRequest,
   type SymbolInfo,
   type TerminalCallStats,
+  type TerminalAccount,
   type TerminalDeal,
   type TerminalFilter,
   type TerminalOrder,
@@ -635,6 +636,21 @@ export class MetaApiTerminal implements TradingTerminal {
    * Array<MetatraderDeal>". As for `findByComment`, the account must be synchronized first (within
    * `timeoutMs`), or the answer could be incomplete: `unavailable`.
    */
+  /** GET account-information: balance, equity, margin, free margin, leverage, currency. */
+  accountInfo(): Promise<TerminalAccount> {
+    return this.guarded(async () => {
+      const info = await this.get('/account-information', AccountInformationSchema);
+      return {
+        currency: info.currency,
+        balance: info.balance,
+        equity: info.equity,
+        margin: info.margin,
+        marginFree: info.freeMargin,
+        leverage: info.leverage ?? null,
+      };
+    });
+  }
+
   deals(filter: DealFilter): Promise<TerminalDeal[]> {
     this.stats.dealsCalls++;
     return this.guarded(async () => {

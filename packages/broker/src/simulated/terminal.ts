@@ -27,6 +27,7 @@ import {
   type SymbolInfo,
   type SymbolTradeMode,
   type TerminalCallStats,
+  type TerminalAccount,
   type TerminalDeal,
   type TerminalFilter,
   type TerminalOrder,
@@ -411,6 +412,13 @@ export class SimulatedTerminal implements TradingTerminal {
   cancelOrder(request: CancelOrderRequest): Promise<TradeResult> {
     this.stats.cancelOrderCalls++;
     return this.trade('cancelOrder', (now) => this.cancelByRequest(request, now));
+  }
+
+  /** Balance, equity and margin now, at the leverage the terminal was opened with. */
+  async accountInfo(): Promise<TerminalAccount> {
+    this.ensureConnected();
+    const { currency, balance, equity, margin, marginFree } = this.accountState();
+    return { currency, balance, equity, margin, marginFree, leverage: this.leverage };
   }
 
   // --- account views (not part of TradingTerminal) -----------------------------------------

@@ -46,6 +46,14 @@ describe('MetaApi positions and orders', () => {
   const closeOf = (position: string, volume: string) => ({ position, volume, deviation: 15, magic: MAGIC, comment: COMMENT });
 
   describe('reads', () => {
+    it('reads the account’s money from account-information, as MT5 account_info', async () => {
+      await openBuy();
+      const info = await s.terminal.accountInfo();
+      expect(info).toMatchObject({ currency: 'USD', leverage: expect.any(Number) });
+      expect(info.margin).toBeGreaterThan(0);
+      expect(info.marginFree).toBeCloseTo(info.equity - info.margin, 6);
+    });
+
     it('reads a position with the profit and swap of its open volume, not the cumulative profit', async () => {
       s.fake.inject({ route: 'positions', kind: 'status', status: 200, body: [wirePosition()] });
       expect(await s.terminal.positions()).toEqual([

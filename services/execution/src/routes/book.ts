@@ -1,5 +1,5 @@
 import type { App } from '@fxdesk/core';
-import { BookQuerySchema, ErrorEnvelopeSchema, OpenPositionListSchema, RestingOrderListSchema } from '@fxdesk/schemas';
+import { BookQuerySchema, ErrorEnvelopeSchema, OpenPositionListSchema, RestingOrderListSchema, TerminalAccountSchema } from '@fxdesk/schemas';
 import type { BookReads } from '../book.js';
 
 export function registerBookRoutes(app: App, book: BookReads): void {
@@ -31,5 +31,20 @@ export function registerBookRoutes(app: App, book: BookReads): void {
       },
     },
     async (request) => book.orders(request.query, request.log),
+  );
+
+  app.get(
+    '/v1/account',
+    {
+      schema: {
+        tags: ['positions'],
+        operationId: 'account',
+        summary: 'The terminal’s account: balance, equity, margin',
+        description:
+          'The account the terminal trades, now (MT5 account_info): its currency, balance, equity, margin, free margin and leverage. The account service reads it, with the positions, orders and deals, as the account of the desk.',
+        response: { 200: TerminalAccountSchema, 503: ErrorEnvelopeSchema },
+      },
+    },
+    async (request) => book.account(request.log),
   );
 }
