@@ -274,9 +274,10 @@ export type LabJobStatus = z.infer<typeof LabJobStatusSchema>;
 /** Why a job failed. */
 export const LabJobErrorSchema = z
   .object({
-    code: z
-      .string()
-      .meta({ description: 'INTERRUPTED (the process stopped while it ran), CANDLES_UNAVAILABLE (the market could not give the history), FAILED' }),
+    code: z.string().meta({
+      description:
+        'INTERRUPTED (the process stopped while it ran), CANDLES_UNAVAILABLE (the market could not give the history), SYMBOL_TERMS_UNAVAILABLE (the venue could not give the volume terms sizing by risk reads), FAILED',
+    }),
     message: z.string(),
   })
   .meta({ id: 'LabJobError' });

@@ -220,7 +220,7 @@ class PairRun implements PositionHooks {
     this.wasOpen = true;
     this.units = this.position.lots * this.unitsPerLot;
     this.unrealized = 0;
-    this.slot = this.run.nextSlot(this);
+    this.slot = this.run.opened(this);
   }
 
   exited(candle: FillCandle, price: number, reason: ExitReason): void {
@@ -501,16 +501,20 @@ class Run {
     }
     const book = this.book;
     if (book !== null) {
+      // Halted, check would answer so before anything else; a halted year skips every signal, so spare it its detail text.
+      const halt = book.halt;
+      if (halt !== null) return p.refuse(SKIP[halt.reason]);
       p.riskEntry.side = side;
       p.riskEntry.lots = lots;
       const verdict = book.check(p.riskEntry, candle.time * 1000);
-      if (!verdict.ok) return p.refuse(verdict.skip === 'halted' ? SKIP[book.halt?.reason ?? 'daily_loss_limit'] : RISK_SKIP[verdict.skip]);
+      // Not halted (above): a limit's refusal.
+      if (!verdict.ok) return p.refuse(RISK_SKIP[verdict.skip as Exclude<RiskSkip, 'halted'>]);
     }
     return lots;
   }
 
-  /** The next trade's place in the entry order, filled when it closes (every position closes by the end); the book counts it open. */
-  nextSlot(p: PairRun): number {
+  /** A position opened: the book counts it open; its place in the entry order, filled when it closes (every position closes by the end). */
+  opened(p: PairRun): number {
     this.book?.opened(p.pair.instrument, p.riskEntry);
     return this.entered++;
   }
