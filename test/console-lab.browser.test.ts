@@ -413,6 +413,48 @@ describe('the Lab page', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
+  it('runs a backtest with risk rules set in the form: sized by risk, a limit refusing, its skips shown by reason', async () => {
+    await page.goto(`${base()}/ui/lab`);
+    const form = page.locator('form.lab-form');
+    await form.getByRole('button', { name: /^Start (backtest|sweep)$/ }).waitFor();
+    await form.getByText('Backtest', { exact: true }).click();
+    await form.getByRole('button', { name: 'Start backtest' }).waitFor();
+    // The strategy sizes by fixed lots and has no limit here: the form shows so.
+    await until(async () => (await form.locator('input[name="rules.risk_percent"]').getAttribute('placeholder')) === 'fixed lots', 20_000);
+    expect(await form.locator('input[name="rules.max_open_trades"]').getAttribute('placeholder')).toBe('off');
+    expect(await form.locator('input[name="rules.one_position_per_pair"]').count()).toBe(0);
+    for (const pair of PICKED) await form.locator(`input[name="instruments"][value="${pair}"]`).check();
+    await form.locator('select[name="timeframe"]').selectOption('M5');
+    await form.locator('input[name="from"]').fill(day(Date.parse(`${to}T00:00:00Z`) - 28 * DAY_MS));
+    await form.locator('input[name="to"]').fill(to);
+    await form.locator('input[name="rules.risk_percent"]').fill('0.5');
+    await form.locator('input[name="rules.max_open_trades"]').fill('1');
+    const posted = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname === '/backtests', { timeout: 20_000 });
+    await form.getByRole('button', { name: 'Start backtest' }).click();
+    const body = (await posted).postDataJSON() as { rules: Record<string, number> };
+    expect(body.rules).toMatchObject({ risk_percent: 0.5, max_open_trades: 1 });
+
+    await page.waitForURL(/\/ui\/lab\/backtests\/[^/?]+$/, { timeout: 20_000 });
+    await page.locator('[data-job-status="done"]').waitFor({ timeout: 120_000 });
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    const run = await json<Backtest>(await fetch(`${base()}/backtests/${id}`));
+    expect(run.settings.rules).toMatchObject({ risk_percent: 0.5, max_open_trades: 1 });
+    expect(await page.locator('[data-rule="risk_percent"] dd').textContent()).toBe('0.5');
+    expect(await page.locator('[data-rule="daily_loss_limit"] dd').textContent()).toBe('off');
+    // One open trade across the pairs: the limit refused some signals, and the page counts them as the API does.
+    const refused = run.metrics?.skipped?.overall.max_open_trades ?? 0;
+    expect(refused).toBeGreaterThan(0);
+    const row = page.locator('table[aria-label="Signals not traded"] tr[data-skip="max_open_trades"]');
+    expect(await row.locator('td[data-column="overall"]').textContent()).toBe(String(refused));
+    for (const pair of PICKED) {
+      expect(await row.locator(`td[data-column="${pair}"]`).textContent()).toBe(String(run.metrics?.skipped?.per_pair[pair]?.max_open_trades ?? 0));
+    }
+    // Sized by risk: not one size for all.
+    const { trades } = await json<BacktestTrades>(await fetch(`${base()}/backtests/${id}/trades?limit=1000`));
+    expect(new Set(trades.map((t) => t.volume_lots)).size).toBeGreaterThan(1);
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
+
   it('fits a phone’s 390 px: the lab, a backtest and a sweep scroll down, never across', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     phone.on('pageerror', (err) => pageErrors.push(err.message));

@@ -208,6 +208,21 @@ describe('a backtest through the API', () => {
     await submit(app, { instruments: ['EUR_USD'], ...WEEK, rules: { one_position_per_pair: 1 } });
   });
 
+  it('sweeps the risk settings like any setting, each member read the venue’s terms once at the sweep’s start', async () => {
+    const runner = new ManualRunner();
+    const { app } = await start({ labRunner: runner });
+    const base = { instruments: ['EUR_USD'], ...WEEK, rules: { max_open_trades: 1 } };
+    await submit(app, { base, grid: { risk_percent: [0, 0.5], daily_loss_limit: [2] }, rank_by: 'net_profit' }, '/sweeps');
+    const jobs = [(await runner.next()).job, (await runner.next()).job];
+    expect(jobs.map((job) => [job.rules.riskPercent, job.rules.dailyLossLimitPercent, job.rules.maxOpenTrades])).toEqual([
+      [undefined, 2, 1],
+      [0.5, 2, 1],
+    ]);
+    // One setting sizes by risk, so the sweep read the terms, and every member carries them.
+    for (const job of jobs) expect(job.terms).toEqual({ EUR_USD: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' } });
+    for (const call of runner.calls) call.finish();
+  });
+
   it('takes the config’s risk settings as a backtest’s defaults, listed among its rules when on', async () => {
     const env = { SIZING: 'risk', RISK_PERCENT: '0.5', MAX_OPEN_TRADES: '2', DAILY_LOSS_LIMIT: '3', COOLDOWN_LOSSES: '2', COOLDOWN_CANDLES: '12' };
     const { app, lab } = await start({ labRunner: instantRunner, env });
