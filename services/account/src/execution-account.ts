@@ -71,7 +71,7 @@ export class ExecutionAccount implements AccountReader {
     const trades = await Promise.all(book.positions.map((p) => this.tradeOf(p)));
     return {
       ...this.summaryOf(book),
-      positions: await this.positionsOf(trades, instrumentsOf(trades)),
+      positions: positionsOf(trades, instrumentsOf(trades)),
       trades,
       orders: await Promise.all(book.orders.map((o) => this.orderOf(o))),
     };
@@ -100,7 +100,7 @@ export class ExecutionAccount implements AccountReader {
     const tradesClosed = new Map<string, Trade>();
     for (const deal of deals) {
       const ticket = deal.position ?? deal.ticket;
-      const trade = open.get(ticket) ?? (await this.closedTradeOf(ticket, book.deals));
+      const trade = open.get(ticket) ?? (await this.closedTradeOf(ticket, deal, book.deals));
       if (deal.entry === 'in') tradesOpened.set(ticket, trade);
       else if (open.has(ticket)) tradesReduced.set(ticket, trade);
       else tradesClosed.set(ticket, trade);
@@ -116,7 +116,7 @@ export class ExecutionAccount implements AccountReader {
       tradesOpened: [...tradesOpened.values()],
       tradesReduced: [...tradesReduced.values()],
       tradesClosed: [...tradesClosed.values()],
-      positions: await this.positionsOf([...open.values()], [...touched]),
+      positions: positionsOf([...open.values()], [...touched]),
       transactions: await Promise.all(deals.map((d) => this.transactionOf(d))),
       state: { nav: summary.nav, unrealizedPL: summary.unrealizedPL, marginUsed: summary.marginUsed, marginAvailable: summary.marginAvailable },
     };
@@ -210,9 +210,9 @@ export class ExecutionAccount implements AccountReader {
     };
   }
 
-  /** A position no longer open, from its entry deal in the window (or the deal that closed it). */
-  private async closedTradeOf(ticket: string, deals: Deal[]): Promise<Trade> {
-    const entry = deals.find((d) => d.position === ticket && d.entry === 'in') ?? deals.find((d) => d.position === ticket)!;
+  /** A position no longer open, from its entry deal in the window (else from `deal`, its exit). */
+  private async closedTradeOf(ticket: string, deal: Deal, deals: Deal[]): Promise<Trade> {
+    const entry = deals.find((d) => d.position === ticket && d.entry === 'in') ?? deal;
     return {
       id: ticket,
       instrument: instrumentOf(entry.symbol),
@@ -240,17 +240,6 @@ export class ExecutionAccount implements AccountReader {
     };
   }
 
-  /** Each instrument's net of its open trades, both sides (an instrument with none has empty sides). */
-  private async positionsOf(trades: Trade[], instruments: string[]): Promise<Position[]> {
-    return instruments.map((instrument) => {
-      const mine = trades.filter((t) => t.instrument === instrument);
-      const long = sideOf(mine.filter((t) => Number(t.currentUnits) > 0));
-      const short = sideOf(mine.filter((t) => Number(t.currentUnits) < 0));
-      // MT5 reports margin for the whole account only, not per position.
-      return { instrument, long, short, unrealizedPL: money(Number(long.unrealizedPL) + Number(short.unrealizedPL)), marginUsed: '0.00' };
-    });
-  }
-
   private async transactionOf(d: Deal): Promise<AccountTransaction> {
     return {
       id: d.ticket,
@@ -268,6 +257,17 @@ export class ExecutionAccount implements AccountReader {
 
 /** OANDA's OrderFillTransaction reasons for MT5's deal reasons. */
 const FILL_REASONS: Partial<Record<Deal['reason'], string>> = { sl: 'STOP_LOSS_ORDER', tp: 'TAKE_PROFIT_ORDER', so: 'MARKET_ORDER_MARGIN_CLOSEOUT' };
+
+/** Each instrument's net of its open trades, both sides (an instrument with none has empty sides). */
+function positionsOf(trades: Trade[], instruments: string[]): Position[] {
+  return instruments.map((instrument) => {
+    const mine = trades.filter((t) => t.instrument === instrument);
+    const long = sideOf(mine.filter((t) => Number(t.currentUnits) > 0));
+    const short = sideOf(mine.filter((t) => Number(t.currentUnits) < 0));
+    // MT5 reports margin for the whole account only, not per position.
+    return { instrument, long, short, unrealizedPL: money(Number(long.unrealizedPL) + Number(short.unrealizedPL)), marginUsed: '0.00' };
+  });
+}
 
 function sideOf(trades: Trade[]): PositionSide {
   const units = trades.reduce((sum, t) => sum + Number(t.currentUnits), 0);

@@ -88,6 +88,30 @@ describe('the account of the execution service', () => {
     expect(changes.positions).toEqual([expect.objectContaining({ instrument: 'EUR_USD', long: expect.objectContaining({ units: '0' }) })]);
   });
 
+  it('lists a partial close as a reduced trade, the rest still open', async () => {
+    const sent = await execution.app.inject({
+      method: 'POST',
+      url: '/v1/signals',
+      headers,
+      payload: signal({ symbol: 'GBPUSD', direction: 'sell', volume: '0.30' }),
+    });
+    const position = sent.json().tickets.position as string;
+    const since = (await account.get('/api/v1/account/summary')).json().account.lastTransactionId as string;
+    const part = await execution.app.inject({
+      method: 'POST',
+      url: `/v1/positions/${position}/close`,
+      headers: { ...headers, 'idempotency-key': 'part-1' },
+      payload: { volume: '0.10' },
+    });
+    expect(part.statusCode).toBe(200);
+    const changes = (await account.get(`/api/v1/account/changes?sinceTransactionId=${since}`)).json();
+    expect(changes.tradesReduced).toEqual([expect.objectContaining({ id: position, instrument: 'GBP_USD', currentUnits: '-20000' })]);
+    expect(changes.tradesClosed).toEqual([]);
+    expect((await details()).positions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ instrument: 'GBP_USD', short: expect.objectContaining({ units: '-20000', tradeIds: [position] }) })]),
+    );
+  });
+
   it('answers 404 transaction_not_found for an id after the last deal', async () => {
     const last = (await account.get('/api/v1/account/summary')).json().account.lastTransactionId as string;
     const res = await account.get(`/api/v1/account/changes?sinceTransactionId=${BigInt(last) + 1n}`);
