@@ -24,6 +24,17 @@ describe('account configuration', () => {
     );
   });
 
+  it('requires the execution service’s key with EXECUTION_URL, and refuses a URL that is not http(s)', () => {
+    expect(() => loadConfig(AccountConfigSchema, { ...base, EXECUTION_URL: 'http://127.0.0.1:8001' })).toThrow(
+      /EXECUTION_API_KEY: is required when EXECUTION_URL is set/,
+    );
+    expect(() => loadConfig(AccountConfigSchema, { ...base, EXECUTION_URL: 'ftp://x', EXECUTION_API_KEY: 'exec-key-123' })).toThrow(/EXECUTION_URL/);
+    expect(loadConfig(AccountConfigSchema, { ...base, EXECUTION_URL: 'http://127.0.0.1:8001', EXECUTION_API_KEY: 'exec-key-123' })).toMatchObject({
+      BROKER: 'simulated',
+      EXECUTION_URL: 'http://127.0.0.1:8001',
+    });
+  });
+
   it('accepts a complete OANDA configuration', () => {
     const config = loadConfig(AccountConfigSchema, {
       ...base,
