@@ -417,6 +417,20 @@ export function tradingTerminalContract(name: string, setup: () => Promise<Tradi
       });
     });
 
+    describe('account info', () => {
+      it('answers the account’s money, a position’s margin held out of the free margin and its profit in the equity', async () => {
+        const before = await terminal.accountInfo();
+        expect(before.currency).toMatch(/^[A-Z]{3}$/);
+        expect(before.margin).toBe(0);
+        expect(before.marginFree).toBeCloseTo(before.equity, 2);
+        const ticket = await openBuy(info.volumeMin);
+        const [after, position] = [await terminal.accountInfo(), await positionOf(ticket)];
+        expect(after.margin).toBeGreaterThan(0);
+        expect(after.marginFree).toBeCloseTo(after.equity - after.margin, 2);
+        expect(after.equity).toBeCloseTo(after.balance + position!.profit + position!.swap, 2);
+      });
+    });
+
     describe('history deals', () => {
       /** Later than any deal of a test. */
       const FAR_FUTURE = Date.UTC(2100, 0, 1);
