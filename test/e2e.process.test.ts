@@ -8,15 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answers, freePort, run, until } from '@fxdesk/core/testing';
 
 /**
- * The desk end to end: market-data, execution, notification and strategy as real processes on
- * free ports, over one simulated market (same SIM_SEED, the same tick grid in every process).
+ * The desk end to end: market-data, execution, account, notification and strategy as real
+ * processes on free ports, over one simulated market (same SIM_SEED, the same tick grid in every
+ * process); the account service reads the execution service's terminal, as in the stack.
  * Market hours are off (this may run on a weekend) and the strategy decides on M1 candles over
  * every listed pair, so the first signal comes at the start (from the candle that just closed)
  * or at the next minute's close.
  */
 
 const SEED = 'e2e-desk';
-const KEYS = { marketData: 'md-e2e-key-1', execution: 'exec-e2e-key-1', notification: 'notify-e2e-key-1' };
+const KEYS = { marketData: 'md-e2e-key-1', execution: 'exec-e2e-key-1', account: 'account-e2e-key-1', notification: 'notify-e2e-key-1' };
 const CHAT_ID = '424242';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-e2e-'));
 const market = { SIM_SEED: SEED, SIM_MARKET_HOURS: 'false', SIM_TICK_INTERVAL_MS: '100' };
@@ -24,7 +25,13 @@ const common = { HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...mar
 
 type Process = ReturnType<typeof run>;
 const processes: Process[] = [];
-const url: Record<'marketData' | 'execution' | 'notification' | 'strategy', string> = { marketData: '', execution: '', notification: '', strategy: '' };
+const url: Record<'marketData' | 'execution' | 'account' | 'notification' | 'strategy', string> = {
+  marketData: '',
+  execution: '',
+  account: '',
+  notification: '',
+  strategy: '',
+};
 
 function spawn(service: string, port: number, env: Record<string, string>): string {
   processes.push(run(`services/${service}/src/server.ts`, { ...common, PORT: String(port), ...env }));
@@ -37,13 +44,14 @@ describe('the desk end to end', () => {
   let notification: NotificationClient;
 
   beforeAll(async () => {
-    const [mdPort, exPort, noPort, stPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [mdPort, exPort, acPort, noPort, stPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     url.marketData = spawn('market-data', mdPort, { API_KEY: KEYS.marketData });
     url.execution = spawn('execution', exPort, {
       API_KEY: KEYS.execution,
       TRADING_ENABLED: 'true',
       ALLOWED_SYMBOLS: SYMBOL_SPECS.map((s) => s.symbol).join(','),
     });
+    url.account = spawn('account', acPort, { INTERNAL_API_KEY: KEYS.account, EXECUTION_URL: url.execution, EXECUTION_API_KEY: KEYS.execution });
     url.notification = spawn('notification', noPort, { NOTIFICATION_API_KEY: KEYS.notification, CHAT_APP_CHAT_IDS: CHAT_ID });
     url.strategy = spawn('strategy', stPort, {
       MARKET_DATA_URL: url.marketData,
@@ -67,9 +75,13 @@ describe('the desk end to end', () => {
         async () =>
           (
             await Promise.all(
-              [`${url.marketData}/health/ready`, `${url.execution}/health/ready`, `${url.notification}/health/live`, `${url.strategy}/health/live`].map(
-                answers,
-              ),
+              [
+                `${url.marketData}/health/ready`,
+                `${url.execution}/health/ready`,
+                `${url.account}/health/ready`,
+                `${url.notification}/health/live`,
+                `${url.strategy}/health/live`,
+              ].map(answers),
             )
           ).every(Boolean),
         40_000,
@@ -90,7 +102,7 @@ describe('the desk end to end', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('turns market data into a signal, its order at the execution service and its delivery record at the notification service', async () => {
+  it('turns market data into a signal, its order at the execution service, its trade at the account service and its delivery record at the notification service', async () => {
     const started = await strategy.start({ dry_run: false });
     expect(started.instruments).toHaveLength(SYMBOL_SPECS.length);
     await until(async () => (await strategy.pairs()).every((p) => p.status === 'monitoring'), 30_000);
@@ -129,6 +141,18 @@ describe('the desk end to end', () => {
     expect(order.state).toBe(found.execution.status);
     expect(['filled', 'partially_filled', 'placed'], `order ${order.state}: ${JSON.stringify(order.error)}`).toContain(order.state);
     expect(found.execution.tickets?.order).toBe(order.tickets.order);
+
+    // The account service reads the account the order traded: the fill is among its changes, and
+    // while the venue still holds the position (read after the account: a closed one never reopens), so do the details.
+    const position = order.tickets.position as string;
+    const accountRead = async (route: string) =>
+      (await fetch(`${url.account}/api/v1/account/${route}`, { headers: { 'x-internal-api-key': KEYS.account } })).json();
+    const changes = await accountRead('changes?sinceTransactionId=0');
+    expect(changes.tradesOpened.map((t: { id: string }) => t.id)).toContain(position);
+    const details = (await accountRead('details')).account;
+    if ((await execution.positions()).positions.some((p) => p.ticket === position)) {
+      expect(details.trades.map((t: { id: string }) => t.id)).toContain(position);
+    }
 
     expect(found.notification.status).toBe('sent');
     let delivery: DeliveryRecord | undefined;
