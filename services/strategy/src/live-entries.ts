@@ -125,7 +125,14 @@ export class LiveEntries {
   private async decide(signal: StrategySignal): Promise<Admission> {
     const { risk, now } = this.o;
     if (risk) await this.reconcile();
-    const sized = entrySize(this.o.sizing, signal.entry_price, signal.stop_loss, this.o.sizing.riskPercent === null ? null : await this.sources(signal));
+    // Read before every check, sized by risk or not: the read marks the live book's equity (the daily loss, the drawdown).
+    const account = await this.o.equity();
+    const sized = entrySize(
+      this.o.sizing,
+      signal.entry_price,
+      signal.stop_loss,
+      this.o.sizing.riskPercent === null ? null : await this.sources(signal, account),
+    );
     if ('skipped' in sized) return sized;
     const entry: RiskEntry = { instrument: signal.instrument, side: signal.type === 'LONG' ? 1 : -1, lots: Number(sized.lots) };
     if (risk) {
@@ -138,15 +145,12 @@ export class LiveEntries {
   }
 
   /** What the sizing reads for a signal: each source that does not answer is null (and logged). */
-  private async sources(signal: StrategySignal): Promise<SizingSources> {
-    const [terms, account] = await Promise.all([
-      this.o.execution.symbolTerms(signal.symbol).catch((err: unknown) => {
-        if (!(err instanceof ServiceError)) throw err;
-        this.o.logger.warn({ err, symbol: signal.symbol }, 'sizing: the venue’s terms of the symbol could not be read; the signal is not sent');
-        return null;
-      }),
-      this.o.equity(),
-    ]);
+  private async sources(signal: StrategySignal, account: LiveEquity | null): Promise<SizingSources> {
+    const terms = await this.o.execution.symbolTerms(signal.symbol).catch((err: unknown) => {
+      if (!(err instanceof ServiceError)) throw err;
+      this.o.logger.warn({ err, symbol: signal.symbol }, 'sizing: the venue’s terms of the symbol could not be read; the signal is not sent');
+      return null;
+    });
     return {
       equity: account?.equity ?? null,
       terms: terms && volumeTermsOf(terms),

@@ -4,6 +4,7 @@ import type { SignalExecution, StopClosed, StrategyAccount, StrategySignal } fro
 import {
   closeAtOpen,
   commissionOf,
+  markPrice,
   contractSize,
   PairPosition,
   pnlOf,
@@ -176,7 +177,7 @@ export class PaperAccount {
         const entered = stateOf(rowOf(ids.open), position, candle.time);
         const closed = this.closed(instrument, position, candle, price, reason);
         equity += closed.pnl;
-        const told = this.toldClosed(ids.open, closed.pnl, candle.time * 1000, equity);
+        const told = this.o.risk?.closed('paper', ids.open, closed.pnl, candle.time * 1000);
         writes.push(async () => {
           await this.o.trades.keep(entered);
           await this.o.trades.closePaperTrade(entered.signalId, price, closed.pnl, new Date(this.o.clock.now()).toISOString(), closed);
@@ -187,12 +188,16 @@ export class PaperAccount {
     });
     const rowOf = (id: string) => positions.find((p) => p.signalId === id)!;
     let last = Math.max(...positions.map((p) => p.lastCandleTime));
+    const marks: Array<Promise<unknown>> = [];
     candles.forEach((candle, i) => {
       if (candle.time <= last) return;
       last = candle.time;
       position.onCandle(candle);
       position.onClose(candle, atrs[i] ?? Number.NaN);
+      // The equity after each candle, its position marked at the close, as a backtest marks it: the daily loss and the drawdown.
+      if (this.o.risk) marks.push(this.o.risk.markEquity('paper', candle.time * 1000, equity + this.floating(instrument, position, candle, digits)));
     });
+    writes.push(async () => void (await Promise.all(marks)));
     const pending = positions.find((p) => p.entryTime === null);
     if (pending && position.hasPending) writes.push(() => this.o.trades.keep({ ...pending, lastCandleTime: last }));
     if (position.isOpen) {
@@ -318,11 +323,11 @@ export class PaperAccount {
     return { lots };
   }
 
-  /** Tells the risk state a close and the equity after it (which may halt the paper account); its halt is set before this returns. */
-  private toldClosed(id: string, pnl: number, exitMs: number, equity: number): Promise<unknown> {
-    const risk = this.o.risk;
-    if (!risk) return Promise.resolve();
-    return Promise.all([risk.closed('paper', id, pnl, exitMs), risk.markEquity('paper', exitMs, equity)]);
+  /** The open position's floating P/L at the candle's close (marked on the side that would close it), in the account currency; 0 when flat. */
+  private floating(instrument: string, position: PairPosition, candle: FillCandle, digits: number): number {
+    if (!position.isOpen) return 0;
+    const price = markPrice(position.side, candle, pricingOf(digits, this.o.fills));
+    return this.toAccount(position.side * (price - position.entry) * position.lots * contractSize(instrument), instrument, candle.close);
   }
 
   /** A signal whose entry the limits or the sizing skipped, recorded so (on /signals and the console). */
