@@ -303,6 +303,40 @@ describe('announcements of fills and exits', () => {
   });
 });
 
+describe('announcements of a halt and a resume', () => {
+  const RISK_ENV = { DAILY_LOSS_LIMIT: '3', ANNOUNCE_FILLS: 'false', ANNOUNCE_EXITS: 'false', ANNOUNCE_DAILY_SUMMARY: 'false' };
+
+  it('announces a halt at once and its resume under halt:<account>:<at> and resume:<account>:<ms>, whatever the ANNOUNCE_* settings', async () => {
+    const notification = await fake();
+    const h = await desk({ notification, env: RISK_ENV });
+    await h.deps.risk.markEquity('paper', MONDAY_NOON - 60_000, 10_000);
+    await h.deps.risk.markEquity('paper', MONDAY_NOON, 9_700);
+    await h.deps.announcements.whenIdle();
+    expect(keysOf(notification)).toEqual([`halt:paper:${MONDAY_NOON}`]);
+    const halt = notification.requests[0]?.body as { subject: string; message: string };
+    expect(halt.subject).toBe('Halted: the daily loss limit reached (paper)');
+    expect(halt.message).toContain("lost 300.00 of the day's 10000.00: the limit is 3%");
+    expect((await h.app.inject({ method: 'POST', url: '/risk/resume', payload: { account: 'paper' } })).statusCode).toBe(200);
+    await h.deps.announcements.whenIdle();
+    await nextCheck(h);
+    expect(keysOf(notification)).toEqual([`halt:paper:${MONDAY_NOON}`, `resume:paper:${MONDAY_NOON}`]);
+    expect((notification.requests[1]?.body as { subject: string }).subject).toBe('Resumed: the paper account trades again');
+  });
+
+  it('announces a halt a failed send left at the next check, under the same key', async () => {
+    let isDown = true;
+    const notification = await fake(() => (isDown ? { status: 503, body: envelope('unavailable') } : accepted()));
+    const h = await desk({ notification, env: RISK_ENV });
+    await h.deps.risk.markEquity('live', MONDAY_NOON - 60_000, 10_000);
+    await h.deps.risk.markEquity('live', MONDAY_NOON, 9_000);
+    await h.deps.announcements.whenIdle();
+    isDown = false;
+    await nextCheck(h);
+    await nextCheck(h);
+    expect(keysOf(notification)).toEqual([`halt:live:${MONDAY_NOON}`, `halt:live:${MONDAY_NOON}`]);
+  });
+});
+
 describe('the daily summary', () => {
   const ONLY_DAILY = { ANNOUNCE_FILLS: 'false', ANNOUNCE_EXITS: 'false', DAILY_SUMMARY_UTC_HOUR: '6', LIVE_JOURNAL_SYNC_SECONDS: '60' };
   /** Tuesday 06:00 UTC and the delay after it: 2 × 60 s + 1 minute. */
