@@ -95,20 +95,18 @@ export class LiveExits {
   }
 
   /**
-   * A new signal of the pair, before it is sent: with EXIT_ON_OPPOSITE_SIGNAL the strategy's
-   * positions of the other side are closed first. Whether it may enter: one position per pair, as
-   * the paper account and the lab trade it, so not while one of the strategy's stays open there.
+   * A new signal of the pair, before it is sized and asked of the limits: with
+   * EXIT_ON_OPPOSITE_SIGNAL the strategy's positions of the other side are closed first (one
+   * position per pair is the risk book's, live-entries.ts).
    */
-  async onSignal(signal: StrategySignal): Promise<boolean> {
+  async onSignal(signal: StrategySignal): Promise<void> {
+    if (!this.o.rules.exitOnOppositeSignal) return;
     const side = signal.type === 'LONG' ? 1 : -1;
-    let isFlat = true;
     for (const p of await this.positions(signal.symbol)) {
       if (isClosedBySignal(p.side === 'buy' ? 1 : -1, side, this.o.rules)) {
-        if (await this.act(() => this.o.execution.closePosition(p.ticket, closeKey('opposite_signal', p.ticket)), 'opposite-signal exit', p)) continue;
+        await this.act(() => this.o.execution.closePosition(p.ticket, closeKey('opposite_signal', p.ticket)), 'opposite-signal exit', p);
       }
-      isFlat = false;
     }
-    return isFlat;
   }
 
   private async positions(symbol: string): Promise<VenuePosition[]> {
