@@ -8,13 +8,14 @@ import { useRisk } from '../use-risk.js';
 const percent = (v: number | null) => (v === null ? '—' : `${v.toFixed(2)} %`);
 const off = (limit: number | null, show: (v: number) => string) => (limit === null ? 'off' : show(limit));
 
-/** One limit: what it allows beside its use now. */
-function Limit({ name, use, limit }: { name: string; use: string; limit: string }) {
+/** One limit: its use now beside what it allows (a switch has no figure beside it). */
+function Limit({ name, use, limit }: { name: string; use: string; limit?: string }) {
   return (
     <div>
       <dt>{name}</dt>
       <dd>
-        {use} <span class="muted">/ {limit}</span>
+        {use}
+        {limit !== undefined && <span class="muted"> / {limit}</span>}
       </dd>
     </div>
   );
@@ -27,7 +28,7 @@ function AccountLimits({ account }: { account: AccountRisk }) {
   return (
     <dl class="facts risk-limits">
       <Limit name="Open trades" use={String(trades.open)} limit={off(trades.limit, String)} />
-      <Limit name="One per pair" use={trades.one_per_pair ? 'on' : 'off'} limit="setting" />
+      <Limit name="One position per pair" use={trades.one_per_pair ? 'on' : 'off'} />
       <Limit name="Exposure (net lots)" use={exposed} limit={off(exposure.limit_lots, (v) => `${v} lots`)} />
       <Limit
         name={`Day's loss${day.day ? ` (${day.day})` : ''}`}
