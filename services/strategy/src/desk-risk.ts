@@ -87,6 +87,8 @@ interface Account {
   /** A write asked while one runs: it goes next, with the newest state. */
   isDirty: boolean;
   writing: Promise<void> | undefined;
+  /** A halt's announcement not stored yet: it goes with the next write of the state, in its transaction. */
+  announcement: RiskAnnouncement | null;
 }
 
 /**
@@ -102,7 +104,7 @@ export class DeskRisk {
 
   constructor(private readonly options: DeskRiskOptions) {
     for (const account of RISK_ACCOUNTS) {
-      this.accounts.set(account, { book: this.newBook(), open: new Map(), equity: null, resumes: 0, isDirty: false, writing: undefined });
+      this.accounts.set(account, { book: this.newBook(), open: new Map(), equity: null, resumes: 0, isDirty: false, writing: undefined, announcement: null });
     }
   }
 
@@ -155,13 +157,11 @@ export class DeskRisk {
     }
     this.options.logger.warn({ account, halt }, `risk: the ${account} account halts (${halt.reason}): no new entry until a person resumes it`);
     if (!this.options.isLeading()) return halt;
-    await this.whenWritten(account);
-    const isKept = await this.options.store.saveRiskAnnounced(account, this.stored(account), iso(this.options.now()), haltAnnouncement(account, halt));
-    if (!isKept) {
-      // A resume on another replica came first: what it stored stands, halted or not by this mark again at the next.
-      await this.sync();
-      return null;
-    }
+    // Stored before this returns (a failed write holds the halt in memory and goes again at the next change).
+    a.announcement = haltAnnouncement(account, halt);
+    await this.keep(account);
+    // A resume on another replica that came first stands: this mark halts again at the next, or not.
+    if (this.of(account).book.halt?.at !== halt.at) return null;
     this.options.announce?.();
     // In the background: the flatten may wait on the very account that is telling this mark.
     if (this.options.settings.haltFlatten) this.track(this.flatten(account, halt));
@@ -277,8 +277,12 @@ export class DeskRisk {
     while (a.isDirty) {
       a.isDirty = false;
       try {
-        if (!(await this.options.store.saveRisk(account, this.stored(account), iso(this.options.now())))) {
-          // A resume on another replica came in between: take it, then write this change over it.
+        const { store } = this.options;
+        const [risk, updatedAt, announcement] = [this.stored(account), iso(this.options.now()), a.announcement];
+        const isKept = announcement ? await store.saveRiskAnnounced(account, risk, updatedAt, announcement) : await store.saveRisk(account, risk, updatedAt);
+        if (isKept && a.announcement === announcement) a.announcement = null;
+        if (!isKept) {
+          // A resume on another replica came in between: take it (a halt not stored goes with it), then write this change over it.
           await this.sync();
           a.isDirty = true;
         }
@@ -292,7 +296,7 @@ export class DeskRisk {
     const book = this.newBook(risk.state);
     for (const [id, entry] of open) book.opened(id, entry);
     const a = this.of(account);
-    Object.assign(a, { book, open, equity: a.equity ?? risk.equity, resumes: risk.resumes });
+    Object.assign(a, { book, open, equity: a.equity ?? risk.equity, resumes: risk.resumes, announcement: null });
   }
 
   private stored(account: RiskAccount): StoredRisk {

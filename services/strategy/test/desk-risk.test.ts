@@ -153,6 +153,27 @@ describe('DeskRisk', () => {
     expect(flatten).toHaveBeenCalledTimes(1);
   });
 
+  it('holds a halt its write failed to store, never rejecting, and stores it with its announcement at the next change', async () => {
+    const s = await stores();
+    let isDown = true;
+    const store = {
+      riskStates: () => s.risk.riskStates(),
+      resumeRisk: s.risk.resumeRisk.bind(s.risk),
+      saveRisk: (...args: Parameters<typeof s.risk.saveRisk>) => (isDown ? Promise.reject(new Error('database down')) : s.risk.saveRisk(...args)),
+      saveRiskAnnounced: (...args: Parameters<typeof s.risk.saveRiskAnnounced>) =>
+        isDown ? Promise.reject(new Error('database down')) : s.risk.saveRiskAnnounced(...args),
+    };
+    const { risk } = deskRisk(s, { store });
+    expect(await markAfter(risk, 'paper', 9_700)).toMatchObject({ reason: 'daily_loss_limit' });
+    expect(risk.check('paper', EUR_USD, MONDAY_NOON + 60_000)).toMatchObject({ skip: 'halted' });
+    expect(await s.risk.riskStates()).toEqual({});
+    isDown = false;
+    await risk.markEquity('paper', MONDAY_NOON + 120_000, 9_650);
+    await risk.whenWritten();
+    expect((await s.risk.riskStates()).paper?.state.halt).toMatchObject({ at: MONDAY_NOON + 60_000 });
+    expect((await s.risk.unannounced(10)).map((a) => a.key)).toEqual([`halt:paper:${MONDAY_NOON + 60_000}`]);
+  });
+
   it('keeps the losses in a row and the cooldown across a restart', async () => {
     const s = await stores();
     const env = { COOLDOWN_LOSSES: '2', COOLDOWN_CANDLES: '3' };
