@@ -225,6 +225,8 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     new LiveEntries({
       execution: parts.execution,
       signals: stores.signals,
+      journal: stores.journal,
+      openIds: async () => (await stores.risk.riskStates()).live?.open.map((p) => p.id) ?? [],
       sizing,
       risk,
       equity: () => account.liveEquity(),

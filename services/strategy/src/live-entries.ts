@@ -11,7 +11,7 @@ import type { Halt, HaltReason, RiskEntry, RiskSkip, RiskVerdict } from '@fxdesk
 import type { Logger } from 'pino';
 import type { LiveEquity } from './account-view.js';
 import { conversionRate, entrySize, volumeTermsOf, type EntrySizeSkip, type SizingSettings, type SizingSources } from './entry-sizing.js';
-import type { SignalStore } from './store/index.js';
+import type { JournalStore, SignalStore } from './store/index.js';
 import { instrumentOfSymbol } from './symbols.js';
 
 const DAY_MS = 86_400_000;
@@ -59,6 +59,10 @@ export function skippedExecution(base: SignalExecution, skip: { skipped: EntrySk
 export interface LiveEntriesOptions {
   execution: ExecutionClient;
   signals: SignalStore;
+  /** The journal's live trades: each close reaches the book once, whichever replica journaled it. */
+  journal: Pick<JournalStore, 'page'>;
+  /** The ids the live book counts open, as the store keeps them (the leader's before this one's too). */
+  openIds: () => Promise<string[]>;
   sizing: SizingSettings;
   /** The desk's risk state; absent: no limit (sizing only). */
   risk?: EntryRisk;
@@ -94,6 +98,12 @@ export class LiveEntries {
    * a venue position of theirs is that signal's, not another one to count.
    */
   private readonly unnamed = new Map<string, RiskEntry>();
+  /** The journal's trades told to the book (by this process), and from when the journal is read for them. */
+  private readonly told = new Set<string>();
+  /** The ids this process told the book open, and those it closed. */
+  private readonly held = new Set<string>();
+  private readonly gone = new Set<string>();
+  private toldSinceMs: number | undefined;
 
   constructor(private readonly o: LiveEntriesOptions) {}
 
@@ -109,9 +119,11 @@ export class LiveEntries {
    * start of the candle it left in, as the lab and the paper account count a cooldown's candles.
    */
   async closedTrade(trade: JournalTrade): Promise<void> {
+    if (this.told.has(trade.id)) return;
+    this.told.add(trade.id);
     const exitMs = Math.floor(Date.parse(trade.exit_time) / this.o.candleMs) * this.o.candleMs;
     if (trade.signal_id) this.unnamed.delete(trade.signal_id);
-    await this.o.risk?.closed('live', trade.signal_id ?? trade.id, trade.pnl, exitMs);
+    await this.close(trade.signal_id ?? trade.id, trade.pnl, exitMs);
   }
 
   /** The execution service's final answer to a signal's order: one that opened nothing leaves the book. */
@@ -119,7 +131,7 @@ export class LiveEntries {
     if (MAY_HOLD.has(execution.status)) return;
     this.unnamed.delete(signal.signal_id);
     // It never held a position: it leaves as a trade of no P/L (which ends a run of losses, as a flat trade would).
-    void this.o.risk?.closed('live', signal.signal_id, 0, this.o.now());
+    void this.close(signal.signal_id, 0, this.o.now());
   }
 
   private async decide(signal: StrategySignal): Promise<Admission> {
@@ -138,7 +150,7 @@ export class LiveEntries {
     if (risk) {
       const verdict = risk.check('live', entry, now());
       if (!verdict.ok) return refusalOf(verdict, risk.haltOf('live'));
-      risk.opened('live', signal.signal_id, entry);
+      this.open(signal.signal_id, entry);
       this.unnamed.set(signal.signal_id, entry);
     }
     return { volume: sized.lots };
@@ -158,6 +170,60 @@ export class LiveEntries {
     };
   }
 
+  /**
+   * The live trades journaled since this process's first look (by this replica's journal or
+   * another's: two leaders for a moment each journal what the other has not), each told once.
+   */
+  private async closesJournaled(): Promise<void> {
+    const since = (this.toldSinceMs ??= this.o.now());
+    const trades: JournalTrade[] = [];
+    for (let before: Parameters<LiveEntriesOptions['journal']['page']>[2]; ;) {
+      const page = await this.o.journal.page({ account: 'live', fromMs: since }, 500, before);
+      trades.push(...page.trades);
+      if (page.next === null) break;
+      before = page.next;
+    }
+    for (const trade of trades.reverse()) await this.closedTrade(trade);
+  }
+
+  private open(id: string, entry: RiskEntry): void {
+    this.held.add(id);
+    this.gone.delete(id);
+    this.o.risk?.opened('live', id, entry);
+  }
+
+  private async close(id: string, pnl: number, exitMs: number): Promise<void> {
+    this.held.delete(id);
+    this.gone.add(id);
+    await this.o.risk?.closed('live', id, pnl, exitMs);
+  }
+
+  /**
+   * What the book counts open that the venue no longer holds and the journal did not close (a
+   * position whose deals it cannot read): it leaves the book as a trade of no P/L, so a pair is never
+   * held shut by a position gone. A signal whose order has no answer yet stays.
+   */
+  private async closeVanished(held: ReadonlySet<string>, byPosition: ReadonlyMap<string, StrategySignal>): Promise<void> {
+    const ticketOf = new Map([...byPosition].map(([ticket, signal]) => [signal.signal_id, ticket]));
+    const ids = new Set([...this.held, ...(await this.o.openIds())]);
+    for (const id of ids) {
+      if (this.gone.has(id)) continue;
+      const ticket = id.startsWith('live:') ? id.slice('live:'.length) : (ticketOf.get(id) ?? (await this.answeredTicket(id)));
+      if (ticket === undefined || held.has(ticket)) continue;
+      this.unnamed.delete(id);
+      if (ticket !== '') this.told.add(`live:${ticket}`);
+      this.o.logger.warn({ id, ticket }, 'risk: a position the venue no longer holds was not journaled; it leaves the live book with no P/L');
+      await this.close(id, 0, this.o.now());
+    }
+  }
+
+  /** The position ticket of a signal's answered order ('' when it opened none); undefined while unanswered or unknown. */
+  private async answeredTicket(signalId: string): Promise<string | undefined> {
+    const signal = await this.o.signals.find(signalId);
+    if (!signal || signal.execution.status === 'pending') return undefined;
+    return signal.execution.tickets?.position ?? '';
+  }
+
   /** Whether an admitted signal not yet named by the store is this venue position (same pair, side and lots): it is counted already. */
   private claimUnnamed(entry: RiskEntry): boolean {
     for (const [id, admitted] of this.unnamed) {
@@ -175,9 +241,9 @@ export class LiveEntries {
    * fails leaves the book as it was.
    */
   private async reconcile(): Promise<void> {
-    const risk = this.o.risk as EntryRisk;
     await this.o.whenSent();
     await this.o.syncJournal?.();
+    await this.closesJournaled();
     let positions;
     try {
       positions = (await this.o.execution.positions({ source: this.o.source })).positions;
@@ -186,7 +252,6 @@ export class LiveEntries {
       this.o.logger.warn({ err }, 'risk: the open positions could not be read; the limits use what the desk knew');
       return;
     }
-    if (positions.length === 0) return;
     const signals = await this.o.signals.byPosition(this.o.now() - SIGNAL_LOOKBACK_MS);
     for (const p of positions) {
       const signal = signals.get(p.ticket);
@@ -200,7 +265,8 @@ export class LiveEntries {
         lots: Number(p.volume),
       };
       if (!signal && this.claimUnnamed(entry)) continue;
-      risk.opened('live', signal?.signal_id ?? `live:${p.ticket}`, entry);
+      this.open(signal?.signal_id ?? `live:${p.ticket}`, entry);
     }
+    await this.closeVanished(new Set(positions.map((p) => p.ticket)), signals);
   }
 }
