@@ -158,6 +158,11 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
       TIMEFRAME: 'M1',
       INSTRUMENTS: SYMBOL_SPECS.map((s) => s.instrument).join(','),
       MIN_CONFLUENCE: '1',
+      // The fake never reports a position or a deal: with one position per pair, a signal whose
+      // pair still counts an order of the killed leader as open would be skipped, not sent, and
+      // this test is about sending each signal once across a takeover (risk-halt.process.test is
+      // the risk rules' own).
+      ONE_POSITION_PER_PAIR: 'false',
       WARMUP_CANDLES: '120',
       CANDLE_CLOSE_DELAY_MS: '500',
       RATE_LIMIT_GET_PER_MINUTE: '100000',
