@@ -1,2 +1,3 @@
+export * from './clients.js';
 export * from './hosts.js';
 export * from './terminal.js';

@@ -1,4 +1,4 @@
-import { addDecimal, compareDecimal, isDecimalString, Pacer, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { addDecimal, compareDecimal, isDecimalString, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { Listeners } from '../listeners.js';
@@ -27,7 +27,7 @@ import {
 } from '../terminal.js';
 import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { isConnectionLoss, retryAfterOf, parseErrorBody } from './error-mapping.js';
-import { metaApiClientUrl, metaApiMarketDataUrl, metaApiProvisioningUrl, METAAPI_DEFAULT_REGION } from './hosts.js';
+import { metaApiClients, untilSynchronized, type MetaApiClients, type MetaApiConnectionOptions } from './clients.js';
 import { MetaApiHttp, parseBody, type HttpAnswer } from './http-client.js';
 import {
   barsOf,
@@ -35,7 +35,6 @@ import {
   closeBodyOf,
   decimalOf,
   METAAPI_COMMENT_LENGTH,
-  METAAPI_TIMEFRAMES,
   metaApiOrderType,
   modifyBodyOf,
   newestFirst,
@@ -50,16 +49,15 @@ import {
   tradeBodyOf,
 } from './normalize.js';
 import { checkMargin, checkResultOf, preCheck } from './order-check.js';
+import { allPages, candlesBackwards, historyDealsBetween, timeRangePath } from './reads.js';
 import { verdictOf } from './retcodes.js';
 import {
   AccountInformationSchema,
-  CandlesSchema,
   DealsSchema,
   HistoryOrdersSchema,
   MarginSchema,
   OrdersSchema,
   PositionsSchema,
-  ProvisionedAccountSchema,
   SymbolPriceSchema,
   SymbolSpecificationSchema,
   TradeResponseSchema,
@@ -69,19 +67,7 @@ import {
   type WireSymbolSpecification,
 } from './wire.js';
 
-export interface MetaApiTerminalOptions {
-  /** MetaApi API token (the `auth-token` header). */
-  token: string;
-  /** MetaApi account id of the MT5 account. */
-  accountId: string;
-  /** Region the account is deployed in (default new-york). */
-  region?: string;
-  /** Overrides the region's client API host. */
-  baseUrl?: string;
-  /** Overrides the region's market data API host. */
-  marketDataBaseUrl?: string;
-  /** Overrides the provisioning API host (default: `baseUrl` when that is set, else MetaApi's). */
-  provisioningBaseUrl?: string;
+export interface MetaApiTerminalOptions extends MetaApiConnectionOptions {
   /** Longest wait for a read (default 10 000 ms). */
   timeoutMs?: number;
   /** Longest wait for POST /trade (default 60 000 ms); silence past it is an ambiguous timeout. */
@@ -92,49 +78,20 @@ export interface MetaApiTerminalOptions {
   historyLookbackMs?: number;
   /** Longest `findByComment`, waiting for a synchronized terminal included (default 60 000 ms). */
   reconcileTimeoutMs?: number;
-  /** MetaApi's rate limits the adapter keeps under (defaults: METAAPI_PACING). */
-  pacing?: Partial<MetaApiPacing>;
   clock?: Clock;
 }
-
-/**
- * MetaApi's REST limits (metaapi.cloud/docs/client/rateLimiting): CPU credits per application,
- * per server and per account, over periods of a second and longer; the historical market data API
- * counts its credits apart and also limits concurrent requests per account.
- */
-export interface MetaApiPacing {
-  /** Credits per second for the whole application (TooManyRequestsError example: "allows 1000 cpu credits per 1s"). */
-  applicationCreditsPerSecond: number;
-  /** Credits per second for this account (CreditUsage example: perAccount, periodInSeconds 1, creditsAvailable 2000). */
-  accountCreditsPerSecond: number;
-  /** Credits one request is charged (TooManyRequestsError example: getAccountInformation "needed": 50). */
-  creditsPerRequest: number;
-  /** Historical market data requests in flight at once for the account. */
-  marketDataConcurrency: number;
-}
-
-export const METAAPI_PACING: MetaApiPacing = {
-  applicationCreditsPerSecond: 1000,
-  accountCreditsPerSecond: 2000,
-  creditsPerRequest: 50,
-  marketDataConcurrency: 1,
-};
 
 /** Calls the terminal received, by method (for /metrics), and account-information probes. */
 export interface MetaApiTerminalStats extends TerminalCallStats {
   healthChecks: number;
 }
 
-/** MetaApi's largest page: "limit … max: 1000" (history and candles). */
-const PAGE_LIMIT = 1000;
 /** MT5 TRADE_RETCODE_TOO_MANY_REQUESTS, "Too frequent requests". */
 const TOO_MANY_REQUESTS = 10024;
 /** Without a position id, a fill's deals are looked for this far back. */
 const RECENT_DEALS_MS = 10 * 60_000;
 /** History is searched this far past now, for a clock a little behind MetaApi's. */
 const HISTORY_SLACK_MS = 60_000;
-/** Between two reads of the account's state while waiting for it to synchronize (the SDK's waitConnected polls each second). */
-const SYNC_POLL_MS = 1000;
 
 /** What MetaApi answered a POST /trade, in MT5 terms. */
 interface TradeAnswer {
@@ -166,10 +123,8 @@ export class MetaApiTerminal implements TradingTerminal {
   readonly stats: MetaApiTerminalStats = { ...newTerminalCallStats(), healthChecks: 0 };
 
   private readonly clock: Clock;
+  private readonly clients: MetaApiClients;
   private readonly client: MetaApiHttp;
-  private readonly marketData: MetaApiHttp;
-  private readonly provisioning: MetaApiHttp;
-  private readonly accountPath: string;
   private readonly timeoutMs: number;
   private readonly tradeTimeoutMs: number;
   private readonly healthIntervalMs: number;
@@ -183,29 +138,8 @@ export class MetaApiTerminal implements TradingTerminal {
 
   constructor(options: MetaApiTerminalOptions) {
     this.clock = options.clock ?? systemClock;
-    const region = options.region ?? METAAPI_DEFAULT_REGION;
-    const pacing = { ...METAAPI_PACING, ...options.pacing };
-    // Each API's credits under both limits at once; the market data API counts its own.
-    const creditPacers = () => [
-      Pacer.within(pacing.accountCreditsPerSecond, 1000, this.clock),
-      Pacer.within(pacing.applicationCreditsPerSecond, 1000, this.clock),
-    ];
-    const common = { token: options.token, clock: this.clock, creditsPerRequest: pacing.creditsPerRequest };
-    this.client = new MetaApiHttp({ ...common, baseUrl: metaApiClientUrl(region, options.baseUrl), pacers: creditPacers() });
-    this.marketData = new MetaApiHttp({
-      ...common,
-      baseUrl: metaApiMarketDataUrl(region, options.marketDataBaseUrl),
-      pacers: creditPacers(),
-      maxInFlight: pacing.marketDataConcurrency,
-    });
-    // Read once per SYNC_POLL_MS at most, while reconciling.
-    this.provisioning = new MetaApiHttp({
-      token: options.token,
-      clock: this.clock,
-      baseUrl: metaApiProvisioningUrl(options.provisioningBaseUrl ?? options.baseUrl),
-      connections: 1,
-    });
-    this.accountPath = `/users/current/accounts/${encodeURIComponent(options.accountId)}`;
+    this.clients = metaApiClients(options, this.clock);
+    this.client = this.clients.client;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.tradeTimeoutMs = options.tradeTimeoutMs ?? 60_000;
     this.healthIntervalMs = options.healthIntervalMs ?? 15_000;
@@ -215,7 +149,7 @@ export class MetaApiTerminal implements TradingTerminal {
 
   /** HTTP requests sent to MetaApi and not yet answered. */
   get requestsInFlight(): number {
-    return this.client.requestsInFlight + this.marketData.requestsInFlight + this.provisioning.requestsInFlight;
+    return this.clients.requestsInFlight();
   }
 
   // --- connection -------------------------------------------------------------------------
@@ -236,7 +170,7 @@ export class MetaApiTerminal implements TradingTerminal {
     if (this.healthTimer) this.clock.clearTimer(this.healthTimer);
     this.healthTimer = undefined;
     this.setConnected(false);
-    await Promise.all([this.client.close(), this.marketData.close(), this.provisioning.close()]);
+    await this.clients.close();
   }
 
   isConnected(): boolean {
@@ -258,7 +192,7 @@ export class MetaApiTerminal implements TradingTerminal {
     this.probing ??= (async () => {
       this.stats.healthChecks++;
       try {
-        await this.client.get(`${this.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
+        await this.client.get(`${this.clients.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
         if (!this.closed) this.setConnected(true);
       } catch (err) {
         // Throttling says nothing about the terminal; any other failure (a lost link, a revoked
@@ -303,7 +237,7 @@ export class MetaApiTerminal implements TradingTerminal {
   // --- reads --------------------------------------------------------------------------------
 
   private get<S extends z.ZodType>(path: string, schema: S, query: Record<string, string | undefined> = {}): Promise<z.output<S>> {
-    return this.client.get(`${this.accountPath}${path}`, query, schema, this.timeoutMs);
+    return this.client.get(`${this.clients.accountPath}${path}`, query, schema, this.timeoutMs);
   }
 
   /** A read whose 404 NotFoundError means "no such thing" (an unlisted symbol). */
@@ -350,17 +284,7 @@ export class MetaApiTerminal implements TradingTerminal {
     this.stats.ratesCalls++;
     return this.guarded(async () => {
       if (!Number.isInteger(count) || count < 0) throw new BrokerError('rejected', `count must be a non-negative integer, got ${count}`);
-      const path = `${this.accountPath}/historical-market-data/symbols/${encodeURIComponent(symbol)}/timeframes/${METAAPI_TIMEFRAMES[timeframe]}/candles`;
-      const candles: Parameters<typeof barsOf>[0] = [];
-      let startTime: string | undefined;
-      while (candles.length < count) {
-        const limit = Math.min(PAGE_LIMIT, count - candles.length);
-        const page = await this.marketData.get(path, { startTime, limit: String(limit) }, CandlesSchema, this.timeoutMs);
-        candles.push(...page);
-        if (page.length < limit) break;
-        const oldest = Math.min(...page.map((c) => Date.parse(c.time)));
-        startTime = new Date(oldest - 1).toISOString();
-      }
+      const candles = await candlesBackwards(this.clients, symbol, timeframe, { count }, this.timeoutMs);
       return count === 0 ? [] : barsOf(candles, timeframe, this.clock.now()).slice(-count);
     });
   }
@@ -392,7 +316,7 @@ export class MetaApiTerminal implements TradingTerminal {
       volume: Number(request.volume),
       openPrice: request.type === 'buy' ? price.ask : price.bid,
     };
-    const path = this.client.pathFor(`${this.accountPath}/calculate-margin`);
+    const path = this.client.pathFor(`${this.clients.accountPath}/calculate-margin`);
     const answer = await this.client.send('POST', path, body, this.timeoutMs);
     if (answer.status !== 200) throw this.client.errorOf(answer);
     return parseBody(MarginSchema, answer.text, path).margin;
@@ -469,7 +393,7 @@ export class MetaApiTerminal implements TradingTerminal {
    * (a close, a modification and a cancel included) and PLACED for a pending order.
    */
   private async trade(body: Record<string, unknown>, action: TradeRequest['action']): Promise<TradeAnswer> {
-    const path = this.client.pathFor(`${this.accountPath}/trade`);
+    const path = this.client.pathFor(`${this.clients.accountPath}/trade`);
     const refused = (retcode: number, comment: string): TradeAnswer => ({ retcode, comment, order: null, position: null });
     let answer: HttpAnswer;
     try {
@@ -539,7 +463,7 @@ export class MetaApiTerminal implements TradingTerminal {
     if (position !== null) return (await this.get(`/history-deals/position/${encodeURIComponent(position)}`, DealsSchema)).deals;
     if (order === null) return [];
     const now = this.clock.now();
-    const range = `${encodeURIComponent(new Date(now - RECENT_DEALS_MS).toISOString())}/${encodeURIComponent(new Date(now + HISTORY_SLACK_MS).toISOString())}`;
+    const range = timeRangePath(now - RECENT_DEALS_MS, now + HISTORY_SLACK_MS);
     return (await this.get(`/history-deals/time/${range}`, DealsSchema)).deals;
   }
 
@@ -600,19 +524,18 @@ export class MetaApiTerminal implements TradingTerminal {
   findByComment(commentPrefix: string, magic: number): Promise<TerminalRecord[]> {
     this.stats.findByCommentCalls++;
     return this.guarded(async () => {
-      await this.synchronized(this.clock.now() + this.reconcileTimeoutMs);
+      await untilSynchronized(this.clients, this.clock, this.timeoutMs, this.clock.now() + this.reconcileTimeoutMs);
       const prefix = commentPrefix.slice(0, METAAPI_COMMENT_LENGTH);
       const now = this.clock.now();
-      const start = new Date(now - this.historyLookbackMs).toISOString();
-      const end = new Date(now + HISTORY_SLACK_MS).toISOString();
-      const range = `${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
+      const [from, to] = [now - this.historyLookbackMs, now + HISTORY_SLACK_MS];
+      const range = timeRangePath(from, to);
       const [open, history, deals] = await Promise.all([
         this.get('/orders', OrdersSchema),
-        this.pages(`/history-orders/time/${range}`, async (query) => {
+        allPages(`/history-orders/time/${range}`, async (query) => {
           const page = await this.get(`/history-orders/time/${range}`, HistoryOrdersSchema, query);
           return { items: page.orders, synchronizing: page.synchronizing };
         }),
-        this.historyDeals(range),
+        historyDealsBetween(this.clients, from, to, this.timeoutMs),
       ]);
       const mine = (r: { magic?: number; comment?: string }) => (r.magic ?? 0) === magic && (r.comment ?? '').startsWith(prefix);
       const orders = [...open, ...history]
@@ -628,14 +551,6 @@ export class MetaApiTerminal implements TradingTerminal {
     });
   }
 
-  /**
-   * The history deals of the filter, oldest first: GET …/history-deals/time/:startTime/:endTime
-   * ("start of time range, inclusive", "end of time range, exclusive", paged by "offset" and
-   * "limit … max: 1000"), or for one position GET …/history-deals/position/:positionId ("Returns
-   * history deals for a specific position id"; not paged), each "Response schema:
-   * Array<MetatraderDeal>". As for `findByComment`, the account must be synchronized first (within
-   * `timeoutMs`), or the answer could be incomplete: `unavailable`.
-   */
   /** GET account-information: balance, equity, margin, free margin, leverage, currency. */
   accountInfo(): Promise<TerminalAccount> {
     return this.guarded(async () => {
@@ -651,59 +566,31 @@ export class MetaApiTerminal implements TradingTerminal {
     });
   }
 
+  /**
+   * The history deals of the filter, oldest first: GET …/history-deals/time/:startTime/:endTime
+   * ("start of time range, inclusive", "end of time range, exclusive", paged by "offset" and
+   * "limit … max: 1000"), or for one position GET …/history-deals/position/:positionId ("Returns
+   * history deals for a specific position id"; not paged), each "Response schema:
+   * Array<MetatraderDeal>". As for `findByComment`, the account must be synchronized first (within
+   * `timeoutMs`), or the answer could be incomplete: `unavailable`.
+   */
   deals(filter: DealFilter): Promise<TerminalDeal[]> {
     this.stats.dealsCalls++;
     return this.guarded(async () => {
-      await this.synchronized(this.clock.now() + this.timeoutMs);
+      await untilSynchronized(this.clients, this.clock, this.timeoutMs, this.clock.now() + this.timeoutMs);
       let wire: WireDeal[];
       if (filter.position !== undefined) {
         const page = await this.get(`/history-deals/position/${encodeURIComponent(filter.position)}`, DealsSchema);
         if (page.synchronizing) throw new BrokerError('unavailable', 'MetaApi is still synchronizing the history deals; results would be incomplete');
         wire = page.deals;
       } else {
-        wire = await this.historyDeals(`${encodeURIComponent(new Date(filter.from).toISOString())}/${encodeURIComponent(new Date(filter.to).toISOString())}`);
+        wire = await historyDealsBetween(this.clients, filter.from, filter.to, this.timeoutMs);
       }
       return wire
         .map(terminalDealOf)
         .filter((d): d is TerminalDeal => d !== null && isDealInFilter(filter, d))
         .sort(compareDeals);
     });
-  }
-
-  /** Every page of GET …/history-deals/time/`range`. */
-  private historyDeals(range: string): Promise<WireDeal[]> {
-    return this.pages(`/history-deals/time/${range}`, async (query) => {
-      const page = await this.get(`/history-deals/time/${range}`, DealsSchema, query);
-      return { items: page.deals, synchronizing: page.synchronizing };
-    });
-  }
-
-  /** Resolves once the provisioning API reports the account DEPLOYED and CONNECTED; `unavailable` when it is not by `deadlineMs`. */
-  private async synchronized(deadlineMs: number): Promise<void> {
-    for (;;) {
-      const timeoutMs = Math.min(this.timeoutMs, deadlineMs - this.clock.now());
-      const account = await this.provisioning.get(this.accountPath, {}, ProvisionedAccountSchema, timeoutMs);
-      if (account.state === 'DEPLOYED' && account.connectionStatus === 'CONNECTED') return;
-      if (this.clock.now() + SYNC_POLL_MS >= deadlineMs) {
-        throw new BrokerError(
-          'unavailable',
-          `MetaApi's terminal is not synchronized (state ${account.state}, ${account.connectionStatus}); its history could be incomplete`,
-          { venueCode: account.connectionStatus, retryAfterSeconds: SYNC_POLL_MS / 1000 },
-        );
-      }
-      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, SYNC_POLL_MS));
-    }
-  }
-
-  /** Every page of a history query ("offset … limit … max: 1000"). */
-  private async pages<T>(what: string, read: (query: Record<string, string>) => Promise<{ items: T[]; synchronizing: boolean }>): Promise<T[]> {
-    const all: T[] = [];
-    for (let offset = 0; ; offset += PAGE_LIMIT) {
-      const page = await read({ offset: String(offset), limit: String(PAGE_LIMIT) });
-      if (page.synchronizing) throw new BrokerError('unavailable', `MetaApi is still synchronizing the history (${what}); results would be incomplete`);
-      all.push(...page.items);
-      if (page.items.length < PAGE_LIMIT) return all;
-    }
   }
 }
 

@@ -24,6 +24,10 @@ export const AccountInformationSchema = z.object({
   marginLevel: z.number().optional(),
   /** "flag indicating that trading is allowed" */
   tradeAllowed: z.boolean().optional(),
+  /** "account credit in the deposit currency" (a broker's bonus: in the equity, not the trader's money) */
+  credit: z.number().optional(),
+  /** "account name" */
+  name: z.string().optional(),
 });
 export type WireAccountInformation = z.output<typeof AccountInformationSchema>;
 
@@ -59,6 +63,8 @@ export const SymbolSpecificationSchema = z.object({
   baseCurrency: z.string().optional(),
   profitCurrency: z.string().optional(),
   marginCurrency: z.string().optional(),
+  /** "pip size" */
+  pipSize: z.number().positive().optional(),
 });
 export type WireSymbolSpecification = z.output<typeof SymbolSpecificationSchema>;
 
@@ -207,6 +213,10 @@ export const CandleSchema = z.object({
   spread: z.number().optional(),
 });
 export const CandlesSchema = z.array(CandleSchema);
+export type WireCandle = z.output<typeof CandleSchema>;
+
+/** GET …/symbols: "Response schema: Array<string>" (`["EURUSD", "AUDNZD"]`). */
+export const SymbolsSchema = z.array(z.string());
 
 /**
  * Error (every non-2xx answer): `{ id, error, message, details?, metadata? }`; a 429
