@@ -1,3 +1,4 @@
+export * from './account-reader.js';
 export * from './clients.js';
 export * from './hosts.js';
 export * from './terminal.js';

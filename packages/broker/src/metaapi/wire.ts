@@ -63,6 +63,8 @@ export const SymbolSpecificationSchema = z.object({
   baseCurrency: z.string().optional(),
   profitCurrency: z.string().optional(),
   marginCurrency: z.string().optional(),
+  /** SYMBOL_CALC_MODE_FOREX, SYMBOL_CALC_MODE_CFD, … */
+  priceCalculationMode: z.string().optional(),
   /** "pip size" */
   pipSize: z.number().positive().optional(),
 });

@@ -62,6 +62,7 @@ export type FakeRoute =
   | 'account'
   | 'trade'
   | 'account-information'
+  | 'symbols'
   | 'specification'
   | 'current-price'
   | 'calculate-margin'
@@ -266,6 +267,12 @@ export class FakeMetaApiServer {
     switch (route) {
       case 'account-information':
         return json(res, 200, this.accountInformation());
+      case 'symbols':
+        return json(
+          res,
+          200,
+          this.market.symbols().map((spec) => spec.symbol),
+        );
       case 'specification':
         return this.specification(res, segments[1] as string);
       case 'current-price':
@@ -671,6 +678,7 @@ function routeOf(method: string, rest: string): FakeRoute {
   if (rest === 'account-information') return 'account-information';
   if (rest === 'positions') return 'positions';
   if (rest === 'orders') return 'orders';
+  if (rest === 'symbols') return 'symbols';
   if (/^symbols\/[^/]+\/specification$/.test(rest)) return 'specification';
   if (/^symbols\/[^/]+\/current-price$/.test(rest)) return 'current-price';
   if (/^history-orders\/time\/[^/]+\/[^/]+$/.test(rest)) return 'history-orders';
