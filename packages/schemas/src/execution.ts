@@ -225,6 +225,10 @@ export const SymbolTermsSchema = z
     volume_min: z.string().meta({ description: 'Smallest order, lots' }),
     volume_max: z.string().meta({ description: 'Largest order, lots' }),
     volume_step: z.string().meta({ description: 'Lots an order is a whole multiple of' }),
+    order_volume_max: z.string().meta({
+      description:
+        'Largest order this service sends, lots: the smaller of volume_max and the service’s MAXIMUM_VOLUME, on the volume step. A signal above it is refused (invalid_volume); sizing by risk caps its lots here',
+    }),
     stops_level: z.number().int().meta({ description: 'Least distance of stops from the price, points' }),
     freeze_level: z.number().int().meta({ description: 'Distance from the price inside which orders and positions cannot be modified, points' }),
     trade_mode: z.enum(['full', 'long_only', 'short_only', 'close_only', 'disabled']),

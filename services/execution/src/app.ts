@@ -55,7 +55,7 @@ export async function buildApp({ config, deps }: { config: ExecutionConfig; deps
   });
   const book = new BookReads(terminal, readDeadline);
   const deals = new DealHistory(terminal, readDeadline);
-  const symbols = new SymbolTermsReader(terminal, config.ALLOWED_SYMBOLS, readDeadline);
+  const symbols = new SymbolTermsReader(terminal, config.ALLOWED_SYMBOLS, readDeadline, config.MAXIMUM_VOLUME);
   const actions = new PositionActions({ config, terminal, store: store.actions, book, clock, logger, readiness: () => pipeline.readiness() });
   registerHealthRoutes(app, { version: pkg.version, now: () => clock.now(), checks: pipeline.readinessChecks() });
 

@@ -1,11 +1,16 @@
 import type { SymbolInfo, TradingTerminal } from '@fxdesk/broker';
+import { compareDecimal, formatDecimal, parseDecimal } from '@fxdesk/primitives';
 import type { SymbolTerms } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { readTerminal } from './book.js';
 import type { Deadline } from './deadline.js';
 import { errors } from './errors.js';
 
-export function symbolTermsOf(info: SymbolInfo): SymbolTerms {
+/**
+ * The terms of a symbol as this service trades it: the venue's, and `order_volume_max`, the
+ * largest order it sends (the venue's maximum and MAXIMUM_VOLUME, the smaller, rounded down to the step).
+ */
+export function symbolTermsOf(info: SymbolInfo, maximumVolume: string): SymbolTerms {
   return {
     symbol: info.symbol,
     description: info.description,
@@ -14,6 +19,7 @@ export function symbolTermsOf(info: SymbolInfo): SymbolTerms {
     volume_min: info.volumeMin,
     volume_max: info.volumeMax,
     volume_step: info.volumeStep,
+    order_volume_max: orderVolumeMax(info.volumeMax, maximumVolume, info.volumeStep),
     stops_level: info.stopsLevel,
     freeze_level: info.freezeLevel,
     trade_mode: info.tradeMode,
@@ -23,6 +29,16 @@ export function symbolTermsOf(info: SymbolInfo): SymbolTerms {
     currency_profit: info.currencyProfit,
     currency_margin: info.currencyMargin,
   };
+}
+
+/** The smaller of the venue's maximum and MAXIMUM_VOLUME, rounded down to whole steps (exact decimals). */
+function orderVolumeMax(venueMax: string, maximumVolume: string, step: string): string {
+  const cap = parseDecimal(compareDecimal(venueMax, maximumVolume) <= 0 ? venueMax : maximumVolume);
+  const unit = parseDecimal(step);
+  const scale = Math.max(cap.scale, unit.scale);
+  const capUnits = cap.units * 10n ** BigInt(scale - cap.scale);
+  const stepUnits = unit.units * 10n ** BigInt(scale - unit.scale);
+  return formatDecimal({ units: stepUnits > 0n ? (capUnits / stepUnits) * stepUnits : capUnits, scale });
 }
 
 /**
@@ -36,6 +52,8 @@ export class SymbolTermsReader {
     private readonly terminal: TradingTerminal,
     allowedSymbols: readonly string[],
     private readonly deadline: Deadline,
+    /** MAXIMUM_VOLUME, lots. */
+    private readonly maximumVolume: string,
   ) {
     this.allowed = new Set(allowedSymbols);
   }
@@ -48,6 +66,6 @@ export class SymbolTermsReader {
     }
     const info = await readTerminal(this.terminal, this.deadline, 'symbol_info', () => this.terminal.symbolInfo(symbol), log);
     if (!info) throw errors.create('symbol_not_allowed', `the ${this.terminal.name} terminal does not list ${symbol}`);
-    return symbolTermsOf(info);
+    return symbolTermsOf(info, this.maximumVolume);
   }
 }

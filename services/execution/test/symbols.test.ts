@@ -30,6 +30,8 @@ describe('GET /v1/symbols/{symbol}', () => {
       volume_min: info.volumeMin,
       volume_max: info.volumeMax,
       volume_step: info.volumeStep,
+      // The simulated terminal's 100 lots, above MAXIMUM_VOLUME's 10.
+      order_volume_max: '10',
       stops_level: info.stopsLevel,
       freeze_level: info.freezeLevel,
       trade_mode: 'full',
@@ -39,6 +41,17 @@ describe('GET /v1/symbols/{symbol}', () => {
       currency_profit: 'JPY',
       currency_margin: info.currencyMargin,
     });
+  });
+
+  it('gives the largest order it sends: the venue’s maximum or MAXIMUM_VOLUME, the smaller, rounded down to the volume step', async () => {
+    harness = await simulatedApp({ env: { MAXIMUM_VOLUME: '2.555' } });
+    const info = (await harness.terminal.symbolInfo('EURUSD'))!;
+    expect([info.volumeMax, info.volumeStep]).toEqual(['100', '0.01']);
+    expect((await get('EURUSD')).json()).toMatchObject({ volume_max: '100', order_volume_max: '2.55' });
+    await harness.app.close();
+    await harness.terminal.close();
+    harness = await simulatedApp({ env: { MAXIMUM_VOLUME: '500' } });
+    expect((await get('EURUSD')).json()).toMatchObject({ volume_max: '100', order_volume_max: '100' });
   });
 
   it('refuses a symbol outside ALLOWED_SYMBOLS, and one the terminal does not list, with 422 symbol_not_allowed', async () => {

@@ -38,6 +38,7 @@ import { PostgresLeadership } from './postgres-leadership.js';
 import { SignalDispatcher } from './signal-dispatch.js';
 import type { SizingSettings } from './entry-sizing.js';
 import { openStrategyStores, type StrategyStores } from './store/index.js';
+import { symbolOf } from './symbols.js';
 import { shareLeaderView, StrategyControl } from './strategy-control.js';
 
 /** What the service is made of from outside its domain: a test gives its own (a manual clock, a database in memory, fake services). */
@@ -121,7 +122,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
     history: labMarketData ? new MarketDataLabHistory(labMarketData) : new SimulatedLabHistory(market as SimulatedMarket),
     hours: historyHoursOf(config),
     runner: pool,
-    // Sizing by risk reads the venue's volume terms: the execution service's, else the simulated terminal's.
+    // Sizing by risk, in the lab and on the paper account, reads the venue's volume terms: the execution service's, else the simulated terminal's.
     terms: execution ? new ExecutionLabTerms(execution) : new SimulatedLabTerms(),
   };
   const leadership = config.DATABASE_URL
@@ -177,13 +178,20 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     events,
     leadership ? shareLeaderView(stores.downstream, logger) : undefined,
   );
-  // Every entry, live and paper, is sized the same way (entry-sizing.ts).
+  // Every entry, live and paper, is sized the same way (entry-sizing.ts), on the terms of the venue the lab reads.
+  const venueTerms = parts.lab.terms ?? new SimulatedLabTerms();
   const sizing: SizingSettings = { riskPercent: riskSettingsOf(config).riskPercent, fixedLots: config.TRADE_VOLUME };
   const paper = new PaperAccount({
     sizing,
     risk,
     signals: stores.signals,
     priceOf: (instrument) => engine.pair(instrument)?.currentPrice ?? null,
+    // The venue's terms, as the lab reads them; one that does not answer skips the entry (no_volume_terms).
+    terms: (instrument) =>
+      venueTerms.terms(symbolOf(instrument, config.SYMBOL_MAP)).catch((err: unknown) => {
+        logger.warn({ err, instrument }, 'paper sizing: the venue’s terms of the symbol could not be read; the entry is skipped');
+        return null;
+      }),
     trades: stores.paperTrades,
     clock,
     startBalance: config.PAPER_BALANCE,

@@ -43,9 +43,13 @@ export function entrySize(settings: SizingSettings, entry: number, stop: number,
   return 'lots' in sized ? { lots: sized.lots } : sized;
 }
 
-/** The execution service's terms of a symbol as the sizing reads them. */
-export function volumeTermsOf(terms: Pick<SymbolTerms, 'contract_size' | 'volume_min' | 'volume_max' | 'volume_step'>): VolumeTerms {
-  return { contractSize: terms.contract_size, volumeMin: terms.volume_min, volumeMax: terms.volume_max, volumeStep: terms.volume_step };
+/**
+ * The execution service's terms of a symbol as the sizing reads them: its maximum is the largest
+ * order the service sends (the venue's and its MAXIMUM_VOLUME, the smaller), so a size by risk is
+ * capped there, never refused there.
+ */
+export function volumeTermsOf(terms: Pick<SymbolTerms, 'contract_size' | 'volume_min' | 'order_volume_max' | 'volume_step'>): VolumeTerms {
+  return { contractSize: terms.contract_size, volumeMin: terms.volume_min, volumeMax: terms.order_volume_max, volumeStep: terms.volume_step };
 }
 
 /** Units of `account` per unit of `profit`: 1 for the same currency, else the market's rate (undefined: null). */

@@ -52,6 +52,12 @@ export interface PaperAccountOptions {
   signals?: Pick<SignalStore, 'find' | 'updateExecution'>;
   /** The latest price of a pair, for the equity a sizing by risk reads (the entry price when unknown). */
   priceOf?: (instrument: string) => number | null;
+  /**
+   * The volume terms a sizing by risk reads at an entry, from the venue the desk trades (the lab's
+   * source: the execution service's, capped at its largest order, else the simulated terminal's);
+   * null: it did not answer (the entry is skipped, no_volume_terms). Absent: the simulated terminal's.
+   */
+  terms?: (instrument: string) => Promise<VolumeTerms | null>;
 }
 
 /** The volume terms the simulated terminal gives a symbol (MT5 symbol_info): the paper account's venue. */
@@ -154,9 +160,11 @@ export class PaperAccount {
     // The equity the sizing and the limits read, moved by this call's closes (the pair is flat at each entry and after each close).
     let equity = this.o.risk || this.o.sizing?.riskPercent != null ? await this.equityBesides(instrument) : 0;
     let refusal: { skipped: EntrySkip; detail: string } | null = null;
+    // Read before the candles, when an entry waits: the venue's terms now, as live reads them at its signal.
+    const terms = this.o.sizing?.riskPercent != null && positions.some((p) => p.entryTime === null) ? await this.termsOf(instrument) : null;
     const { position, ids } = this.restored(positions, digits, {
       lotsFor: (side, price, stop, candle) => {
-        const decided = this.lotsAt(instrument, side, price, stop, candle, equity);
+        const decided = this.lotsAt(instrument, side, price, stop, candle, equity, terms);
         refusal = 'skipped' in decided ? decided : null;
         return 'lots' in decided ? decided.lots : 0;
       },
@@ -301,9 +309,13 @@ export class PaperAccount {
     return volumeLots(this.o.fills.volume, 0, 0);
   }
 
+  private async termsOf(instrument: string): Promise<VolumeTerms | null> {
+    return this.o.terms ? this.o.terms(instrument) : simulatedTermsOf(instrument);
+  }
+
   /**
    * The lots of an entry filled at `price` on `candle` (entry-sizing.ts, as live sizes: the paper
-   * equity, the simulated terminal's terms, the rate at the open), then the risk limits at its open.
+   * equity, the venue's terms, the rate at the open), then the risk limits at its open.
    */
   private lotsAt(
     instrument: string,
@@ -312,9 +324,10 @@ export class PaperAccount {
     stop: number,
     candle: FillCandle,
     equity: number,
+    terms: VolumeTerms | null,
   ): { lots: number } | { skipped: EntrySkip; detail: string } {
     const { sizing, risk } = this.o;
-    const sources = sizing?.riskPercent != null ? { equity, terms: simulatedTermsOf(instrument), quoteToAccount: this.rateAt(instrument, candle.open) } : null;
+    const sources = sizing?.riskPercent != null ? { equity, terms, quoteToAccount: this.rateAt(instrument, candle.open) } : null;
     const sized = sizing ? entrySize(sizing, price, stop, sources) : { lots: String(this.lots()) };
     if ('skipped' in sized) return sized;
     const lots = Number(sized.lots);

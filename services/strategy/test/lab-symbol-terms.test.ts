@@ -12,16 +12,16 @@ describe('the volume terms a lab job sizes by risk on', () => {
     });
   });
 
-  it('are the execution service’s GET /v1/symbols/{symbol} with EXECUTION_URL', async () => {
+  it('are the execution service’s GET /v1/symbols/{symbol} with EXECUTION_URL, capped at the largest order it sends', async () => {
     const asked: string[] = [];
     const client = {
       symbolTerms: async (symbol: string) => {
         asked.push(symbol);
-        return { contract_size: 10_000, volume_min: '0.1', volume_max: '50', volume_step: '0.1' } as never;
+        return { contract_size: 10_000, volume_min: '0.1', volume_max: '50', order_volume_max: '10', volume_step: '0.1' } as never;
       },
     };
     expect(await readTerms(new ExecutionLabTerms(client), [EUR_USD])).toEqual({
-      EUR_USD: { contractSize: 10_000, volumeMin: '0.1', volumeMax: '50', volumeStep: '0.1' },
+      EUR_USD: { contractSize: 10_000, volumeMin: '0.1', volumeMax: '10', volumeStep: '0.1' },
     });
     expect(asked).toEqual(['EURUSD']);
   });

@@ -26,6 +26,7 @@ const terms = (symbol: string, fields: Partial<SymbolTerms> = {}): SymbolTerms =
   volume_min: '0.01',
   volume_max: '50',
   volume_step: '0.01',
+  order_volume_max: '50',
   stops_level: 0,
   freeze_level: 0,
   trade_mode: 'full',
@@ -107,25 +108,42 @@ async function liveDesk(options: { execution: FakeService; account: FakeService;
 const orders = (execution: FakeService) => execution.requests.filter((r) => r.method === 'POST' && r.url === '/v1/signals');
 const firstSignal = async (h: Harness): Promise<StrategySignal> => (await h.store.page({ limit: 500 })).signals.at(-1)!;
 
+/** riskLots of the fake account's 25 000 USD at `riskPercent`, on the fake venue's EURUSD terms (50 lots at most). */
+const lotsOf = (signal: StrategySignal, riskPercent: number) =>
+  riskLots({
+    equity: 25_000,
+    riskPercent,
+    entry: signal.entry_price,
+    stop: signal.stop_loss,
+    terms: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '50', volumeStep: '0.01' },
+    quoteToAccount: 1,
+  });
+
 describe('sizing a live order', () => {
   it('sends the lots that lose RISK_PERCENT of the account service’s equity at the stop, on the venue’s terms', async () => {
     const execution = await fake(venue());
     const account = await fake(() => accountSummary('USD'));
     const h = await liveDesk({ execution, account, env: { SIZING: 'risk', RISK_PERCENT: '0.5' } });
     const signal = await firstSignal(h);
-    const expected = riskLots({
-      equity: 25_000,
-      riskPercent: 0.5,
-      entry: signal.entry_price,
-      stop: signal.stop_loss,
-      terms: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '50', volumeStep: '0.01' },
-      quoteToAccount: 1,
-    });
+    const expected = lotsOf(signal, 0.5);
     expect('lots' in expected).toBe(true);
     const order = orders(execution).find((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)!;
     expect((order.body as { volume: string }).volume).toBe((expected as { lots: string }).lots);
     expect(signal.execution).toMatchObject({ status: 'filled', volume: (expected as { lots: string }).lots });
     expect(execution.requests.some((r) => r.url === '/v1/symbols/EURUSD')).toBe(true);
+  });
+
+  it('caps the lots at the largest order the execution service sends (its MAXIMUM_VOLUME), never sending more', async () => {
+    const execution = await fake(venue({ status: 200, body: terms('EURUSD', { order_volume_max: '0.05' }) }));
+    const account = await fake(() => accountSummary('USD'));
+    const h = await liveDesk({ execution, account, env: { SIZING: 'risk', RISK_PERCENT: '2' } });
+    const signal = await firstSignal(h);
+    const uncapped = lotsOf(signal, 2);
+    // Uncapped, the size would be above the service's largest order, which it refuses (invalid_volume).
+    expect(Number((uncapped as { lots: string }).lots)).toBeGreaterThan(0.05);
+    const order = orders(execution).find((r) => (r.body as { signal_id: string }).signal_id === signal.signal_id)!;
+    expect((order.body as { volume: string }).volume).toBe('0.05');
+    expect(signal.execution).toMatchObject({ status: 'filled', volume: '0.05' });
   });
 
   it('keeps TRADE_VOLUME with SIZING=fixed, reading no terms of the venue', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ManualClock } from '@fxdesk/primitives';
 import type { StrategySignal } from '@fxdesk/schemas';
-import { EXITS_OFF, type ExitRules } from '@fxdesk/trading';
+import { EXITS_OFF, type ExitRules, type VolumeTerms } from '@fxdesk/trading';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { contractSize, PaperAccount } from '../src/paper-account.js';
 import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
@@ -13,7 +13,9 @@ const opened: StrategyStores[] = [];
 afterEach(() => Promise.all(opened.splice(0).map((s) => s.close())));
 
 // The fill model: no spread of the candles' own, the default 10 points (half a pip each side), 2 points of slippage.
-async function account(options: { rates?: Record<string, number>; exits?: Partial<ExitRules>; file?: string } = {}) {
+async function account(
+  options: { rates?: Record<string, number>; exits?: Partial<ExitRules>; file?: string; riskPercent?: number; terms?: () => Promise<VolumeTerms | null> } = {},
+) {
   const stores = await openStrategyStores({ file: options.file });
   opened.push(stores);
   const paper = new PaperAccount({
@@ -25,6 +27,8 @@ async function account(options: { rates?: Record<string, number>; exits?: Partia
     exits: { ...EXITS_OFF, ...options.exits },
     rate: (from, to) => options.rates?.[`${from}${to}`],
     events: { statusChanged: () => {} },
+    ...(options.riskPercent === undefined ? {} : { sizing: { riskPercent: options.riskPercent, fixedLots: '0.1' } }),
+    terms: options.terms,
   });
   // A dry_run signal opens its trade as the engine stores it: with the signal, in one write.
   const open = async (s: StrategySignal, digits = 5) => {
@@ -69,6 +73,24 @@ describe('the paper account', () => {
     await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
     // Marked at 1.10007: no gain; margin 10 000 × 1.10007 / 30.
     expect(await paper.snapshot(() => 1.10007)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 366.69, margin_available: 99_633.31 });
+  });
+
+  it('sizes by risk on the venue’s terms it reads at the entry: capped at its largest order, skipped when it does not answer', async () => {
+    const asked: number[] = [];
+    const capped = await account({
+      riskPercent: 1,
+      terms: async () => (asked.push(1), { contractSize: 100_000, volumeMin: '0.01', volumeMax: '0.30', volumeStep: '0.01' }),
+    });
+    await capped.open(signalFixture({}));
+    await capped.feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    // 1 % of 100 000 lost over 1.10007 − 1.099 is 9.34 lots; the venue sends at most 0.30.
+    expect((await capped.trades.positions('EUR_USD')).map((p) => p.volumeLots)).toEqual([0.3]);
+    expect(asked).toEqual([1]);
+    const down = await account({ riskPercent: 1, terms: async () => null });
+    await down.open(signalFixture({}));
+    await down.feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    expect(await down.trades.openPaperTrades()).toEqual([]);
+    expect(await down.trades.positions('EUR_USD')).toEqual([]);
   });
 
   it('closes a LONG at its take profit when the bid reaches it, realizing the gain from the fill', async () => {

@@ -1,6 +1,7 @@
 import { simulatedSymbolInfo, symbolSpec } from '@fxdesk/broker';
 import type { ExecutionClient } from '@fxdesk/client';
 import type { VolumeTerms } from '@fxdesk/trading';
+import { volumeTermsOf } from '../entry-sizing.js';
 import type { PlannedPair } from './plan.js';
 
 /**
@@ -17,8 +18,7 @@ export class ExecutionLabTerms implements LabSymbolTerms {
   constructor(private readonly client: Pick<ExecutionClient, 'symbolTerms'>) {}
 
   async terms(symbol: string): Promise<VolumeTerms> {
-    const t = await this.client.symbolTerms(symbol);
-    return { contractSize: t.contract_size, volumeMin: t.volume_min, volumeMax: t.volume_max, volumeStep: t.volume_step };
+    return volumeTermsOf(await this.client.symbolTerms(symbol));
   }
 }
 
