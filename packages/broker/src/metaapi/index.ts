@@ -1,4 +1,5 @@
 export * from './account-reader.js';
 export * from './clients.js';
+export * from './feed.js';
 export * from './hosts.js';
 export * from './terminal.js';

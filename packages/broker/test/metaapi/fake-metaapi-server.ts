@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, TIMEFRAMES, type Timeframe } from '@fxdesk/schemas';
 import { retcodeName } from '../../src/mt5-retcodes.js';
 import { METAAPI_TIMEFRAMES } from '../../src/metaapi/normalize.js';
 import type { SimulatedMarket } from '../../src/simulated/market.js';
@@ -622,8 +622,11 @@ export class FakeMetaApiServer {
     if (!this.market.spec(symbol)) return json(res, 404, errorBody('NotFoundError', `Symbol ${symbol} not found`));
     const limit = Number(query.get('limit') ?? 1000);
     if (!timeframe || !(limit >= 1 && limit <= 1000)) return json(res, 400, errorBody('ValidationError', 'Validation failed'));
+    // The candles up to the one holding startTime, that one whole when its period has passed (as MT5 keeps history).
     const startTime = query.get('startTime');
-    const bars = this.market.bars(symbol, timeframe, limit, startTime ? Date.parse(startTime) : undefined);
+    const periodMs = TIMEFRAME_SECONDS[timeframe] * 1000;
+    const at = startTime ? Math.min(this.now(), Math.floor(Date.parse(startTime) / periodMs) * periodMs + periodMs - 1) : undefined;
+    const bars = this.market.bars(symbol, timeframe, limit, at);
     json(
       res,
       200,
