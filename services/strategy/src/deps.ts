@@ -165,7 +165,7 @@ export function buildDeps(config: StrategyConfig, parts: StrategyParts, close: (
     isLeading: () => engine.leads,
     now: () => clock.now(),
     logger,
-    flatten: async (name, halt) => void (await strategy.flattenAccount(name, `risk-halt-${name}-${halt.at}`)),
+    flatten: async (name, halt) => (await strategy.flattenAccount(name, `risk-halt-${name}-${halt.at}`)).error === null,
     announce: () => void announcements.sweep(),
     equityNow: async (name) =>
       name === 'paper' ? (await strategy.paperAccount()).equity : account.source === 'account_service' ? ((await account.current())?.equity ?? null) : null,

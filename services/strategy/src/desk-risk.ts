@@ -27,8 +27,12 @@ export interface DeskRiskOptions {
   isLeading: () => boolean;
   now: () => number;
   logger: Logger;
-  /** HALT_FLATTEN: closes everything the strategy opened on `account` (the flatten of a stop with close_positions). */
-  flatten?: (account: RiskAccount, halt: Halt) => Promise<void>;
+  /**
+   * HALT_FLATTEN: closes everything the strategy opened on `account` (the flatten of a stop with
+   * close_positions) under a key of the halt, so a second send replays; true once the venue's
+   * gateway answered it (false: not answered, sent again at the leader's next sync).
+   */
+  flatten?: (account: RiskAccount, halt: Halt) => Promise<boolean>;
   /** Tells the announcements a halt or a resume waits in the store, to send it now. */
   announce?: () => void;
   /** The account's equity now, for a resume (live: the account service's; paper: the paper account's); null when it cannot be read. */
@@ -89,6 +93,9 @@ interface Account {
   writing: Promise<void> | undefined;
   /** A halt's announcement not stored yet: it goes with the next write of the state, in its transaction. */
   announcement: RiskAnnouncement | null;
+  /** The `at` of the halt whose flatten was answered (stored with the book), and of the one being sent. */
+  flattenedHalt: number | null;
+  flatteningHalt: number | null;
 }
 
 /**
@@ -104,7 +111,17 @@ export class DeskRisk {
 
   constructor(private readonly options: DeskRiskOptions) {
     for (const account of RISK_ACCOUNTS) {
-      this.accounts.set(account, { book: this.newBook(), open: new Map(), equity: null, resumes: 0, isDirty: false, writing: undefined, announcement: null });
+      this.accounts.set(account, {
+        book: this.newBook(),
+        open: new Map(),
+        equity: null,
+        resumes: 0,
+        isDirty: false,
+        writing: undefined,
+        announcement: null,
+        flattenedHalt: null,
+        flatteningHalt: null,
+      });
     }
   }
 
@@ -115,6 +132,7 @@ export class DeskRisk {
       const risk = stored[account];
       if (risk) this.adopt(account, risk, new Map(risk.open.map(({ id, entry }) => [id, entry])));
     }
+    this.flattenOwed();
   }
 
   /** The leader's check for a resume made on another replica: adopts the stored book where its count of resumes is higher. */
@@ -124,6 +142,7 @@ export class DeskRisk {
       const risk = stored[account];
       if (risk && risk.resumes > this.of(account).resumes) this.adopt(account, risk, this.of(account).open);
     }
+    this.flattenOwed();
   }
 
   /** Whether an entry may go out on `account` now (the halt, then RiskBook.check). */
@@ -153,6 +172,8 @@ export class DeskRisk {
     const halt = a.book.markEquity(ms, equity);
     if (!halt) {
       void this.keep(account);
+      // Halted before: a flatten not answered yet goes again (one process alone has no sync).
+      this.flattenOwed();
       return null;
     }
     this.options.logger.warn({ account, halt }, `risk: the ${account} account halts (${halt.reason}): no new entry until a person resumes it`);
@@ -164,7 +185,7 @@ export class DeskRisk {
     if (this.of(account).book.halt?.at !== halt.at) return null;
     this.options.announce?.();
     // In the background: the flatten may wait on the very account that is telling this mark.
-    if (this.options.settings.haltFlatten) this.track(this.flatten(account, halt));
+    this.flattenOwed();
     return halt;
   }
 
@@ -255,12 +276,34 @@ export class DeskRisk {
     void work.finally(() => this.flattening.delete(work));
   }
 
-  private async flatten(account: RiskAccount, halt: Halt): Promise<void> {
-    try {
-      await this.options.flatten?.(account, halt);
-    } catch (err) {
-      this.options.logger.error({ err, account }, 'risk: the halt could not flatten the positions; close them by hand');
+  /**
+   * HALT_FLATTEN, on the leader: each account halted whose flatten is not answered yet (this
+   * process's halt, or one a leader before stored and did not see answered, killed mid-send) is
+   * flattened, one send at a time, under the halt's key. Called at a halt, at `load` (taking the
+   * lead), at each `sync` and each equity mark, so a flatten the gateway did not answer goes again.
+   */
+  private flattenOwed(): void {
+    if (!this.options.settings.haltFlatten || !this.options.isLeading()) return;
+    for (const account of RISK_ACCOUNTS) {
+      const a = this.of(account);
+      const halt = a.book.halt;
+      if (!halt || a.flattenedHalt === halt.at || a.flatteningHalt !== null) continue;
+      a.flatteningHalt = halt.at;
+      this.track(this.flatten(account, halt).finally(() => (a.flatteningHalt = null)));
     }
+  }
+
+  private async flatten(account: RiskAccount, halt: Halt): Promise<void> {
+    let isAnswered = false;
+    try {
+      isAnswered = (await this.options.flatten?.(account, halt)) ?? true;
+    } catch (err) {
+      this.options.logger.error({ err, account }, 'risk: the halt could not flatten the positions; sent again at the next check');
+    }
+    if (!isAnswered) return;
+    const a = this.of(account);
+    a.flattenedHalt = halt.at;
+    await this.keep(account);
   }
 
   /** Writes the account's book behind, on the leader: one write at a time, the next of the newest state. */
@@ -296,12 +339,18 @@ export class DeskRisk {
     const book = this.newBook(risk.state);
     for (const [id, entry] of open) book.opened(id, entry);
     const a = this.of(account);
-    Object.assign(a, { book, open, equity: a.equity ?? risk.equity, resumes: risk.resumes, announcement: null });
+    Object.assign(a, { book, open, equity: a.equity ?? risk.equity, resumes: risk.resumes, announcement: null, flattenedHalt: risk.flattenedHalt });
   }
 
   private stored(account: RiskAccount): StoredRisk {
     const a = this.of(account);
-    return { state: a.book.snapshot(), open: [...a.open].map(([id, entry]) => ({ id, entry })), equity: a.equity, resumes: a.resumes };
+    return {
+      state: a.book.snapshot(),
+      open: [...a.open].map(([id, entry]) => ({ id, entry })),
+      equity: a.equity,
+      resumes: a.resumes,
+      flattenedHalt: a.flattenedHalt,
+    };
   }
 
   private of(account: RiskAccount): Account {

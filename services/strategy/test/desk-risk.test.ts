@@ -141,7 +141,7 @@ describe('DeskRisk', () => {
 
   it('flattens the halted account with HALT_FLATTEN, once, and not without it', async () => {
     const s = await stores();
-    const flatten = vi.fn(async () => {});
+    const flatten = vi.fn(async () => true);
     const on = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten }).risk;
     await markAfter(on, 'live', 9_700);
     await on.markEquity('live', MONDAY_NOON + 120_000, 9_600);
@@ -151,6 +151,64 @@ describe('DeskRisk', () => {
     const off = deskRisk(await stores(), { flatten }).risk;
     await markAfter(off, 'paper', 9_700);
     expect(flatten).toHaveBeenCalledTimes(1);
+  });
+
+  it('has the next leader flatten a halt its leader stored and did not see answered (killed mid-send), under the same halt; one answered is not sent again', async () => {
+    const s = await stores();
+    // The leader halts and sends its flatten, which is never answered: the process dies there.
+    const sent: Array<{ account: RiskAccount; at: number }> = [];
+    const killed = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten: (account, halt) => (sent.push({ account, at: halt.at }), new Promise(() => {})) });
+    await markAfter(killed.risk, 'live', 9_700);
+    await killed.risk.whenWritten();
+    expect((await s.risk.riskStates()).live).toMatchObject({ state: { halt: { at: MONDAY_NOON + 60_000 } }, flattenedHalt: null });
+    // The replica taking the lead sends the same halt's flatten (its key is the halt's: the gateway replays it).
+    const next = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten: async (account, halt) => (sent.push({ account, at: halt.at }), true) });
+    await next.risk.load();
+    await next.risk.whenIdle();
+    expect(sent).toEqual([
+      { account: 'live', at: MONDAY_NOON + 60_000 },
+      { account: 'live', at: MONDAY_NOON + 60_000 },
+    ]);
+    expect((await s.risk.riskStates()).live?.flattenedHalt).toBe(MONDAY_NOON + 60_000);
+    // Answered and stored: a third leader does not send it, and the halt still holds.
+    const third = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten: async (account, halt) => (sent.push({ account, at: halt.at }), true) });
+    await third.risk.load();
+    await third.risk.whenIdle();
+    expect(sent).toHaveLength(2);
+    expect(third.risk.check('live', EUR_USD, MONDAY_NOON + 120_000)).toMatchObject({ ok: false, skip: 'halted' });
+  });
+
+  it('sends a halt’s flatten again at the next sync or equity mark while the gateway does not answer it, and never as a follower', async () => {
+    const s = await stores();
+    let answers: Array<boolean | Error> = [false, new Error('connect ECONNREFUSED'), true];
+    const flatten = vi.fn(async () => {
+      const answer = answers.shift()!;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    });
+    const leads = { value: true };
+    const { risk } = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten, leads });
+    await markAfter(risk, 'paper', 9_700);
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(1);
+    leads.value = false;
+    await risk.sync();
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(1);
+    leads.value = true;
+    await risk.sync();
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(2);
+    // One process alone has no sync: the next equity mark sends it.
+    await risk.markEquity('paper', MONDAY_NOON + 120_000, 9_690);
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(3);
+    await risk.sync();
+    await risk.markEquity('paper', MONDAY_NOON + 180_000, 9_680);
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(3);
+    expect((await s.risk.riskStates()).paper?.flattenedHalt).toBe(MONDAY_NOON + 60_000);
+    answers = [];
   });
 
   it('holds a halt its write failed to store, never rejecting, and stores it with its announcement at the next change', async () => {

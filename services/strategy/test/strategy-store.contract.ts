@@ -389,6 +389,7 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         open: [{ id: 'paper:1', entry: { instrument: 'EUR_USD', side: 1, lots: 0.1 } }],
         equity: { ms: Date.parse(at(1)), value: 9_950.5 },
         resumes: 0,
+        flattenedHalt: null,
         ...over,
       });
       const halt = { reason: 'daily_loss_limit', at: Date.parse(at(2)), detail: 'lost 300.00 of the day’s 10000.00: the limit is 3%' } as const;
@@ -412,6 +413,9 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         expect(await s.risk.saveRiskAnnounced('paper', halted, at(2), announcement('halt:paper:2'))).toBe(true);
         expect(await s.risk.riskStates()).toEqual({ paper: halted });
         expect(await s.risk.unannounced(10)).toEqual([announcement('halt:paper:2')]);
+        // Its flatten answered, kept with the book.
+        expect(await s.risk.saveRisk('paper', { ...halted, flattenedHalt: halt.at }, at(3))).toBe(true);
+        expect((await s.risk.riskStates()).paper?.flattenedHalt).toBe(halt.at);
         await s.risk.markAnnounced('halt:paper:2', 'sent');
         expect(await s.risk.unannounced(10)).toEqual([]);
       });

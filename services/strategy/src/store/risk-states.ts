@@ -13,6 +13,8 @@ export interface StoredRisk {
   equity: { ms: number; value: number } | null;
   /** Resumes so far: a write over a count another replica has raised changes nothing. */
   resumes: number;
+  /** The `at` of the halt whose flatten (HALT_FLATTEN) the venue's gateway answered; null: none yet. */
+  flattenedHalt: number | null;
 }
 
 /** A halt's or a resume's announcement, kept with the state that made it until the leader has sent it. */
@@ -30,12 +32,15 @@ interface RiskRow {
   equity: number | null;
   equity_ms: number | null;
   resumes: number;
+  halt_flattened_at: number | null;
 }
 
-const UPSERT = `INSERT INTO strategy_risk_states (account, state, open_positions, equity, equity_ms, resumes, updated_at)
-  VALUES (@account, @state, @openPositions, @equity, @equityMs, @resumes, @updatedAt)
+const COLUMNS = 'account, state, open_positions, equity, equity_ms, resumes, halt_flattened_at';
+
+const UPSERT = `INSERT INTO strategy_risk_states (${COLUMNS}, updated_at)
+  VALUES (@account, @state, @openPositions, @equity, @equityMs, @resumes, @flattenedHalt, @updatedAt)
   ON CONFLICT (account) DO UPDATE SET state = excluded.state, open_positions = excluded.open_positions, equity = excluded.equity,
-    equity_ms = excluded.equity_ms, resumes = excluded.resumes, updated_at = excluded.updated_at
+    equity_ms = excluded.equity_ms, resumes = excluded.resumes, halt_flattened_at = excluded.halt_flattened_at, updated_at = excluded.updated_at
   WHERE strategy_risk_states.resumes = @expected`;
 
 function riskOf(row: RiskRow): StoredRisk {
@@ -44,6 +49,7 @@ function riskOf(row: RiskRow): StoredRisk {
     open: JSON.parse(row.open_positions) as StoredRisk['open'],
     equity: row.equity === null || row.equity_ms === null ? null : { ms: Number(row.equity_ms), value: row.equity },
     resumes: Number(row.resumes),
+    flattenedHalt: row.halt_flattened_at === null ? null : Number(row.halt_flattened_at),
   };
 }
 
@@ -55,6 +61,7 @@ async function upsert(q: Queries, account: JournalAccount, risk: StoredRisk, exp
     equity: risk.equity?.value ?? null,
     equityMs: risk.equity?.ms ?? null,
     resumes: risk.resumes,
+    flattenedHalt: risk.flattenedHalt,
     expected,
     updatedAt,
   });
@@ -80,9 +87,7 @@ export class RiskStateStore {
 
   /** Each account's stored book; an account never written is absent. */
   async riskStates(): Promise<Partial<Record<JournalAccount, StoredRisk>>> {
-    const rows = await this.db.query<RiskRow & Record<string, unknown>>(
-      'SELECT account, state, open_positions, equity, equity_ms, resumes FROM strategy_risk_states ORDER BY account',
-    );
+    const rows = await this.db.query<RiskRow & Record<string, unknown>>(`SELECT ${COLUMNS} FROM strategy_risk_states ORDER BY account`);
     return Object.fromEntries(rows.map((row) => [row.account, riskOf(row)]));
   }
 
@@ -112,7 +117,7 @@ export class RiskStateStore {
   ): Promise<StoredRisk | null> {
     return this.db.transaction(async (tx) => {
       const row = await tx.one<RiskRow & Record<string, unknown>>(
-        `SELECT account, state, open_positions, equity, equity_ms, resumes FROM strategy_risk_states WHERE account = @account ${tx.dialect.forUpdate}`,
+        `SELECT ${COLUMNS} FROM strategy_risk_states WHERE account = @account ${tx.dialect.forUpdate}`,
         { account },
       );
       const stored = row && riskOf(row);

@@ -225,5 +225,8 @@ export const STRATEGY_SCHEMA: Schema = {
        announced ${d.types.key}
      );
      CREATE INDEX strategy_risk_announcements_unannounced ON strategy_risk_announcements (seq) WHERE announced IS NULL;`,
+    // The halt whose HALT_FLATTEN the execution service answered (its `at`): a leader taking over a
+    // halt not yet flattened sends the flatten again, under the same key (it replays, never closes twice).
+    (d) => `ALTER TABLE strategy_risk_states ADD COLUMN halt_flattened_at ${d.types.bigint};`,
   ],
 };
