@@ -17,10 +17,12 @@ export interface ConnectionOptions {
 }
 
 interface Pending {
-  expect: number;
+  /** Whether this answer ends the exchange; the answers up to it are what the request resolves with. */
+  isLast: (envelope: Envelope) => boolean;
+  answers: Envelope[];
   label: string;
   timer: TimerHandle;
-  resolve: (payload: Record<string, unknown>) => void;
+  resolve: (answers: Envelope[]) => void;
   reject: (err: unknown) => void;
 }
 
@@ -97,9 +99,21 @@ export class OpenApiConnection {
   /**
    * Sends a request and resolves with the payload of the response of type `expect`. An error
    * response rejects with its BrokerError; no answer within the timeout rejects with `timeout`;
-   * a connection that closes first rejects with `disconnected`.
+   * a connection that closes first rejects with `disconnected`. Any other answer is `protocol`.
    */
-  request(payloadType: number, payload: Record<string, unknown>, expect: number): Promise<Record<string, unknown>> {
+  async request(payloadType: number, payload: Record<string, unknown>, expect: number): Promise<Record<string, unknown>> {
+    const [answer] = await this.exchange(payloadType, payload, () => true);
+    if (answer?.payloadType === expect) return answer.payload;
+    throw new BrokerError('protocol', `cTrader answered ${payloadTypeLabel(payloadType)} with ${payloadTypeLabel(answer?.payloadType ?? 0)}`);
+  }
+
+  /**
+   * Sends a request answered by several messages carrying its `clientMsgId` (a trading request's
+   * execution events: "ORDER_ACCEPTED", then "ORDER_FILLED"), and resolves with them once
+   * `isLast` holds for one, all within one timeout. ProtoOAErrorRes / ProtoErrorRes reject as in
+   * `request`.
+   */
+  exchange(payloadType: number, payload: Record<string, unknown>, isLast: (envelope: Envelope) => boolean): Promise<Envelope[]> {
     if (this.closedReason !== undefined) return Promise.reject(this.disconnected(this.closedReason));
     const clientMsgId = `fxdesk-${this.nextMessageId++}`;
     const label = payloadTypeLabel(payloadType);
@@ -110,7 +124,7 @@ export class OpenApiConnection {
           reject(new BrokerError('timeout', `cTrader did not answer ${label} within ${this.options.timeoutMs} ms`));
         }, this.options.timeoutMs)
         .unref();
-      this.pending.set(clientMsgId, { expect, label, timer, resolve, reject });
+      this.pending.set(clientMsgId, { isLast, answers: [], label, timer, resolve, reject });
       this.send({ clientMsgId, payloadType, payload });
     });
   }
@@ -150,19 +164,25 @@ export class OpenApiConnection {
       this.eventListeners.emit(envelope);
       return;
     }
-    this.pending.delete(envelope.clientMsgId as string);
-    this.options.clock.clearTimer(pending.timer);
-    if (envelope.payloadType === pending.expect) pending.resolve(envelope.payload);
-    else if (envelope.payloadType === PayloadType.OA_ERROR_RES || envelope.payloadType === PayloadType.ERROR_RES) {
+    if (envelope.payloadType === PayloadType.OA_ERROR_RES || envelope.payloadType === PayloadType.ERROR_RES) {
+      this.settle(envelope.clientMsgId as string, pending);
       const error = ErrorResSchema.safeParse(envelope.payload);
       pending.reject(
         error.success
           ? errorFromWire(error.data, envelope.payloadType, this.options.clock.now())
           : new BrokerError('protocol', `cTrader answered ${pending.label} with a malformed error`),
       );
-    } else {
-      pending.reject(new BrokerError('protocol', `cTrader answered ${pending.label} with ${payloadTypeLabel(envelope.payloadType)}`));
+      return;
     }
+    pending.answers.push(envelope);
+    if (!pending.isLast(envelope)) return;
+    this.settle(envelope.clientMsgId as string, pending);
+    pending.resolve(pending.answers);
+  }
+
+  private settle(clientMsgId: string, pending: Pending): void {
+    this.pending.delete(clientMsgId);
+    this.options.clock.clearTimer(pending.timer);
   }
 
   private shutdown(reason: string, isLocal: boolean): void {

@@ -1,11 +1,12 @@
 import { backoffDelayMs, type Clock, type TimerHandle } from '@fxdesk/primitives';
-import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
 import { FeedEvents } from '../feed-events.js';
 import type { FeedSymbol, QuoteFeed } from '../feed.js';
 import { isScheduledOpen, type TradingSchedule } from '../trading-schedule.js';
-import type { Bar, Quote, Timeframe } from '../types.js';
+import { Listeners } from '../listeners.js';
+import type { Bar, Quote, Timeframe, Unsubscribe } from '../types.js';
 import { OpenApiConnection } from './connection.js';
+import { parsePayload } from './parse.js';
 import { lookbackMs, MAX_TIMESTAMP_MS, trendbarPeriod, type TrendbarPeriod } from './periods.js';
 import { decodePrice, decodeTrendbar } from './prices.js';
 import { RatePacer } from './rate-pacer.js';
@@ -23,7 +24,6 @@ import {
   SymbolsListResSchema,
   TokenInvalidatedEventSchema,
   VersionResSchema,
-  payloadTypeLabel,
   type Envelope,
   type FullSymbol,
 } from './wire.js';
@@ -106,6 +106,7 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   private readonly subscribed = new Set<string>();
   /** Last bid/ask integers by symbol id: a spot event may carry only the side that moved. */
   private readonly lastSpot = new Map<number, { bid?: number; ask?: number }>();
+  private readonly accountEvents = new Listeners<Envelope>();
 
   constructor(options: CTraderFeedOptions) {
     super();
@@ -283,6 +284,37 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   async serverVersion(): Promise<string> {
     const payload = await this.call(this.session(), PayloadType.VERSION_REQ, {}, PayloadType.VERSION_RES);
     return parsePayload(VersionResSchema, payload, PayloadType.VERSION_RES).version;
+  }
+
+  /** The account this session is authorized for (ctidTraderAccountId). */
+  get accountId(): number {
+    return this.options.accountId;
+  }
+
+  /**
+   * An account request on this feed's session, for the roles that share it (`CTraderTerminal`,
+   * `CTraderAccount`): it names the account, waits for its pacer (`historical` for the
+   * historical-data requests, e.g. ProtoOADealListReq) and fails `disconnected` without a session.
+   */
+  async accountRequest(
+    payloadType: number,
+    payload: Record<string, unknown>,
+    expect: number,
+    options: { historical?: boolean } = {},
+  ): Promise<Record<string, unknown>> {
+    const connection = this.session();
+    return this.call(connection, payloadType, this.forAccount(payload), expect, options.historical === true ? this.historical : this.requests);
+  }
+
+  /** A trading request on this session, answered by several messages (see `OpenApiConnection.exchange`). */
+  async accountExchange(payloadType: number, payload: Record<string, unknown>, isLast: (envelope: Envelope) => boolean): Promise<Envelope[]> {
+    const connection = this.session();
+    return this.paced(connection, this.requests, () => connection.exchange(payloadType, this.forAccount(payload), isLast));
+  }
+
+  /** Account events the venue sends by itself (execution events of stops and swaps, trader updates). */
+  onAccountEvent(listener: (event: Envelope) => void): Unsubscribe {
+    return this.accountEvents.add(listener);
   }
 
   private startAttempt(reason: string): Promise<void> {
@@ -486,9 +518,13 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
     expect: number,
     pacer = this.requests,
   ): Promise<Record<string, unknown>> {
+    return this.paced(connection, pacer, () => connection.request(payloadType, payload, expect));
+  }
+
+  private async paced<T>(connection: OpenApiConnection, pacer: RatePacer, send: () => Promise<T>): Promise<T> {
     await pacer.acquire();
     try {
-      return await connection.request(payloadType, payload, expect);
+      return await send();
     } catch (err) {
       if (isTokenRejection(err) && connection === this.connection) {
         this.tokens.markStale();
@@ -529,8 +565,11 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
         connection.close(`the server disconnected the application${reason} (ProtoOAClientDisconnectEvent)`);
         return;
       }
+      case PayloadType.HEARTBEAT_EVENT:
+        // Heartbeats only prove the link is alive (the connection noted that).
+        return;
       default:
-      // Heartbeats only prove the link is alive (the connection noted that); others are not used.
+        this.accountEvents.emit(event);
     }
   }
 
@@ -623,16 +662,6 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   private throwIfClosed(): void {
     if (this.isClosed) throw new BrokerError('disconnected', 'the cTrader feed was closed');
   }
-}
-
-function parsePayload<S extends z.ZodType>(schema: S, payload: Record<string, unknown>, payloadType: number): z.output<S> {
-  const parsed = schema.safeParse(payload);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new BrokerError(
-    'protocol',
-    `malformed ${payloadTypeLabel(payloadType)} from cTrader: ${issue?.path.join('.') || '(payload)'} ${issue?.message ?? ''}`.trim(),
-  );
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

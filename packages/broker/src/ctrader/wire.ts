@@ -44,6 +44,26 @@ export const PayloadType = {
   ACCOUNT_DISCONNECT_EVENT: 2164,
   REFRESH_TOKEN_REQ: 2173,
   REFRESH_TOKEN_RES: 2174,
+  NEW_ORDER_REQ: 2106,
+  CANCEL_ORDER_REQ: 2108,
+  AMEND_POSITION_SLTP_REQ: 2110,
+  CLOSE_POSITION_REQ: 2111,
+  ASSET_LIST_REQ: 2112,
+  ASSET_LIST_RES: 2113,
+  TRADER_REQ: 2121,
+  TRADER_RES: 2122,
+  RECONCILE_REQ: 2124,
+  RECONCILE_RES: 2125,
+  EXECUTION_EVENT: 2126,
+  ORDER_ERROR_EVENT: 2132,
+  DEAL_LIST_REQ: 2133,
+  DEAL_LIST_RES: 2134,
+  EXPECTED_MARGIN_REQ: 2139,
+  EXPECTED_MARGIN_RES: 2140,
+  ORDER_LIST_REQ: 2175,
+  ORDER_LIST_RES: 2176,
+  GET_POSITION_UNREALIZED_PNL_REQ: 2187,
+  GET_POSITION_UNREALIZED_PNL_RES: 2188,
 } as const;
 
 export type PayloadTypeName = keyof typeof PayloadType;
@@ -56,14 +76,14 @@ export function payloadTypeLabel(payloadType: number): string {
 }
 
 /** int64/uint64: a JSON number, or a decimal string as protobuf's JSON mapping writes them. */
-const Int64 = z.union([
+export const Int64 = z.union([
   z.number().int(),
   z
     .string()
     .regex(/^-?\d+$/)
     .transform(Number),
 ]);
-const Int = z.number().int();
+export const Int = z.number().int();
 
 export const EnvelopeSchema = z.object({
   clientMsgId: z.string().optional(),
@@ -90,6 +110,8 @@ export const LightSymbolSchema = z.object({
   /** "If TRUE then symbol is visible for traders." (proto2 optional bool, default false). */
   enabled: z.boolean().optional(),
   description: z.string().optional(),
+  baseAssetId: Int64.optional(),
+  quoteAssetId: Int64.optional(),
 });
 export const SymbolsListResSchema = z.object({ symbol: z.array(LightSymbolSchema).optional().default([]) });
 
@@ -108,11 +130,25 @@ export const HolidaySchema = z.object({
   endSecond: Int.optional(),
 });
 
-/** ProtoOASymbol, the entries of ProtoOASymbolByIdRes: digits, pip position, schedule. */
+/**
+ * ProtoOASymbol, the entries of ProtoOASymbolByIdRes: digits, pip position, schedule, and the
+ * trading terms: volumes "in cents" of units (`lotSize` is one lot in cents), the minimum
+ * distance of stops from the market (`slDistance`, `tpDistance`, in points unless
+ * `distanceSetIn` says percentage), the trading mode.
+ */
 export const FullSymbolSchema = z.object({
   symbolId: Int64,
   digits: Int,
   pipPosition: Int,
+  lotSize: Int64.optional(),
+  minVolume: Int64.optional(),
+  maxVolume: Int64.optional(),
+  stepVolume: Int64.optional(),
+  slDistance: Int.optional(),
+  tpDistance: Int.optional(),
+  distanceSetIn: z.union([z.literal('SYMBOL_DISTANCE_IN_POINTS'), z.literal('SYMBOL_DISTANCE_IN_PERCENTAGE'), z.literal(1), z.literal(2)]).optional(),
+  tradingMode: z.union([z.string(), Int]).optional(),
+  enableShortSelling: z.boolean().optional(),
   schedule: z.array(IntervalSchema).optional().default([]),
   scheduleTimeZone: z.string().optional(),
   holiday: z.array(HolidaySchema).optional().default([]),

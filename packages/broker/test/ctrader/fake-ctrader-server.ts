@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock, TimerHandle } from '@fxdesk/primitives';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FAKE_SYMBOLS, type FakeSymbol } from './fake-symbols.js';
+import { FAKE_ASSETS, FakeTradingAccount, volumeTerms, type FakeAccountOptions } from './fake-trading.js';
 import { messageText } from '../../src/ctrader/wire.js';
 
 /**
@@ -36,6 +37,8 @@ import { messageText } from '../../src/ctrader/wire.js';
  * - maintenance: every request (heartbeats aside) answered SERVER_IS_UNDER_MAINTENANCE until its
  *   end, as ProtoErrorRes (50, `maintenanceEndTimestamp` in Unix milliseconds) or as
  *   ProtoOAErrorRes (2142, in Unix seconds).
+ * - trading and account messages on the same authorized connection: see FakeTradingAccount
+ *   (fake-trading.ts); ProtoOADealListReq counts among the historical requests.
  * Faults on demand: go down (drop every connection and refuse new ones with HTTP 503), come
  * back, drop connections, stop answering anything while keeping the socket open, ignore one
  * payload type, change the valid token or expire it, push any event, push a spot event, a
@@ -77,6 +80,21 @@ export interface FakeCTraderOptions {
   trendbarChunkSize?: number;
   /** ProtoOARefreshTokenRes.expiresIn; default 2,628,000 s, the documented lifetime of an access token. */
   accessTokenLifetimeSeconds?: number;
+  /** The trading account behind the server. */
+  account?: FakeAccountOptions;
+  /** Moves every mid price up and down by up to `points` (in 1/100000) over `periodTicks` ticks, so that stops get hit. Default: still. */
+  priceSwing?: { points: number; periodTicks: number };
+  /** Historical requests allowed in any second (the documented 5 by default). */
+  historicalRequestsPerSecond?: number;
+}
+
+/** A fault armed on the next request of one of `payloadTypes` (any account request when absent). */
+export interface FakeFault {
+  payloadTypes?: number[];
+  /** `hang`: never answer; `execute-then-hang`: do it, answer nothing; `drop`: cut every connection, doing nothing. */
+  kind: 'hang' | 'execute-then-hang' | 'drop';
+  /** Called once the request has arrived (a test moves the clock past the adapter's timeout here). */
+  onArrive?: () => void;
 }
 
 interface Session {
@@ -140,6 +158,12 @@ export class FakeCTraderServer {
   private readonly technicalSpotEvent: boolean;
   private readonly trendbarChunkSize: number;
   private readonly accessTokenLifetimeSeconds: number;
+  private readonly priceSwing: { points: number; periodTicks: number } | undefined;
+  private readonly historicalLimit: number;
+  private readonly faults: FakeFault[] = [];
+  /** Symbols with a holiday today (closeMarket). */
+  private readonly closedSymbols = new Set<number>();
+  readonly trading: FakeTradingAccount;
   private tokenExpiry: { atMs?: number; requestsLeft?: number } | undefined;
   private maintenance: { untilMs: number; payloadType: 50 | 2142 } | undefined;
   private readonly sessions = new Set<Session>();
@@ -159,6 +183,17 @@ export class FakeCTraderServer {
     this.technicalSpotEvent = options.technicalSpotEvent ?? true;
     this.trendbarChunkSize = options.trendbarChunkSize ?? Number.POSITIVE_INFINITY;
     this.accessTokenLifetimeSeconds = options.accessTokenLifetimeSeconds ?? 2_628_000;
+    this.priceSwing = options.priceSwing;
+    this.historicalLimit = options.historicalRequestsPerSecond ?? 5;
+    this.trading = new FakeTradingAccount(
+      this.accountId,
+      () => this.clock.now(),
+      (id) => this.symbol(id),
+      (symbol) => this.quoteOf(symbol),
+      (symbol) => this.isTrading(symbol),
+      (payloadType, payload) => this.pushEvent(payloadType, payload),
+      options.account,
+    );
     this.spotTimer = this.clock.setInterval(() => this.streamSpots(), options.spotIntervalMs ?? 1000).unref();
   }
 
@@ -239,6 +274,17 @@ export class FakeCTraderServer {
     this.dropConnections();
   }
 
+  /** Arms a fault on the next matching request. */
+  inject(fault: FakeFault): void {
+    this.faults.push(fault);
+  }
+
+  /** A holiday today for the symbol: its trading requests answer MARKET_CLOSED and its details list the holiday. */
+  closeMarket(symbolName: string): void {
+    const symbol = this.symbols.find((s) => s.symbolName === symbolName);
+    if (symbol) this.closedSymbols.add(symbol.symbolId);
+  }
+
   /** Answers requests of this payload type again (after `ignore`). */
   answerAgain(payloadType: number): void {
     this.ignored.delete(payloadType);
@@ -315,16 +361,31 @@ export class FakeCTraderServer {
     if (session.isAccountAuthed && this.tokenExpiry?.requestsLeft !== undefined && this.tokenExpiry.requestsLeft-- <= 0) this.expireToken();
     if (!session.isAccountAuthed || Number(payload.ctidTraderAccountId) !== this.accountId)
       return fail('ACCOUNT_NOT_AUTHORIZED', 'Trading account is not authorized');
+    const fault = this.faults.find((f) => f.payloadTypes === undefined || f.payloadTypes.includes(message.payloadType));
+    if (fault) {
+      this.faults.splice(this.faults.indexOf(fault), 1);
+      if (fault.kind === 'drop') this.dropConnections();
+      if (fault.kind === 'execute-then-hang') this.trading.handle(message.payloadType, payload, () => {});
+      fault.onArrive?.();
+      return;
+    }
     const account = { ctidTraderAccountId: this.accountId };
     const ids = Array.isArray(payload.symbolId) ? payload.symbolId.map(Number) : [];
     switch (message.payloadType) {
       case 2114:
         return answer(2115, {
           ...account,
-          symbol: this.symbols.map((s) => ({ symbolId: s.symbolId, symbolName: s.symbolName, enabled: s.enabled, description: s.description })),
+          symbol: this.symbols.map((s) => ({
+            symbolId: s.symbolId,
+            symbolName: s.symbolName,
+            enabled: s.enabled,
+            description: s.description,
+            baseAssetId: FAKE_ASSETS[s.symbolName.slice(0, 3)],
+            quoteAssetId: FAKE_ASSETS[s.symbolName.slice(3)],
+          })),
         });
       case 2116:
-        return answer(2117, { ...account, symbol: this.symbols.filter((s) => ids.includes(s.symbolId)).map(fullSymbol) });
+        return answer(2117, { ...account, symbol: this.symbols.filter((s) => ids.includes(s.symbolId)).map((s) => this.fullSymbol(s)) });
       case 2127: {
         const unknown = ids.filter((id) => !this.symbol(id));
         if (unknown.length > 0) return fail('SYMBOL_NOT_FOUND', `Symbol not found: ${unknown.join(',')}`);
@@ -343,7 +404,12 @@ export class FakeCTraderServer {
         return answer(2130, account);
       case 2137:
         return this.trendbars(payload, answer, fail);
+      case 2133:
+        if (!this.takeHistoricalSlot()) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
+        this.trading.handle(message.payloadType, payload, answer);
+        return;
       default:
+        if (this.trading.handle(message.payloadType, payload, answer)) return;
         return fail('UNSUPPORTED_MESSAGE', `payload type ${message.payloadType} is not supported by the fake`);
     }
   }
@@ -354,9 +420,7 @@ export class FakeCTraderServer {
     fail: (code: string, text: string) => void,
   ): void {
     const now = this.clock.now();
-    while (this.historicalTimes.length > 0 && (this.historicalTimes[0] as number) <= now - 1000) this.historicalTimes.shift();
-    if (this.historicalTimes.length >= 5) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
-    this.historicalTimes.push(now);
+    if (!this.takeHistoricalSlot()) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
     const period = typeof payload.period === 'number' ? PERIOD_NAMES[payload.period] : String(payload.period);
     const symbol = this.symbol(Number(payload.symbolId));
     if (!symbol) return fail('SYMBOL_NOT_FOUND', 'Symbol not found');
@@ -381,6 +445,15 @@ export class FakeCTraderServer {
     }
     this.trendbarResponses.push({ from, to, bars: bars.length, hasMore });
     answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore });
+  }
+
+  /** One more historical request in the sliding second, or false past the limit. */
+  private takeHistoricalSlot(): boolean {
+    const now = this.clock.now();
+    while (this.historicalTimes.length > 0 && (this.historicalTimes[0] as number) <= now - 1000) this.historicalTimes.shift();
+    if (this.historicalTimes.length >= this.historicalLimit) return false;
+    this.historicalTimes.push(now);
+    return true;
   }
 
   /** A new access and refresh token; the old ones stop working and sessions on the old token end. */
@@ -430,6 +503,7 @@ export class FakeCTraderServer {
     this.tick++;
     this.checkTokenExpiry();
     if (this.isSilent) return;
+    this.trading.onTick();
     for (const session of this.sessions) {
       for (const id of session.subscribed) {
         const symbol = this.symbol(id);
@@ -440,8 +514,7 @@ export class FakeCTraderServer {
 
   /** Bid and ask of the current tick; a side equal to the last one sent is left out. */
   private sendSpot(session: Session, symbol: FakeSymbol, isFull: boolean): void {
-    const ask = symbol.basePrice + symbol.spread + (Math.floor(this.tick / 2) % 5) * 3;
-    const bid = ask - symbol.spread - (this.tick % 3);
+    const { bid, ask } = this.quoteOf(symbol);
     const last = session.lastSent.get(symbol.symbolId);
     session.lastSent.set(symbol.symbolId, { bid, ask });
     const payload: Record<string, unknown> = { ctidTraderAccountId: this.accountId, symbolId: symbol.symbolId, timestamp: this.clock.now() };
@@ -460,18 +533,47 @@ export class FakeCTraderServer {
   private symbol(id: number): FakeSymbol | undefined {
     return this.symbols.find((s) => s.symbolId === id);
   }
+
+  /** Bid and ask of the current tick, in 1/100000. */
+  private quoteOf(symbol: FakeSymbol): { bid: number; ask: number } {
+    const swing = this.priceSwing ? Math.round(triangle(this.tick, this.priceSwing.periodTicks) * this.priceSwing.points) : 0;
+    const ask = symbol.basePrice + swing + symbol.spread + (Math.floor(this.tick / 2) % 5) * 3;
+    return { bid: ask - symbol.spread - (this.tick % 3), ask };
+  }
+
+  private isTrading(symbol: FakeSymbol): boolean {
+    return isOpen(symbol, this.clock.now()) && !this.closedSymbols.has(symbol.symbolId);
+  }
+
+  private fullSymbol(s: FakeSymbol): Record<string, unknown> {
+    const today = {
+      holidayId: 900,
+      name: 'Closed by the test',
+      scheduleTimeZone: 'UTC',
+      holidayDate: Math.floor(this.clock.now() / 86_400_000),
+      isRecurring: false,
+    };
+    const holiday = [...(s.holiday ?? []), ...(this.closedSymbols.has(s.symbolId) ? [today] : [])];
+    return {
+      symbolId: s.symbolId,
+      digits: s.digits,
+      pipPosition: s.pipPosition,
+      schedule: s.schedule,
+      scheduleTimeZone: s.scheduleTimeZone,
+      ...(holiday.length > 0 ? { holiday } : {}),
+      tradingMode: 'ENABLED',
+      ...volumeTerms(s),
+      slDistance: s.slDistance ?? 0,
+      tpDistance: s.tpDistance ?? 0,
+      distanceSetIn: 'SYMBOL_DISTANCE_IN_POINTS',
+    };
+  }
 }
 
-function fullSymbol(s: FakeSymbol): Record<string, unknown> {
-  return {
-    symbolId: s.symbolId,
-    digits: s.digits,
-    pipPosition: s.pipPosition,
-    schedule: s.schedule,
-    scheduleTimeZone: s.scheduleTimeZone,
-    ...(s.holiday ? { holiday: s.holiday } : {}),
-    tradingMode: 'ENABLED',
-  };
+/** -1 … 1 … -1 over `period` ticks. */
+function triangle(tick: number, period: number): number {
+  const phase = (tick % period) / period;
+  return phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase;
 }
 
 /** A deterministic bar per (symbol, minute): low wanders, deltas from the minute. */

@@ -25,6 +25,11 @@ export interface FakeSymbol {
   }[];
   /** Epoch ms of the first bar the server keeps (default: no limit). */
   historyStartMs?: number;
+  /** One lot in cents of units (ProtoOASymbol.lotSize); default 10 000 000, an FX lot of 100 000 units. */
+  lotSize?: number;
+  /** Minimum distance of a stop loss / take profit from the market, in points. */
+  slDistance?: number;
+  tpDistance?: number;
 }
 
 const DAY = 86_400;
@@ -42,6 +47,8 @@ export const FAKE_SYMBOLS: FakeSymbol[] = [
     spread: 12,
     scheduleTimeZone: 'UTC',
     schedule: FX_WEEK,
+    slDistance: 10,
+    tpDistance: 10,
   },
   {
     symbolId: 2,
@@ -79,6 +86,7 @@ export const FAKE_SYMBOLS: FakeSymbol[] = [
     scheduleTimeZone: 'UTC',
     schedule: FX_WEEK,
     historyStartMs: Date.UTC(2026, 0, 6, 12),
+    lotSize: 10_000,
   },
   {
     symbolId: 77,
