@@ -15,6 +15,8 @@ export interface OandaHttpOptions {
   connections?: number;
   /** Requests per second over every one-second window (default 100). */
   requestsPerSecond?: number;
+  /** New TCP connections per second, on the wall clock (default 2). */
+  newConnectionsPerSecond?: number;
 }
 
 /**
@@ -25,8 +27,20 @@ export interface OandaHttpOptions {
 export const OANDA_NEW_CONNECTIONS_PER_SECOND = 2;
 export const OANDA_REQUESTS_PER_SECOND = 100;
 
+/** An answer of the v20 REST API, whatever its status. */
+export interface OandaAnswer {
+  status: number;
+  text: string;
+  retryAfterSeconds: number | undefined;
+}
+
+type Method = 'GET' | 'POST' | 'PUT';
+
+/** Transport failures that prove the request never left: nothing reached OANDA. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
 /**
- * GETs against the v20 REST API over one undici keep-alive pool. Every call sends
+ * Requests to the v20 REST API over one undici keep-alive pool. Every call sends
  * `Authorization: Bearer <token>` ("The string 'Bearer ' followed by the token", v20 OpenAPI
  * authorizationHeaderParam) and `Accept-Datetime-Format: RFC3339` (AcceptDatetimeFormat is
  * `UNIX` or `RFC3339`), runs under a timeout on the injected clock, and turns every failure
@@ -50,7 +64,7 @@ export class OandaHttpClient {
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.clock = options.clock ?? systemClock;
     this.requests = Pacer.within(options.requestsPerSecond ?? OANDA_REQUESTS_PER_SECOND, 1000, this.clock);
-    const newConnections = Pacer.within(OANDA_NEW_CONNECTIONS_PER_SECOND, 1000);
+    const newConnections = Pacer.within(options.newConnectionsPerSecond ?? OANDA_NEW_CONNECTIONS_PER_SECOND, 1000);
     const connect = buildConnector({ timeout: options.timeoutMs });
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? 2,
@@ -70,18 +84,17 @@ export class OandaHttpClient {
 
   /** GETs `/v3/...` and validates the 200 body against `schema`. */
   async get<S extends z.ZodType>(path: string, query: Record<string, string | undefined>, schema: S): Promise<z.output<S>> {
-    const text = await this.getText(pathWithQuery(this.pathPrefix, path, query));
-    return parseJsonBody(schema, text, 'OANDA', path);
+    const answer = await this.read(path, query);
+    if (answer.status !== 200) throw errorFromResponse(answer.status, answer.text, answer.retryAfterSeconds);
+    return parseJsonBody(schema, answer.text, 'OANDA', path);
   }
 
-  async close(): Promise<void> {
-    await this.pool.close();
-  }
-
-  private async getText(path: string): Promise<string> {
+  /** GETs `/v3/...` and answers whatever status came back (a 404 that means "no such thing"), retried once on a stale socket. */
+  async read(path: string, query: Record<string, string | undefined> = {}): Promise<OandaAnswer> {
+    const target = pathWithQuery(this.pathPrefix, path, query);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(path);
+        return await this.attempt('GET', target, undefined);
       } catch (err) {
         if (err instanceof BrokerError) throw err;
         // A GET is safe to repeat: retry once when a pooled keep-alive socket turned out closed.
@@ -89,6 +102,29 @@ export class OandaHttpClient {
         throw errorFromTransport(err, this.options.timeoutMs);
       }
     }
+  }
+
+  /**
+   * POSTs or PUTs a JSON body, exactly once, and answers whatever status came back. A failure
+   * that proves nothing was sent (refused, unresolved, paced out) is definite; silence past the
+   * timeout is an ambiguous `timeout`, a connection lost once the request may have left an
+   * ambiguous `disconnected`: OANDA may have carried it out.
+   */
+  async write(method: 'POST' | 'PUT', path: string, body: unknown): Promise<OandaAnswer> {
+    try {
+      return await this.attempt(method, pathWithQuery(this.pathPrefix, path, {}), JSON.stringify(body));
+    } catch (err) {
+      if (err instanceof BrokerError) throw err;
+      const code = String((err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code);
+      if (NEVER_SENT_CODES.has(code)) throw errorFromTransport(err, this.options.timeoutMs);
+      throw new BrokerError('disconnected', `the connection to OANDA was lost during ${method} ${path} (${code}): it may have been carried out`, {
+        cause: err,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
   }
 
   /** Takes a request token before the call's timeout would pass, or fails `rate_limited` without sending. */
@@ -108,25 +144,26 @@ export class OandaHttpClient {
     }
   }
 
-  private async attempt(path: string): Promise<string> {
+  private async attempt(method: Method, path: string, body: string | undefined): Promise<OandaAnswer> {
     await this.pace();
     const controller = new AbortController();
     const timer = this.clock.setTimeout(() => controller.abort(), this.options.timeoutMs);
     this.requestsInFlight++;
     try {
       const response = await this.pool.request({
-        method: 'GET',
+        method,
         path,
         headers: {
           authorization: `Bearer ${this.options.token}`,
           'accept-datetime-format': 'RFC3339',
           accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
+        body,
         signal: controller.signal,
       });
       const text = await response.body.text();
-      if (response.statusCode === 200) return text;
-      throw errorFromResponse(response.statusCode, text, retryAfterSeconds(response.headers['retry-after'], this.clock.now()));
+      return { status: response.statusCode, text, retryAfterSeconds: retryAfterSeconds(response.headers['retry-after'], this.clock.now()) };
     } catch (err) {
       if (err instanceof BrokerError) throw err;
       if (controller.signal.aborted) throw new BrokerError('timeout', `OANDA did not answer within ${this.options.timeoutMs} ms`, { cause: err });

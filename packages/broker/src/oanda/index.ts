@@ -1,2 +1,3 @@
 export * from './account-reader.js';
 export * from './hosts.js';
+export * from './terminal.js';
