@@ -91,15 +91,22 @@ export class MetaApiFeed extends FeedEvents implements QuoteFeed {
   async connect(): Promise<void> {
     if (this.isClosed) throw new BrokerError('disconnected', 'the MetaApi feed was closed');
     if (this.current !== 'disconnected') return;
+    // A connect while waiting to reconnect tries at once, in place of the wait.
+    this.clearTimers();
     this.transition('connecting', 'connect requested');
     try {
       await this.loadCatalog();
     } catch (err) {
       this.transition('disconnected', reasonOf(err));
+      // After a session, reconnecting stays the feed's own job.
+      if (this.catalog) this.scheduleReconnect();
       throw err;
     }
     if (this.isClosed) return;
+    this.reconnects = 0;
     this.transition('connected', 'catalog loaded');
+    // Subscriptions kept through a drop are read at once, as on reconnecting.
+    if (this.subscribed.size > 0) await this.pollRound();
     this.schedulePoll();
   }
 
@@ -272,6 +279,7 @@ export class MetaApiFeed extends FeedEvents implements QuoteFeed {
 
   /** Account information answered means MetaApi's terminal is back: connected, and every subscription's current price read at once. */
   private async reconnect(): Promise<void> {
+    if (this.current !== 'disconnected') return;
     this.transition('connecting', 'reconnecting');
     try {
       await this.get('/account-information', AccountInformationSchema);

@@ -39,7 +39,7 @@ export async function feedSetup(options: Partial<MetaApiFeedOptions> & { fake?: 
     clock,
     ...options,
   });
-  const advance = async (ms: number, stepMs = 250) => {
+  const advance = async (ms: number, stepMs = 1000) => {
     await settle(feed);
     for (let left = ms; left > 0; left -= stepMs) {
       clock.advance(Math.min(stepMs, left));
@@ -48,9 +48,9 @@ export async function feedSetup(options: Partial<MetaApiFeedOptions> & { fake?: 
   };
   const advanceUntil = async (done: () => boolean, maxMs = 60_000) => {
     await settle(feed);
-    for (let waited = 0; !done(); waited += 250) {
+    for (let waited = 0; !done(); waited += 500) {
       if (waited >= maxMs) throw new Error(`not so within ${maxMs} ms of clock time (feed ${feed.state()})`);
-      await advance(250);
+      await advance(500);
     }
   };
   return {

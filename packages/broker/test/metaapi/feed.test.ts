@@ -101,6 +101,31 @@ describe('MetaApi feed', () => {
       expect(new Set(quotes.map((q) => q.symbol))).toEqual(new Set(['EURUSD', 'USDJPY']));
     });
 
+    it('connects at once when asked while waiting to reconnect', async () => {
+      await connected();
+      await s.feed.subscribe(['EURUSD']);
+      s.fake.setBrokerConnected(false);
+      await s.advanceUntil(() => s.feed.state() === 'disconnected');
+      s.fake.setBrokerConnected(true);
+      await s.feed.connect();
+      expect(s.feed.state()).toBe('connected');
+      await s.advance(10_000);
+      expect(states.filter((c) => c.reason === 'reconnecting')).toEqual([]);
+    });
+
+    it('keeps reconnecting by itself after a connect() that fails during a drop', async () => {
+      await connected();
+      await s.feed.subscribe(['EURUSD']);
+      s.fake.setBrokerConnected(false);
+      await s.advanceUntil(() => s.feed.state() === 'disconnected');
+      expect((await failure(s.feed.connect())).kind).toBe('disconnected');
+      s.fake.setBrokerConnected(true);
+      await s.advanceUntil(() => s.feed.state() === 'connected', 5_000);
+      quotes.length = 0;
+      await s.advance(3_000);
+      expect(quotes.length).toBeGreaterThan(0);
+    });
+
     it('finds a lost link by its health probe while nothing is subscribed', async () => {
       await connected({ pacing: UNPACED, healthIntervalMs: 15_000 });
       s.fake.setBrokerConnected(false);
