@@ -47,7 +47,9 @@ import {
  * ORDER_CANCEL `orderId` (else 400 ValidationError); a position or order the terminal does not
  * hold is answered with MetaApi's 4753 ERR_TRADE_POSITION_NOT_FOUND / 4754
  * ERR_TRADE_ORDER_NOT_FOUND, and POSITION_MODIFY removes a stop it is not given. GET …/positions
- * and GET …/orders list what is open.
+ * and GET …/orders list what is open, GET …/symbols the market's symbols ("Array<string>"). The
+ * candles back from a `startTime` in the past end with the candle holding it, whole (MT5's
+ * history), and while the broker is lost they are still served (the market data API's own host).
  * With `creditLimit`, requests are charged CPU credits over a sliding second, the client API and
  * the market data API apart ("calculated independently"), and one past the limit is answered 429
  * TooManyRequestsError (counted in `throttled`).
