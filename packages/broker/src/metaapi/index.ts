@@ -1,5 +1,5 @@
 export * from './account-reader.js';
-export * from './clients.js';
-export * from './feed.js';
+export { METAAPI_PACING, type MetaApiConnectionOptions, type MetaApiPacing } from './clients.js';
+export { MetaApiFeed, type MetaApiFeedOptions } from './feed.js';
 export * from './hosts.js';
 export * from './terminal.js';

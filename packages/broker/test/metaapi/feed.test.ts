@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedStateChange } from '../../src/feed.js';
-import { stableIds } from '../../src/metaapi/index.js';
+import { stableIds } from '../../src/metaapi/feed.js';
 import type { Quote } from '../../src/types.js';
 import { feedSetup, type FeedSetup } from './feed-setup.js';
 import { failure } from './harness.js';
