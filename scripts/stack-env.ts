@@ -1,3 +1,4 @@
+import { roleBroker, type VenueRole } from '@fxdesk/core';
 import { stackService, type StackService } from './stack.js';
 
 export type Env = Record<string, string | undefined>;
@@ -99,13 +100,12 @@ export function serviceEnv(service: StackService, base: Env): { env: Env; devKey
 }
 
 /**
- * Each service faces its own venue (MT5 for execution, OANDA for the account, cTrader for
- * market data), so in the stack the broker is chosen per service: `EXECUTION_BROKER`,
- * `ACCOUNT_BROKER`, `MARKET_DATA_BROKER`, each `simulated` by default. A bare `BROKER` applies
- * only to a service run alone.
+ * The broker of a service in the stack (@fxdesk/core's venues.ts): `VENUE` sets the three roles
+ * at once; `EXECUTION_BROKER`, `ACCOUNT_BROKER` and `MARKET_DATA_BROKER` override one each; each
+ * is `simulated` by default. A bare `BROKER` applies only to a service run alone.
  */
 export function brokerOf(service: StackService, base: Env): string {
-  return base[`${envPrefix(service)}_BROKER`] || 'simulated';
+  return roleBroker(service.name as VenueRole, base);
 }
 
 /** `market-data` → `MARKET_DATA`, for per-service overrides like `MARKET_DATA_PORT`. */

@@ -6,6 +6,7 @@
  * Reads `.env` when present (the shell wins over the file), prefixes every log line with its
  * service, stops everything on Ctrl-C, and exits non-zero when a service dies.
  */
+import { venueMixProblem } from '@fxdesk/core';
 import type { StrategyStatus } from '@fxdesk/schemas';
 import { Launcher, loadBaseEnv, serviceCommand, untilReady } from './launcher.js';
 import { describeDevKeys, serviceEnv, stackPortOf } from './stack-env.js';
@@ -54,6 +55,12 @@ async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !SERVICE_FLAGS.includes(a));
   const services = selectServices(names);
   const alone = services.length === 1 && names.length > 0;
+  // Real orders on another source's prices, or roles on different brokers: refused before anything starts.
+  const mixed = alone ? null : venueMixProblem(base);
+  if (mixed) {
+    process.stderr.write(`fxdesk: ${mixed}\n`);
+    process.exit(2);
+  }
   const launcher = new Launcher({ names: services.map((s) => s.name), rawLogs: base.LOG_FORMAT === 'json' });
   const width = Math.max(...services.map((s) => s.name.length));
   const devKeys = new Set<string>();

@@ -31,8 +31,18 @@ const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'ut
 
 const inProfile = (name: string) => Object.keys(compose.services).filter((s) => compose.services[s]?.profiles?.includes(name));
 
-/** What a user puts in .env for each ${VAR:?…} (a long enough value for any key or password), each ${VAR:-default}'s default. */
-const resolve = (value: string) => value.replace(/\$\{\w+:\?[^}]*\}/g, 'compose-test-secret-value').replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+/**
+ * What a user puts in .env for each ${VAR:?…} (a long enough value for any key or password), each
+ * ${VAR:-default}'s default, innermost first (compose nests them: ${A:-${B:-default}}).
+ */
+function resolve(value: string, dotEnv: Record<string, string> = {}): string {
+  let resolved = value.replace(/\$\{(\w+):\?[^}]*\}/g, (_, name: string) => dotEnv[name] ?? 'compose-test-secret-value');
+  for (let before = ''; before !== resolved;) {
+    before = resolved;
+    resolved = resolved.replace(/\$\{(\w+):-([^${}]*)\}/, (_, name: string, fallback: string) => dotEnv[name] || fallback);
+  }
+  return resolved;
+}
 
 /** Whether a service's config, given what compose sets, starts in production. */
 function startsInProduction(name: string, environment: Record<string, string>): void {
@@ -84,10 +94,11 @@ describe('docker-compose.yml', () => {
         startsInProduction(service.name, c.environment);
       });
 
-      it('takes its broker from its own stack-level name, simulated by default', () => {
+      it('takes its broker from its own stack-level name, else VENUE, simulated by default', () => {
         const broker = c.environment.BROKER;
         if (broker === undefined) return;
-        expect(broker).toBe(`\${${envPrefix(service)}_BROKER:-simulated}`);
+        expect(broker).toBe(`\${${envPrefix(service)}_BROKER:-\${VENUE:-simulated}}`);
+        expect(resolve(broker)).toBe('simulated');
       });
 
       it('keeps its database on the named volume', () => {
@@ -95,6 +106,20 @@ describe('docker-compose.yml', () => {
       });
     });
   }
+
+  it('refuses, in the execution service, real orders on simulated prices or another venue’s, unless ALLOW_MIXED_VENUES=true', () => {
+    const execution = (dotEnv: Record<string, string>) => {
+      const env = Object.fromEntries(Object.entries(compose.services.execution!.environment).map(([k, v]) => [k, resolve(v, dotEnv)]));
+      const production = { NODE_ENV: 'production', METAAPI_TOKEN: 'token', METAAPI_ACCOUNT_ID: 'account', ...env };
+      return () => loadConfig(CONFIG_SCHEMAS.execution!, production);
+    };
+    expect(execution({ EXECUTION_BROKER: 'metaapi' })).toThrow(
+      /BROKER: refusing to start: EXECUTION_BROKER=metaapi sends real orders whose stops and targets come from simulated prices/,
+    );
+    expect(execution({ EXECUTION_BROKER: 'metaapi', MARKET_DATA_BROKER: 'ctrader' })).toThrow(/are different venues/);
+    expect(execution({ EXECUTION_BROKER: 'metaapi', ALLOW_MIXED_VENUES: 'true' })).not.toThrow();
+    expect(execution({ VENUE: 'metaapi' })).not.toThrow();
+  });
 
   it('keeps order entry on the host loopback interface', () => {
     expect(compose.services.execution?.ports).toEqual(['127.0.0.1:8001:8001']);

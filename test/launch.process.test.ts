@@ -60,6 +60,15 @@ describe('a second process of a service on the same DATA_DIR', { concurrent: tru
 });
 
 describe('npm start (scripts/start.ts)', () => {
+  it('refuses a desk whose real orders would be decided on simulated prices, in one line, starting nothing', async () => {
+    const result = await run('scripts/start.ts', { EXECUTION_BROKER: 'metaapi', METAAPI_TOKEN: 'token', METAAPI_ACCOUNT_ID: 'account' }).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'fxdesk: refusing to start: EXECUTION_BROKER=metaapi sends real orders whose stops and targets come from simulated prices (MARKET_DATA_BROKER=simulated); set VENUE alone to trade one account, or ALLOW_MIXED_VENUES=true if you mean it',
+    ]);
+    expect(result.stdout).not.toMatch(/execution|market-data/);
+  }, 30_000);
+
   it('brings all five services up, each answering health, docs and metrics, and stops them all on Ctrl-C', async () => {
     const ports: Record<string, string> = {};
     for (const s of STACK) ports[`${envPrefix(s)}_PORT`] = String(await freePort());

@@ -55,6 +55,16 @@ describe('the environment each service gets in the stack', () => {
     expect(serviceEnv(stackService('market-data'), base).env.BROKER).toBe('simulated');
   });
 
+  it('gives every role VENUE’s broker, each role’s own setting over it', () => {
+    const base = { VENUE: 'oanda', MARKET_DATA_BROKER: 'ctrader' };
+    expect(serviceEnv(stackService('execution'), base).env.BROKER).toBe('oanda');
+    expect(serviceEnv(stackService('account'), base).env.BROKER).toBe('oanda');
+    expect(serviceEnv(stackService('market-data'), base).env.BROKER).toBe('ctrader');
+    // A real venue's terminal is not traded out of the box, nor its account read through the execution service.
+    expect(serviceEnv(stackService('execution'), base).env.TRADING_ENABLED).toBeUndefined();
+    expect(serviceEnv(stackService('account'), base).env.EXECUTION_URL).toBeUndefined();
+  });
+
   it('turns trading on for the simulated terminal only, and never over an explicit setting', () => {
     expect(serviceEnv(stackService('execution'), {}).env.TRADING_ENABLED).toBe('true');
     expect(serviceEnv(stackService('execution'), { EXECUTION_BROKER: 'metaapi' }).env.TRADING_ENABLED).toBeUndefined();

@@ -16,3 +16,4 @@ export * from './sqlite.js';
 export * from './sqlite-guard.js';
 export * from './storage-health.js';
 export * from './sse.js';
+export * from './venues.js';

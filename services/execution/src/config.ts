@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonSettings, databaseSettings, envBoolean, envInt, envList } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envBoolean, envInt, envList, venueMixProblem, VENUES } from '@fxdesk/core';
 import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
@@ -73,8 +73,27 @@ export const ExecutionConfigSchema = z
     METAAPI_TRADE_TIMEOUT_MS: envInt(60_000, { min: 1_000, max: 600_000 }),
     METAAPI_HEALTH_INTERVAL_MS: envInt(15_000, { min: 0, max: 3_600_000 }),
     METAAPI_HISTORY_LOOKBACK_HOURS: envInt(168, { min: 1, max: 24 * 366 }),
+    /**
+     * The stack's venues (README "Trading your own account"), read to refuse real orders decided
+     * on another source's prices: VENUE, and the other roles' brokers. Unset (the service alone,
+     * its signals from anywhere): no check.
+     */
+    VENUE: z.enum(VENUES).optional(),
+    MARKET_DATA_BROKER: z.string().optional(),
+    ACCOUNT_BROKER: z.string().optional(),
+    ALLOW_MIXED_VENUES: envBoolean(false),
   })
   .superRefine((config, ctx) => {
+    if (config.VENUE !== undefined || config.MARKET_DATA_BROKER !== undefined || config.ACCOUNT_BROKER !== undefined) {
+      const mixed = venueMixProblem({
+        VENUE: config.VENUE,
+        EXECUTION_BROKER: config.BROKER,
+        MARKET_DATA_BROKER: config.MARKET_DATA_BROKER,
+        ACCOUNT_BROKER: config.ACCOUNT_BROKER,
+        ALLOW_MIXED_VENUES: String(config.ALLOW_MIXED_VENUES),
+      });
+      if (mixed) ctx.addIssue({ code: 'custom', path: ['BROKER'], message: mixed });
+    }
     if (config.BROKER !== 'metaapi') return;
     for (const name of ['METAAPI_TOKEN', 'METAAPI_ACCOUNT_ID'] as const) {
       if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=metaapi' });
