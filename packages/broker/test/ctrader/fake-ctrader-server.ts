@@ -91,8 +91,11 @@ export interface FakeCTraderOptions {
 /** A fault armed on the next request of one of `payloadTypes` (any account request when absent). */
 export interface FakeFault {
   payloadTypes?: number[];
-  /** `hang`: never answer; `execute-then-hang`: do it, answer nothing; `drop`: cut every connection, doing nothing. */
-  kind: 'hang' | 'execute-then-hang' | 'drop';
+  /**
+   * `hang`: never answer; `execute-then-hang`: do it, answer nothing; `drop`: cut every
+   * connection, doing nothing; `execute-then-drop`: do it, then cut every connection unanswered.
+   */
+  kind: 'hang' | 'execute-then-hang' | 'drop' | 'execute-then-drop';
   /** Called once the request has arrived (a test moves the clock past the adapter's timeout here). */
   onArrive?: () => void;
 }
@@ -364,8 +367,8 @@ export class FakeCTraderServer {
     const fault = this.faults.find((f) => f.payloadTypes === undefined || f.payloadTypes.includes(message.payloadType));
     if (fault) {
       this.faults.splice(this.faults.indexOf(fault), 1);
-      if (fault.kind === 'drop') this.dropConnections();
-      if (fault.kind === 'execute-then-hang') this.trading.handle(message.payloadType, payload, () => {});
+      if (fault.kind.startsWith('execute')) this.trading.handle(message.payloadType, payload, () => {});
+      if (fault.kind.endsWith('drop')) this.dropConnections();
       fault.onArrive?.();
       return;
     }
