@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { postgresBin, postgresServerUser } from '@fxdesk/core/testing';
+import { venueMixProblem } from '@fxdesk/core';
 import { Launcher, loadBaseEnv, serviceCommand, waitAnswers } from './launcher.js';
 import { describeDevKeys, serviceEnv, stackPortOf, type Env } from './stack-env.js';
 import { DATABASE_SERVICES, databaseName, nginxConfig, replicaNames, REPLICAS, type BalancedService } from './scale.js';
@@ -99,6 +100,12 @@ async function createDatabases(url: string, deadline: number): Promise<void> {
 
 async function main(): Promise<void> {
   const base = loadBaseEnv();
+  // As npm start: a mixed desk is refused before anything starts.
+  const mixed = venueMixProblem(base);
+  if (mixed) {
+    process.stderr.write(`fxdesk: ${mixed}\n`);
+    process.exit(2);
+  }
   const bin = programs();
   const dir = path.resolve(base.DATA_DIR ?? './data', 'scale');
   const postgresPort = portSetting(base, 'SCALE_POSTGRES_PORT', 15432);
