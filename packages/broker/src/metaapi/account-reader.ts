@@ -20,7 +20,7 @@ import {
   type SymbolTerms,
 } from './account-records.js';
 import { metaApiClients, untilSynchronized, type MetaApiClients, type MetaApiConnectionOptions } from './clients.js';
-import { historyDealsBetween } from './reads.js';
+import { HISTORY_SLACK_MS, historyDealsBetween } from './reads.js';
 import {
   AccountInformationSchema,
   OrdersSchema,
@@ -41,8 +41,6 @@ export interface MetaApiAccountOptions extends MetaApiConnectionOptions {
   clock?: Clock;
 }
 
-/** History is read this far past now, for a clock a little behind MetaApi's. */
-const HISTORY_SLACK_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /**

@@ -6,6 +6,8 @@ import { CandlesSchema, DealsSchema, type WireCandle, type WireDeal } from './wi
 
 /** MetaApi's largest page: "limit … max: 1000" (history and candles). */
 export const PAGE_LIMIT = 1000;
+/** History is read this far past now, for a clock a little behind MetaApi's. */
+export const HISTORY_SLACK_MS = 60_000;
 
 /** Every page of a history query ("offset … limit … max: 1000"); a page marked `synchronizing` is refused rather than returned incomplete. */
 export async function allPages<T>(what: string, read: (query: Record<string, string>) => Promise<{ items: T[]; synchronizing: boolean }>): Promise<T[]> {

@@ -49,7 +49,7 @@ import {
   tradeBodyOf,
 } from './normalize.js';
 import { checkMargin, checkResultOf, preCheck } from './order-check.js';
-import { allPages, candlesBackwards, historyDealsBetween, timeRangePath } from './reads.js';
+import { allPages, candlesBackwards, HISTORY_SLACK_MS, historyDealsBetween, timeRangePath } from './reads.js';
 import { verdictOf } from './retcodes.js';
 import {
   AccountInformationSchema,
@@ -90,8 +90,6 @@ export interface MetaApiTerminalStats extends TerminalCallStats {
 const TOO_MANY_REQUESTS = 10024;
 /** Without a position id, a fill's deals are looked for this far back. */
 const RECENT_DEALS_MS = 10 * 60_000;
-/** History is searched this far past now, for a clock a little behind MetaApi's. */
-const HISTORY_SLACK_MS = 60_000;
 
 /** What MetaApi answered a POST /trade, in MT5 terms. */
 interface TradeAnswer {
