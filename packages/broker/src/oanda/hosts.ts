@@ -15,3 +15,17 @@ export type OandaEnvironment = keyof typeof OANDA_HOSTS;
 export function oandaBaseUrl(environment: OandaEnvironment, override?: string): string {
   return override ?? OANDA_HOSTS[environment];
 }
+
+/**
+ * The streaming hosts of the same table ("Streaming API"): fxTrade Practice
+ * https://stream-fxpractice.oanda.com, fxTrade https://stream-fxtrade.oanda.com.
+ */
+export const OANDA_STREAM_HOSTS = {
+  practice: 'https://stream-fxpractice.oanda.com',
+  live: 'https://stream-fxtrade.oanda.com',
+} as const;
+
+/** The stream host the feed talks to: the override when given, else the environment's. */
+export function oandaStreamUrl(environment: OandaEnvironment, override?: string): string {
+  return override ?? OANDA_STREAM_HOSTS[environment];
+}

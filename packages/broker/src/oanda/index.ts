@@ -1,3 +1,4 @@
 export * from './account-reader.js';
+export * from './feed.js';
 export * from './hosts.js';
 export * from './terminal.js';

@@ -74,6 +74,7 @@ export const HEARTBEAT_MS = 5_000;
 interface OpenStream {
   res: http.ServerResponse;
   instruments: Set<string>;
+  lines: number;
 }
 
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -112,9 +113,6 @@ export class FakeV20Server {
     const { market, clock } = options;
     if (market && clock) {
       this.venue = new FakeV20Venue({ market, accountId: id, now: () => clock.now(), liquidityUnits: options.liquidityUnits });
-      market.start();
-      this.unsubscribeTicks = market.onTick((tick) => this.streamTick(tick));
-      this.heartbeat = clock.setInterval(() => this.writeHeartbeats(), HEARTBEAT_MS);
     }
   }
 
@@ -301,8 +299,9 @@ export class FakeV20Server {
     if (instruments.length === 0 || instruments.some((i) => !known.has(i)))
       return { status: 400, body: { errorMessage: "Invalid value specified for 'instruments'" } };
     this.streamsOpened++;
+    this.startTicking();
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', RequestID: '24825957340123457' });
-    const stream: OpenStream = { res, instruments: new Set(instruments) };
+    const stream: OpenStream = { res, instruments: new Set(instruments), lines: 0 };
     this.streams.add(stream);
     res.on('close', () => this.streams.delete(stream));
     for (const instrument of instruments) {
@@ -310,6 +309,20 @@ export class FakeV20Server {
       if (price) this.writeLine(stream, price);
     }
     return 'streaming';
+  }
+
+  /** The market ticks live (and heartbeats run) once a first stream opens: a fake that only trades replays ticks lazily. */
+  private startTicking(): void {
+    const { market, clock } = this.options;
+    if (this.heartbeat || !market || !clock) return;
+    market.start();
+    this.unsubscribeTicks = market.onTick((tick) => this.streamTick(tick));
+    this.heartbeat = clock.setInterval(() => this.writeHeartbeats(), HEARTBEAT_MS);
+  }
+
+  /** Lines written so far on each pricing stream open now. */
+  linesPerOpenStream(): number[] {
+    return [...this.streams].map((s) => s.lines);
   }
 
   private streamTick(tick: Quote): void {
@@ -330,6 +343,7 @@ export class FakeV20Server {
 
   private writeLine(stream: OpenStream, body: unknown): void {
     this.streamLines++;
+    stream.lines++;
     stream.res.write(`${JSON.stringify(body)}\n`);
   }
 
