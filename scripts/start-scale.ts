@@ -102,10 +102,7 @@ async function main(): Promise<void> {
   const base = loadBaseEnv();
   // As npm start: a mixed desk is refused before anything starts.
   const mixed = venueMixProblem(base);
-  if (mixed) {
-    process.stderr.write(`fxdesk: ${mixed}\n`);
-    process.exit(2);
-  }
+  if (mixed) fail(`fxdesk: ${mixed}`);
   const bin = programs();
   const dir = path.resolve(base.DATA_DIR ?? './data', 'scale');
   const postgresPort = portSetting(base, 'SCALE_POSTGRES_PORT', 15432);
