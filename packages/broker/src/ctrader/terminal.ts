@@ -32,6 +32,7 @@ import { CTraderAccountData, isTradingAt, type SymbolTerms } from './account-dat
 import type { CTraderFeed } from './feed.js';
 import { commentOf, labelFor, magicOf } from './labels.js';
 import { retcodeOfError } from './retcodes.js';
+import { TradeBudget, type TradeKind, type TradeLimit } from './trade-budget.js';
 import { parsePayload } from './parse.js';
 import {
   ExecutionEventSchema,
@@ -53,6 +54,8 @@ export interface CTraderTerminalOptions {
   lookbackMs?: number;
   /** Longest wait for a symbol's first quote after subscribing. Default 10 s. */
   quoteTimeoutMs?: number;
+  /** The trading rate limits kept (default the documented ones, `TRADE_LIMITS`). */
+  tradeLimits?: Record<TradeKind, readonly TradeLimit[]>;
 }
 
 /** What a trading request came back with: the refusal, or the execution events up to the last one. */
@@ -63,6 +66,8 @@ const MARKET_DONE = new Set(['ORDER_FILLED', 'ORDER_CANCELLED', 'ORDER_REJECTED'
 const PENDING_DONE = new Set(['ORDER_ACCEPTED', 'ORDER_REJECTED', 'ORDER_CANCELLED']);
 
 const DAY_MS = 86_400_000;
+/** MT5 TRADE_RETCODE_TOO_MANY_REQUESTS: "Too frequent requests". */
+const TOO_MANY_REQUESTS = 10024;
 const MAX_TIMESTAMP_MS = 2_147_483_646_000;
 
 /**
@@ -99,6 +104,7 @@ export class CTraderTerminal implements TradingTerminal {
   private readonly closesByOrder = new Map<number, { comment: string; magic: number }>();
   private readonly unansweredCloses: { positionId: number; comment: string; magic: number; sentAt: number }[] = [];
   private readonly detach: Unsubscribe[] = [];
+  private readonly budget: TradeBudget;
   private wasConnected = false;
 
   constructor(options: CTraderTerminalOptions) {
@@ -107,6 +113,7 @@ export class CTraderTerminal implements TradingTerminal {
     this.data = new CTraderAccountData(options.feed);
     this.lookbackMs = options.lookbackMs ?? 7 * DAY_MS;
     this.quoteTimeoutMs = options.quoteTimeoutMs ?? 10_000;
+    this.budget = new TradeBudget(options.clock, options.tradeLimits);
     this.detach.push(
       this.feed.onQuote((quote) => {
         this.quotes.set(quote.symbol, quote);
@@ -198,6 +205,7 @@ export class CTraderTerminal implements TradingTerminal {
     const quote = await this.tick(request.symbol);
     const problem = requestProblem(request, terms, quote, this.clock.now());
     if (problem) return refusal(problem.retcode, problem.comment, quote);
+    if (!this.budget.take('newOrder')) return refusal(TOO_MANY_REQUESTS, 'over the new-order rate limit, not sent', quote);
     const isMarket = request.action === 'deal';
     const answer = await this.trade(PayloadType.NEW_ORDER_REQ, newOrderPayload(request, terms, quote as Quote), (type) =>
       (isMarket ? MARKET_DONE : PENDING_DONE).has(type),
@@ -215,6 +223,7 @@ export class CTraderTerminal implements TradingTerminal {
     if (volume === null || volume <= 0 || volume % terms.stepVolume !== 0) return refusal(RETCODE.INVALID_VOLUME, `volume ${request.volume} is off the step`);
     if (volume > position.tradeData.volume) return refusal(RETCODE.INVALID_CLOSE_VOLUME, `volume ${request.volume} is above the open volume`);
     const quote = this.quotes.get(terms.name) ?? null;
+    if (!this.budget.take('closePosition')) return refusal(TOO_MANY_REQUESTS, 'over the close rate limit, not sent', quote);
     const pending = { positionId: position.positionId, comment: request.comment, magic: request.magic, sentAt: this.clock.now() };
     this.unansweredCloses.push(pending);
     const answer = await this.trade(PayloadType.CLOSE_POSITION_REQ, { positionId: position.positionId, volume }, (type) => MARKET_DONE.has(type));
@@ -242,6 +251,7 @@ export class CTraderTerminal implements TradingTerminal {
       return refusal(RETCODE.INVALID_STOPS, 'a stop is not a price of the symbol');
     const current = { sl: pointsOf(position.stopLoss, terms.digits), tp: pointsOf(position.takeProfit, terms.digits) };
     if (current.sl === sl && current.tp === tp) return refusal(RETCODE.NO_CHANGES, 'the stops are already these');
+    if (!this.budget.take('amendProtection')) return refusal(TOO_MANY_REQUESTS, 'over the stop-change rate limit, not sent');
     const payload = {
       positionId: position.positionId,
       ...(request.sl === null ? {} : { stopLoss: Number(request.sl) }),
@@ -256,6 +266,7 @@ export class CTraderTerminal implements TradingTerminal {
     this.stats.cancelOrderCalls++;
     const orderId = Number(request.order);
     if (!Number.isSafeInteger(orderId)) return refusal(RETCODE.INVALID, `order ${request.order} is no cTrader order id`);
+    if (!this.budget.take('cancelOrder')) return refusal(TOO_MANY_REQUESTS, 'over the cancel rate limit, not sent');
     const answer = await this.trade(PayloadType.CANCEL_ORDER_REQ, { orderId }, (type) => type === 'ORDER_CANCELLED' || type === 'ORDER_CANCEL_REJECTED');
     if (answer.kind === 'refused') return refusal(retcodeOfError(answer.errorCode), answer.description);
     const last = answer.events.at(-1) as ExecutionEvent;

@@ -1,6 +1,6 @@
 import { ManualClock } from '@fxdesk/primitives';
 import { CTraderFeed, type CTraderFeedOptions } from '../../src/ctrader/feed.js';
-import { CTraderTerminal } from '../../src/ctrader/terminal.js';
+import { CTraderTerminal, type CTraderTerminalOptions } from '../../src/ctrader/terminal.js';
 import { PayloadType } from '../../src/ctrader/wire.js';
 import { WEDNESDAY_NOON } from '../fixtures.js';
 import { FAKE_CREDENTIALS, FakeCTraderServer, type FakeCTraderOptions } from './fake-ctrader-server.js';
@@ -31,7 +31,9 @@ export interface TerminalRig {
  * unless a test moves it, so the pacers are set wide (the pace is limits.test.ts's subject) and
  * the dead-link check far (a test's one long step would otherwise cut the link it jumps over).
  */
-export async function startTerminal(options: { fake?: Omit<FakeCTraderOptions, 'clock'>; feed?: Partial<CTraderFeedOptions> } = {}): Promise<TerminalRig> {
+export async function startTerminal(
+  options: { fake?: Omit<FakeCTraderOptions, 'clock'>; feed?: Partial<CTraderFeedOptions>; terminal?: Partial<CTraderTerminalOptions> } = {},
+): Promise<TerminalRig> {
   const clock = new ManualClock(WEDNESDAY_NOON);
   const fake = await FakeCTraderServer.start({ clock, priceSwing: { points: 40, periodTicks: 600 }, historicalRequestsPerSecond: 100_000, ...options.fake });
   const feed = new CTraderFeed({
@@ -44,7 +46,7 @@ export async function startTerminal(options: { fake?: Omit<FakeCTraderOptions, '
     historicalRequestsPerSecond: 100_000,
     ...options.feed,
   });
-  const terminal = new CTraderTerminal({ feed, clock });
+  const terminal = new CTraderTerminal({ feed, clock, ...options.terminal });
   return {
     clock,
     fake,

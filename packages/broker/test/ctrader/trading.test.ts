@@ -2,6 +2,7 @@ import { decimalFromNumber } from '@fxdesk/primitives';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { RETCODE } from '../../src/mt5-retcodes.js';
+import { TRADE_LIMITS } from '../../src/ctrader/trade-budget.js';
 import { PayloadType } from '../../src/ctrader/wire.js';
 import type { TradeRequest } from '../../src/terminal.js';
 import { REQUEST_TIMEOUT_MS, startTerminal, type TerminalRig } from './terminal-harness.js';
@@ -11,8 +12,8 @@ afterEach(async () => {
   for (const rig of rigs.splice(0)) await rig.teardown();
 });
 
-async function connected(): Promise<TerminalRig> {
-  const rig = await startTerminal();
+async function connected(options: Parameters<typeof startTerminal>[0] = {}): Promise<TerminalRig> {
+  const rig = await startTerminal(options);
   rigs.push(rig);
   await rig.terminal.connect();
   return rig;
@@ -104,6 +105,20 @@ describe('cTrader orders on the wire', () => {
     expect(closed).toMatchObject({ retcode: RETCODE.MARKET_CLOSED, deal: null, order: null });
     expect(closed.comment).toContain('MARKET_CLOSED');
     expect(sent(rig, PayloadType.NEW_ORDER_REQ)).toHaveLength(2);
+  });
+});
+
+describe('cTrader trading rate limits', () => {
+  it('refuses a new order over the limit with 10024, unsent, and sends again once the window has room', async () => {
+    const tradeLimits = { ...TRADE_LIMITS, newOrder: [{ limit: 2, windowMs: 60_000 }] };
+    const rig = await connected({ terminal: { tradeLimits } });
+    expect((await rig.terminal.orderSend(buy())).retcode).toBe(RETCODE.DONE);
+    await rig.advance(30_000);
+    expect((await rig.terminal.orderSend(buy())).retcode).toBe(RETCODE.DONE);
+    expect((await rig.terminal.orderSend(buy())).retcode).toBe(10024);
+    expect(sent(rig, PayloadType.NEW_ORDER_REQ)).toHaveLength(2);
+    await rig.advance(30_000);
+    expect((await rig.terminal.orderSend(buy())).retcode).toBe(RETCODE.DONE);
   });
 });
 
