@@ -8,7 +8,7 @@ export interface FeedSetup {
   clock: ManualClock;
   fake: FakeV20Server;
   feed: OandaFeed;
-  /** Waits (in real time, briefly) until the feed has read every line the fake wrote on the stream open now. */
+  /** Waits (in real time, briefly) until the feed has read every line the fake wrote on the stream open now, and no attempt to open one is under way. */
   settle: () => Promise<void>;
   /** Moves the clock in steps of a second, settling after each: what the fake writes in one step is read before the next. */
   advance: (ms: number) => Promise<void>;
@@ -38,7 +38,9 @@ export async function feedSetup(options: Partial<OandaFeedOptions> & { at?: numb
     for (let turn = 0; turn < 2_000; turn++) {
       await new Promise((resolve) => setImmediate(resolve));
       const open = fake.linesPerOpenStream();
-      if (open.length === 0 || (open.length === 1 && feed.stats.linesOnStream >= open[0]!)) return;
+      const isRead = open.length === 0 || (open.length === 1 && feed.stats.linesOnStream >= open[0]!);
+      // An attempt to open the stream again is answered before the clock moves on.
+      if (isRead && feed.state() !== 'connecting') return;
       if (turn > 20) await new Promise((resolve) => setTimeout(resolve, 1));
     }
   };
