@@ -1,5 +1,5 @@
 import { isScheduledOpen, type TradingSchedule } from '../trading-schedule.js';
-import { BrokerError } from '../errors.js';
+import type { Unsubscribe } from '../types.js';
 import type { CTraderFeed } from './feed.js';
 import { parsePayload } from './parse.js';
 import { scheduleOf } from './schedule.js';
@@ -69,15 +69,21 @@ const MAX_PAGES = 100;
  */
 export class CTraderAccountData {
   private readonly feed: CTraderFeed;
+  private readonly offState: Unsubscribe;
   private catalog: Promise<Map<string, SymbolTerms>> | undefined;
   private assets: Map<number, string> | undefined;
 
   constructor(feed: CTraderFeed) {
     this.feed = feed;
     // Symbols and assets are read again in every session: the venue may have changed them.
-    feed.onState(({ state }) => {
+    this.offState = feed.onState(({ state }) => {
       if (state === 'connected') this.catalog = undefined;
     });
+  }
+
+  /** Stops following the feed's sessions. */
+  close(): void {
+    this.offState();
   }
 
   /** Every symbol with a name and full details, by name. */
@@ -277,9 +283,4 @@ const TRADING_MODES: Record<number, string> = {
 /** Whether the symbol's schedule and holidays have it trading at `epochMs`. */
 export function isTradingAt(terms: SymbolTerms, epochMs: number): boolean {
   return isScheduledOpen(terms.schedule, epochMs);
-}
-
-/** `not_found` for a symbol id the catalog does not list (a position of a symbol since removed). */
-export function unknownSymbol(symbolId: number): BrokerError {
-  return new BrokerError('not_found', `cTrader symbol ${symbolId} is not in the catalog`);
 }

@@ -115,8 +115,10 @@ export class CTraderAccount implements AccountReader {
     return changes;
   }
 
-  /** Reads nothing of its own: the feed's owner closes the session. */
-  async close(): Promise<void> {}
+  /** Stops following the feed; the feed's owner closes the session. */
+  async close(): Promise<void> {
+    this.data.close();
+  }
 
   private async snapshot(): Promise<Snapshot> {
     await this.feed.connect();
