@@ -2,12 +2,8 @@ import { SimulatedMarket } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import type { JournalTrade, StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
-import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
-import { candlesOf } from '../src/lab/columns.js';
-import type { MarketSource } from '../src/market-source.js';
-import { paperFillsOf } from '../src/paper-account.js';
-import { rulesOf } from '../src/rules.js';
 import { FILLS, simulatedCandles } from './lab-fixtures.js';
+import { deskBacktest, recordedSource } from './recorded-desk.js';
 import { harness, testConfig } from './helpers.js';
 
 const MINUTE = 60_000;
@@ -16,25 +12,6 @@ const CLOSES = 1500;
 const INSTRUMENTS = ['EUR_USD', 'USD_JPY', 'GBP_USD'];
 /** Monday 2026-01-05 00:00 UTC: the recording starts here, the live run WARMUP minutes later. */
 const RECORDED_FROM = Date.UTC(2026, 0, 5);
-
-/**
- * A market that serves a recorded candle sequence as it would have closed: at the clock's time,
- * the candles that had closed by then. No quotes.
- */
-function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: ManualClock): MarketSource {
-  const bySymbol = new Map(pairs.map((p) => [p.symbol, candlesOf(p.candles)]));
-  return {
-    name: 'simulated',
-    catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
-    closedCandles: async (symbol, _timeframe, count) => {
-      const closed = (bySymbol.get(symbol) ?? []).filter((c) => (c.time + 60) * 1000 <= clock.now());
-      return closed.slice(-count);
-    },
-    subscribe: () => ({ close: () => {} }),
-    rate: (from, to) => market.rate(from, to, clock.now()),
-    close: async () => {},
-  };
-}
 
 const key = (instrument: string, type: string, candleTime: string, entry: number, stop: number, target: number, confluence: number) =>
   `${instrument} ${type} ${candleTime} entry ${entry} stop ${stop} target ${target} confluence ${confluence}`;
@@ -68,16 +45,8 @@ describe('one decision path', () => {
     // The backtest: the same candles; the live engine's first decision is on the candle that
     // closed at its start (the warm-up's last), so the window starts there.
     const lab: string[] = [];
-    runBacktest({
-      timeframe: 'M1',
-      pairs,
-      rules: rulesOf(testConfig(env)),
+    deskBacktest(testConfig(env), pairs, WARMUP, startMs / 1000 + CLOSES * 60, {
       fills: FILLS,
-      initialBalance: 100_000,
-      accountCurrency: 'USD',
-      fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
-      toSec: startMs / 1000 + CLOSES * 60,
-      rates: ratesFromCandles(pairs, 'USD'),
       onSignal: (instrument, timeSec, d) =>
         lab.push(key(instrument, d.type, new Date(timeSec * 1000).toISOString(), d.entry, d.stopLoss, d.takeProfit, d.confluence)),
     });
@@ -162,17 +131,7 @@ describe('one decision path', () => {
       await h.close();
     }
 
-    const result = runBacktest({
-      timeframe: 'M1',
-      pairs,
-      rules: rulesOf(config),
-      fills: paperFillsOf(config),
-      initialBalance: 100_000,
-      accountCurrency: 'USD',
-      fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
-      toSec: startMs / 1000 + CLOSES * 60,
-      rates: ratesFromCandles(pairs, 'USD'),
-    });
+    const result = deskBacktest(config, pairs, WARMUP, startMs / 1000 + CLOSES * 60);
     const seconds = (iso: string) => Date.parse(iso) / 1000;
     const closed = result.trades.filter((t) => t.exit_reason !== 'end_of_data');
     const lab = closed.map((t) =>

@@ -4,14 +4,12 @@ import { ManualClock } from '@fxdesk/primitives';
 import type { AccountSummary, StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { API_KEY, buildTestApp } from '../../execution/test/helpers.js';
-import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
-import { candlesOf } from '../src/lab/columns.js';
 import type { MarketCandle, MarketSource } from '../src/market-source.js';
-import { paperFillsOf, simulatedTermsOf } from '../src/paper-account.js';
-import { rulesOf } from '../src/rules.js';
+import { simulatedTermsOf } from '../src/paper-account.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 import { simulatedCandles } from './lab-fixtures.js';
-import { harness, testConfig, type Harness } from './helpers.js';
+import { allSignals, deskBacktest, recordedSource } from './recorded-desk.js';
+import { harness, testConfig } from './helpers.js';
 
 /*
  * Issue 24's "each limit has a test that it refuses in live (simulated terminal), in paper and in
@@ -57,16 +55,6 @@ const baseEnv = (instruments: string[]) => ({
   LIVE_JOURNAL_SYNC_SECONDS: '3600',
 });
 
-async function allSignals(h: Harness): Promise<StrategySignal[]> {
-  const signals: StrategySignal[] = [];
-  for (let before: number | undefined; ;) {
-    const page = await h.store.page({ limit: 500, before });
-    signals.push(...page.signals);
-    if (page.nextBefore === null) return signals;
-    before = page.nextBefore;
-  }
-}
-
 /** The signals skipped, `<instrument> <code>` → how many. */
 function skippedCounts(signals: readonly StrategySignal[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -75,19 +63,6 @@ function skippedCounts(signals: readonly StrategySignal[]): Map<string, number> 
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return counts;
-}
-
-/** The recorded candles as they would have closed at the clock's time; no quotes. */
-function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: ManualClock): MarketSource {
-  const bySymbol = new Map(pairs.map((p) => [p.symbol, candlesOf(p.candles)]));
-  return {
-    name: 'simulated',
-    catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
-    closedCandles: async (symbol, _timeframe, count) => (bySymbol.get(symbol) ?? []).filter((c) => (c.time + 60) * 1000 <= clock.now()).slice(-count),
-    subscribe: () => ({ close: () => {} }),
-    rate: (from, to) => market.rate(from, to, clock.now()),
-    close: async () => {},
-  };
 }
 
 describe('each limit refuses on paper as in the lab', () => {
@@ -109,16 +84,7 @@ describe('each limit refuses on paper as in the lab', () => {
         await h.close();
       }
       const config = testConfig(env);
-      const result = runBacktest({
-        timeframe: 'M1',
-        pairs,
-        rules: rulesOf(config),
-        fills: paperFillsOf(config),
-        initialBalance: 100_000,
-        accountCurrency: 'USD',
-        fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
-        toSec: startMs / 1000 + CLOSES * 60,
-        rates: ratesFromCandles(pairs, 'USD'),
+      const result = deskBacktest(config, pairs, WARMUP, startMs / 1000 + CLOSES * 60, {
         terms: Object.fromEntries(limit.instruments.map((i) => [i, simulatedTermsOf(i)!])),
       });
       for (const instrument of limit.instruments) {

@@ -1,14 +1,10 @@
 import { SimulatedMarket } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
-import type { StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
-import { runBacktest, ratesFromCandles, type BacktestPair } from '../src/lab/backtest.js';
-import { candlesOf } from '../src/lab/columns.js';
-import type { MarketSource } from '../src/market-source.js';
-import { paperFillsOf, simulatedTermsOf } from '../src/paper-account.js';
-import { rulesOf } from '../src/rules.js';
+import { simulatedTermsOf } from '../src/paper-account.js';
 import { simulatedCandles } from './lab-fixtures.js';
-import { harness, testConfig, type Harness } from './helpers.js';
+import { allSignals, deskBacktest, recordedSource } from './recorded-desk.js';
+import { harness, testConfig } from './helpers.js';
 
 /*
  * Issue 24's parity: the paper account and the lab size by risk and refuse the same signals, limit
@@ -23,29 +19,6 @@ const CLOSES = 1500;
 const INSTRUMENTS = ['EUR_USD', 'USD_JPY', 'GBP_USD'];
 const RECORDED_FROM = Date.UTC(2026, 0, 5);
 const LIMITS = ['max_open_trades', 'cooldown', 'volume_rounds_to_zero', 'volume_below_minimum'] as const;
-
-/** The recorded candles as they would have closed at the clock's time; no quotes. */
-function recordedSource(market: SimulatedMarket, pairs: BacktestPair[], clock: ManualClock): MarketSource {
-  const bySymbol = new Map(pairs.map((p) => [p.symbol, candlesOf(p.candles)]));
-  return {
-    name: 'simulated',
-    catalog: async () => pairs.map((p) => ({ symbol: p.symbol, digits: p.digits })),
-    closedCandles: async (symbol, _timeframe, count) => (bySymbol.get(symbol) ?? []).filter((c) => (c.time + 60) * 1000 <= clock.now()).slice(-count),
-    subscribe: () => ({ close: () => {} }),
-    rate: (from, to) => market.rate(from, to, clock.now()),
-    close: async () => {},
-  };
-}
-
-async function allSignals(h: Harness): Promise<StrategySignal[]> {
-  const signals: StrategySignal[] = [];
-  for (let before: number | undefined; ;) {
-    const page = await h.store.page({ limit: 500, before });
-    signals.push(...page.signals);
-    if (page.nextBefore === null) return signals;
-    before = page.nextBefore;
-  }
-}
 
 describe('the limits and the sizing: paper and the lab', () => {
   it('size alike and refuse the same signals over one recorded candle sequence', async () => {
@@ -85,16 +58,7 @@ describe('the limits and the sizing: paper and the lab', () => {
       await h.close();
     }
 
-    const result = runBacktest({
-      timeframe: 'M1',
-      pairs,
-      rules: rulesOf(config),
-      fills: paperFillsOf(config),
-      initialBalance: 100_000,
-      accountCurrency: 'USD',
-      fromSec: pairs[0]!.candles.time[WARMUP - 1]!,
-      toSec: startMs / 1000 + CLOSES * 60,
-      rates: ratesFromCandles(pairs, 'USD'),
+    const result = deskBacktest(config, pairs, WARMUP, startMs / 1000 + CLOSES * 60, {
       terms: Object.fromEntries(INSTRUMENTS.map((i) => [i, simulatedTermsOf(i)!])),
     });
     const seconds = (iso: string) => Date.parse(iso) / 1000;
