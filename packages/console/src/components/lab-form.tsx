@@ -1,4 +1,5 @@
 import type { LabDefaults, RankMetric, Timeframe } from '@fxdesk/schemas';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError } from '../api.js';
 import { pairLabel } from '../format.js';
@@ -262,54 +263,34 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
       <details class="fills">
         <summary>Balance and fills</summary>
         <div class="fields">
-          <label>
-            Initial balance {defaults && <span class="muted">({defaults.account_currency})</span>}
-            <input
-              type="number"
-              name="initial_balance"
-              min={0}
-              step="any"
-              placeholder={defaults ? String(defaults.initial_balance) : ''}
-              value={form.initialBalance}
-              onInput={(e) => edit({ initialBalance: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Spread (points)
-            <input
-              type="number"
-              name="spread_points"
-              min={0}
-              step="any"
-              placeholder="the candles' own"
-              value={form.spreadPoints}
-              onInput={(e) => edit({ spreadPoints: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Slippage (points)
-            <input
-              type="number"
-              name="slippage_points"
-              min={0}
-              step="any"
-              placeholder="0"
-              value={form.slippagePoints}
-              onInput={(e) => edit({ slippagePoints: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Commission a lot
-            <input
-              type="number"
-              name="commission_per_lot"
-              min={0}
-              step="any"
-              placeholder="0"
-              value={form.commissionPerLot}
-              onInput={(e) => edit({ commissionPerLot: e.currentTarget.value })}
-            />
-          </label>
+          <AmountField
+            label={<>Initial balance {defaults && <span class="muted">({defaults.account_currency})</span>}</>}
+            name="initial_balance"
+            placeholder={defaults ? String(defaults.initial_balance) : ''}
+            value={form.initialBalance}
+            onInput={(initialBalance) => edit({ initialBalance })}
+          />
+          <AmountField
+            label="Spread (points)"
+            name="spread_points"
+            placeholder="the candles' own"
+            value={form.spreadPoints}
+            onInput={(spreadPoints) => edit({ spreadPoints })}
+          />
+          <AmountField
+            label="Slippage (points)"
+            name="slippage_points"
+            placeholder="0"
+            value={form.slippagePoints}
+            onInput={(slippagePoints) => edit({ slippagePoints })}
+          />
+          <AmountField
+            label="Commission a lot"
+            name="commission_per_lot"
+            placeholder="0"
+            value={form.commissionPerLot}
+            onInput={(commissionPerLot) => edit({ commissionPerLot })}
+          />
           <label>
             Size
             <select name="volume_mode" value={form.volumeMode} onChange={(e) => edit({ volumeMode: e.currentTarget.value as VolumeMode })}>
@@ -318,10 +299,7 @@ export function LabForm({ instruments, timeframe }: { instruments: string[]; tim
             </select>
           </label>
           {form.volumeMode !== 'default' && (
-            <label>
-              Lots
-              <input type="number" name="volume" min={0} step="any" value={form.volume} onInput={(e) => edit({ volume: e.currentTarget.value })} />
-            </label>
+            <AmountField label="Lots" name="volume" placeholder="" value={form.volume} onInput={(volume) => edit({ volume })} />
           )}
         </div>
       </details>
@@ -405,5 +383,23 @@ function RuleRow({ rule, kind, form, sweep, defaults, hasProblem, edit, editSwee
         </label>
       )}
     </div>
+  );
+}
+
+/** A label over a number input of 0 or more, any decimals; the text is kept as typed. */
+function AmountField(props: { label: ComponentChildren; name: string; placeholder: string; value: string; onInput: (value: string) => void }) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type="number"
+        name={props.name}
+        min={0}
+        step="any"
+        placeholder={props.placeholder}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </label>
   );
 }
