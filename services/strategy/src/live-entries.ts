@@ -14,10 +14,6 @@ import { conversionRate, entrySize, volumeTermsOf, type EntrySizeSkip, type Sizi
 import type { JournalStore, SignalStore } from './store/index.js';
 import { instrumentOfSymbol } from './symbols.js';
 
-const DAY_MS = 86_400_000;
-/** How far back the signals that opened the open positions are looked up. */
-const SIGNAL_LOOKBACK_MS = 31 * DAY_MS;
-
 export type RiskAccount = 'live' | 'paper';
 
 /** What an entry asks of the desk's risk state (DeskRisk, desk-risk.ts): its checks and what it is told. */
@@ -252,7 +248,7 @@ export class LiveEntries {
       this.o.logger.warn({ err }, 'risk: the open positions could not be read; the limits use what the desk knew');
       return;
     }
-    const signals = await this.o.signals.byPosition(this.o.now() - SIGNAL_LOOKBACK_MS);
+    const signals = await this.o.signals.byPositions(positions.map((p) => p.ticket));
     for (const p of positions) {
       const signal = signals.get(p.ticket);
       if (signal) this.unnamed.delete(signal.signal_id);

@@ -14,9 +14,6 @@ import type { Logger } from 'pino';
 import { closeKey, stopKey } from './exit-marks.js';
 import type { SignalStore } from './store/index.js';
 
-const DAY_MS = 86_400_000;
-/** How far back the signals that opened the open positions are looked up. */
-const SIGNAL_LOOKBACK_MS = 31 * DAY_MS;
 
 export interface LiveExitsOptions {
   execution: ExecutionClient;
@@ -73,7 +70,7 @@ export class LiveExits {
     if (!isCloseRuleOn(rules)) return;
     const positions = await this.positions(candle.symbol);
     if (positions.length === 0) return;
-    const signals = await this.o.signals.byPosition(this.o.now() - SIGNAL_LOOKBACK_MS);
+    const signals = await this.o.signals.byPositions(positions.map((p) => p.ticket));
     for (const p of positions) {
       // A position opened after this candle ended has no close of it to act on yet.
       if ((candle.candle.time + candle.candleSeconds) * 1000 <= Date.parse(p.opened_at)) continue;

@@ -153,7 +153,6 @@ export class LiveJournal {
       if (deal.entry !== 'in' && deal.position !== null) closing.add(deal.position);
     }
     let journaled = 0;
-    let signals: Map<string, StrategySignal> | undefined;
     for (const position of closing) {
       if (this.notOurs.has(position) || (await this.o.journal.has(`live:${position}`))) continue;
       const deals = await this.deals({ position, source: this.o.source, from: new Date(end - LOOKBACK_MS).toISOString(), to });
@@ -161,8 +160,8 @@ export class LiveJournal {
         this.notOurs.add(position);
         continue;
       }
-      signals ??= await this.o.signals.byPosition(now - LOOKBACK_MS);
-      const trade = liveTradeOf(position, deals, signals.get(position), await this.marksOf(position));
+      const signal = (await this.o.signals.byPositions([position])).get(position);
+      const trade = liveTradeOf(position, deals, signal, await this.marksOf(position));
       if (trade && (await this.o.journal.record(trade))) {
         journaled++;
         await this.o.onJournaled?.(trade);

@@ -143,6 +143,8 @@ export async function expectToGoOn(stores: StrategyStores): Promise<void> {
   // The fills of before (a filled order, the paper trades) count as announced: an upgrade sends no backlog.
   expect(await signals.unannouncedFills(10)).toEqual([]);
   expect(await paperTrades.unannouncedFills(10)).toEqual([]);
+  // The position of before's filled order names its signal (the column the upgrade filled from the outcome).
+  expect([...(await signals.byPositions(['11', '12']))].map(([ticket, s]) => [ticket, s.signal_id])).toEqual([['11', id(3)]]);
   const next = signalFixture({ signal_id: id(5), generated_at: at(7, 0) });
   expect(await signals.insert(next, tradeOf(next))).toBe(true);
   expect(await signals.insert(paper)).toBe(false);

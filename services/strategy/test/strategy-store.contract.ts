@@ -135,6 +135,34 @@ export function strategyStoreContract(name: string, harness: StrategyStoreHarnes
         expect((await s.signals.unfinished()).map((x) => x.signal_id)).toEqual([b.signal_id]);
       });
 
+      it('finds the signal that opened each position by its ticket, however old, on any replica', async () => {
+        const open = await database();
+        const [a, b] = [await open(), await open()];
+        const filledWith = (position: string) => ({
+          ...pending.execution,
+          status: 'filled' as const,
+          tickets: { order: position, deal: position, position },
+          attempts: 1,
+          updated_at: at(4),
+        });
+        // A year old, and one of now; one with no position, one rejected.
+        const old = signalFixture({ signal_id: randomUUID(), generated_at: '2025-01-06T12:00:00.000Z', ...pending });
+        const [recent, unsent] = [signalAt(2, pending), signalAt(3, pending)];
+        for (const signal of [old, recent, unsent]) await a.signals.insert(signal);
+        await a.signals.updateExecution(old, filledWith('70001'));
+        await a.signals.updateExecution(recent, filledWith('70002'));
+        await a.signals.updateExecution(unsent, { ...pending.execution, status: 'rejected', code: 'invalid_stops', attempts: 1, updated_at: at(4) });
+        const found = await b.signals.byPositions(['70002', '70001', '99999']);
+        expect([...found].sort()).toEqual([
+          ['70001', { ...old, execution: filledWith('70001') }],
+          ['70002', { ...recent, execution: filledWith('70002') }],
+        ]);
+        expect(await b.signals.byPositions([])).toEqual(new Map());
+        // More tickets than one statement takes.
+        const many = Array.from({ length: 1200 }, (_, i) => String(80_000 + i));
+        expect([...(await b.signals.byPositions([...many, '70001'])).keys()]).toEqual(['70001']);
+      });
+
       it('keeps its signals across a reopen', async () => {
         const open = await database();
         const first = await open();

@@ -58,7 +58,7 @@ export interface Dialect {
   readonly withoutRowid: string;
   /** After a table name: the index the planner must use (SQLite's INDEXED BY), or nothing. */
   indexedBy(index: string): string;
-  /** The text at `$.field` of a JSON text column. */
+  /** The text at `$.field` of a JSON text column; `a.b` is field b of object a. */
   jsonText(column: string, field: string): string;
 }
 

@@ -19,7 +19,7 @@ export const POSTGRES_DIALECT: Dialect = {
   skipLocked: 'FOR UPDATE SKIP LOCKED',
   forUpdate: 'FOR UPDATE',
   indexedBy: () => '',
-  jsonText: (column, field) => `(${column}::jsonb ->> '${field}')`,
+  jsonText: (column, field) => (field.includes('.') ? `(${column}::jsonb #>> '{${field.split('.').join(',')}}')` : `(${column}::jsonb ->> '${field}')`),
 };
 
 export interface PostgresDatabaseOptions {

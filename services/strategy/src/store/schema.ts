@@ -228,5 +228,10 @@ export const STRATEGY_SCHEMA: Schema = {
     // The halt whose HALT_FLATTEN the execution service answered (its `at`): a leader taking over a
     // halt not yet flattened sends the flatten again, under the same key (it replays, never closes twice).
     (d) => `ALTER TABLE strategy_risk_states ADD COLUMN halt_flattened_at ${d.types.bigint};`,
+    // The position a signal's order opened, as a column with its index: the live journal, exits and
+    // risk book find a position's signal at once, however old, instead of paging back 31 days of signals.
+    (d) => `ALTER TABLE strategy_signals ADD COLUMN position_ticket ${d.types.key};
+     UPDATE strategy_signals SET position_ticket = ${d.jsonText('execution', 'tickets.position')};
+     CREATE INDEX strategy_signals_position ON strategy_signals (position_ticket) WHERE position_ticket IS NOT NULL;`,
   ],
 };

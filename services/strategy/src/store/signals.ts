@@ -30,6 +30,9 @@ type SignalRow = { seq: number; body: string; execution: string; notification: s
 
 const SIGNAL = 'SELECT seq, body, execution, notification FROM strategy_signals';
 
+/** Tickets looked up in one statement (well under SQLite's 32 766 parameters). */
+const POSITIONS_PER_READ = 500;
+
 function signalOf(row: SignalRow): StrategySignal {
   return {
     ...(JSON.parse(row.body) as Omit<StrategySignal, 'execution' | 'notification'>),
@@ -49,6 +52,7 @@ function signalParams(signal: StrategySignal): SqlParams {
     body: JSON.stringify(body),
     execution: JSON.stringify(execution),
     notification: JSON.stringify(notification),
+    position: execution.tickets?.position ?? null,
   };
 }
 
@@ -84,8 +88,8 @@ export class SignalStore {
   insert(signal: StrategySignal, paperTrade?: PaperTrade, closes?: string): Promise<boolean> {
     return this.log.logged(async (tx) => {
       const { changes } = await tx.run(
-        `INSERT INTO strategy_signals (signal_id, instrument, generated_at, generated_day, body, execution, notification)
-         VALUES (@signalId, @instrument, @generatedAt, @generatedDay, @body, @execution, @notification) ON CONFLICT (signal_id) DO NOTHING`,
+        `INSERT INTO strategy_signals (signal_id, instrument, generated_at, generated_day, body, execution, notification, position_ticket)
+         VALUES (@signalId, @instrument, @generatedAt, @generatedDay, @body, @execution, @notification, @position) ON CONFLICT (signal_id) DO NOTHING`,
         signalParams(signal),
       );
       if (changes !== 1) return undefined;
@@ -95,20 +99,19 @@ export class SignalStore {
     });
   }
 
-  /** The signals generated since `sinceMs` (and a page before it) whose order opened a position, by its ticket; read newest first, a page at a time. */
-  async byPosition(sinceMs: number): Promise<Map<string, StrategySignal>> {
+  /** The signals whose order opened each of `tickets` (the venue's position tickets), by ticket; a ticket no signal opened is absent. */
+  async byPositions(tickets: readonly string[]): Promise<Map<string, StrategySignal>> {
     const byPosition = new Map<string, StrategySignal>();
-    let before: number | undefined;
-    for (;;) {
-      const page = await this.page({ limit: 500, before });
-      for (const signal of page.signals) {
-        const position = signal.execution.tickets?.position;
-        if (position) byPosition.set(position, signal);
-      }
-      const oldest = page.signals.at(-1);
-      if (page.nextBefore === null || !oldest || Date.parse(oldest.generated_at) < sinceMs) return byPosition;
-      before = page.nextBefore;
+    for (let at = 0; at < tickets.length; at += POSITIONS_PER_READ) {
+      const chunk = tickets.slice(at, at + POSITIONS_PER_READ);
+      const params = Object.fromEntries(chunk.map((ticket, i) => [`t${i}`, ticket]));
+      const rows = await this.db.query<SignalRow & { position_ticket: string }>(
+        `SELECT seq, body, execution, notification, position_ticket FROM strategy_signals WHERE position_ticket IN (${chunk.map((_, i) => `@t${i}`).join(', ')})`,
+        params,
+      );
+      for (const row of rows) byPosition.set(row.position_ticket, signalOf(row));
     }
+    return byPosition;
   }
 
   async find(signalId: string): Promise<StrategySignal | undefined> {
@@ -157,8 +160,8 @@ export class SignalStore {
   /** Keeps a signal's order outcome and logs its `order` event, in one write. */
   async updateExecution(signal: SignalRef, execution: SignalExecution): Promise<void> {
     await this.log.logged(async (tx) => {
-      const params = { signalId: signal.signal_id, execution: JSON.stringify(execution) };
-      const { changes } = await tx.run('UPDATE strategy_signals SET execution = @execution WHERE signal_id = @signalId', params);
+      const params = { signalId: signal.signal_id, execution: JSON.stringify(execution), position: execution.tickets?.position ?? null };
+      const { changes } = await tx.run('UPDATE strategy_signals SET execution = @execution, position_ticket = @position WHERE signal_id = @signalId', params);
       return changes === 1 ? [outcomeEvent('order', signal, { execution })] : undefined;
     });
   }
