@@ -20,6 +20,10 @@ import { postgresForFile } from './postgres-server.js';
  * What reaches the desk's risk here is the account service's equity as the leader reads it
  * (each fresh read of GET /api/v1/account/summary, here made by GET /status, is marked), the
  * orders the execution service receives, and the signals in the store.
+ *
+ * The steps after the start wait for signals decided on real M1 closes (after the halt, after the
+ * kill, after the resume): a Supertrend of narrow bands flips on several of the 23 pairs at nearly
+ * every close, so each step waits for one close, not for a close that happens to bring signals.
  */
 
 const { unavailable, database } = postgresForFile();
@@ -119,6 +123,8 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
       TIMEFRAME: 'M1',
       INSTRUMENTS: SYMBOL_SPECS.map((s) => s.instrument).join(','),
       MIN_CONFLUENCE: '1',
+      // About 9 signals a close over the 23 pairs, 2 or more at all but one close in 500 (with the default 3: about 2.6, and fewer than 2 at one close in 3).
+      SUPERTREND_MULTIPLIER: '0.3',
       // Every signal an entry: none waits for a position of its pair to close (the fake holds none).
       EXIT_ON_OPPOSITE_SIGNAL: 'false',
       WARMUP_CANDLES: '120',
