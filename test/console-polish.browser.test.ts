@@ -10,7 +10,7 @@ import { answers, freePort, launchBrowser, run, runNode, until } from '@fxdesk/c
 
 /**
  * The console's finish in Chromium, on the strategy (its own simulated market, deciding on M1 with
- * a confluence of one, so signals come within a minute or two) and the execution service it
+ * a confluence of one and a narrow Supertrend, so signals come at the start or the next close) and the execution service it
  * orders from: the orders tab on a phone, the pair page's header on another timeframe, where the
  * chart puts the newest signal and how it moves to one asked for, and the Lab form's details.
  */
@@ -107,6 +107,8 @@ beforeAll(async () => {
     TIMEFRAME: 'M1',
     INSTRUMENTS: INSTRUMENTS.join(','),
     MIN_CONFLUENCE: '1',
+    // Narrow bands flip the Supertrend often: a signal among the six pairs at nearly every close, most at the start.
+    SUPERTREND_MULTIPLIER: '0.3',
     // M1 ranges are small: wider stops keep them beyond the simulated terminal's stops level.
     MIN_STOP_ATR: '2',
     // More candles than the chart reads (300), so its bars are as thin as a desk's.
