@@ -213,10 +213,15 @@ export class LiveEntries {
     }
   }
 
-  /** The position ticket of a signal's answered order ('' when it opened none); undefined while unanswered or unknown. */
+  /**
+   * The position ticket of a signal's answered order ('' when it opened none); undefined while
+   * unanswered. A signal the store does not hold that another process admitted (a leader killed
+   * between its admission and its insert, the gate before any send) never went out: ''.
+   */
   private async answeredTicket(signalId: string): Promise<string | undefined> {
     const signal = await this.o.signals.find(signalId);
-    if (!signal || signal.execution.status === 'pending') return undefined;
+    if (!signal) return this.held.has(signalId) ? undefined : '';
+    if (signal.execution.status === 'pending') return undefined;
     return signal.execution.tickets?.position ?? '';
   }
 
