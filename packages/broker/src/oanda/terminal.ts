@@ -84,8 +84,6 @@ export interface OandaTerminalOptions {
 
 /** "pageSize: The number of Transactions to include in each page of the results. [default=100, maximum=1000]". */
 const TRANSACTION_PAGE_SIZE = 1000;
-/** History is read this far past now, for a clock a little behind OANDA's. */
-const HISTORY_SLACK_MS = 60_000;
 const ENTRY_ORDER_TYPES: Record<string, PendingOrderType[]> = { LIMIT: ['buy_limit', 'sell_limit'], STOP: ['buy_stop', 'sell_stop'] };
 
 interface CatalogEntry {
@@ -687,7 +685,12 @@ export class OandaTerminal implements TradingTerminal {
   private async ledger(fromMs: number, toMs: number): Promise<Ledger> {
     const range = await this.http.get(
       `${this.accountPath}/transactions`,
-      { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), pageSize: String(TRANSACTION_PAGE_SIZE) },
+      {
+        from: new Date(fromMs).toISOString(),
+        // Up to now is OANDA's default ("to … [default=Request Time]"): no instant of our clock, which may run ahead of OANDA's.
+        to: toMs >= this.clock.now() ? undefined : new Date(toMs).toISOString(),
+        pageSize: String(TRANSACTION_PAGE_SIZE),
+      },
       TransactionPagesSchema,
     );
     const transactions: Transaction[] = [];
@@ -718,7 +721,7 @@ export class OandaTerminal implements TradingTerminal {
     this.stats.findByCommentCalls++;
     return this.guarded(async () => {
       const now = this.clock.now();
-      const ledger = await this.ledger(now - this.historyLookbackMs, now + HISTORY_SLACK_MS);
+      const ledger = await this.ledger(now - this.historyLookbackMs, Infinity);
       return ledger.records(commentPrefix, magic);
     });
   }
@@ -727,9 +730,8 @@ export class OandaTerminal implements TradingTerminal {
   deals(filter: DealFilter): Promise<TerminalDeal[]> {
     this.stats.dealsCalls++;
     return this.guarded(async () => {
-      const to = Math.min(filter.to, this.clock.now() + HISTORY_SLACK_MS);
-      if (to <= filter.from) return [];
-      const ledger = await this.ledger(filter.from, to);
+      if (filter.to <= filter.from) return [];
+      const ledger = await this.ledger(filter.from, filter.to);
       return ledger
         .allDeals()
         .filter((d) => isDealInFilter(filter, d))
