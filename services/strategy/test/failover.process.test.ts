@@ -117,6 +117,8 @@ interface StoredSignal {
   timeframe: 'M1';
   generated_at: string;
   execution: string;
+  /** Why a skipped signal was not sent. */
+  code: string | null;
 }
 
 async function storedSignals(url: string): Promise<StoredSignal[]> {
@@ -124,10 +126,10 @@ async function storedSignals(url: string): Promise<StoredSignal[]> {
   await client.connect();
   try {
     const { rows } = await client.query<{ body: string; execution: string }>('SELECT body, execution FROM strategy_signals ORDER BY seq');
-    return rows.map((row) => ({
-      ...(JSON.parse(row.body) as Omit<StoredSignal, 'execution'>),
-      execution: (JSON.parse(row.execution) as { status: string }).status,
-    }));
+    return rows.map((row) => {
+      const execution = JSON.parse(row.execution) as { status: string; code: string | null };
+      return { ...(JSON.parse(row.body) as Omit<StoredSignal, 'execution' | 'code'>), execution: execution.status, code: execution.code };
+    });
   } finally {
     await client.end();
   }
@@ -152,12 +154,6 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
       TIMEFRAME: 'M1',
       INSTRUMENTS: SYMBOL_SPECS.map((s) => s.instrument).join(','),
       MIN_CONFLUENCE: '1',
-      // With one position per pair, a signal the killed leader had admitted (its risk book, which
-      // it stores at once, counting it open) but not yet stored is refused as position_open when
-      // the new leader decides it again, and never sent: a signal lost across the takeover, which
-      // this test would report, though it is about sending each signal once (the risk rules have
-      // risk-halt.process.test). The fake lists the positions its fills opened all the same.
-      ONE_POSITION_PER_PAIR: 'false',
       WARMUP_CANDLES: '120',
       CANDLE_CLOSE_DELAY_MS: '500',
       RATE_LIMIT_GET_PER_MINUTE: '100000',
@@ -204,7 +200,10 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
 
       // The new leader emits: a signal of a candle after the kill, sent. Then the run stops, and
       // every send settles.
-      await until(async () => (await storedSignals(url)).some((s) => Date.parse(s.candle_time) + 60_000 > killedAt && s.execution !== 'pending'), 180_000);
+      await until(
+        async () => (await storedSignals(url)).some((s) => Date.parse(s.candle_time) + 60_000 > killedAt && !['pending', 'skipped'].includes(s.execution)),
+        180_000,
+      );
       expect((await fetch(`${second.url}/stop`, { method: 'POST' })).status).toBe(200);
       await until(async () => (await storedSignals(url)).every((s) => s.execution !== 'pending'), 30_000);
       await until(() => execution.arrivals.every((a) => a.answeredAt !== undefined), 10_000);
@@ -224,19 +223,29 @@ describe.skipIf(unavailable !== undefined)(`two strategy replicas on one Postgre
       expect(new Set(stored.map((s) => `${s.instrument}|${s.candle_time}`)).size).toBe(stored.length);
       for (const s of stored) expect(s.signal_id).toBe(signalIdFor(s.instrument, 'M1', Date.parse(s.candle_time) / 1000));
 
-      // The downstream: every stored signal reached it, and only those; each with the same bytes
-      // every time; once, but for the orders the killed leader sent without storing their answer,
-      // which the new leader sent again, once.
+      // The downstream: every stored signal reached it, and only those, but for the ones refused
+      // for a position open on their pair; each with the same bytes every time; once, but for the
+      // orders the killed leader sent without storing their answer, which the new leader sent
+      // again, once.
       const bySignal = new Map<string, Arrival[]>();
       for (const a of execution.arrivals) bySignal.set(a.signalId, [...(bySignal.get(a.signalId) ?? []), a]);
-      expect([...bySignal.keys()].sort()).toEqual(stored.map((s) => s.signal_id).sort());
+      const skipped = stored.filter((s) => s.execution === 'skipped');
+      const sent = stored.filter((s) => s.execution !== 'skipped');
+      expect([...bySignal.keys()].sort()).toEqual(sent.map((s) => s.signal_id).sort());
+      // Nothing closes a position here (no exit rule is on, the fake moves no price): a pair's
+      // first order holds its position to the end, and each later signal of the pair is refused for it.
+      const ordered = sent.map((s) => s.instrument);
+      for (const s of skipped) {
+        expect(s.code, s.signal_id).toBe('position_open');
+        expect(ordered, s.signal_id).toContain(s.instrument);
+      }
       for (const [signalId, arrivals] of bySignal) {
         expect(new Set(arrivals.map((a) => a.body)).size, signalId).toBe(1);
         const seen = arrivals.map((a) => ({ arrivedMs: a.arrivedAt - killedAt, connectedMs: a.connectedAt - killedAt, isAbandoned: a.isAbandoned }));
         expect(arrivals.length, `${signalId} (times from the kill): ${JSON.stringify(seen)}`).toBe(resent.has(signalId) ? 2 : 1);
       }
       console.log(
-        `signals: ${stored.length} stored, ${stored.filter((s) => Date.parse(s.generated_at) > killedAt).length} by the new leader; orders: ${execution.arrivals.length} received`,
+        `signals: ${stored.length} stored (${skipped.length} refused for a position open on their pair), ${stored.filter((s) => Date.parse(s.generated_at) > killedAt).length} by the new leader; orders: ${execution.arrivals.length} received`,
       );
     } catch (err) {
       for (const r of replicas) process.stderr.write(`--- ${r.name}\n${r.out.stderr}`);
