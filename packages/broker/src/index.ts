@@ -12,3 +12,5 @@ export * from './ctrader/index.js';
 export * from './oanda/index.js';
 export * from './simulated/index.js';
 export * from './metaapi/index.js';
+export * from './venue-settings.js';
+export * from './venue-factory.js';

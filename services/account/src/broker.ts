@@ -1,22 +1,31 @@
-import { OandaAccountReader, oandaBaseUrl, SimulatedAccount, SimulatedMarket, type AccountReader } from '@fxdesk/broker';
+import { describeVenue, isRealVenue, openVenue, SimulatedAccount, SimulatedMarket, type AccountReader } from '@fxdesk/broker';
 import { ExecutionClient } from '@fxdesk/client';
 import type { Clock } from '@fxdesk/primitives';
 import type { AccountConfig } from './config.js';
 import { ExecutionAccount } from './execution-account.js';
 
-/** The account reader BROKER names, built from its settings. */
-export function createAccountReader(config: AccountConfig, clock: Clock): AccountReader {
-  if (config.BROKER === 'oanda') {
-    return new OandaAccountReader({
-      token: config.OANDA_API_TOKEN as string,
-      accountId: config.OANDA_ACCOUNT_ID as string,
-      environment: config.OANDA_ENVIRONMENT,
-      baseUrl: config.OANDA_BASE_URL,
-      timeoutMs: config.BROKER_TIMEOUT_MS,
-      requestsPerSecond: config.OANDA_REQUESTS_PER_SECOND,
-      clock,
-    });
+export interface BrokerAccount {
+  reader: AccountReader;
+  /** Closes the reader and what it runs on (a venue session it shares with nothing else here). */
+  close: () => Promise<void>;
+}
+
+/**
+ * The account BROKER names: a real venue's reader (OANDA v20, MetaApi, cTrader) built from its
+ * settings by the broker's `openVenue`, every read within BROKER_TIMEOUT_MS; else the simulated
+ * venue's account.
+ */
+export function createAccountReader(config: AccountConfig, clock: Clock): BrokerAccount {
+  if (isRealVenue(config.BROKER)) {
+    const venue = openVenue(config.BROKER, config, { clock, dataDir: config.DATA_DIR, timeoutMs: config.BROKER_TIMEOUT_MS });
+    return { reader: venue.accountReader(), close: () => venue.close() };
   }
+  const reader = simulatedAccountReader(config, clock);
+  return { reader, close: () => reader.close() };
+}
+
+/** The simulated venue's account: the execution service's terminal's with EXECUTION_URL, else one of its own. */
+function simulatedAccountReader(config: AccountConfig, clock: Clock): AccountReader {
   // The same seed and settings as the other services, so positions are marked to the prices they see.
   const market = new SimulatedMarket({
     seed: config.SIM_SEED,
@@ -34,7 +43,7 @@ export function createAccountReader(config: AccountConfig, clock: Clock): Accoun
 
 /** One line naming the broker for readiness; never a credential. */
 export function describeBroker(config: AccountConfig): string {
-  if (config.BROKER === 'oanda') return `oanda (${config.OANDA_ENVIRONMENT}, ${oandaBaseUrl(config.OANDA_ENVIRONMENT, config.OANDA_BASE_URL)})`;
+  if (isRealVenue(config.BROKER)) return describeVenue(config.BROKER, config);
   if (config.EXECUTION_URL !== undefined) return `simulated venue: the execution service's terminal (${config.EXECUTION_URL})`;
   return `own simulated (no EXECUTION_URL: not the execution service's; ${config.SIM_ACCOUNT_BALANCE} ${config.SIM_ACCOUNT_CURRENCY}, seed ${config.SIM_SEED})`;
 }

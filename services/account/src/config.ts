@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CURRENCIES } from '@fxdesk/broker';
+import { CURRENCIES, requireVenueSettings, venueSettings } from '@fxdesk/broker';
 import { commonSettings, databaseSettings, envInt } from '@fxdesk/core';
 
 /** Currencies the simulated market prices, so a simulated account can be kept in them (not gold). */
@@ -12,12 +12,10 @@ export const ACCOUNT_DEV_SECRETS = { INTERNAL_API_KEY: 'dev-account-key' };
 export const AccountConfigSchema = z
   .object({
     ...commonSettings(3000),
-    // Account reads exist for the simulated account and OANDA v20 only.
-    BROKER: z.enum(['simulated', 'oanda'], { message: 'the account service reads from simulated or oanda' }).default('simulated'),
     INTERNAL_API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     /** How long the instrument list is served from memory before the broker is asked again. */
     INSTRUMENTS_CACHE_TTL_SECONDS: envInt(300, { min: 0, max: 86_400 }),
-    /** Timeout of every broker call. */
+    /** Timeout of every broker call, whatever the venue. */
     BROKER_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
     /** Newest snapshots kept in the database; older ones are deleted as new ones arrive (0: keep all). */
     SNAPSHOT_RETENTION: envInt(100_000, { min: 0 }),
@@ -28,16 +26,8 @@ export const AccountConfigSchema = z
       .regex(/^\d{1,15}(\.\d{1,4})?$/, { message: 'expected a non-negative decimal like 100000 or 2500.50' })
       .default('100000'),
     SIM_ACCOUNT_CURRENCY: z.enum(SIM_CURRENCIES, { message: `expected one of the simulated market's currencies: ${SIM_CURRENCIES.join(' ')}` }).default('USD'),
-    OANDA_API_TOKEN: z.string().min(1).optional(),
-    /** `{siteID}-{divisionID}-{userID}-{accountNumber}` (OANDA AccountID), e.g. 101-004-1435156-001. */
-    OANDA_ACCOUNT_ID: z
-      .string()
-      .regex(/^\d+-\d+-\d+-\d+$/, { message: 'expected an OANDA v20 account id like 101-004-1435156-001' })
-      .optional(),
-    OANDA_ENVIRONMENT: z.enum(['practice', 'live']).default('practice'),
-    OANDA_BASE_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
-    /** Most OANDA requests in any one second (Best Practices: at most 100 per second). */
-    OANDA_REQUESTS_PER_SECOND: envInt(100, { min: 1, max: 1_000_000 }),
+    /** OANDA_*, METAAPI_*, CTRADER_*: each venue's settings, the same in every service; the BROKER names' required ones. */
+    ...venueSettings,
     /** With BROKER=simulated: the execution service whose terminal's account is read (unset: the service's own simulated account). */
     EXECUTION_URL: z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' }).optional(),
     /** The execution service's X-API-Key; required with EXECUTION_URL. */
@@ -47,10 +37,7 @@ export const AccountConfigSchema = z
     if (config.EXECUTION_URL !== undefined && config.EXECUTION_API_KEY === undefined) {
       ctx.addIssue({ code: 'custom', path: ['EXECUTION_API_KEY'], message: 'is required when EXECUTION_URL is set' });
     }
-    if (config.BROKER !== 'oanda') return;
-    for (const name of ['OANDA_API_TOKEN', 'OANDA_ACCOUNT_ID'] as const) {
-      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=oanda' });
-    }
+    requireVenueSettings(config.BROKER, config, ctx);
   });
 
 export type AccountConfig = z.output<typeof AccountConfigSchema>;

@@ -35,7 +35,7 @@ export function openDeps(config: AccountConfig, { clock, logger, store }: { cloc
   const broker = createAccountReader(config, clock);
   return {
     clock,
-    broker,
+    broker: broker.reader,
     store,
     logger,
     close: async () => {

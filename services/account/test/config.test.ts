@@ -52,8 +52,8 @@ describe('account configuration', () => {
     );
   });
 
-  it('refuses brokers that have no account reader', () => {
-    expect(() => loadConfig(AccountConfigSchema, { ...base, BROKER: 'metaapi' })).toThrow(/BROKER: the account service reads from simulated or oanda/);
+  it('refuses a BROKER that is no venue', () => {
+    expect(() => loadConfig(AccountConfigSchema, { ...base, BROKER: 'ib' })).toThrow(/BROKER: .*"metaapi"/);
   });
 
   it('refuses an environment other than practice or live', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonSettings, databaseSettings, envBoolean, envInt, envList, venueMixProblem, VENUES } from '@fxdesk/core';
-import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN, parseFaultSpec } from '@fxdesk/broker';
+import { parseFaultSpec, requireVenueSettings, venueSettings } from '@fxdesk/broker';
 import { isDecimalString } from '@fxdesk/primitives';
 import { BrokerSymbolSchema, SourceSlugSchema } from '@fxdesk/schemas';
 
@@ -31,12 +31,6 @@ const faultSpec = z.string().transform((text, ctx) => {
   }
 });
 
-/** The brokers with an MT5 terminal adapter: the embedded simulated one and MetaApi. */
-const TERMINAL_BROKERS = new Set(['simulated', 'metaapi']);
-const NO_TERMINAL = 'the execution service runs on BROKER=simulated or BROKER=metaapi only (oanda and ctrader have no MT5 terminal adapter)';
-
-const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' });
-
 /** The development value of API_KEY, taken outside production when it is unset (with a warning). */
 export const EXECUTION_DEV_SECRETS = { API_KEY: 'dev-execution-key' };
 
@@ -44,7 +38,6 @@ export const EXECUTION_DEV_SECRETS = { API_KEY: 'dev-execution-key' };
 export const ExecutionConfigSchema = z
   .object({
     ...commonSettings(8000, '127.0.0.1'),
-    BROKER: commonSettings(0).BROKER.refine((broker) => TERMINAL_BROKERS.has(broker), { message: NO_TERMINAL }),
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     TRADING_ENABLED: envBoolean(false),
     ALLOWED_SYMBOLS: symbolList,
@@ -62,17 +55,8 @@ export const ExecutionConfigSchema = z
     ...databaseSettings(),
     SIM_TERMINAL_FAULTS: faultSpec.optional(),
     SIM_STARTING_BALANCE: positiveDecimal('100000'),
-    /** MetaApi API token (the `auth-token` header); required when BROKER=metaapi. */
-    METAAPI_TOKEN: z.string().min(1).optional(),
-    /** MetaApi account id of the MT5 account; required when BROKER=metaapi. */
-    METAAPI_ACCOUNT_ID: z.string().min(1).optional(),
-    METAAPI_REGION: z.string().regex(METAAPI_REGION_PATTERN, { message: 'expected a MetaApi region like new-york or london' }).default(METAAPI_DEFAULT_REGION),
-    METAAPI_BASE_URL: httpUrl.optional(),
-    METAAPI_MARKET_DATA_BASE_URL: httpUrl.optional(),
-    METAAPI_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
-    METAAPI_TRADE_TIMEOUT_MS: envInt(60_000, { min: 1_000, max: 600_000 }),
-    METAAPI_HEALTH_INTERVAL_MS: envInt(15_000, { min: 0, max: 3_600_000 }),
-    METAAPI_HISTORY_LOOKBACK_HOURS: envInt(168, { min: 1, max: 24 * 366 }),
+    /** OANDA_*, METAAPI_*, CTRADER_*: each venue's settings, the same in every service; the BROKER names' required ones. */
+    ...venueSettings,
     /**
      * The stack's venues (README "Trading your own account"), read to refuse real orders decided
      * on another source's prices: VENUE, and the other roles' brokers. Unset (the service alone,
@@ -94,10 +78,7 @@ export const ExecutionConfigSchema = z
       });
       if (mixed) ctx.addIssue({ code: 'custom', path: ['BROKER'], message: mixed });
     }
-    if (config.BROKER !== 'metaapi') return;
-    for (const name of ['METAAPI_TOKEN', 'METAAPI_ACCOUNT_ID'] as const) {
-      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=metaapi' });
-    }
+    requireVenueSettings(config.BROKER, config, ctx);
   });
 
 export type ExecutionConfig = z.output<typeof ExecutionConfigSchema>;

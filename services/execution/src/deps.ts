@@ -61,9 +61,9 @@ async function openStores(config: ExecutionConfig): Promise<Stores> {
 export async function createDeps(config: ExecutionConfig, logger: Logger): Promise<ExecutionDeps> {
   const clock = systemClock;
   const stores = await openStores(config);
-  const { terminal, calls } = createTerminal(config, clock, stores.simulatedTerminal);
+  const { terminal, calls, close: closeTerminal } = createTerminal(config, clock, stores.simulatedTerminal);
   const close = async () => {
-    await terminal.close();
+    await closeTerminal();
     await stores.close();
   };
   logger.info(`trading on the ${describeTerminal(config)} terminal; signals in ${stores.engine} as replica ${config.REPLICA_ID}`);

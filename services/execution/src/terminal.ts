@@ -1,7 +1,8 @@
 import {
+  describeVenue,
   isBrokerError,
-  metaApiClientUrl,
-  MetaApiTerminal,
+  isRealVenue,
+  openVenue,
   SimulatedMarket,
   SimulatedTerminal,
   type SimulatedTerminalStore,
@@ -16,6 +17,8 @@ export interface TerminalHandle {
   terminal: TradingTerminal;
   /** Calls the terminal received, by method, for /metrics. */
   calls: () => Record<string, number>;
+  /** Closes the terminal and what it runs on (a venue session it shares with nothing else here). */
+  close: () => Promise<void>;
 }
 
 function callsOf(stats: TerminalCallStats): () => Record<string, number> {
@@ -38,24 +41,14 @@ function callsOf(stats: TerminalCallStats): () => Record<string, number> {
 /**
  * The terminal BROKER names: the embedded simulated MT5 terminal (sharing the service's clock
  * and the desk's SIM_SEED, so its prices agree with every other service's simulated market; its
- * account kept in `simulatedStore`, in memory without one), or a real MT5 account through
- * MetaApi. The config refuses any other BROKER.
+ * account kept in `simulatedStore`, in memory without one), or a real venue's (OANDA v20,
+ * MetaApi, cTrader) built from its settings by the broker's `openVenue`.
  */
 export function createTerminal(config: ExecutionConfig, clock: Clock, simulatedStore?: SimulatedTerminalStore): TerminalHandle {
-  if (config.BROKER === 'metaapi') {
-    const terminal = new MetaApiTerminal({
-      token: config.METAAPI_TOKEN as string,
-      accountId: config.METAAPI_ACCOUNT_ID as string,
-      region: config.METAAPI_REGION,
-      baseUrl: config.METAAPI_BASE_URL,
-      marketDataBaseUrl: config.METAAPI_MARKET_DATA_BASE_URL,
-      timeoutMs: config.METAAPI_TIMEOUT_MS,
-      tradeTimeoutMs: config.METAAPI_TRADE_TIMEOUT_MS,
-      healthIntervalMs: config.METAAPI_HEALTH_INTERVAL_MS,
-      historyLookbackMs: config.METAAPI_HISTORY_LOOKBACK_HOURS * 3_600_000,
-      clock,
-    });
-    return { terminal, calls: callsOf(terminal.stats) };
+  if (isRealVenue(config.BROKER)) {
+    const venue = openVenue(config.BROKER, config, { clock, dataDir: config.DATA_DIR });
+    const terminal = venue.terminal();
+    return { terminal, calls: callsOf(terminal.stats), close: () => venue.close() };
   }
   const market = new SimulatedMarket({ seed: config.SIM_SEED, tickIntervalMs: config.SIM_TICK_INTERVAL_MS, marketHours: config.SIM_MARKET_HOURS, clock });
   const terminal = new SimulatedTerminal({
@@ -64,17 +57,17 @@ export function createTerminal(config: ExecutionConfig, clock: Clock, simulatedS
     faults: config.SIM_TERMINAL_FAULTS ?? [],
     store: simulatedStore,
   });
-  return { terminal, calls: callsOf(terminal.stats) };
+  return { terminal, calls: callsOf(terminal.stats), close: () => terminal.close() };
 }
 
 /** One line naming the terminal for the start-up log; never a credential. */
 export function describeTerminal(config: ExecutionConfig): string {
-  if (config.BROKER === 'metaapi') return `metaapi (account ${config.METAAPI_ACCOUNT_ID}, ${metaApiClientUrl(config.METAAPI_REGION, config.METAAPI_BASE_URL)})`;
+  if (isRealVenue(config.BROKER)) return describeVenue(config.BROKER, config);
   return `simulated (seed ${config.SIM_SEED})`;
 }
 
 /**
- * Connects the terminal at start-up. Credentials MetaApi refuses, or an account it does not
+ * Connects the terminal at start-up. Credentials the venue refuses, or an account it does not
  * know, stop the service; a terminal that is merely unreachable now leaves the service running
  * and not ready (503) until its health probe finds it.
  */

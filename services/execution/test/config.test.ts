@@ -46,8 +46,8 @@ describe('execution config', () => {
     for (const value of ['0', '-1', 'ten', '1e3']) expect(problem({ MAXIMUM_VOLUME: value })).toMatch(/MAXIMUM_VOLUME/);
   });
 
-  it('refuses a BROKER without an MT5 terminal adapter, naming why', () => {
-    expect(problem({ BROKER: 'oanda' })).toMatch(/BROKER: the execution service runs on BROKER=simulated or BROKER=metaapi only/);
+  it('refuses a BROKER that is no venue, naming the venues', () => {
+    expect(problem({ BROKER: 'ib' })).toMatch(/BROKER: .*"oanda".*"ctrader"/);
   });
 
   it("parses SIM_TERMINAL_FAULTS with the simulated terminal's parser", () => {

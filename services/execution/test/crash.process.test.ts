@@ -91,11 +91,11 @@ describe('execution server process', () => {
     expect((await second.done).code).toBe(0);
   }, 60_000);
 
-  it('started with a BROKER that has no MT5 terminal adapter, exits 1 with one line saying why', async () => {
+  it('started with a venue BROKER and none of its credentials, exits 1 with one line saying why', async () => {
     const result = await run(SERVER, { DATA_DIR: dataDir, API_KEY: PROCESS_KEY, BROKER: 'ctrader', PORT: '0' }).done;
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^execution: invalid configuration: BROKER: the execution service runs on BROKER=simulated or BROKER=metaapi only/);
+    expect(lines[0]).toMatch(/^execution: invalid configuration: CTRADER_CLIENT_ID: is required when BROKER=ctrader/);
   }, 30_000);
 });

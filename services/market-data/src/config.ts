@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requireVenueSettings, venueSettings } from '@fxdesk/broker';
 import { commonSettings, envInt, envList } from '@fxdesk/core';
 
 /** The development value of API_KEY, taken outside production when it is unset (with a warning). */
@@ -8,13 +9,6 @@ export const MARKET_DATA_DEV_SECRETS = { API_KEY: 'dev-market-data-key' };
 export const MarketDataConfigSchema = z
   .object({
     ...commonSettings(8010),
-    // The quote feeds that exist: any other broker stops the service at start with one line,
-    // rather than starting without quotes.
-    BROKER: z
-      .enum(['simulated', 'ctrader'], {
-        message: 'the market-data service runs on the simulated feed or the cTrader Open API; set BROKER=simulated or BROKER=ctrader',
-      })
-      .default('simulated'),
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     /** Broker symbols to serve, exact spelling; empty: every enabled symbol of the catalog. */
     SYMBOLS: envList([]),
@@ -34,32 +28,8 @@ export const MarketDataConfigSchema = z
     MAX_CANDLES: envInt(1000, { min: 1, max: 100_000 }),
     /** Longest wait between two attempts to reconnect the broker feed (backoff doubles from 1 s). */
     FEED_RECONNECT_MAX_SECONDS: envInt(30, { min: 1, max: 3600 }),
-    /** cTrader Open API application (openapi.ctrader.com "Applications"): Client ID and Secret. */
-    CTRADER_CLIENT_ID: z.string().min(1).optional(),
-    CTRADER_CLIENT_SECRET: z.string().min(1).optional(),
-    /** An access token the account's owner granted the application. */
-    CTRADER_ACCESS_TOKEN: z.string().min(1).optional(),
-    /**
-     * The refresh token granted with it: renews the access token (about 30 days) when it expires.
-     * Renewed pairs are kept in DATA_DIR/ctrader-tokens-<account>.json, which wins at start while
-     * CTRADER_ACCESS_TOKEN and CTRADER_REFRESH_TOKEN still name the pair it was renewed from.
-     */
-    CTRADER_REFRESH_TOKEN: z.string().min(1).optional(),
-    /** ctidTraderAccountId: the account's id in the Open API, not its login number. */
-    CTRADER_ACCOUNT_ID: z
-      .string()
-      .regex(/^\d{1,15}$/, { message: 'expected the numeric ctidTraderAccountId' })
-      .transform(Number)
-      .optional(),
-    /** demo (demo.ctraderapi.com) or live (live.ctraderapi.com): an account works on its own only. */
-    CTRADER_ENVIRONMENT: z.enum(['demo', 'live']).default('demo'),
-    /** Overrides the environment's host: a host name (TLS), or ws://host for a local stand-in. */
-    CTRADER_HOST: z
-      .string()
-      .regex(/^(wss?:\/\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, { message: 'expected a host name, or a ws:// or wss:// origin without a port' })
-      .optional(),
-    /** The Open API's JSON port. */
-    CTRADER_PORT: envInt(5036, { min: 1, max: 65_535 }),
+    /** OANDA_*, METAAPI_*, CTRADER_*: each venue's settings, the same in every service; the BROKER names' required ones. */
+    ...venueSettings,
     /** With REDIS_URL (replicas): ticks the Redis stream keeps at least, the reach of a resume with Last-Event-ID. */
     TICK_STREAM_RETENTION: envInt(100_000, { min: 1000, max: 100_000_000 }),
     /** With REDIS_URL: the ingesting replica's lease; another replica takes the venue this long after it stops renewing. */
@@ -74,10 +44,7 @@ export const MarketDataConfigSchema = z
       .optional(),
   })
   .superRefine((config, ctx) => {
-    if (config.BROKER !== 'ctrader') return;
-    for (const name of ['CTRADER_CLIENT_ID', 'CTRADER_CLIENT_SECRET', 'CTRADER_ACCESS_TOKEN', 'CTRADER_ACCOUNT_ID'] as const) {
-      if (config[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when BROKER=ctrader' });
-    }
+    requireVenueSettings(config.BROKER, config, ctx);
   });
 
 export type MarketDataConfig = z.output<typeof MarketDataConfigSchema>;

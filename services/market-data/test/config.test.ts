@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { MarketDataConfigSchema } from '../src/config.js';
 
 describe('MarketDataConfigSchema', () => {
-  it('refuses a BROKER without a quote feed with one message naming it', () => {
-    const load = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', BROKER: 'metaapi' });
+  it('refuses a BROKER that is no venue with one message naming it', () => {
+    const load = () => loadConfig(MarketDataConfigSchema, { API_KEY: 'long-enough-key', BROKER: 'ib' });
     expect(load).toThrow(ConfigError);
-    expect(load).toThrow(/^invalid configuration: BROKER: the market-data service runs on the simulated feed or the cTrader Open API; .*\(got "metaapi"\)$/);
+    expect(load).toThrow(/^invalid configuration: BROKER: .*"ctrader".*\(got "ib"\)$/);
   });
 
   it('names every missing cTrader credential when BROKER=ctrader, never echoing a secret', () => {
