@@ -159,7 +159,7 @@ export const AccountSnapshotSchema = z
     id: z.number().int(),
     kind: AccountSnapshotKindSchema,
     takenAt: IsoTimestampSchema.meta({ description: "When the service stored it (the service's clock)" }),
-    broker: z.string().meta({ description: 'Adapter that read it: simulated or oanda', example: 'oanda' }),
+    broker: z.string().meta({ description: 'Adapter that read it: simulated, oanda, metaapi or ctrader', example: 'oanda' }),
     accountId: z.string(),
     lastTransactionId: TransactionId,
     asOf: IsoTimestampSchema.meta({ description: "When the broker produced the state (the record's own asOf)" }),

@@ -22,7 +22,8 @@ export async function buildApp({ config, deps }: { config: AccountConfig; deps: 
     ...kitOptionsFromConfig(config),
     name: 'account',
     title: 'fxdesk account-read service',
-    description: 'Normalized, read-only access to a broker account (OANDA v20): summary, details, instruments, snapshots and changes (spec 001 B).',
+    description:
+      'Normalized, read-only access to a broker account (OANDA v20 records, from simulated, oanda, metaapi or ctrader): summary, details, instruments, snapshots and changes (spec 001 B).',
     version: pkg.version,
     securitySchemes: { internalApiKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' } },
     tags: [
