@@ -14,7 +14,6 @@ import type { Logger } from 'pino';
 import { closeKey, stopKey } from './exit-marks.js';
 import type { SignalStore } from './store/index.js';
 
-
 export interface LiveExitsOptions {
   execution: ExecutionClient;
   signals: SignalStore;
