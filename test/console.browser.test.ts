@@ -10,8 +10,9 @@ import { answers, freePort, launchBrowser, paintedPixels, run, runNode, until } 
  * The console in Chromium against the desk's real processes: market-data, execution, account,
  * notification and strategy on free ports, over one simulated market. Market hours are off (this
  * may run on a weekend) and the strategy decides on M1 candles of fourteen pairs with a confluence
- * of one, so a signal comes at a start (from the candle that just closed) or within a minute or
- * two. The console is built from its sources first, into a folder the strategy serves.
+ * of one and a tight Supertrend, so a signal comes at a start (from the candle that just closed)
+ * or within a minute. The console is built from its sources first, into a folder the strategy
+ * serves.
  */
 
 const SEED = 'console-browser';
@@ -69,6 +70,8 @@ function strategyEnv(dataDir: string): Record<string, string> {
     TIMEFRAME: 'M1',
     INSTRUMENTS: INSTRUMENTS.join(','),
     MIN_CONFLUENCE: '1',
+    // A tight Supertrend flips every few M1 candles, so a signal comes within a minute or so.
+    SUPERTREND_MULTIPLIER: '0.3',
     // M1 ranges are small: wider stops keep them beyond the simulated terminal's stops level.
     MIN_STOP_ATR: '2',
     WARMUP_CANDLES: '120',
@@ -195,14 +198,18 @@ describe('the console in a browser', () => {
     const { signals: before } = await json<{ signals: StrategySignal[] }>(await fetch(`${base()}/signals?limit=500`));
     const known = new Set(before.map((s) => s.signal_id));
     const rows = page.locator('table[aria-label="Latest signals"] tbody tr[data-signal-id]');
-    let id: string | undefined;
+    // The first new one the desk sent: a signal the risk limits refused (a position open on its pair) has no order.
+    let signal: StrategySignal | undefined;
     await until(async () => {
       const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-signal-id') as string));
-      id = ids.find((i) => !known.has(i));
-      return id !== undefined;
+      const fresh = ids.filter((i) => !known.has(i));
+      if (fresh.length === 0) return false;
+      const { signals } = await json<{ signals: StrategySignal[] }>(await fetch(`${base()}/signals?limit=500`));
+      signal = signals.find((s) => fresh.includes(s.signal_id) && s.execution.status !== 'skipped');
+      return signal !== undefined;
     }, 180_000);
-    const signal = (await json<{ signals: StrategySignal[] }>(await fetch(`${base()}/signals?limit=500`))).signals.find((s) => s.signal_id === id);
-    if (!signal) throw new Error(`signal ${id} is on the page but not in GET /signals`);
+    if (!signal) throw new Error('no new signal was sent');
+    const id = signal.signal_id;
 
     // Its order and announcement settle on the desk as their events arrive.
     const row = page.locator(`table[aria-label="Latest signals"] tr[data-signal-id="${id}"]`);
