@@ -1,7 +1,9 @@
 import { ManualClock } from '@fxdesk/primitives';
+import { RETCODE } from '../../src/mt5-retcodes.js';
 import { OandaAccountReader } from '../../src/oanda/index.js';
 import { accountReaderContract } from '../contract/account-reader.js';
 import { FakeV20Server } from './fake-v20-server.js';
+import { terminalSetup, TIMEOUT_MS } from './terminal-harness.js';
 
 accountReaderContract('oanda (fake v20 server)', async () => {
   const clock = new ManualClock('2026-01-07T12:00:00Z');
@@ -21,6 +23,31 @@ accountReaderContract('oanda (fake v20 server)', async () => {
     teardown: async () => {
       await reader.close();
       await fake.close();
+    },
+  };
+});
+
+accountReaderContract('oanda (fake v20 server trading on a market)', async () => {
+  const { clock, fake, terminal, teardown } = await terminalSetup();
+  const reader = new OandaAccountReader({ token: fake.token, accountId: fake.account.id, baseUrl: fake.baseUrl, timeoutMs: TIMEOUT_MS, clock });
+  await terminal.connect();
+  return {
+    reader,
+    instrument: 'EUR_USD',
+    // What the desk does on the account: two trades opened through the terminal, an order left resting, the first closed a minute later.
+    produceActivity: async () => {
+      const buy = { action: 'deal', symbol: 'EURUSD', type: 'buy', volume: '0.01', magic: 7, comment: 'activity' } as const;
+      const first = await terminal.orderSend(buy);
+      await terminal.orderSend({ ...buy, symbol: 'USDJPY', type: 'sell', volume: '0.02' });
+      const { bid } = (await terminal.tick('GBPUSD'))!;
+      await terminal.orderSend({ ...buy, action: 'pending', symbol: 'GBPUSD', type: 'buy_limit', price: (bid - 0.01).toFixed(5) });
+      clock.advance(60_000);
+      const closed = await terminal.closePosition({ position: first.position!, volume: '0.01', magic: 7, comment: 'activity-close' });
+      if (closed.retcode !== RETCODE.DONE) throw new Error(`the close answered ${closed.retcode}`);
+    },
+    teardown: async () => {
+      await reader.close();
+      await teardown();
     },
   };
 });

@@ -20,7 +20,7 @@ import { FakeV20Venue, type VenueAnswer } from './fake-v20-venue.js';
  * connection.
  * With a `market` (and its `clock`), the account trades: the Order, Trade, Transaction, Pricing
  * and Instrument endpoints answer from a `FakeV20Venue` over that market (see fake-v20-venue.ts),
- * the summary and instruments are the venue's, and the pricing stream
+ * the account's details, summary, changes and instruments are the venue's, and the pricing stream
  * (`GET /v3/accounts/{id}/pricing/stream?instruments=A,B`, the stream host's path) answers
  * newline-delimited JSON: a PRICE snapshot of each instrument, then a PRICE line for each of the
  * market's ticks and a HEARTBEAT line every 5 s (Pricing endpoints: "a PricingHeartbeat object is
@@ -269,7 +269,9 @@ export class FakeV20Server {
     const ok = (b: Record<string, unknown>): VenueAnswer => ({ status: 200, body: b });
     let m: RegExpExecArray | null;
     const route = `${method} ${rest}`;
+    if (route === 'GET ') return ok(venue.detailsBody());
     if (route === 'GET /summary') return ok(venue.summaryBody());
+    if (route === 'GET /changes') return venue.changes(url.searchParams);
     if (route === 'GET /instruments')
       return ok({ instruments: venue.instruments(list('instruments').length ? list('instruments') : undefined), lastTransactionID: venue.lastTransactionID });
     if (route === 'GET /pricing') return venue.pricing(list('instruments'));

@@ -183,6 +183,58 @@ export class FakeV20Venue {
     };
   }
 
+  /** `GET /v3/accounts/{id}`: `{ account: Account, lastTransactionID }`, the summary with the open trades, their positions and the pending orders. */
+  detailsBody(): Json {
+    const { account } = this.summaryBody();
+    return {
+      account: {
+        ...(account as Json),
+        trades: this.openTrades().map((t) => this.tradeSummary(t)),
+        positions: this.positions([...new Set(this.openTrades().map((t) => t.instrument))]),
+        orders: [...this.orders.values()].filter((o) => o.state === 'PENDING').map((o) => this.orderBody(o)),
+      },
+      lastTransactionID: this.lastTransactionID,
+    };
+  }
+
+  /**
+   * `GET /changes?sinceTransactionID=N`: `{ changes: AccountChanges, state: AccountChangesState,
+   * lastTransactionID }`, what the transactions after N did; 416 for an N past the last one.
+   */
+  changes(query: URLSearchParams): VenueAnswer {
+    const summary = this.summaryBody().account as Json;
+    const sinceText = query.get('sinceTransactionID');
+    if (sinceText === null || !/^\d+$/.test(sinceText)) return reject(400, { errorMessage: "Invalid value specified for 'sinceTransactionID'" });
+    const since = Number(sinceText);
+    if (since > this.lastId) {
+      return reject(416, { errorCode: 'INVALID_RANGE', errorMessage: 'The sinceTransactionID is beyond the last transaction of the Account.' });
+    }
+    const after = (id: string | undefined) => id !== undefined && Number(id) > since;
+    const orders = [...this.orders.values()];
+    const trades = [...this.trades.values()];
+    const transactions = this.transactions.filter((t) => Number(t.id) > since);
+    const touched = new Set(transactions.map((t) => t.instrument).filter((i): i is string => typeof i === 'string'));
+    const isClosedSince = (t: VenueTrade) => t.currentUnits === 0 && after(t.closingTransactionIDs.at(-1));
+    return {
+      status: 200,
+      body: {
+        changes: {
+          ordersCreated: orders.filter((o) => after(o.id)).map((o) => this.orderBody(o)),
+          ordersCancelled: orders.filter((o) => after(o.cancellingTransactionID)).map((o) => this.orderBody(o)),
+          ordersFilled: orders.filter((o) => after(o.fillingTransactionID)).map((o) => this.orderBody(o)),
+          ordersTriggered: [],
+          tradesOpened: trades.filter((t) => after(t.id) && t.currentUnits !== 0).map((t) => this.tradeSummary(t)),
+          tradesReduced: trades.filter((t) => t.currentUnits !== 0 && !after(t.id) && after(t.closingTransactionIDs.at(-1))).map((t) => this.tradeSummary(t)),
+          tradesClosed: trades.filter(isClosedSince).map((t) => this.tradeSummary(t)),
+          positions: this.positions([...touched]),
+          transactions,
+        },
+        state: { NAV: summary.NAV, unrealizedPL: summary.unrealizedPL, marginUsed: summary.marginUsed, marginAvailable: summary.marginAvailable },
+        lastTransactionID: this.lastTransactionID,
+      },
+    };
+  }
+
   /** `GET /pricing?instruments=A,B`: `{ prices: [ClientPrice], time }`. */
   pricing(instruments: string[]): VenueAnswer {
     this.sync();
@@ -589,7 +641,7 @@ export class FakeV20Venue {
       ? [this.trades.get(order.tradeClose.tradeID)!]
       : order.tradeID
         ? [this.trades.get(order.tradeID)!]
-        : this.openTrades().filter((t) => Math.sign(t.currentUnits) === -Math.sign(units));
+        : this.openTrades().filter((t) => t.instrument === order.instrument && Math.sign(t.currentUnits) === -Math.sign(units));
     const closed: Json[] = [];
     let reduced: Json | undefined;
     const fillId = String(this.lastId + 1);
@@ -747,6 +799,46 @@ export class FakeV20Venue {
       ...(takeProfitOrder ? { takeProfitOrder } : {}),
       ...(stopLossOrder ? { stopLossOrder } : {}),
     };
+  }
+
+  /** TradeSummary: a trade with its dependent orders by id. */
+  private tradeSummary(t: VenueTrade): Json {
+    const { takeProfitOrder, stopLossOrder, ...trade } = this.tradeBody(t);
+    return {
+      ...trade,
+      ...(takeProfitOrder ? { takeProfitOrderID: t.takeProfitOrderID } : {}),
+      ...(stopLossOrder ? { stopLossOrderID: t.stopLossOrderID } : {}),
+    };
+  }
+
+  /** Position: per instrument, the open trades of each side (the account is not hedging: one side holds units). */
+  private positions(instruments: string[]): Json[] {
+    return instruments.map((instrument) => {
+      const open = this.openTrades().filter((t) => t.instrument === instrument);
+      const side = (sign: 1 | -1): Json => {
+        const trades = open.filter((t) => Math.sign(t.currentUnits) === sign);
+        const units = trades.reduce((sum, t) => sum + t.currentUnits, 0);
+        const spec = this.specOf(instrument)!;
+        const averagePrice = units === 0 ? undefined : this.priceText(spec, trades.reduce((s, t) => s + Number(t.price) * t.currentUnits, 0) / units);
+        return {
+          units: String(units),
+          ...(averagePrice ? { averagePrice, tradeIDs: trades.map((t) => t.id) } : {}),
+          pl: money(trades.reduce((s, t) => s + t.realizedPL, 0)),
+          financing: money(0),
+          unrealizedPL: money(trades.reduce((s, t) => s + this.unrealizedPL(t), 0)),
+        };
+      };
+      return {
+        instrument,
+        pl: money([...this.trades.values()].filter((t) => t.instrument === instrument).reduce((s, t) => s + t.realizedPL, 0)),
+        financing: money(0),
+        commission: money(0),
+        unrealizedPL: money(open.reduce((s, t) => s + this.unrealizedPL(t), 0)),
+        marginUsed: money(open.reduce((s, t) => s + this.margin(t.instrument, t.currentUnits), 0)),
+        long: side(1),
+        short: side(-1),
+      };
+    });
   }
 
   private openTrades(): VenueTrade[] {

@@ -79,6 +79,16 @@ describe('OandaTerminal against the fake v20 server', () => {
     expect((await s.terminal.positions())[0]).toMatchObject({ ticket: opened.position, comment: 'sig-1', volume: '0.01' });
   });
 
+  it('keeps a long of one instrument open when a sell of another fills: the account reduces the other side of the same instrument only', async () => {
+    const long = await s.terminal.orderSend(buy());
+    const short = await s.terminal.orderSend(buy({ symbol: 'USDJPY', type: 'sell', comment: 'sig-2' }));
+    const positions = await s.terminal.positions();
+    expect(positions.map((p) => [p.ticket, p.symbol, p.side])).toEqual([
+      [long.position, 'EURUSD', 'buy'],
+      [short.position, 'USDJPY', 'sell'],
+    ]);
+  });
+
   it('refuses a stop already crossed with 10016 without sending it: OANDA would fill it at once and close the trade', async () => {
     const opened = await s.terminal.orderSend(buy());
     const tick = (await s.terminal.tick('EURUSD'))!;
