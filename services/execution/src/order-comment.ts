@@ -4,6 +4,10 @@ import { createHash } from 'node:crypto';
 export const MT5_COMMENT_LENGTH = 31;
 /** Never fewer tag characters than this (48 bits), however long the source slug. */
 const MIN_TAG_LENGTH = 12;
+/** The fewest characters of a comment a venue keeps: MetaApi's 26 (it cuts what the terminal would keep). */
+const SHORTEST_KEPT_COMMENT_LENGTH = 26;
+/** Tag characters left of a comment a venue cut, the source slug at its longest: where a comment is still the service's. */
+const FEWEST_KEPT_TAG_LENGTH = SHORTEST_KEPT_COMMENT_LENGTH - (MT5_COMMENT_LENGTH - MIN_TAG_LENGTH);
 
 /** A short, uniform tag of a signal_id: the hex SHA-256 of the lower-case id, cut to `length`. */
 export function signalTag(signalId: string, length: number): string {
@@ -26,8 +30,14 @@ export function commentPrefix(source: string): string {
   return `${source.slice(0, MT5_COMMENT_LENGTH - 1 - MIN_TAG_LENGTH)}:`;
 }
 
-/** The source slug an order comment carries (as cut to fit), or null when the comment is not one of the service's. */
+const SERVICE_COMMENT = new RegExp(`^([a-z0-9]+(?:[-_][a-z0-9]+)*):[0-9a-f]{${FEWEST_KEPT_TAG_LENGTH},30}$`);
+
+/**
+ * The source slug an order comment carries (as cut to fit), or null when the comment is not one
+ * of the service's; also when the venue kept fewer than 31 characters of it (MetaApi: 26), as
+ * long as some of its tag is left.
+ */
 export function sourceOfComment(comment: string): string | null {
-  const m = /^([a-z0-9]+(?:[-_][a-z0-9]+)*):[0-9a-f]{12,30}$/.exec(comment);
+  const m = SERVICE_COMMENT.exec(comment);
   return m ? (m[1] as string) : null;
 }

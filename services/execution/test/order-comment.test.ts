@@ -39,6 +39,11 @@ describe('source of an order comment', () => {
     expect(sourceOfComment(comment)).toBe('a-very-long-signal');
   });
 
+  it('reads the slug back from a comment a venue kept 26 characters of (MetaApi), the slug at its longest', () => {
+    expect(sourceOfComment(orderComment('fxdesk-strategy', id).slice(0, 26))).toBe('fxdesk-strategy');
+    expect(sourceOfComment(orderComment('a-very-long-signal-provider-slug', id).slice(0, 26))).toBe('a-very-long-signal');
+  });
+
   it('is null for a comment the service did not write', () => {
     expect(sourceOfComment('placed by hand')).toBeNull();
   });
