@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Clock } from '@fxdesk/primitives';
 import type { AccountReader } from './account.js';
-import { CTraderAccount, CTraderFeed, CTraderTerminal, ctraderUrl, fileTokenStore, type TokenStatus } from './ctrader/index.js';
+import { CTRADER_HOSTS, CTraderAccount, CTraderFeed, CTraderTerminal, ctraderUrl, fileTokenStore, type TokenStatus } from './ctrader/index.js';
 import type { QuoteFeed } from './feed.js';
-import { metaApiClientUrl, MetaApiAccountReader, MetaApiFeed, MetaApiTerminal, type MetaApiConnectionOptions } from './metaapi/index.js';
-import { oandaBaseUrl, OandaAccountReader, OandaFeed, OandaTerminal } from './oanda/index.js';
+import { metaApiClientUrl, MetaApiAccountReader, MetaApiFeed, MetaApiTerminal, type MetaApiConnectionOptions, type MetaApiTradeMode } from './metaapi/index.js';
+import { OANDA_HOSTS, OANDA_STREAM_HOSTS, oandaBaseUrl, OandaAccountReader, OandaFeed, OandaTerminal } from './oanda/index.js';
 import type { TerminalCallStats, TradingTerminal } from './terminal.js';
 import type { RealVenue, VenueSettings } from './venue-settings.js';
 
@@ -21,6 +21,16 @@ export interface VenueOptions {
   catalog?: string[];
 }
 
+/** Whose money an account trades, and what says so: a setting, a host, or the account itself. */
+export interface VenueEnvironment {
+  /** `practice` (OANDA), `demo` or `contest` (cTrader, MT5), `live`; `unknown` (the account does not say) counts as live. */
+  name: 'practice' | 'demo' | 'contest' | 'live' | 'unknown';
+  /** Real money, or not known to be otherwise. */
+  isLive: boolean;
+  /** What told, e.g. `OANDA_ENVIRONMENT=practice`, `the account's type ACCOUNT_TRADE_MODE_DEMO`. */
+  source: string;
+}
+
 /** A terminal and the call counts it keeps, for the execution service's /metrics. */
 export type CountedTerminal = TradingTerminal & { readonly stats: TerminalCallStats };
 
@@ -35,6 +45,12 @@ export interface VenueConnection {
   terminal(): CountedTerminal;
   accountReader(): AccountReader;
   feed(): QuoteFeed;
+  /**
+   * Whose money the account trades: OANDA's and cTrader's from their ENVIRONMENT setting and host
+   * overrides (a host of the live environment is live whatever the setting says), MetaApi's from
+   * the account's own trade mode (a read).
+   */
+  environment(): Promise<VenueEnvironment>;
   /** Readiness checks of the venue's own (cTrader: `ctrader_token`, the access token works or can be renewed). */
   checks(): Record<string, () => TokenStatus>;
   /** Closes every role built, then the connection they share. */
@@ -90,9 +106,20 @@ function openOanda(settings: VenueSettings, options: VenueOptions): VenueConnect
     terminal: terminal.get,
     accountReader: reader.get,
     feed: feed.get,
+    environment: async () => oandaEnvironment(settings),
     checks: () => ({}),
     close: () => closeAll([terminal, reader, feed]),
   };
+}
+
+function oandaEnvironment(settings: VenueSettings): VenueEnvironment {
+  if (settings.OANDA_ENVIRONMENT === 'live') return { name: 'live', isLive: true, source: 'OANDA_ENVIRONMENT=live' };
+  const liveHosts = [OANDA_HOSTS.live, OANDA_STREAM_HOSTS.live].map((url) => new URL(url).host);
+  for (const name of ['OANDA_BASE_URL', 'OANDA_STREAM_BASE_URL'] as const) {
+    const url = settings[name];
+    if (url !== undefined && liveHosts.includes(new URL(url).host)) return { name: 'live', isLive: true, source: `${name} is fxTrade's live host` };
+  }
+  return { name: 'practice', isLive: false, source: 'OANDA_ENVIRONMENT=practice' };
 }
 
 function openMetaApi(settings: VenueSettings, options: VenueOptions): VenueConnection {
@@ -130,9 +157,16 @@ function openMetaApi(settings: VenueSettings, options: VenueOptions): VenueConne
     terminal: terminal.get,
     accountReader: reader.get,
     feed: feed.get,
+    environment: async () => metaApiEnvironment(await reader.get().tradeMode()),
     checks: () => ({}),
     close: () => closeAll([terminal, reader, feed]),
   };
+}
+
+function metaApiEnvironment(mode: MetaApiTradeMode): VenueEnvironment {
+  if (mode === 'unknown') return { name: 'unknown', isLive: true, source: 'the account gives no known type (ACCOUNT_TRADE_MODE_*)' };
+  const source = `the account's type ACCOUNT_TRADE_MODE_${mode.toUpperCase()}`;
+  return mode === 'real' ? { name: 'live', isLive: true, source } : { name: mode, isLive: false, source };
 }
 
 function openCTrader(settings: VenueSettings, options: VenueOptions): VenueConnection {
@@ -162,8 +196,19 @@ function openCTrader(settings: VenueSettings, options: VenueOptions): VenueConne
     terminal: terminal.get,
     accountReader: reader.get,
     feed: session.get,
+    environment: async () => ctraderEnvironment(settings),
     checks: () => ({ ctrader_token: () => session.get().tokenStatus() }),
     // The roles first (they stop listening), then the session they share.
     close: () => closeAll([terminal, reader, session]),
   };
+}
+
+/** cTrader's live proxies are `live.ctraderapi.com` and the regional `live-<region>` names of its older list. */
+function ctraderEnvironment(settings: VenueSettings): VenueEnvironment {
+  if (settings.CTRADER_ENVIRONMENT === 'live') return { name: 'live', isLive: true, source: 'CTRADER_ENVIRONMENT=live' };
+  const host = settings.CTRADER_HOST?.replace(/^wss?:\/\//, '');
+  if (host !== undefined && (host === CTRADER_HOSTS.live || /^live-[a-z0-9]+\.ctraderapi\.com$/i.test(host))) {
+    return { name: 'live', isLive: true, source: `CTRADER_HOST is a live proxy (${host})` };
+  }
+  return { name: 'demo', isLive: false, source: 'CTRADER_ENVIRONMENT=demo' };
 }

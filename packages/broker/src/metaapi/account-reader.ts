@@ -14,9 +14,11 @@ import {
   positionsOf,
   summaryOf,
   termsOf,
+  tradeModeOf,
   tradeOfPosition,
   transactionOf,
   type AccountBook,
+  type MetaApiTradeMode,
   type SymbolTerms,
 } from './account-records.js';
 import { metaApiClients, untilSynchronized, type MetaApiClients, type MetaApiConnectionOptions } from './clients.js';
@@ -91,6 +93,14 @@ export class MetaApiAccountReader implements AccountReader {
       trades,
       orders,
     };
+  }
+
+  /**
+   * Whose money the account trades (account-information's `type`): demo, contest or real. Kept
+   * apart from the summary, whose OANDA-shaped record the account service serves as it is.
+   */
+  async tradeMode(): Promise<MetaApiTradeMode> {
+    return tradeModeOf(await this.get('/account-information', AccountInformationSchema));
   }
 
   /** Every symbol the account lists (`GET …/symbols`), or those named, as OANDA instruments. */

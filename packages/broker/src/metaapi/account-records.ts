@@ -97,6 +97,20 @@ export function summaryOf(id: string, book: AccountBook): AccountSummary {
   };
 }
 
+/** MT5's ACCOUNT_TRADE_MODE of an account: demo or contest money, or real money; `unknown` when MetaApi gives another or none. */
+export type MetaApiTradeMode = 'demo' | 'contest' | 'real' | 'unknown';
+
+const TRADE_MODES: Record<string, MetaApiTradeMode> = {
+  ACCOUNT_TRADE_MODE_DEMO: 'demo',
+  ACCOUNT_TRADE_MODE_CONTEST: 'contest',
+  ACCOUNT_TRADE_MODE_REAL: 'real',
+};
+
+/** The trade mode of MetatraderAccountInformation's `type`. */
+export function tradeModeOf(info: WireAccountInformation): MetaApiTradeMode {
+  return (info.type !== undefined && TRADE_MODES[info.type]) || 'unknown';
+}
+
 /** An open MT5 position as an OANDA trade; its initial units from its entry deals in the window, else its current volume. */
 export function tradeOfPosition(position: WirePosition, terms: SymbolTerms, deals: WireDeal[]): Trade {
   const side = position.type === 'POSITION_TYPE_BUY' ? 'buy' : 'sell';

@@ -28,6 +28,8 @@ export const AccountInformationSchema = z.object({
   credit: z.number().optional(),
   /** "account name" */
   name: z.string().optional(),
+  /** "account type": ACCOUNT_TRADE_MODE_DEMO, ACCOUNT_TRADE_MODE_CONTEST or ACCOUNT_TRADE_MODE_REAL. */
+  type: z.string().optional(),
 });
 export type WireAccountInformation = z.output<typeof AccountInformationSchema>;
 

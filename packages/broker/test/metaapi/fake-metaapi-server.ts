@@ -109,6 +109,8 @@ export interface FakeMetaApiOptions {
   fillingModes?: Record<string, string[]>;
   /** CPU credits per second per API, and what each request costs; no limit when omitted. */
   creditLimit?: { creditsPerSecond: number; creditsPerRequest: number };
+  /** account-information's `type` (ACCOUNT_TRADE_MODE_REAL: a real-money account); default ACCOUNT_TRADE_MODE_DEMO. */
+  tradeMode?: string;
 }
 
 /** A Saturday, to ask the market whether it keeps weekend hours. */
@@ -420,6 +422,7 @@ export class FakeMetaApiServer {
       name: 'Fake Trader',
       login: 5_012_345,
       credit: 0,
+      type: this.options.tradeMode ?? 'ACCOUNT_TRADE_MODE_DEMO',
     };
   }
 
