@@ -4,6 +4,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { FAKE_SYMBOLS, type FakeSymbol } from './fake-symbols.js';
 import { FAKE_ASSETS, FakeTradingAccount, volumeTerms, type FakeAccountOptions } from './fake-trading.js';
 import { messageText } from '../../src/ctrader/wire.js';
+import type { SimulatedMarket } from '../../src/simulated/market.js';
+import type { Bar, Timeframe } from '../../src/types.js';
 
 /**
  * A local stand-in for a cTrader Open API proxy on its JSON port: a `ws` server speaking the
@@ -21,7 +23,7 @@ import { messageText } from '../../src/ctrader/wire.js';
  * - trendbars (2137 → 2138) as low + deltas with `utcTimestampInMinutes`, newest `count` of
  *   [from, to] (INCORRECT_BOUNDARIES past the period's widest span, before 0 or after
  *   2147483646000), at most `trendbarChunkSize` of them (the newest, with `hasMore`), bars only
- *   where the market was open; at most 5 historical requests per second
+ *   where the market was open; at most 5 historical requests per second on each connection
  *   (REQUEST_FREQUENCY_EXCEEDED beyond);
  * - each heartbeat (51) answered with one; the version request (2104 → 2105);
  * - subscriptions belong to a connection: a new connection starts with none;
@@ -39,6 +41,9 @@ import { messageText } from '../../src/ctrader/wire.js';
  *   ProtoOAErrorRes (2142, in Unix seconds).
  * - trading and account messages on the same authorized connection: see FakeTradingAccount
  *   (fake-trading.ts); ProtoOADealListReq counts among the historical requests.
+ * Prices: a still mid of each symbol that `priceSwing` moves, and deterministic trendbars; or,
+ * with a `market`, the simulated market's ticks and bid bars for every symbol it lists (spots,
+ * fills and trendbars alike), so a strategy decides on bars whose prices it trades at.
  * Faults on demand: go down (drop every connection and refuse new ones with HTTP 503), come
  * back, drop connections, stop answering anything while keeping the socket open, ignore one
  * payload type, change the valid token or expire it, push any event, push a spot event, a
@@ -84,8 +89,10 @@ export interface FakeCTraderOptions {
   account?: FakeAccountOptions;
   /** Moves every mid price up and down by up to `points` (in 1/100000) over `periodTicks` ticks, so that stops get hit. Default: still. */
   priceSwing?: { points: number; periodTicks: number };
-  /** Historical requests allowed in any second (the documented 5 by default). */
+  /** Historical requests allowed in any second on one connection (the documented 5 by default). */
   historicalRequestsPerSecond?: number;
+  /** Prices of the symbols it lists, on the server's clock: its ticks are the spots, its bars the trendbars. */
+  market?: SimulatedMarket;
 }
 
 /** A fault armed on the next request of one of `payloadTypes` (any account request when absent). */
@@ -109,6 +116,8 @@ interface Session {
   token: string | undefined;
   subscribed: Set<number>;
   lastSent: Map<number, { bid: number; ask: number }>;
+  /** Arrival times of its historical requests over the last second (the limit is per connection). */
+  historicalTimes: number[];
 }
 
 const PERIOD_MINUTES: Record<string, number> = { M1: 1, M5: 5, M15: 15, M30: 30, H1: 60, H4: 240, D1: 1440 };
@@ -147,6 +156,8 @@ export class FakeCTraderServer {
   readonly errorsSent: string[] = [];
   /** Each trendbars answer: the request's bounds, how many bars it held, whether it was cut short. */
   readonly trendbarResponses: { from: number; to: number; bars: number; hasMore: boolean }[] = [];
+  /** Every spot event sent, with the prices it carried (in 1/100000; a side left out is absent). */
+  readonly spotsSent: { symbolId: number; bid?: number; ask?: number; timestamp: number }[] = [];
   clientId: string = FAKE_CREDENTIALS.clientId;
   clientSecret: string = FAKE_CREDENTIALS.clientSecret;
   accessToken: string = FAKE_CREDENTIALS.accessToken;
@@ -163,6 +174,7 @@ export class FakeCTraderServer {
   private readonly accessTokenLifetimeSeconds: number;
   private readonly priceSwing: { points: number; periodTicks: number } | undefined;
   private readonly historicalLimit: number;
+  private readonly market: SimulatedMarket | undefined;
   private readonly faults: FakeFault[] = [];
   /** Symbols with a holiday today (closeMarket). */
   private readonly closedSymbols = new Set<number>();
@@ -171,7 +183,6 @@ export class FakeCTraderServer {
   private maintenance: { untilMs: number; payloadType: 50 | 2142 } | undefined;
   private readonly sessions = new Set<Session>();
   private readonly ignored = new Set<number>();
-  private readonly historicalTimes: number[] = [];
   private server!: WebSocketServer;
   private spotTimer: TimerHandle | undefined;
   private tick = 0;
@@ -188,6 +199,7 @@ export class FakeCTraderServer {
     this.accessTokenLifetimeSeconds = options.accessTokenLifetimeSeconds ?? 2_628_000;
     this.priceSwing = options.priceSwing;
     this.historicalLimit = options.historicalRequestsPerSecond ?? 5;
+    this.market = options.market;
     this.trading = new FakeTradingAccount(
       this.accountId,
       () => this.clock.now(),
@@ -320,6 +332,7 @@ export class FakeCTraderServer {
       token: undefined,
       subscribed: new Set(),
       lastSent: new Map(),
+      historicalTimes: [],
     };
     this.sessions.add(session);
     socket.on('close', () => this.sessions.delete(session));
@@ -406,9 +419,9 @@ export class FakeCTraderServer {
         for (const id of ids) session.subscribed.delete(id);
         return answer(2130, account);
       case 2137:
-        return this.trendbars(payload, answer, fail);
+        return this.trendbars(session, payload, answer, fail);
       case 2133:
-        if (!this.takeHistoricalSlot()) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
+        if (!this.takeHistoricalSlot(session)) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
         this.trading.handle(message.payloadType, payload, answer);
         return;
       default:
@@ -418,12 +431,13 @@ export class FakeCTraderServer {
   }
 
   private trendbars(
+    session: Session,
     payload: Record<string, unknown>,
     answer: (type: number, body: Record<string, unknown>) => void,
     fail: (code: string, text: string) => void,
   ): void {
     const now = this.clock.now();
-    if (!this.takeHistoricalSlot()) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
+    if (!this.takeHistoricalSlot(session)) return fail('REQUEST_FREQUENCY_EXCEEDED', 'Request frequency is reached');
     const period = typeof payload.period === 'number' ? PERIOD_NAMES[payload.period] : String(payload.period);
     const symbol = this.symbol(Number(payload.symbolId));
     if (!symbol) return fail('SYMBOL_NOT_FOUND', 'Symbol not found');
@@ -436,26 +450,39 @@ export class FakeCTraderServer {
     // count: "Limit number of trend bars in response back from toTimestamp".
     const count = payload.count === undefined ? Infinity : Number(payload.count);
     const stepMs = (PERIOD_MINUTES[period] as number) * 60_000;
+    const marketBars = this.marketBars(symbol, period, from, Math.min(to, now), count);
     const bars: Record<string, unknown>[] = [];
     let hasMore = false;
     for (let open = Math.floor(to / stepMs) * stepMs; open >= from && bars.length < count; open -= stepMs) {
       if (open > now || open < (symbol.historyStartMs ?? 0) || !isOpen(symbol, open)) continue;
+      const bar = marketBars ? marketBars.get(open) : trendbar(symbol, open / 60_000, period);
+      if (!bar) continue;
       if (bars.length === this.trendbarChunkSize) {
         hasMore = true;
         break;
       }
-      bars.unshift(trendbar(symbol, open / 60_000, period));
+      bars.unshift(bar);
     }
     this.trendbarResponses.push({ from, to, bars: bars.length, hasMore });
     answer(2138, { ctidTraderAccountId: this.accountId, period, symbolId: symbol.symbolId, trendbar: bars, hasMore });
   }
 
+  /** The market's bars of the symbol from `from` to `atMs` (the last one forming), by open time; undefined without a market that lists it. */
+  private marketBars(symbol: FakeSymbol, period: string, from: number, atMs: number, count: number): Map<number, Record<string, unknown>> | undefined {
+    if (!this.market?.spec(symbol.symbolName) || atMs < from) return undefined;
+    const stepMs = (PERIOD_MINUTES[period] as number) * 60_000;
+    const wanted = Math.min(count, Math.floor(atMs / stepMs) - Math.floor(from / stepMs) + 1);
+    const bars = this.market.bars(symbol.symbolName, period as Timeframe, wanted, atMs);
+    return new Map(bars.map((bar) => [bar.time * 1000, trendbarOf(bar, period)]));
+  }
+
   /** One more historical request in the sliding second, or false past the limit. */
-  private takeHistoricalSlot(): boolean {
+  private takeHistoricalSlot(session: Session): boolean {
     const now = this.clock.now();
-    while (this.historicalTimes.length > 0 && (this.historicalTimes[0] as number) <= now - 1000) this.historicalTimes.shift();
-    if (this.historicalTimes.length >= this.historicalLimit) return false;
-    this.historicalTimes.push(now);
+    const times = session.historicalTimes;
+    while (times.length > 0 && (times[0] as number) <= now - 1000) times.shift();
+    if (times.length >= this.historicalLimit) return false;
+    times.push(now);
     return true;
   }
 
@@ -523,6 +550,12 @@ export class FakeCTraderServer {
     const payload: Record<string, unknown> = { ctidTraderAccountId: this.accountId, symbolId: symbol.symbolId, timestamp: this.clock.now() };
     if (isFull || last?.bid !== bid) payload.bid = bid;
     if (isFull || last?.ask !== ask) payload.ask = ask;
+    this.spotsSent.push({
+      symbolId: symbol.symbolId,
+      bid: payload.bid as number | undefined,
+      ask: payload.ask as number | undefined,
+      timestamp: this.clock.now(),
+    });
     this.send(session, { payloadType: 2131, payload });
   }
 
@@ -539,6 +572,8 @@ export class FakeCTraderServer {
 
   /** Bid and ask of the current tick, in 1/100000. */
   private quoteOf(symbol: FakeSymbol): { bid: number; ask: number } {
+    const tick = this.market?.spec(symbol.symbolName) ? this.market.lastTick(symbol.symbolName) : null;
+    if (tick) return { bid: Math.round(tick.bid * 100_000), ask: Math.round(tick.ask * 100_000) };
     const swing = this.priceSwing ? Math.round(triangle(this.tick, this.priceSwing.periodTicks) * this.priceSwing.points) : 0;
     const ask = symbol.basePrice + swing + symbol.spread + (Math.floor(this.tick / 2) % 5) * 3;
     return { bid: ask - symbol.spread - (this.tick % 3), ask };
@@ -583,6 +618,21 @@ function triangle(tick: number, period: number): number {
 export function trendbar(symbol: FakeSymbol, minute: number, period: string): Record<string, unknown> {
   const low = symbol.basePrice - symbol.spread * 4 + ((minute * 7) % 23) * 5;
   return { volume: 10 + (minute % 50), period, low, deltaOpen: (minute % 7) * 4, deltaClose: (minute % 5) * 6, deltaHigh: 40, utcTimestampInMinutes: minute };
+}
+
+/** A bar of the market as a trendbar: low and deltas in 1/100000. */
+function trendbarOf(bar: Bar, period: string): Record<string, unknown> {
+  const low = Math.round(bar.low * 100_000);
+  const points = (price: number) => Math.round(price * 100_000) - low;
+  return {
+    volume: bar.tickVolume,
+    period,
+    low,
+    deltaOpen: points(bar.open),
+    deltaClose: points(bar.close),
+    deltaHigh: points(bar.high),
+    utcTimestampInMinutes: bar.time / 60,
+  };
 }
 
 /** The symbol's weekly schedule (UTC in this fake). */

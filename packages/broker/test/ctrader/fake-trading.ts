@@ -40,7 +40,7 @@ export interface FakeAccountOptions {
 
 export type Answer = (payloadType: number, payload: Record<string, unknown>) => void;
 
-interface Position {
+export interface Position {
   positionId: number;
   symbolId: number;
   side: 'BUY' | 'SELL';
@@ -80,7 +80,7 @@ interface Order {
   closingOrder: boolean;
 }
 
-interface Deal {
+export interface Deal {
   dealId: number;
   orderId: number;
   positionId: number;
@@ -194,6 +194,16 @@ export class FakeTradingAccount {
       default:
         return false;
     }
+  }
+
+  /** The positions open now, as the broker holds them (volume in cents of units, prices in 1/100000). */
+  openPositions(): Readonly<Position>[] {
+    return [...this.positions.values()].filter((p) => p.isOpen);
+  }
+
+  /** The deals of a position, oldest first (a closing deal carries `close`). */
+  dealsOf(positionId: number): Readonly<Deal>[] {
+    return this.deals.filter((d) => d.positionId === positionId);
   }
 
   /** One tick of the market: resting orders fill or expire, stops close their positions. */

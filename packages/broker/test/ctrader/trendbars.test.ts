@@ -1,14 +1,16 @@
+import { ManualClock } from '@fxdesk/primitives';
 import { describe, expect, it } from 'vitest';
-import type { CTraderFeed } from '../../src/ctrader/feed.js';
+import { CTraderFeed } from '../../src/ctrader/feed.js';
 import { decodeTrendbar } from '../../src/ctrader/prices.js';
 import { isWeeklyOpen } from '../../src/simulated/market-hours.js';
-import type { Bar } from '../../src/types.js';
+import { SimulatedMarket } from '../../src/simulated/market.js';
+import type { Bar, Quote } from '../../src/types.js';
 import { TrendbarSchema } from '../../src/ctrader/wire.js';
 import { WEDNESDAY_NOON } from '../fixtures.js';
-import { settle } from './drive.js';
-import { trendbar } from './fake-ctrader-server.js';
+import { drive, settle } from './drive.js';
+import { FAKE_CREDENTIALS, FakeCTraderServer, trendbar } from './fake-ctrader-server.js';
 import { FAKE_SYMBOLS } from './fake-symbols.js';
-import { startRig, type FeedRig } from './setup.js';
+import { anotherFeed, startRig, type FeedRig } from './setup.js';
 
 const EURUSD = FAKE_SYMBOLS[0]!;
 
@@ -183,5 +185,40 @@ describe('cTrader trendbars by range', () => {
     await feed.connect();
     await expect(feed.trendbarsBetween('NOSUCH', 'M1', 0, 1, 5)).rejects.toMatchObject({ kind: 'not_found' });
     await expect(feed.trendbarsBetween('EURUSD', 'M1', 0, 1, -1)).rejects.toMatchObject({ kind: 'rejected' });
+  });
+});
+
+describe('the fake cTrader server’s historical-data limit', () => {
+  it('gives each connection its own five historical requests a second, as the Open API limits each connection', async () => {
+    const rig = await startRig();
+    const other = anotherFeed(rig);
+    await Promise.all([rig.feed.connect(), other.connect()]);
+    const reads = [rig.feed, other].flatMap((feed) => ['EURUSD', 'GBPUSD', 'USDJPY', 'XAUUSD', 'USDTRY'].map((symbol) => feed.trendbars(symbol, 'M1', 3)));
+    expect((await Promise.all(reads)).every((bars) => bars.length === 3)).toBe(true);
+    expect(rig.fake.messages(2137)).toHaveLength(10);
+    expect(rig.fake.errorsSent).not.toContain('REQUEST_FREQUENCY_EXCEEDED');
+  });
+});
+
+describe('the fake cTrader server over a simulated market', () => {
+  it('serves the market’s bid bars as trendbars and its ticks as spots', async () => {
+    const clock = new ManualClock(WEDNESDAY_NOON + 30_000);
+    const market = new SimulatedMarket({ seed: 'ctrader-fake-market', tickIntervalMs: 1000, marketHours: true, clock });
+    const fake = await FakeCTraderServer.start({ clock, market });
+    const feed = new CTraderFeed({ ...FAKE_CREDENTIALS, url: fake.url, clock });
+    const quotes: Quote[] = [];
+    feed.onQuote((quote) => quotes.push(quote));
+    try {
+      await feed.connect();
+      const bars = await feed.trendbars('EURUSD', 'M1', 5);
+      expect(bars).toEqual(market.bars('EURUSD', 'M1', 5).map((bar) => ({ ...bar, spread: null })));
+      await feed.subscribe(['EURUSD']);
+      await drive(clock, feed, 3_000);
+      const tick = market.lastTick('EURUSD')!;
+      expect(quotes.at(-1)).toMatchObject({ symbol: 'EURUSD', bid: tick.bid, ask: tick.ask });
+    } finally {
+      await feed.close();
+      await fake.close();
+    }
   });
 });
