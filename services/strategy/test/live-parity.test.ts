@@ -1,18 +1,16 @@
-import { SimulatedMarket, SimulatedTerminal } from '@fxdesk/broker';
-import { ExecutionClient } from '@fxdesk/client';
+import { SimulatedMarket } from '@fxdesk/broker';
 import { ManualClock } from '@fxdesk/primitives';
 import type { ActionRecord, JournalTrade, OpenPosition, StrategySignal } from '@fxdesk/schemas';
 import { pnlOf, rMultipleOf } from '@fxdesk/trading';
 import { describe, expect, it } from 'vitest';
-import { API_KEY, buildTestApp } from '../../execution/test/helpers.js';
 import { runBacktest, ratesFromCandles, type BacktestPair, type Trade } from '../src/lab/backtest.js';
 import { columnsOf } from '../src/lab/columns.js';
-import { candleOfSimulatedBar, type MarketCandle, type MarketSource } from '../src/market-source.js';
+import { candleOfSimulatedBar } from '../src/market-source.js';
 import { paperFillsOf } from '../src/paper-account.js';
 import { rulesOf } from '../src/rules.js';
 import type { SignalDecision } from '../src/signal-rule.js';
-import { SimulatedSource } from '../src/simulated-source.js';
 import { harness, testConfig } from './helpers.js';
+import { midOf, midSource, openTickOf, RECORDED, simulatedVenue } from './live-desk.js';
 
 /*
  * Issue 23's "live on the simulated terminal equals the lab": the strategy's live run (dry_run
@@ -24,47 +22,8 @@ import { harness, testConfig } from './helpers.js';
  */
 
 const MINUTE = 60_000;
-const WARMUP = 300;
 /** 3 000 M1 closes of EUR_USD (two days): about 200 trades, every exit reason among them. */
-const CLOSES = 3000;
-const INSTRUMENT = 'EUR_USD';
-const SYMBOL = 'EURUSD';
-const DIGITS = 5;
-/** Monday 2026-01-05 00:00 UTC: the market's history starts here, the live run WARMUP minutes later. */
-const HISTORY_FROM = Date.UTC(2026, 0, 5);
-
-/**
- * A bar of bid prices (the simulated market's, as MT5 charts them) as the mid candle the lab's fill
- * model reads: every tick of a simulated minute has the minute's spread, so an M1 bar's mid prices
- * are its bid prices plus half its spread, and its bid and ask are the venue's, tick for tick.
- */
-function midOf(candle: MarketCandle): MarketCandle {
-  const half = (candle.spread ?? 0) / 2;
-  return { ...candle, open: candle.open + half, high: candle.high + half, low: candle.low + half, close: candle.close + half };
-}
-
-/** The market's closed M1 candles as mid candles, and no quote stream (the test delivers each close). */
-function midSource(market: SimulatedMarket): MarketSource {
-  const bars = new SimulatedSource(market);
-  return {
-    name: 'simulated',
-    catalog: () => bars.catalog(),
-    closedCandles: async (symbol, timeframe, count) => (await bars.closedCandles(symbol, timeframe, count)).map(midOf),
-    subscribe: () => ({ close: () => {} }),
-    rate: (from, to) => market.rate(from, to),
-    close: async () => {},
-  };
-}
-
-/**
- * The instant of the first tick at or after `ms`: where a close decided at the candle boundary
- * `ms` meets the venue, as an order sent then meets the next price (the next candle's open).
- */
-function openTickOf(market: SimulatedMarket, ms: number): number {
-  const tick = market.ticksBetween(SYMBOL, ms, ms + MINUTE)[0];
-  if (!tick) throw new Error(`no ${SYMBOL} tick in the minute from ${new Date(ms).toISOString()}`);
-  return tick.time;
-}
+const { seed: SEED, instrument: INSTRUMENT, symbol: SYMBOL, digits: DIGITS, warmup: WARMUP, closes: CLOSES, historyFrom: HISTORY_FROM } = RECORDED;
 
 const minuteOf = (iso: string) => Math.floor(Date.parse(iso) / MINUTE) * 60;
 const seconds = (iso: string) => Date.parse(iso) / 1000;
@@ -98,7 +57,7 @@ function asFilledAtTheVenue(t: Trade, market: SimulatedMarket, stopLoss: number)
   if (t.exit_reason === 'time' || t.exit_reason === 'opposite_signal' || t.exit_reason === 'end_of_data') return t;
   const side = t.side === 'LONG' ? 1 : -1;
   const exitMs = Date.parse(t.exit_time);
-  const fromMs = exitMs === Date.parse(t.entry_time) ? openTickOf(market, exitMs) + 1 : exitMs;
+  const fromMs = exitMs === Date.parse(t.entry_time) ? openTickOf(market, SYMBOL, exitMs) + 1 : exitMs;
   const closing = (tick: { bid: number; ask: number }) => points(side === 1 ? tick.bid : tick.ask);
   // Beyond the level the lab filled at, against the position for a stop, with it for a target (a gapped open's price is the open tick's own).
   const beyond = t.exit_reason === 'target' ? side : -side;
@@ -115,13 +74,11 @@ describe('live on the simulated terminal equals the lab', () => {
     const startMs = HISTORY_FROM + WARMUP * MINUTE;
     // One market and one clock: the strategy's candles and the terminal's ticks.
     const clock = new ManualClock(startMs);
-    const market = new SimulatedMarket({ seed: 'live-parity', tickIntervalMs: 1000, marketHours: false, clock });
+    const market = new SimulatedMarket({ seed: SEED, tickIntervalMs: 1000, marketHours: false, clock });
     // The decision at the start meets the venue at the first tick of the candle after the warm-up.
-    clock.set(openTickOf(market, startMs));
-    const terminal = new SimulatedTerminal({ market, balance: '100000' });
-    await terminal.connect();
-    const execution = await buildTestApp({ terminal, clock });
-    const client = new ExecutionClient({ baseUrl: await execution.app.listen({ host: '127.0.0.1', port: 0 }), apiKey: API_KEY, timeoutMs: 60_000 });
+    clock.set(openTickOf(market, SYMBOL, startMs));
+    const venue = await simulatedVenue(market, clock);
+    const { client } = venue;
     const env = {
       TIMEFRAME: 'M1',
       MIN_CONFLUENCE: '1',
@@ -148,7 +105,7 @@ describe('live on the simulated terminal equals the lab', () => {
     try {
       expect((await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: false } })).statusCode).toBe(200);
       await h.settle();
-      for (let k = 1; k <= CLOSES; k++) await h.advance(openTickOf(market, startMs + k * MINUTE) - clock.now());
+      for (let k = 1; k <= CLOSES; k++) await h.advance(openTickOf(market, SYMBOL, startMs + k * MINUTE) - clock.now());
       await h.deps.liveJournal!.sync();
       for (let before: number | undefined; ;) {
         const page = await h.store.page({ limit: 500, before });
@@ -167,9 +124,7 @@ describe('live on the simulated terminal equals the lab', () => {
       }
     } finally {
       await h.close();
-      await client.close();
-      await execution.app.close();
-      await terminal.close();
+      await venue.close();
     }
 
     const candles = market.barsBetween(SYMBOL, 'M1', HISTORY_FROM, startMs + CLOSES * MINUTE).map((bar) => midOf(candleOfSimulatedBar(bar, DIGITS)));
