@@ -44,11 +44,19 @@ export interface PairPricing {
   fallbackSpread: number;
   /** Paid on the entry and on a stop exit. */
   slippage: number;
+  /** The venue's least distance of a stop or target from the price at the fill (its stops level); 0: none known. */
+  stopsLevel: number;
 }
 
-export function pricingOf(digits: number, fills: FillModel): PairPricing {
+/** A pair's pricing under the fill model, with the venue's stops level in points when its terms are known. */
+export function pricingOf(digits: number, fills: FillModel, stopsLevelPoints = 0): PairPricing {
   const point = 10 ** -digits;
-  return { point, fallbackSpread: (fills.spread_points ?? DEFAULT_SPREAD_POINTS) * point, slippage: fills.slippage_points * point };
+  return {
+    point,
+    fallbackSpread: (fills.spread_points ?? DEFAULT_SPREAD_POINTS) * point,
+    slippage: fills.slippage_points * point,
+    stopsLevel: stopsLevelPoints * point,
+  };
 }
 
 /** The candle's own spread, else the model's. */
@@ -73,11 +81,15 @@ export function entryPrice(side: 1 | -1, candle: FillCandle, pricing: PairPricin
 /**
  * Whether a broker takes an order filled at the candle's open with these stop and target: both
  * must lie beyond the price the position would close at then (the bid for a LONG, the ask for a
- * SHORT), on their own sides. MT5 refuses others ("invalid stops").
+ * SHORT), on their own sides, and at least the stops level from it. MT5 refuses others ("invalid
+ * stops"; the execution service's checkStopLevels).
  */
 export function areStopsValid(side: 1 | -1, stop: number, target: number, candle: FillCandle, pricing: PairPricing): boolean {
   const close = candle.open - (side * spreadOf(candle, pricing)) / 2;
-  return side === 1 ? stop < close && close < target : stop > close && close > target;
+  // A distance of exactly the level passes, as in the venue's decimals: a thousandth of a point absorbs the doubles' noise.
+  const least = pricing.stopsLevel - pricing.point / 1000;
+  const clears = (from: number, to: number) => from > to && from - to >= least;
+  return side === 1 ? clears(close, stop) && clears(target, close) : clears(stop, close) && clears(close, target);
 }
 
 export interface ExitFill {

@@ -12,21 +12,28 @@ import { areStopsValid, closeAtOpen, entryPrice, exitAtOpen, exitWithin, markPri
 /** What the account around a pair's position decides and is told. */
 export interface PositionHooks {
   /**
-   * The lots of an entry filled at `price` with `stop` on `candle`; 0 skips the signal. Where
-   * the portfolio's sizing from risk and its limits (open trades, exposure, daily loss…) decide.
+   * The lots of an entry of the signal decided at `entry` with `stop`, filling on `candle`; 0
+   * skips the signal. Where the portfolio's sizing from risk and its limits (open trades,
+   * exposure, daily loss…) decide. The risk is measured from the signal's entry, as live measures
+   * it before it sends (the spread and slippage paid at the fill come on top).
    */
-  lotsFor(side: 1 | -1, price: number, stop: number, candle: FillCandle): number;
+  lotsFor(side: 1 | -1, entry: number, stop: number, candle: FillCandle): number;
   /** The position opened at the candle's open (the position's fields hold it). */
   entered(candle: FillCandle): void;
   /** The position closes at `price` on `candle` for `reason` (its fields still hold it). */
   exited(candle: FillCandle, price: number, reason: ExitReason): void;
-  /** A signal was not traded: a position open on the pair, stops the broker would refuse at the open, or no volume. */
-  skipped(): void;
+  /** A signal was not traded: a position open on the pair at the open, stops the broker would refuse there, or no lots (lotsFor's 0). */
+  skipped(why: SkipWhy): void;
 }
+
+/** Why {@link PositionHooks.skipped}: `no_lots` is lotsFor's 0, whose reason the account knows. */
+export type SkipWhy = 'position_open' | 'invalid_stops' | 'no_lots';
 
 /** A signal waiting for the next candle's open. */
 export interface PendingEntry {
   side: 1 | -1;
+  /** The signal's entry price (the close it was decided on): the sizing measures the risk from it. */
+  entry: number;
   stop: number;
   target: number;
   /** Open time (epoch s) of the candle it was decided on. */
@@ -57,7 +64,7 @@ export class PairPosition implements PositionState {
   signalTime = 0;
   closing: CloseReason | null = null;
   hasPending = false;
-  readonly pending: PendingEntry = { side: 1, stop: 0, target: 0, signalTime: 0 };
+  readonly pending: PendingEntry = { side: 1, entry: 0, stop: 0, target: 0, signalTime: 0 };
 
   constructor(
     private readonly pricing: PairPricing,
@@ -70,16 +77,23 @@ export class PairPosition implements PositionState {
   /**
    * A candle's open and range, in the order its prices came: the exit decided at the last close
    * fills at the open (unless the open is already beyond the stop or the target, which rest at the
-   * broker: they fill first); then the pending signal enters at the open; then the stop or the
-   * target within the candle (both reached: the stop).
+   * broker: they fill first); then the pending signal enters at the open, when the pair is flat by
+   * then (a stop or target the open gapped through closed it first, as the venue fills those
+   * before an order sent at the close arrives), else it is skipped; then the stop or the target
+   * within the candle (both reached: the stop).
    */
   onCandle(candle: FillCandle): void {
-    if (this.isOpen && this.closing !== null) {
+    if (this.isOpen && (this.closing !== null || this.hasPending)) {
       const gap = exitAtOpen(this.side, this.stop, this.target, candle, this.pricing);
       if (gap !== null) this.exit(candle, gap.price, gap.reason === 'stop' ? this.stopReason : 'target');
-      else this.exit(candle, closeAtOpen(this.side, candle, this.pricing), this.closing);
+      else if (this.closing !== null) this.exit(candle, closeAtOpen(this.side, candle, this.pricing), this.closing);
     }
-    if (this.hasPending) this.enter(candle);
+    if (this.hasPending) {
+      if (this.isOpen) {
+        this.hasPending = false;
+        this.hooks.skipped('position_open');
+      } else this.enter(candle);
+    }
     if (this.isOpen) {
       const fill = exitWithin(this.side, this.stop, this.target, candle, this.pricing);
       if (fill !== null) this.exit(candle, fill.price, fill.reason === 'stop' ? this.stopReason : 'target');
@@ -93,19 +107,18 @@ export class PairPosition implements PositionState {
   }
 
   /**
-   * A signal at the candle's close (after {@link onClose}): it waits for the next open when the pair
-   * is flat or its position closes at that open; a signal of the other side closes the position
-   * there first when EXIT_ON_OPPOSITE_SIGNAL is on; otherwise it is skipped.
+   * A signal at the candle's close (after {@link onClose}), decided at `entry`: it waits for the
+   * next open, where it enters if the pair is flat by then (see {@link onCandle}); a signal of the
+   * other side closes the position there first when EXIT_ON_OPPOSITE_SIGNAL is on. A second signal
+   * while one waits is skipped.
    */
-  onSignal(side: 1 | -1, stop: number, target: number, signalTime: number): void {
-    if (this.hasPending) return this.hooks.skipped();
-    if (this.isOpen && this.closing === null) {
-      if (!isClosedBySignal(this.side, side, this.rules)) return this.hooks.skipped();
-      this.closing = 'opposite_signal';
-    }
+  onSignal(side: 1 | -1, entry: number, stop: number, target: number, signalTime: number): void {
+    if (this.hasPending) return this.hooks.skipped('position_open');
+    if (this.isOpen && this.closing === null && isClosedBySignal(this.side, side, this.rules)) this.closing = 'opposite_signal';
     this.hasPending = true;
     const p = this.pending;
     p.side = side;
+    p.entry = entry;
     p.stop = stop;
     p.target = target;
     p.signalTime = signalTime;
@@ -138,10 +151,10 @@ export class PairPosition implements PositionState {
   private enter(candle: FillCandle): void {
     this.hasPending = false;
     const { side, stop, target, signalTime } = this.pending;
-    if (!areStopsValid(side, stop, target, candle, this.pricing)) return this.hooks.skipped();
+    if (!areStopsValid(side, stop, target, candle, this.pricing)) return this.hooks.skipped('invalid_stops');
+    const lots = this.hooks.lotsFor(side, this.pending.entry, stop, candle);
+    if (lots === 0) return this.hooks.skipped('no_lots');
     const entry = entryPrice(side, candle, this.pricing);
-    const lots = this.hooks.lotsFor(side, entry, stop, candle);
-    if (lots === 0) return this.hooks.skipped();
     this.isOpen = true;
     this.side = side;
     this.entry = entry;

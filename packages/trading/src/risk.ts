@@ -221,6 +221,11 @@ export class RiskBook {
     this.open.set(id, entry);
   }
 
+  /** A position counted open that never opened (its order refused or cancelled): it leaves the count; the run of losses stays as it was. */
+  dropped(id: string): void {
+    this.open.delete(id);
+  }
+
   /** A position closed at `exitMs` with `pnl` (net, account currency): a loss extends the run, anything else ends it. */
   closed(id: string, pnl: number, exitMs: number): void {
     this.open.delete(id);

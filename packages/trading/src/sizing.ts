@@ -12,6 +12,11 @@ export interface VolumeTerms {
   volumeMin: string;
   volumeMax: string;
   volumeStep: string;
+  /**
+   * The least distance of a stop or target from the price at the fill, in points
+   * (SYMBOL_TRADE_STOPS_LEVEL); absent: not known, only their sides are checked.
+   */
+  stopsLevel?: number;
 }
 
 export interface RiskSizingInput {

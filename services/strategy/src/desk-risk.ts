@@ -158,6 +158,14 @@ export class DeskRisk {
     void this.keep(account);
   }
 
+  /** A position counted open whose order opened nothing: it leaves the book without being a trade. */
+  async dropped(account: RiskAccount, id: string): Promise<void> {
+    const a = this.of(account);
+    a.book.dropped(id);
+    a.open.delete(id);
+    await this.keep(account);
+  }
+
   async closed(account: RiskAccount, id: string, pnl: number, exitMs: number): Promise<void> {
     const a = this.of(account);
     a.book.closed(id, pnl, exitMs);

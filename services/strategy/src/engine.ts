@@ -645,9 +645,13 @@ export class StrategyEngine {
       dry_run: run.dryRun,
       ...this.o.dispatcher.initialStates(run.dryRun),
     };
-    const signal = run.dryRun ? initial : await this.liveOrderOf(initial);
-    const paper = run.dryRun ? await this.o.paper.entryOf(signal, pair.digits) : {};
-    if (!(await signals.insert(signal, paper.trade, paper.closes))) return;
+    const entry = run.dryRun ? await this.o.paper.entryOf(initial, pair.digits) : {};
+    const signal = entry.skipped
+      ? { ...initial, execution: skippedExecution(initial.execution, entry.skipped, clock.now(), 'no paper trade opened') }
+      : run.dryRun
+        ? initial
+        : await this.liveOrderOf(initial);
+    if (!(await signals.insert(signal, entry.trade, entry.closes))) return;
     pair.lastSignal = { type: signal.type, time: generatedAt, entry_price: signal.entry_price };
     this.signals.inc({ instrument: pair.instrument, type: signal.type });
     this.o.logger.info(

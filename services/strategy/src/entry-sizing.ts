@@ -48,8 +48,14 @@ export function entrySize(settings: SizingSettings, entry: number, stop: number,
  * order the service sends (the venue's and its MAXIMUM_VOLUME, the smaller), so a size by risk is
  * capped there, never refused there.
  */
-export function volumeTermsOf(terms: Pick<SymbolTerms, 'contract_size' | 'volume_min' | 'order_volume_max' | 'volume_step'>): VolumeTerms {
-  return { contractSize: terms.contract_size, volumeMin: terms.volume_min, volumeMax: terms.order_volume_max, volumeStep: terms.volume_step };
+export function volumeTermsOf(terms: Pick<SymbolTerms, 'contract_size' | 'volume_min' | 'order_volume_max' | 'volume_step' | 'stops_level'>): VolumeTerms {
+  return {
+    contractSize: terms.contract_size,
+    volumeMin: terms.volume_min,
+    volumeMax: terms.order_volume_max,
+    volumeStep: terms.volume_step,
+    stopsLevel: terms.stops_level,
+  };
 }
 
 /** Units of `account` per unit of `profit`: 1 for the same currency, else the market's rate (undefined: null). */

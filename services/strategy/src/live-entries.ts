@@ -21,6 +21,7 @@ export interface EntryRisk {
   check(account: RiskAccount, entry: RiskEntry, nowMs: number): RiskVerdict;
   opened(account: RiskAccount, id: string, entry: RiskEntry): void;
   closed(account: RiskAccount, id: string, pnl: number, exitMs: number): Promise<void>;
+  dropped(account: RiskAccount, id: string): Promise<void>;
   markEquity(account: RiskAccount, ms: number, equity: number): Promise<Halt | null>;
   haltOf(account: RiskAccount): Halt | null;
 }
@@ -29,7 +30,7 @@ export interface EntryRisk {
  * Why an entry was not traded, in the lab's words (LAB_SKIP_REASONS): the sizing's reason, a
  * limit's (one position per pair is `position_open`), or the halt's reason (daily_loss_limit, max_drawdown).
  */
-export type EntrySkip = EntrySizeSkip | Exclude<RiskSkip, 'position_open_on_pair'> | 'position_open' | HaltReason;
+export type EntrySkip = EntrySizeSkip | Exclude<RiskSkip, 'position_open_on_pair'> | 'position_open' | HaltReason | 'invalid_stops';
 
 export type Admission = { volume: string } | { skipped: EntrySkip; detail: string };
 
@@ -126,8 +127,10 @@ export class LiveEntries {
   submitted(signal: StrategySignal, execution: SignalExecution): void {
     if (MAY_HOLD.has(execution.status)) return;
     this.unnamed.delete(signal.signal_id);
-    // It never held a position: it leaves as a trade of no P/L (which ends a run of losses, as a flat trade would).
-    void this.close(signal.signal_id, 0, this.o.now());
+    // It never held a position: it leaves the book and is no trade (a run of losses goes on, as the lab's skipped entry leaves it).
+    this.held.delete(signal.signal_id);
+    this.gone.add(signal.signal_id);
+    void this.o.risk?.dropped('live', signal.signal_id);
   }
 
   private async decide(signal: StrategySignal): Promise<Admission> {

@@ -65,7 +65,7 @@ export function simulatedTermsOf(instrument: string): VolumeTerms | null {
   const spec = symbolSpec(instrumentToSymbol(instrument) ?? instrument.replace('_', ''));
   if (!spec) return null;
   const info = simulatedSymbolInfo(spec, 'full');
-  return { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep };
+  return { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep, stopsLevel: info.stopsLevel };
 }
 
 /** The paper account's fill model from its settings (also a backtest's fill_model defaults): TRADE_VOLUME lots. */
@@ -82,13 +82,21 @@ export function paperFillsOf(
 
 /** What a dry_run signal does to the paper account, written with the signal in one write. */
 export interface PaperEntry {
-  /** The trade it opens, waiting for the next candle's open; absent when it is skipped (a position open on the pair). */
+  /** The trade it opens, waiting for the next candle's open; absent when it is skipped. */
   trade?: PaperTrade;
+  /** Why it opens nothing: a position open (or an entry waiting) on the pair, as live and the lab say. */
+  skipped?: { skipped: 'position_open'; detail: string };
   /** The open trade it closes at that open (EXIT_ON_OPPOSITE_SIGNAL). */
   closes?: string;
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** Why a waiting entry opened nothing at the open, as a signal's record says it. */
+const SKIP_DETAIL: Record<'position_open' | 'invalid_stops', (instrument: string) => string> = {
+  position_open: (instrument) => `a position on ${instrument} is still open at the next open`,
+  invalid_stops: (instrument) => `the venue would refuse the stop or the target of ${instrument} at the next open (its side or stops level)`,
+};
 
 /** A stored trade with its position's state now, the candles applied up to `lastCandleTime`. */
 function stateOf(row: PaperPosition, position: PairPosition, lastCandleTime: number): PaperPosition {
@@ -122,11 +130,14 @@ export class PaperAccount {
   /** What a dry_run signal opens or closes: the pair's position (from the store) takes the signal as the lab's would. */
   async entryOf(signal: StrategySignal, digits: number): Promise<PaperEntry> {
     const positions = await this.o.trades.positions(signal.instrument);
-    const { position } = this.restored(positions, digits, { skipped: () => {} });
+    const { position } = this.restored(positions, digits, 0, { skipped: () => {} });
     const open = positions.find((p) => p.entryTime !== null);
     const wasClosing = position.closing;
-    position.onSignal(signal.type === 'LONG' ? 1 : -1, signal.stop_loss, signal.take_profit, Date.parse(signal.candle_time) / 1000);
-    if (!position.hasPending || positions.some((p) => p.entryTime === null)) return {};
+    position.onSignal(signal.type === 'LONG' ? 1 : -1, signal.entry_price, signal.stop_loss, signal.take_profit, Date.parse(signal.candle_time) / 1000);
+    // Refused (PairPosition's skipped): an entry already waits. One on a position still open at the next open is skipped there (applyCandles).
+    if (!position.hasPending || positions.some((p) => p.entryTime === null)) {
+      return { skipped: { skipped: 'position_open', detail: `a position on ${signal.instrument} is open` } };
+    }
     const trade: PaperTrade = {
       signalId: signal.signal_id,
       instrument: signal.instrument,
@@ -162,15 +173,15 @@ export class PaperAccount {
     let refusal: { skipped: EntrySkip; detail: string } | null = null;
     // Read before the candles, when an entry waits: the venue's terms now, as live reads them at its signal.
     const terms = this.o.sizing?.riskPercent != null && positions.some((p) => p.entryTime === null) ? await this.termsOf(instrument) : null;
-    const { position, ids } = this.restored(positions, digits, {
-      lotsFor: (side, price, stop, candle) => {
-        const decided = this.lotsAt(instrument, side, price, stop, candle, equity, terms);
+    const { position, ids } = this.restored(positions, digits, terms?.stopsLevel, {
+      lotsFor: (side, entry, stop, candle) => {
+        const decided = this.lotsAt(instrument, side, entry, stop, candle, equity, terms);
         refusal = 'skipped' in decided ? decided : null;
         return 'lots' in decided ? decided.lots : 0;
       },
-      skipped: () => {
+      skipped: (skip) => {
         const id = ids.pending;
-        const why = refusal;
+        const why = skip === 'no_lots' ? refusal : { skipped: skip, detail: SKIP_DETAIL[skip](instrument) };
         writes.push(async () => {
           await this.o.trades.drop(id);
           if (why) await this.recordSkipped(id, why);
@@ -233,7 +244,7 @@ export class PaperAccount {
         continue;
       }
       let exit: { price: number; closed: ReturnType<PaperAccount['closed']> } | undefined;
-      const { position } = this.restored([open], quote.digits, {
+      const { position } = this.restored([open], quote.digits, 0, {
         exited: (candle, price, why) => (exit = { price, closed: this.closed(open.instrument, position, candle, price, why) }),
       });
       const candle = { time: Math.floor(this.o.clock.now() / 1000), open: quote.price, high: quote.price, low: quote.price, close: quote.price };
@@ -273,12 +284,15 @@ export class PaperAccount {
     return equity;
   }
 
-  /** The pair's position as the store keeps it, driving `hooks`, and the ids of its open and its waiting trade. */
-  private restored(positions: readonly PaperPosition[], digits: number, hooks: Partial<PositionHooks>) {
+  /**
+   * The pair's position as the store keeps it, driving `hooks`, and the ids of its open and its
+   * waiting trade; its entries checked against the venue's stops level (points) when it is known.
+   */
+  private restored(positions: readonly PaperPosition[], digits: number, stopsLevel: number | undefined, hooks: Partial<PositionHooks>) {
     const open = positions.find((p) => p.entryTime !== null) ?? null;
     const pending = positions.find((p) => p.entryTime === null) ?? null;
     const ids = { open: open?.signalId ?? '', pending: pending?.signalId ?? '' };
-    const position = new PairPosition(pricingOf(digits, this.o.fills), this.o.exits, digits, {
+    const position = new PairPosition(pricingOf(digits, this.o.fills, stopsLevel), this.o.exits, digits, {
       lotsFor: () => this.lots(),
       entered: () => {},
       exited: () => {},
@@ -299,7 +313,7 @@ export class PaperAccount {
         signalTime: open.candleTime,
         closing: open.closing,
       },
-      pending && { side: pending.side, stop: pending.stopLoss, target: pending.takeProfit, signalTime: pending.candleTime },
+      pending && { side: pending.side, entry: pending.entry, stop: pending.stopLoss, target: pending.takeProfit, signalTime: pending.candleTime },
     );
     return { position, ids };
   }
@@ -314,13 +328,13 @@ export class PaperAccount {
   }
 
   /**
-   * The lots of an entry filled at `price` on `candle` (entry-sizing.ts, as live sizes: the paper
-   * equity, the venue's terms, the rate at the open), then the risk limits at its open.
+   * The lots of an entry decided at `entry` filling on `candle` (entry-sizing.ts, as live sizes:
+   * the paper equity, the venue's terms, the rate at the open), then the risk limits at its open.
    */
   private lotsAt(
     instrument: string,
     side: 1 | -1,
-    price: number,
+    entry: number,
     stop: number,
     candle: FillCandle,
     equity: number,
@@ -328,7 +342,7 @@ export class PaperAccount {
   ): { lots: number } | { skipped: EntrySkip; detail: string } {
     const { sizing, risk } = this.o;
     const sources = sizing?.riskPercent != null ? { equity, terms, quoteToAccount: this.rateAt(instrument, candle.open) } : null;
-    const sized = sizing ? entrySize(sizing, price, stop, sources) : { lots: String(this.lots()) };
+    const sized = sizing ? entrySize(sizing, entry, stop, sources) : { lots: String(this.lots()) };
     if ('skipped' in sized) return sized;
     const lots = Number(sized.lots);
     const verdict = risk?.check('paper', { instrument, side, lots }, candle.time * 1000);

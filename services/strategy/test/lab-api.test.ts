@@ -129,7 +129,7 @@ describe('a backtest through the API', () => {
     expect(job.fills).toEqual({ spread_points: 12, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.1 } });
     // Sizing by risk: the simulated terminal's volume terms (no EXECUTION_URL), read once at the job's start.
     expect(job.rules.riskPercent).toBe(1);
-    expect(job.terms).toEqual({ EUR_GBP: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' } });
+    expect(job.terms).toEqual({ EUR_GBP: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01', stopsLevel: 15 } });
     expect(job.pairs.map((p) => [p.instrument, p.symbol])).toEqual([['EUR_GBP', 'EURGBP']]);
     expect(job.conversion.map((p) => p.instrument)).toEqual(['GBP_USD']);
     for (const pair of [...job.pairs, ...job.conversion]) {
@@ -219,7 +219,9 @@ describe('a backtest through the API', () => {
       [0.5, 2, 1],
     ]);
     // One setting sizes by risk, so the sweep read the terms, and every member carries them.
-    for (const job of jobs) expect(job.terms).toEqual({ EUR_USD: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' } });
+    for (const job of jobs) {
+      expect(job.terms).toEqual({ EUR_USD: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01', stopsLevel: 10 } });
+    }
     for (const call of runner.calls) call.finish();
   });
 

@@ -157,14 +157,15 @@ describe('a backtest trades', () => {
   });
 
   it('sizes by risk percent, rounded down to 0.01 lots, and skips a signal that rounds to 0', () => {
-    // 1 % of 100 000 = 1 000 USD over 65 USD a lot (entry 1.08217 to stop 1.08152) = 15.38 lots
-    // (15.3846… rounded down); of 500: 5 / 65 = 0.0769 → 0.07; of 50: 0.5 / 65 = 0.0077 → 0, skipped.
-    // 15.38 lots stopped as in the first fixture: (−67 − 7) × 15.38 = −1 138.12 USD.
+    // 1 % of 100 000 = 1 000 USD over 54 USD a lot (the signal's entry 1.08206 to stop 1.08152, as
+    // live measures it before the fill) = 18.51 lots (18.518… rounded down); of 500: 5 / 54 = 0.0925
+    // → 0.09; of 50: 0.5 / 54 = 0.0092 → 0, skipped. 18.51 lots stopped as in the first fixture (the
+    // fill at 1.08217, so a 65-point loss): (−67 − 7) × 18.51 = −1 369.74 USD.
     const pairs = [pairOf('EUR_USD', [...history(WEDNESDAY), candle(t1, 1.0821, 1.084, 1.081, 1.083)])];
     const byRisk = { rules: { ...RULES, riskPercent: 1 }, terms: TERMS };
     const big = backtest(pairs, WEDNESDAY, byRisk);
-    expect(big.trades[0]).toMatchObject({ volume_lots: 15.38, pnl: -1138.12, commission: 107.66 });
-    expect(backtest(pairs, WEDNESDAY, { ...byRisk, initialBalance: 500 }).trades[0]?.volume_lots).toBe(0.07);
+    expect(big.trades[0]).toMatchObject({ volume_lots: 18.51, pnl: -1369.74, commission: 129.57 });
+    expect(backtest(pairs, WEDNESDAY, { ...byRisk, initialBalance: 500 }).trades[0]?.volume_lots).toBe(0.09);
     const none = backtest(pairs, WEDNESDAY, { ...byRisk, initialBalance: 50 });
     expect(none.trades).toEqual([]);
     expect(none.skipped_signals).toBeGreaterThanOrEqual(1);

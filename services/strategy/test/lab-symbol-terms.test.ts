@@ -5,10 +5,10 @@ import { ExecutionLabTerms, readTerms, SimulatedLabTerms } from '../src/lab/symb
 const EUR_USD = { instrument: 'EUR_USD', symbol: 'EURUSD', digits: 5 };
 
 describe('the volume terms a lab job sizes by risk on', () => {
-  it('are the simulated terminal’s without EXECUTION_URL: its contract size and volume min, max and step', async () => {
+  it('are the simulated terminal’s without EXECUTION_URL: its contract size, volume min, max and step, and stops level', async () => {
     expect(await readTerms(new SimulatedLabTerms(), [EUR_USD, { instrument: 'XAU_USD', symbol: 'XAUUSD', digits: 2 }])).toEqual({
-      EUR_USD: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01' },
-      XAU_USD: { contractSize: 100, volumeMin: '0.01', volumeMax: '50', volumeStep: '0.01' },
+      EUR_USD: { contractSize: 100_000, volumeMin: '0.01', volumeMax: '100', volumeStep: '0.01', stopsLevel: 10 },
+      XAU_USD: { contractSize: 100, volumeMin: '0.01', volumeMax: '50', volumeStep: '0.01', stopsLevel: 30 },
     });
   });
 
@@ -17,11 +17,11 @@ describe('the volume terms a lab job sizes by risk on', () => {
     const client = {
       symbolTerms: async (symbol: string) => {
         asked.push(symbol);
-        return { contract_size: 10_000, volume_min: '0.1', volume_max: '50', order_volume_max: '10', volume_step: '0.1' } as never;
+        return { contract_size: 10_000, volume_min: '0.1', volume_max: '50', order_volume_max: '10', volume_step: '0.1', stops_level: 20 } as never;
       },
     };
     expect(await readTerms(new ExecutionLabTerms(client), [EUR_USD])).toEqual({
-      EUR_USD: { contractSize: 10_000, volumeMin: '0.1', volumeMax: '10', volumeStep: '0.1' },
+      EUR_USD: { contractSize: 10_000, volumeMin: '0.1', volumeMax: '10', volumeStep: '0.1', stopsLevel: 20 },
     });
     expect(asked).toEqual(['EURUSD']);
   });

@@ -27,6 +27,7 @@ async function account(
     exits: { ...EXITS_OFF, ...options.exits },
     rate: (from, to) => options.rates?.[`${from}${to}`],
     events: { statusChanged: () => {} },
+    signals: stores.signals,
     ...(options.riskPercent === undefined ? {} : { sizing: { riskPercent: options.riskPercent, fixedLots: '0.1' } }),
     terms: options.terms,
   });
@@ -43,7 +44,7 @@ async function account(
       candles,
       candles.map(() => Number.NaN),
     );
-  return { trades: stores.paperTrades, paper, open, feed };
+  return { trades: stores.paperTrades, signals: stores.signals, paper, open, feed };
 }
 
 /** A candle of mid prices opening at `open`, with no spread of its own. */
@@ -117,13 +118,35 @@ describe('the paper account', () => {
     expect((await paper.snapshot(() => 1.1)).balance).toBe(100_000);
   });
 
-  it('holds one position per pair: a signal while one is open is stored, but opens nothing', async () => {
-    const { trades, open, feed } = await account();
+  it('holds one position per pair: a signal while one is open waits for the next open, where it is skipped as position_open', async () => {
+    const { trades, signals, open, feed } = await account();
     await open(signalFixture({}));
     await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
     const second = signalFixture({ signal_id: '0f1e2d3c-4b5a-5968-8776-655443322110', candle_time: NEXT, generated_at: '2026-01-05T12:05:01.000Z' });
     expect(await open(second)).toBe(true);
+    await feed('EUR_USD', [candle('2026-01-05T12:05:00Z', 1.1, 1.0998, 1.1002)]);
     expect((await trades.openPaperTrades()).map((t) => t.signalId)).toEqual([signalFixture().signal_id]);
+    expect((await signals.find(second.signal_id))?.execution).toMatchObject({ status: 'skipped', code: 'position_open' });
+  });
+
+  it('enters a signal at an open that gapped through the open position’s target, after the target closed it there', async () => {
+    const { trades, open, feed, paper } = await account();
+    await open(signalFixture({}));
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    const second = signalFixture({
+      signal_id: '0f1e2d3c-4b5a-5968-8776-655443322110',
+      candle_time: NEXT,
+      generated_at: '2026-01-05T12:05:01.000Z',
+      entry_price: 1.1002,
+      stop_loss: 1.101,
+      take_profit: 1.105,
+    });
+    await open(second);
+    // The next open's bid 1.10245 is beyond the target 1.102: the target fills there, then the second enters at the ask plus the slippage.
+    await feed('EUR_USD', [candle('2026-01-05T12:05:00Z', 1.1025, 1.1024, 1.1026)]);
+    expect((await trades.openPaperTrades()).map((t) => [t.signalId, t.entry])).toEqual([[second.signal_id, 1.10257]]);
+    // (1.10245 − 1.10007) × 10 000 = 23.80 at the gapped open.
+    expect((await paper.snapshot(() => 1.1025)).balance).toBe(100_023.8);
   });
 
   it('records each exit with its reason: a stop moved to break-even, hit, is break_even', async () => {

@@ -24,6 +24,7 @@ import {
   type RiskLimits,
   type RiskSkip,
   type SizingSkip,
+  type SkipWhy,
   type VolumeTerms,
 } from '@fxdesk/trading';
 import { PairTracker, trackerSettingsOf } from '../pair-tracker.js';
@@ -154,7 +155,7 @@ class PairRun implements PositionHooks {
   /** What the first pass found on each candle of the window (by index − windowStart): a {@link Found}. */
   readonly found: Uint8Array;
   /**
-   * The decisions of the candles found with one, in candle order, as numbers (side, stop, target
+   * The decisions of the candles found with one, in candle order, as numbers (side, entry, stop, target
    * each: no objects kept over a run), the objects themselves only for an onSignal hook; and the
    * second pass's place in them.
    */
@@ -175,9 +176,6 @@ class PairRun implements PositionHooks {
   readonly skips = new Int32Array(LAB_SKIP_REASONS.length);
   /** Why lotsFor answered 0 (a SKIP index), −1 when it did not. */
   refusal = -1;
-  /** Whether the position is taking a candle's open (a skip there is its entry's), not a signal. */
-  isEntering = false;
-
   constructor(
     readonly pair: BacktestPair,
     /** Its place in the input's pairs. */
@@ -188,8 +186,9 @@ class PairRun implements PositionHooks {
     const { rules, fills, accountCurrency, fromSec, toSec } = input;
     this.tracker = new PairTracker(pair.instrument, pair.symbol, pair.digits, trackerSettingsOf(rules, input.timeframe, 0));
     this.settings = ruleSettingsOf(rules, pair.digits);
-    this.pricing = pricingOf(pair.digits, fills);
     this.terms = input.terms?.[pair.instrument] ?? null;
+    // Sizing by risk, on the venue's terms (as paper reads them to size): an entry whose stops the venue's stops level refuses is skipped, as live's is refused.
+    this.pricing = pricingOf(pair.digits, fills, riskRulesOf(rules).riskPercent > 0 ? this.terms?.stopsLevel : undefined);
     this.unitsPerLot = this.terms?.contractSize ?? contractSize(pair.instrument);
     this.riskEntry = { instrument: pair.instrument, side: 1, lots: 0 };
     const [base, quote] = pair.instrument.split('_') as [string, string];
@@ -228,8 +227,8 @@ class PairRun implements PositionHooks {
     this.run.close(this, candle as LabCandle, price, reason);
   }
 
-  skipped(): void {
-    const reason = this.refusal >= 0 ? this.refusal : this.isEntering ? SKIP.invalid_stops : SKIP.position_open;
+  skipped(why: SkipWhy): void {
+    const reason = why === 'no_lots' ? this.refusal : SKIP[why];
     this.refusal = -1;
     this.run.skip(this, reason);
   }
@@ -270,7 +269,7 @@ class PairRun implements PositionHooks {
       const decision = decide(snapshot, settings);
       if (decision === null) continue;
       found[i - windowStart] = Found.Decision;
-      this.decisions.push(decision.type === 'LONG' ? 1 : -1, decision.stopLoss, decision.takeProfit);
+      this.decisions.push(decision.type === 'LONG' ? 1 : -1, decision.entry, decision.stopLoss, decision.takeProfit);
       this.signals?.push(decision);
     }
   }
@@ -459,15 +458,14 @@ class Run {
     p.lastIndex = i;
     const position = p.position;
     p.wasOpen = position.isOpen;
-    p.isEntering = true;
     position.onCandle(candle);
-    p.isEntering = false;
     position.onClose(candle, p.atr === null ? Number.NaN : p.atr[i - p.windowStart]!);
     if (found === Found.Decision) {
       const d = p.nextDecision++;
       this.signals++;
       if (p.signals) this.input.onSignal?.(p.pair.instrument, candle.time, p.signals[d]!);
-      position.onSignal(p.decisions[3 * d]! === 1 ? 1 : -1, p.decisions[3 * d + 1]!, p.decisions[3 * d + 2]!, candle.time);
+      const at = 4 * d;
+      position.onSignal(p.decisions[at]! === 1 ? 1 : -1, p.decisions[at + 1]!, p.decisions[at + 2]!, p.decisions[at + 3]!, candle.time);
     }
     if (position.isOpen) {
       const unrealized = position.side * (markPrice(position.side, candle, p.pricing) - position.entry) * p.units * this.toAccount(p, candle, candle.time);

@@ -28,7 +28,7 @@ export class SimulatedLabTerms implements LabSymbolTerms {
     const spec = symbolSpec(symbol);
     if (!spec) throw new RangeError(`the simulated terminal does not list ${symbol}: set EXECUTION_URL to read the venue's terms`);
     const info = simulatedSymbolInfo(spec, 'full');
-    return { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep };
+    return { contractSize: info.contractSize, volumeMin: info.volumeMin, volumeMax: info.volumeMax, volumeStep: info.volumeStep, stopsLevel: info.stopsLevel };
   }
 }
 
