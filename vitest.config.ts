@@ -14,10 +14,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  *    the lab in a browser, the soak), one file at a time: each loads both cores on its own. The
  *    console's browser tests run in group 2 instead: they start one or two services, not the
  *    stack, and most of their minutes are spent waiting for an M1 candle to close or a page to
- *    settle.
+ *    settle. So do the whole-stack tests of each venue (venues.process.test.ts): past their start,
+ *    they wait for the strategy's M1 candle.
  */
 const SPAWNING = ['**/*.process.test.ts', '**/*.browser.test.ts'];
-const WAITING = ['console.browser.test.ts', 'console-desk.browser.test.ts', 'console-polish.browser.test.ts'];
+const WAITING = ['console.browser.test.ts', 'console-desk.browser.test.ts', 'console-polish.browser.test.ts', 'venues.process.test.ts'];
 const ALL = ['**/*.test.ts'];
 
 /**
