@@ -1,3 +1,4 @@
+import { envInt } from '@fxdesk/schemas';
 import { z } from 'zod';
 import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN } from './metaapi/hosts.js';
 
@@ -10,19 +11,6 @@ import { METAAPI_DEFAULT_REGION, METAAPI_REGION_PATTERN } from './metaapi/hosts.
  * @fxdesk/core: the broker does not depend on the service kit, and a smoke command builds an
  * adapter from them without a service.
  */
-
-/**
- * An integer read from the environment, within bounds. The same shape as @fxdesk/core's
- * `envInt` (which the broker cannot import), so the settings document alike.
- */
-function intSetting(defaultValue: number, bounds: { min: number; max: number }) {
-  return z
-    .string()
-    .regex(/^-?\d+$/, { message: 'expected an integer' })
-    .transform(Number)
-    .pipe(z.number().int({ message: 'expected an integer' }).min(bounds.min).max(bounds.max))
-    .prefault(String(defaultValue));
-}
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' });
 const secret = z.string().min(1).optional();
@@ -42,9 +30,9 @@ export const oandaSettings = {
   /** Overrides the environment's streaming host (the pricing stream). */
   OANDA_STREAM_BASE_URL: httpUrl.optional(),
   /** Most OANDA requests in any one second (Best Practices: at most 100 per second). */
-  OANDA_REQUESTS_PER_SECOND: intSetting(100, { min: 1, max: 1_000_000 }),
+  OANDA_REQUESTS_PER_SECOND: envInt(100, { min: 1, max: 1_000_000 }),
   /** Every OANDA trade and read of the terminal and the feed; silence past it on a trade is ambiguous. */
-  OANDA_TIMEOUT_MS: intSetting(10_000, { min: 100, max: 120_000 }),
+  OANDA_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
 };
 
 /** MetaApi (MT5): trades, account reads and prices of one MT5 account. */
@@ -57,13 +45,13 @@ export const metaApiSettings = {
   METAAPI_BASE_URL: httpUrl.optional(),
   METAAPI_MARKET_DATA_BASE_URL: httpUrl.optional(),
   /** Longest wait for a read. */
-  METAAPI_TIMEOUT_MS: intSetting(10_000, { min: 100, max: 120_000 }),
+  METAAPI_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
   /** Longest wait for POST /trade; silence past it is ambiguous. */
-  METAAPI_TRADE_TIMEOUT_MS: intSetting(60_000, { min: 1_000, max: 600_000 }),
+  METAAPI_TRADE_TIMEOUT_MS: envInt(60_000, { min: 1_000, max: 600_000 }),
   /** Period of the account-information probe (terminal, and the feed while nothing is subscribed); 0 turns the terminal's off. */
-  METAAPI_HEALTH_INTERVAL_MS: intSetting(15_000, { min: 0, max: 3_600_000 }),
+  METAAPI_HEALTH_INTERVAL_MS: envInt(15_000, { min: 0, max: 3_600_000 }),
   /** How far back the terminal looks for an order by its comment. */
-  METAAPI_HISTORY_LOOKBACK_HOURS: intSetting(168, { min: 1, max: 24 * 366 }),
+  METAAPI_HISTORY_LOOKBACK_HOURS: envInt(168, { min: 1, max: 24 * 366 }),
 };
 
 /** cTrader Open API: one session per process carries the feed, the terminal and the account reader. */
@@ -93,7 +81,7 @@ export const ctraderSettings = {
     .regex(/^(wss?:\/\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, { message: 'expected a host name, or a ws:// or wss:// origin without a port' })
     .optional(),
   /** The Open API's JSON port. */
-  CTRADER_PORT: intSetting(5036, { min: 1, max: 65_535 }),
+  CTRADER_PORT: envInt(5036, { min: 1, max: 65_535 }),
 };
 
 /** Every venue's settings, for a service config to spread. */

@@ -1,4 +1,5 @@
 export * from './account.js';
+export * from './env.js';
 export * from './error.js';
 export * from './execution.js';
 export * from './lab.js';
