@@ -184,14 +184,17 @@ function wholeStack(label: string, startFake: () => Promise<FakeVenue>): void {
     }, 160_000);
 
     it('shows the position in the account service’s details', async () => {
-      const { account } = await accountDetails();
+      // Read until it answers with the trade: a venue may throttle a read (the account's 503, retry-after).
+      let account: AccountDetailsRead['account'] | undefined;
+      await until(async () => (account = (await accountDetails()).account).trades.some((t) => t.id === held.ticket), 30_000).catch(() => undefined);
+      if (!account) throw new Error('the account service did not answer its details');
       const trade = account.trades.find((t) => t.id === held.ticket);
       expect(trade, JSON.stringify(account.trades)).toBeDefined();
       expect(trade?.instrument).toBe(signal.instrument);
       expect(Number(trade?.price)).toBe(held.openPrice);
       expect(Number(trade?.currentUnits)).toBe(Math.round((held.side === 'buy' ? 1 : -1) * held.volumeLots * 100_000));
       expect(account.positions.map((p) => p.instrument)).toContain(signal.instrument);
-    });
+    }, 40_000);
 
     it('closes the position through the strategy, and the venue and the account no longer hold it', async () => {
       await json(
