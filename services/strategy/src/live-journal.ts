@@ -155,12 +155,12 @@ export class LiveJournal {
     let journaled = 0;
     for (const position of closing) {
       if (this.notOurs.has(position) || (await this.o.journal.has(`live:${position}`))) continue;
-      const deals = await this.deals({ position, source: this.o.source, from: new Date(end - LOOKBACK_MS).toISOString(), to });
+      const signal = (await this.o.signals.byPositions([position])).get(position);
+      const deals = await this.positionDeals(position, end, signal);
       if (!deals.some((d) => d.entry === 'in')) {
         this.notOurs.add(position);
         continue;
       }
-      const signal = (await this.o.signals.byPositions([position])).get(position);
       const trade = liveTradeOf(position, deals, signal, await this.marksOf(position));
       if (trade && (await this.o.journal.record(trade))) {
         journaled++;
@@ -178,6 +178,27 @@ export class LiveJournal {
    */
   private async marksOf(position: string): Promise<ExitMarks> {
     return exitMarksOf((await this.o.execution.actions({ ticket: position, limit: ACTIONS_READ })).actions);
+  }
+
+  /**
+   * A position's deals of the strategy's source up to `end`: the last range one read takes, then,
+   * for a position of a signal's, the ranges before it while its opening deal is not among them (a
+   * position held longer than that), back to a day before the signal. A position without one (of
+   * another source, or opened by hand) is read over the last range only: another source's deals
+   * are none, so each would cost every range back.
+   */
+  private async positionDeals(position: string, end: number, signal: StrategySignal | undefined): Promise<Deal[]> {
+    const read = (fromMs: number, toMs: number) =>
+      this.deals({ position, source: this.o.source, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() });
+    let from = end - LOOKBACK_MS;
+    const oldest = signal ? Date.parse(signal.generated_at) - DAY_MS : from;
+    const deals = await read(from, end);
+    while (!deals.some((d) => d.entry === 'in') && from > oldest) {
+      const before = Math.max(from - LOOKBACK_MS, oldest);
+      deals.unshift(...(await read(before, from)));
+      from = before;
+    }
+    return deals;
   }
 
   /** Every deal of the query, page after page. */

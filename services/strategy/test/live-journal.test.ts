@@ -1,6 +1,6 @@
 import { ExecutionClient } from '@fxdesk/client';
 import { createLogger } from '@fxdesk/core';
-import type { Deal } from '@fxdesk/schemas';
+import type { Deal, StrategySignal } from '@fxdesk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveJournal, liveTradeOf } from '../src/live-journal.js';
 import { openStrategyStores, type StrategyStores } from '../src/store/index.js';
@@ -100,8 +100,11 @@ describe('LiveJournal', () => {
     return (request: RecordedRequest) => {
       if (request.url.startsWith('/v1/actions')) return { status: 200, body: { actions: [], next_cursor: null } };
       const query = new URL(request.url, 'http://x').searchParams;
+      const [from, to] = [Date.parse(query.get('from')!), Date.parse(query.get('to')!)];
       const deals = all.filter(
         (d) =>
+          from <= Date.parse(d.time) &&
+          Date.parse(d.time) < to &&
           (!query.get('position') || d.position === query.get('position')) &&
           (!query.get('source') || all.some((e) => e.position === d.position && e.entry === 'in' && e.source === query.get('source'))),
       );
@@ -111,11 +114,11 @@ describe('LiveJournal', () => {
     };
   }
 
-  async function journalOver(all: Deal[]): Promise<LiveJournal> {
+  async function journalOver(all: Deal[], signalOver: Partial<StrategySignal> = {}): Promise<LiveJournal> {
     stores = await openStrategyStores();
     execution = await fakeService(dealsOf(all));
     client = new ExecutionClient({ baseUrl: execution.url, apiKey: 'exec-key-123', timeoutMs: 2000 });
-    const signal = signalFixture({ stop_loss: 1.083 });
+    const signal = signalFixture({ stop_loss: 1.083, ...signalOver });
     await stores.signals.insert({ ...signal, execution: { ...signal.execution, status: 'filled', tickets: { order: '11', deal: '11', position: '11' } } });
     return new LiveJournal({
       execution: client,
@@ -141,5 +144,20 @@ describe('LiveJournal', () => {
     const trades = (await stores!.journal.page({ account: 'live' }, 10)).trades;
     expect(trades.map((t) => [t.id, t.exit_reason, t.pnl])).toEqual([['live:11', 'stop', -20.7]]);
     expect(trades[0]!.signal_id).not.toBeNull();
+  });
+
+  it('journals a position held longer than one read of the deals takes (31 days), reading back to its signal', async () => {
+    const opened = MONDAY_NOON - 50 * 86_400_000;
+    const held = [{ ...STOPPED[0]!, time: iso(opened) }, STOPPED[1]!];
+    const journal = await journalOver(held, { generated_at: iso(opened) });
+    expect(await journal.sync()).toBe(1);
+    const [trade] = (await stores!.journal.page({ account: 'live' }, 10)).trades;
+    expect(trade).toMatchObject({ id: 'live:11', entry_time: iso(opened), exit_reason: 'stop', pnl: -20.7 });
+    // Two ranges were read for it: the last 31 days, then back to a day before its signal, and no further.
+    const reads = execution!.requests.filter((r) => r.url.startsWith('/v1/deals') && r.url.includes('position=11'));
+    expect(reads.map((r) => new URL(r.url, 'http://x').searchParams.get('from'))).toEqual([
+      iso(MONDAY_NOON + 7_200_000 + 1 - 31 * 86_400_000),
+      iso(opened - 86_400_000),
+    ]);
   });
 });
