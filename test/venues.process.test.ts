@@ -25,13 +25,15 @@ import { stackService } from '../scripts/stack.js';
  * wall clock over a simulated market that moves (market hours off: this may run on a weekend),
  * and the five services as real processes on free ports, each given the environment `npm start`
  * gives it (scripts/stack-env.ts) with `VENUE` and the fake's settings. The strategy decides on
- * M1 candles of three pairs with a confluence of one and a tight Supertrend, so a signal comes at
- * its start (from the candle that just closed) or within a minute. Each step is checked at the
+ * M1 candles of the FX majors the fake lists (seven; cTrader's lists three) with a confluence of
+ * one and a tight Supertrend, so a signal comes at its start (from the candle that just closed)
+ * or within a minute. Each step is checked at the
  * venue: the prices market-data streams are the fake's, the order is in the fake's book, the
  * close took it out of there, and the journal's prices are the fake's fills.
  */
 
-const INSTRUMENTS = ['EUR_USD', 'GBP_USD', 'USD_JPY'];
+/** The FX pairs of the execution service's default ALLOWED_SYMBOLS: the more pairs, the likelier a signal at the strategy's start. */
+const MAJORS = ['EUR_USD', 'GBP_USD', 'USD_JPY', 'USD_CHF', 'AUD_USD', 'USD_CAD', 'NZD_USD'];
 const KEYS = {
   EXECUTION_API_KEY: 'exec-venues-key-1',
   MARKET_DATA_API_KEY: 'md-venues-key-1',
@@ -55,6 +57,8 @@ interface FakeVenue {
   venue: 'oanda' | 'ctrader' | 'metaapi';
   /** The env pointing a service at the fake. */
   settings: Record<string, string>;
+  /** The pairs the strategy trades: those of the majors the fake lists. */
+  instruments: string[];
   /** Whether the fake sent this price of EURUSD. */
   hasSent(tick: Tick): boolean;
   /** The candle history requests the fake received. */
@@ -79,7 +83,6 @@ const QUICK_DESK = {
   TRADING_ENABLED: 'true',
   AUTO_START: 'true',
   TIMEFRAME: 'M1',
-  INSTRUMENTS: INSTRUMENTS.join(','),
   MIN_CONFLUENCE: '1',
   // A tight Supertrend flips every few M1 candles.
   SUPERTREND_MULTIPLIER: '0.3',
@@ -112,7 +115,7 @@ function wholeStack(label: string, startFake: () => Promise<FakeVenue>): void {
 
     beforeAll(async () => {
       fake = await startFake();
-      base = { ...KEYS, ...QUICK_DESK, ...fake.settings, VENUE: fake.venue, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+      base = { ...KEYS, ...QUICK_DESK, INSTRUMENTS: fake.instruments.join(','), ...fake.settings, VENUE: fake.venue, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
       for (const name of SERVICES) base[portSetting(name)] = String(await freePort());
       for (const name of SERVICES) {
         const { env } = serviceEnv(stackService(name), { ...base, DATA_DIR: path.join(work, name) });
@@ -239,6 +242,7 @@ wholeStack('OANDA v20', async () => {
   return {
     venue: 'oanda',
     settings: fakeOandaSettings(server),
+    instruments: MAJORS,
     hasSent: (tick) =>
       market.ticksBetween('EURUSD', Date.parse(tick.ts), Date.parse(tick.ts) + 1).some((t) => samePrice(t.bid, tick.bid) && samePrice(t.ask, tick.ask)),
     historyRequests: () => server.requests.filter((r) => /\/v3\/instruments\/[^/]+\/candles/.test(r.url)).length,
@@ -274,6 +278,7 @@ wholeStack('MetaApi', async () => {
   return {
     venue: 'metaapi',
     settings: fakeMetaApiSettings(server),
+    instruments: MAJORS,
     hasSent: (tick) =>
       market.ticksBetween('EURUSD', Date.parse(tick.ts), Date.parse(tick.ts) + 1).some((t) => samePrice(t.bid, tick.bid) && samePrice(t.ask, tick.ask)),
     historyRequests: () => server.requests.filter((r) => r.route === 'candles').length,
@@ -309,6 +314,7 @@ wholeStack('cTrader Open API', async () => {
   return {
     venue: 'ctrader',
     settings: fakeCTraderSettings(server.port),
+    instruments: MAJORS.filter((i) => symbols.some((s) => s.symbolName === i.replace('_', ''))),
     hasSent: (tick) => {
       const sent = server.spotsSent.filter((s) => s.symbolId === eurusd && s.timestamp <= Date.parse(tick.ts));
       const last = (side: 'bid' | 'ask') => sent.findLast((s) => s[side] !== undefined)?.[side];
