@@ -76,6 +76,13 @@ function definedOf(env: Env): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
+/** Whether the market made this tick of EURUSD: its bid and ask at its time (as the venue wrote them, to five digits). */
+function isMarketTick(market: SimulatedMarket, tick: Tick): boolean {
+  const at = Date.parse(tick.ts);
+  const isSame = (a: number, b: number) => Math.abs(a - b) < 0.000001;
+  return market.ticksBetween('EURUSD', at, at + 1).some((t) => isSame(t.bid, tick.bid) && isSame(t.ask, tick.ask));
+}
+
 const portSetting = (name: ServiceName) => `${envPrefix(stackService(name))}_PORT`;
 
 /** The stack's settings for a desk that decides within a minute (as test/console.browser.test.ts has them). */
@@ -243,8 +250,7 @@ wholeStack('OANDA v20', async () => {
     venue: 'oanda',
     settings: fakeOandaSettings(server),
     instruments: MAJORS,
-    hasSent: (tick) =>
-      market.ticksBetween('EURUSD', Date.parse(tick.ts), Date.parse(tick.ts) + 1).some((t) => samePrice(t.bid, tick.bid) && samePrice(t.ask, tick.ask)),
+    hasSent: (tick) => isMarketTick(market, tick),
     historyRequests: () => server.requests.filter((r) => /\/v3\/instruments\/[^/]+\/candles/.test(r.url)).length,
     orderRequests: () => server.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/orders')).length,
     positions: async () =>
@@ -265,11 +271,6 @@ wholeStack('OANDA v20', async () => {
   };
 });
 
-/** Two prices the same to a tenth of a point of five digits. */
-function samePrice(a: number, b: number): boolean {
-  return Math.abs(a - b) < 0.000001;
-}
-
 /** MT5 through MetaApi: the fake's MT5 terminal is the simulated terminal over a simulated market. */
 wholeStack('MetaApi', async () => {
   const market = new SimulatedMarket({ seed: 'venues-metaapi', tickIntervalMs: 250, marketHours: false, clock: systemClock });
@@ -279,8 +280,7 @@ wholeStack('MetaApi', async () => {
     venue: 'metaapi',
     settings: fakeMetaApiSettings(server),
     instruments: MAJORS,
-    hasSent: (tick) =>
-      market.ticksBetween('EURUSD', Date.parse(tick.ts), Date.parse(tick.ts) + 1).some((t) => samePrice(t.bid, tick.bid) && samePrice(t.ask, tick.ask)),
+    hasSent: (tick) => isMarketTick(market, tick),
     historyRequests: () => server.requests.filter((r) => r.route === 'candles').length,
     orderRequests: () => server.requests.filter((r) => r.route === 'trade').length,
     positions: async () =>
