@@ -14,6 +14,7 @@ quoteFeedContract('simulated', async () => {
     restoreConnection: async () => feed.simulateReconnect(),
     closedAt: SATURDAY_NOON,
     openAt: WEDNESDAY_NOON,
+    venueBarTimes: (symbol, timeframe, fromMs, toMs) => market.barsBetween(symbol, timeframe, fromMs, toMs).map((b) => b.time),
     teardown: async () => {
       await feed.close();
       market.stop();

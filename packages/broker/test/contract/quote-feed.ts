@@ -1,11 +1,11 @@
 /**
- * The contract every QuoteFeed implementation passes: the simulated feed, and the cTrader
+ * The contract every QuoteFeed implementation passes: the simulated feed, and each venue's
  * adapter against its local fake server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import type { FeedStateChange, QuoteFeed } from '../../src/feed.js';
-import type { Quote } from '../../src/types.js';
+import type { Quote, Timeframe } from '../../src/types.js';
 
 export interface QuoteFeedHarness {
   /** A feed not yet connected; the suite connects it. */
@@ -21,8 +21,18 @@ export interface QuoteFeedHarness {
   /** An instant the symbol's market is closed (a Saturday), and one it is open: the clock's start. */
   closedAt: number;
   openAt: number;
+  /** The open times (epoch seconds) of the bars the venue holds in [fromMs, toMs), oldest first: a complete read of that range. */
+  venueBarTimes(symbol: string, timeframe: Timeframe, fromMs: number, toMs: number): number[];
+  /**
+   * The venue's paging of history: the most bars one of its answers holds, and the history
+   * requests it has received so far. Absent for a feed with no venue behind it.
+   */
+  history?: { maxBarsPerAnswer: number; requests(): number };
   teardown(): Promise<void>;
 }
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHarness>): void {
   describe(`QuoteFeed contract: ${name}`, () => {
@@ -42,6 +52,23 @@ export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHa
     afterEach(async () => {
       await h.teardown();
     });
+
+    /** Waits for `work`, moving the clock while it is under way: a venue paces history requests on it. */
+    async function meanwhileAdvancing<T>(work: Promise<T>): Promise<T> {
+      let isDone = false;
+      const settled = work.finally(() => {
+        isDone = true;
+      });
+      const ended = settled.then(
+        () => undefined,
+        () => undefined,
+      );
+      for (let turn = 0; turn < 600 && !isDone; turn++) {
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 25))]);
+        if (!isDone) await h.advance(200);
+      }
+      return settled;
+    }
 
     it('reports connecting, then connected', () => {
       expect(h.feed.state()).toBe('connected');
@@ -129,6 +156,30 @@ export function quoteFeedContract(name: string, setup: () => Promise<QuoteFeedHa
         if (i > 0) expect(bar.time).toBeGreaterThan(bars[i - 1]!.time);
       }
       expect(await h.feed.trendbarsBetween(h.symbol, 'M5', from, to, 3)).toEqual(bars.slice(0, 3));
+    });
+
+    it('returns every closed M1 bar of a range many venue answers long, oldest first, each once, and the oldest when limited', async () => {
+      // Ten days back from a Wednesday noon: a weekend inside, over 10 000 bars.
+      const [from, to] = [h.openAt - 10 * DAY_MS, h.openAt];
+      const requestsBefore = h.history?.requests() ?? 0;
+      const bars = await meanwhileAdvancing(h.feed.trendbarsBetween(h.symbol, 'M1', from, to, 100_000));
+      const held = h.venueBarTimes(h.symbol, 'M1', from, to);
+      const [times, isHeld] = [new Set(bars.map((b) => b.time)), new Set(held)];
+      const gaps = { missing: held.filter((t) => !times.has(t)).slice(0, 5), extra: [...times].filter((t) => !isHeld.has(t)).slice(0, 5) };
+      expect(gaps).toEqual({ missing: [], extra: [] });
+      expect(bars.map((b) => b.time)).toEqual(held);
+      // The venue holds a bar for (nearly) every minute its market was open: a minute without a tick has none.
+      let openMinutes = 0;
+      for (let t = from; t < to; t += MINUTE_MS) if (h.feed.isMarketOpen(h.symbol, t)) openMinutes++;
+      expect(bars.length).toBeGreaterThan(openMinutes * 0.99);
+      expect(bars.every((b) => h.feed.isMarketOpen(h.symbol, b.time * 1000))).toBe(true);
+      expect(bars.every((b) => b.closed && b.low <= b.high)).toBe(true);
+      if (h.history) {
+        expect(bars.length).toBeGreaterThan(h.history.maxBarsPerAnswer);
+        expect(h.history.requests() - requestsBefore).toBeGreaterThanOrEqual(Math.ceil(bars.length / h.history.maxBarsPerAnswer));
+      }
+      const limit = Math.floor(bars.length * 0.6);
+      expect(await meanwhileAdvancing(h.feed.trendbarsBetween(h.symbol, 'M1', from, to, limit))).toEqual(bars.slice(0, limit));
     });
 
     it('knows the market is closed on the weekend and open midweek', () => {

@@ -1,10 +1,11 @@
+import { PAGE_LIMIT } from '../../src/metaapi/reads.js';
 import { quoteFeedContract } from '../contract/quote-feed.js';
 import { SATURDAY_NOON, WEDNESDAY_NOON } from '../fixtures.js';
 import { feedSetup } from './feed-setup.js';
 
 quoteFeedContract('metaapi (fake MetaApi server)', async () => {
   // Pacing is feed.test.ts's subject: here every call's credits are there at once.
-  const { feed, fake, advance, advanceUntil, teardown } = await feedSetup({
+  const { market, feed, fake, advance, advanceUntil, teardown } = await feedSetup({
     pacing: { applicationCreditsPerSecond: 100_000, accountCreditsPerSecond: 100_000 },
   });
   return {
@@ -23,6 +24,9 @@ quoteFeedContract('metaapi (fake MetaApi server)', async () => {
     },
     closedAt: SATURDAY_NOON,
     openAt: WEDNESDAY_NOON,
+    venueBarTimes: (symbol, timeframe, fromMs, toMs) => market.barsBetween(symbol, timeframe, fromMs, toMs).map((b) => b.time),
+    // "limit … max: 1000": a larger one is refused.
+    history: { maxBarsPerAnswer: PAGE_LIMIT, requests: () => fake.count('candles') },
     teardown,
   };
 });

@@ -293,7 +293,9 @@ export class FakeV20Venue {
         });
       }
       const closedUntil = Math.min(end, Math.floor(now / periodMs) * periodMs);
-      bars = this.market.barsBetween(spec.symbol, timeframe, start, closedUntil).slice(0, count);
+      // "Count should not be specified if both the start and end parameters are provided, as the time range … will determine the number of candlesticks".
+      const inRange = this.market.barsBetween(spec.symbol, timeframe, start, closedUntil);
+      bars = to === undefined ? inRange.slice(0, count) : inRange;
     } else {
       bars = this.market.bars(spec.symbol, timeframe, count, to ?? now).filter((b) => to === undefined || b.time * 1000 + periodMs <= to);
     }

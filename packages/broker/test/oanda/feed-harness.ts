@@ -6,6 +6,7 @@ import { FakeV20Server } from './fake-v20-server.js';
 
 export interface FeedSetup {
   clock: ManualClock;
+  market: SimulatedMarket;
   fake: FakeV20Server;
   feed: OandaFeed;
   /** Waits (in real time, briefly) until the feed has read every line the fake wrote on the stream open now, and no attempt to open one is under way. */
@@ -52,6 +53,7 @@ export async function feedSetup(options: Partial<OandaFeedOptions> & { at?: numb
   };
   return {
     clock,
+    market,
     fake,
     feed,
     settle,
