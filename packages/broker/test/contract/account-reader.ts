@@ -1,10 +1,10 @@
 /**
- * The contract every AccountReader implementation passes: the simulated account, and the OANDA
+ * The contract every AccountReader implementation passes: the simulated account, and each venue's
  * adapter against its local fake server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountReader } from '../../src/account.js';
-import { BrokerError } from '../../src/errors.js';
+import { BrokerError, type BrokerErrorKind } from '../../src/errors.js';
 
 export interface AccountReaderHarness {
   reader: AccountReader;
@@ -12,6 +12,18 @@ export interface AccountReaderHarness {
   instrument: string;
   /** Makes account activity happen (trades opened and closed), so new transactions appear. */
   produceActivity(): Promise<void>;
+  /** The venue behind the reader, cut off and back; absent for a reader with none (the simulated account). */
+  venue?: {
+    /** Makes the venue unreachable: what the reader sends gets no answer, or no link. */
+    cut(): Promise<void>;
+    /** Makes it reachable again, and lets the reader find it. */
+    restore(): Promise<void>;
+    /** What a read fails with meanwhile, as the reader documents it. */
+    unreachableError: BrokerErrorKind;
+    /** The reader's timeout, on the clock `advance` moves. */
+    timeoutMs: number;
+    advance(ms: number): Promise<void>;
+  };
   teardown(): Promise<void>;
 }
 
@@ -91,6 +103,30 @@ export function accountReaderContract(name: string, setup: () => Promise<Account
       expect(ids.every((id, i) => id > BigInt(before) && (i === 0 || id > ids[i - 1]!))).toBe(true);
       expect(changes.lastTransactionId).toBe(after);
       expect(changes.tradesOpened.length + changes.tradesClosed.length).toBeGreaterThan(0);
+    });
+
+    it('fails a read with its documented error, within its timeout, while the venue cannot be reached, and reads again once it is back', async (ctx) => {
+      const venue = h.venue;
+      if (!venue) return ctx.skip();
+      const before = await h.reader.summary();
+      await venue.cut();
+      let outcome: unknown;
+      const read = h.reader.summary().then(
+        () => (outcome = 'answered'),
+        (err: unknown) => (outcome = err),
+      );
+      // The clock moves a tenth of the timeout at a time, with real time between steps for the request to go out.
+      const stepMs = venue.timeoutMs / 10;
+      for (let waitedMs = 0; outcome === undefined && waitedMs <= venue.timeoutMs; waitedMs += stepMs) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (outcome === undefined) await venue.advance(stepMs);
+      }
+      // Past its timeout on the clock, the read ends without more of it (a socket may take real time to give up).
+      await Promise.race([read, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      expect(outcome).toBeInstanceOf(BrokerError);
+      expect((outcome as BrokerError).kind).toBe(venue.unreachableError);
+      await venue.restore();
+      expect((await h.reader.summary()).id).toBe(before.id);
     });
 
     it('refuses a transaction id beyond the last with not_found', async () => {

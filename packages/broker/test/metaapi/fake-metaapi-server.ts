@@ -57,7 +57,8 @@ import {
  * Faults on demand, each for the next request of a route: hang (never answers, after calling
  * `onArrive`, where a test moves the adapter's clock past its timeout), reset (the socket is
  * destroyed), an error status, a trade code without executing, or executing and then hanging or
- * resetting (the lost-answer cases). `setBrokerConnected(false)` is the terminal losing its broker.
+ * resetting (the lost-answer cases). `setBrokerConnected(false)` is the terminal losing its broker;
+ * `goDown()` holds every request unanswered (MetaApi cannot be reached) until `comeBack()`.
  */
 
 export type FakeRoute =
@@ -150,6 +151,8 @@ export class FakeMetaApiServer {
   private readonly options: FakeMetaApiOptions;
   private readonly leverage: number;
   private readonly faults: FakeFault[] = [];
+  /** Requests held unanswered while MetaApi cannot be reached (`goDown()`). */
+  private held: http.ServerResponse[] | undefined;
   private readonly magics = new Set<number>([0]);
   /** The closing order of each deal a close made (MT5: a close is an order and its deal). */
   private readonly closingOrders = new Map<string, string>();
@@ -198,6 +201,17 @@ export class FakeMetaApiServer {
     this.brokerConnected = connected;
   }
 
+  /** Holds every request from now on unanswered, as a MetaApi that cannot be reached, until `comeBack()`. */
+  goDown(): void {
+    this.held ??= [];
+  }
+
+  /** Answers again; the requests held meanwhile have their connections cut. */
+  comeBack(): void {
+    for (const res of this.held ?? []) res.socket?.destroy();
+    this.held = undefined;
+  }
+
   /** The account deploys for `ms` from now: 202 Accepted with Retry-After, as an HTTP-date when asked. */
   deployFor(ms: number, retryAfter: 'seconds' | 'date' = 'seconds'): void {
     this.deployedAt = this.now() + ms;
@@ -236,6 +250,7 @@ export class FakeMetaApiServer {
       ended = true;
     };
     res.on('finish', end).on('close', end);
+    if (this.held) return void this.held.push(res);
 
     if (req.headers['auth-token'] !== this.token) return json(res, 401, errorBody('UnauthorizedError', 'Authorization token invalid'));
     if (!match || route === 'any') return json(res, 404, errorBody('NotFoundError', `Route ${req.method} ${url.pathname} not found`));

@@ -1,14 +1,25 @@
 import { ManualClock } from '@fxdesk/primitives';
 import { RETCODE } from '../../src/mt5-retcodes.js';
 import { OandaAccountReader } from '../../src/oanda/index.js';
-import { accountReaderContract } from '../contract/account-reader.js';
+import { accountReaderContract, type AccountReaderHarness } from '../contract/account-reader.js';
 import { FakeV20Server } from './fake-v20-server.js';
 import { terminalSetup, TIMEOUT_MS } from './terminal-harness.js';
+
+/** The fake as the reader's venue: down, it answers nothing, so each read ends at its timeout as "timeout" (the reader's JSDoc). */
+function unreachableWhenDown(fake: FakeV20Server, clock: ManualClock): AccountReaderHarness['venue'] {
+  return {
+    cut: async () => fake.goDown(),
+    restore: async () => fake.comeBack(),
+    unreachableError: 'timeout',
+    timeoutMs: TIMEOUT_MS,
+    advance: async (ms) => clock.advance(ms),
+  };
+}
 
 accountReaderContract('oanda (fake v20 server)', async () => {
   const clock = new ManualClock('2026-01-07T12:00:00Z');
   const fake = await FakeV20Server.start({ now: () => new Date(clock.now()) });
-  const reader = new OandaAccountReader({ token: fake.token, accountId: fake.account.id, baseUrl: fake.baseUrl, timeoutMs: 30_000, clock });
+  const reader = new OandaAccountReader({ token: fake.token, accountId: fake.account.id, baseUrl: fake.baseUrl, timeoutMs: TIMEOUT_MS, clock });
   return {
     reader,
     instrument: 'EUR_USD',
@@ -20,6 +31,7 @@ accountReaderContract('oanda (fake v20 server)', async () => {
       clock.advance(60_000);
       fake.account.closeTrade(first, '1.08650');
     },
+    venue: unreachableWhenDown(fake, clock),
     teardown: async () => {
       await reader.close();
       await fake.close();
@@ -45,6 +57,7 @@ accountReaderContract('oanda (fake v20 server trading on a market)', async () =>
       const closed = await terminal.closePosition({ position: first.position!, volume: '0.01', magic: 7, comment: 'activity-close' });
       if (closed.retcode !== RETCODE.DONE) throw new Error(`the close answered ${closed.retcode}`);
     },
+    venue: unreachableWhenDown(fake, clock),
     teardown: async () => {
       await reader.close();
       await teardown();

@@ -26,7 +26,8 @@ import { FakeV20Venue, type VenueAnswer } from './fake-v20-venue.js';
  * market's ticks and a HEARTBEAT line every 5 s (Pricing endpoints: "a PricingHeartbeat object is
  * injected into the Pricing stream to ensure that the HTTP connection remains active"). Stream
  * controls: `dropStreams()` (open streams are cut and new ones refused until `restoreStreams()`),
- * `silenceStreams()` (streams stay open and go quiet: no price, no heartbeat).
+ * `silenceStreams()` (streams stay open and go quiet: no price, no heartbeat). `goDown()` holds
+ * every request unanswered (a venue that cannot be reached) until `comeBack()`.
  * Route faults (`route`: `POST orders`, `PUT orders/cancel`, `PUT trades/close`,
  * `PUT trades/orders`, `GET` (any read)) apply to the next request of that route; besides the
  * kinds above, `execute-then-hang` and `execute-then-reset` carry the request out and lose the
@@ -95,6 +96,8 @@ export class FakeV20Server {
   streamsOpened = 0;
   private readonly streams = new Set<OpenStream>();
   private streamsDown = false;
+  /** Requests held unanswered while the venue cannot be reached (`goDown()`). */
+  private held: http.ServerResponse[] | undefined;
   private streamsSilent = false;
   private heartbeat: TimerHandle | undefined;
   private unsubscribeTicks: (() => void) | undefined;
@@ -165,6 +168,17 @@ export class FakeV20Server {
     this.streamsSilent = false;
   }
 
+  /** Holds every request from now on unanswered, as a venue that cannot be reached, until `comeBack()`. */
+  goDown(): void {
+    this.held ??= [];
+  }
+
+  /** Answers again; the requests held meanwhile have their connections cut. */
+  comeBack(): void {
+    for (const res of this.held ?? []) res.socket?.destroy();
+    this.held = undefined;
+  }
+
   /** Open streams stay open and write nothing more (no price, no heartbeat): a stalled link. */
   silenceStreams(): void {
     this.streamsSilent = true;
@@ -191,6 +205,7 @@ export class FakeV20Server {
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
+    if (this.held) return void this.held.push(res);
     if (this.overLimit()) {
       this.throttled++;
       return json(res, 429, { errorMessage: 'Too many requests: the rate limit was exceeded.' });
