@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { withFileLock } from './token-file-lock.js';
 
 /** An access token, and the refresh token that renews it when there is one. */
 export interface CTraderTokenPair {
@@ -29,6 +30,11 @@ export interface CTraderTokenStore {
   /** The saved pair, or undefined when nothing was saved; throws on a record it cannot read. */
   load(): StoredCTraderTokens | undefined;
   save(tokens: StoredCTraderTokens): void;
+  /**
+   * Runs `renew` while no other process renews from the same store; a store only one process
+   * uses needs none.
+   */
+  lockForRenewal?<T>(renew: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -45,7 +51,9 @@ export function tokenFingerprint(pair: CTraderTokenPair): string {
 /**
  * A JSON file holding one pair, readable by its owner only (mode 0600), replaced atomically: the
  * new record goes to a temporary file beside it, is flushed to disk, then renamed over the old
- * one, so a crash leaves either the old pair or the new one, never half of either.
+ * one, so a crash (or a reader in another process) sees either the old pair or the new one, never
+ * half of either. Processes that share the file renew one at a time, under `<file>.lock`
+ * (withFileLock).
  */
 export function fileTokenStore(file: string): CTraderTokenStore {
   return {
@@ -76,6 +84,7 @@ export function fileTokenStore(file: string): CTraderTokenStore {
       }
       fs.renameSync(temporary, file);
     },
+    lockForRenewal: (renew) => withFileLock(file, renew),
   };
 }
 

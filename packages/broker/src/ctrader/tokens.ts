@@ -3,6 +3,9 @@ import { tokenFingerprint, type CTraderTokenPair, type CTraderTokenStore, type S
 import type { RefreshTokenResSchema } from './wire.js';
 import type { z } from 'zod';
 
+/** One ProtoOARefreshTokenReq with `refreshToken`, answered by its ProtoOARefreshTokenRes. */
+type RefreshExchange = (refreshToken: string) => Promise<z.output<typeof RefreshTokenResSchema>>;
+
 /**
  * Codes that say the access token itself no longer works: ProtoOAErrorCode
  * OA_AUTH_TOKEN_EXPIRED ("When token used for account authorization is expired") and
@@ -93,17 +96,29 @@ export class CTraderTokens {
   /**
    * Renews the pair with `exchange` (one ProtoOARefreshTokenReq) and saves it. A refusal by
    * the venue holds every later session back; a failure on the way (timeout, lost link)
-   * leaves the next session to try again.
+   * leaves the next session to try again. Processes sharing the store renew one at a time
+   * (`lockForRenewal`), each reading the store again once it holds the lock.
    */
-  async refresh(exchange: (refreshToken: string) => Promise<z.output<typeof RefreshTokenResSchema>>, nowMs: () => number): Promise<void> {
+  async refresh(exchange: RefreshExchange, nowMs: () => number): Promise<void> {
     const refreshToken = this.pair.refreshToken;
     if (refreshToken === undefined) throw this.refuse(new BrokerError('unauthorized', 'the cTrader access token was refused and no refresh token is set'));
+    const renew = () => this.renewUnlessRenewed(refreshToken, exchange, nowMs);
+    await (this.store?.lockForRenewal ? this.store.lockForRenewal(renew) : renew());
+  }
+
+  /** The store's pair when another process renewed while this one waited for the lock, else one refresh. */
+  private async renewUnlessRenewed(refreshToken: string, exchange: RefreshExchange, nowMs: () => number): Promise<void> {
+    if (this.adoptStored()) return;
     let renewed;
     try {
       renewed = await exchange(refreshToken);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof BrokerError && (err.kind === 'unauthorized' || err.kind === 'rejected')) {
+        // "The refresh token is valid forever until you use it to refresh an access token"
+        // (help.ctrader.com/open-api/faq): a process that renewed without the lock (one broken as
+        // stale) may have spent it, and saved the pair it got.
+        if (this.adoptStored()) return;
         throw this.refuse(new BrokerError('unauthorized', `the cTrader refresh token was refused (${message})`, { venueCode: err.venueCode, cause: err }));
       }
       this.problem = `access token refresh failed, retried at the next session: ${message}`;

@@ -1,22 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileTokenStore, type CTraderTokenStore } from '../../src/ctrader/token-store.js';
 import { drive, driveUntil, reach } from './drive.js';
 import { FAKE_REFRESH_TOKEN } from './fake-ctrader-server.js';
 import { anotherFeed, startRig, type FeedRig } from './setup.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tokenFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fxdesk-ctrader-'));
-  dirs.push(dir);
-  return path.join(dir, 'data', 'ctrader-tokens.json');
-}
+import { tokenFile } from './token-files.js';
 
 /** A rig whose feed holds the configured refresh token and keeps refreshed pairs in `file`. */
 function refreshingRig(file = tokenFile(), fake = {}): Promise<FeedRig & { file: string }> {
