@@ -53,6 +53,8 @@ export interface RiskView {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** How long after a flatten the gateway did not answer it is sent again: at the next check after this, not at every one. */
+const FLATTEN_RETRY_MS = 5_000;
 
 /** The announcement of `account` halting. */
 export function haltAnnouncement(account: RiskAccount, halt: Halt): RiskAnnouncement {
@@ -96,6 +98,8 @@ interface Account {
   /** The `at` of the halt whose flatten was answered (stored with the book), and of the one being sent. */
   flattenedHalt: number | null;
   flatteningHalt: number | null;
+  /** Not before this (epoch ms) is a flatten the gateway did not answer sent again. */
+  flattenRetryAt: number;
 }
 
 /**
@@ -121,6 +125,7 @@ export class DeskRisk {
         announcement: null,
         flattenedHalt: null,
         flatteningHalt: null,
+        flattenRetryAt: 0,
       });
     }
   }
@@ -288,14 +293,15 @@ export class DeskRisk {
    * HALT_FLATTEN, on the leader: each account halted whose flatten is not answered yet (this
    * process's halt, or one a leader before stored and did not see answered, killed mid-send) is
    * flattened, one send at a time, under the halt's key. Called at a halt, at `load` (taking the
-   * lead), at each `sync` and each equity mark, so a flatten the gateway did not answer goes again.
+   * lead), at each `sync` and each equity mark, so a flatten the gateway did not answer goes again
+   * (FLATTEN_RETRY_MS after it failed, not at every check).
    */
   private flattenOwed(): void {
     if (!this.options.settings.haltFlatten || !this.options.isLeading()) return;
     for (const account of RISK_ACCOUNTS) {
       const a = this.of(account);
       const halt = a.book.halt;
-      if (!halt || a.flattenedHalt === halt.at || a.flatteningHalt !== null) continue;
+      if (!halt || a.flattenedHalt === halt.at || a.flatteningHalt !== null || this.options.now() < a.flattenRetryAt) continue;
       a.flatteningHalt = halt.at;
       this.track(this.flatten(account, halt).finally(() => (a.flatteningHalt = null)));
     }
@@ -308,8 +314,11 @@ export class DeskRisk {
     } catch (err) {
       this.options.logger.error({ err, account }, 'risk: the halt could not flatten the positions; sent again at the next check');
     }
-    if (!isAnswered) return;
     const a = this.of(account);
+    if (!isAnswered) {
+      a.flattenRetryAt = this.options.now() + FLATTEN_RETRY_MS;
+      return;
+    }
     a.flattenedHalt = halt.at;
     await this.keep(account);
   }

@@ -178,7 +178,7 @@ describe('DeskRisk', () => {
     expect(third.risk.check('live', EUR_USD, MONDAY_NOON + 120_000)).toMatchObject({ ok: false, skip: 'halted' });
   });
 
-  it('sends a halt’s flatten again at the next sync or equity mark while the gateway does not answer it, and never as a follower', async () => {
+  it('sends a halt’s flatten again at a sync or equity mark 5 s after the gateway did not answer it, and never as a follower', async () => {
     const s = await stores();
     let answers: Array<boolean | Error> = [false, new Error('connect ECONNREFUSED'), true];
     const flatten = vi.fn(async () => {
@@ -187,10 +187,15 @@ describe('DeskRisk', () => {
       return answer;
     });
     const leads = { value: true };
-    const { risk } = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten, leads });
+    const { risk, clock } = deskRisk(s, { env: { HALT_FLATTEN: 'true' }, flatten, leads });
     await markAfter(risk, 'paper', 9_700);
     await risk.whenIdle();
     expect(flatten).toHaveBeenCalledTimes(1);
+    // Not answered: not sent again at once, nor by a follower once the 5 s are up.
+    await risk.sync();
+    await risk.whenIdle();
+    expect(flatten).toHaveBeenCalledTimes(1);
+    clock.advance(5_000);
     leads.value = false;
     await risk.sync();
     await risk.whenIdle();
@@ -199,7 +204,8 @@ describe('DeskRisk', () => {
     await risk.sync();
     await risk.whenIdle();
     expect(flatten).toHaveBeenCalledTimes(2);
-    // One process alone has no sync: the next equity mark sends it.
+    // One process alone has no sync: the next equity mark 5 s on sends it.
+    clock.advance(5_000);
     await risk.markEquity('paper', MONDAY_NOON + 120_000, 9_690);
     await risk.whenIdle();
     expect(flatten).toHaveBeenCalledTimes(3);

@@ -6,7 +6,7 @@ import { answers, freePort, run, until } from '@fxdesk/core/testing';
 import type { AccountRisk, RiskReport } from '@fxdesk/schemas';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeService, filled, type FakeAnswer, type RecordedRequest } from './fake-service.js';
+import { envelope, fakeService, FakeVenue, type FakeAnswer, type RecordedRequest } from './fake-service.js';
 import { postgresForFile } from './postgres-server.js';
 
 /**
@@ -15,7 +15,9 @@ import { postgresForFile } from './postgres-server.js';
  * each) while an account service of the test's reports its equity. The equity falls past
  * DAILY_LOSS_LIMIT: the leader halts and sends no more orders, though signals keep coming; the
  * leader is SIGKILLed and the follower that takes over stays halted (the halt is in the store);
- * after POST /risk/resume on it, orders go out again.
+ * after POST /risk/resume on it, orders go out again. With HALT_FLATTEN the halt closes what the
+ * strategy opened: the execution service is down for the close-all while the first leader lives,
+ * so the flatten it owes dies with it, and the follower sends it, under the same key, once.
  *
  * What reaches the desk's risk here is the account service's equity as the leader reads it
  * (each fresh read of GET /api/v1/account/summary, here made by GET /status, is marked), the
@@ -100,12 +102,20 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
     const url = await database();
     let nav = 10_000;
     const orders: Array<{ signalId: string; at: number }> = [];
-    // One fake for both services: the execution service's routes and the account service's summary.
+    // One fake for both services: the execution service's book (each order fills and stays open
+    // until closed) and the account service's summary. The close-all fails while `isFlattenDown`.
+    const venue = new FakeVenue();
+    const flattens: Array<{ key: string; answered: boolean }> = [];
+    let isFlattenDown = true;
     const service = await fakeService((request: RecordedRequest) => {
       if (request.url.startsWith('/api/v1/account/summary')) return summaryAt(nav);
       if (request.method === 'POST' && request.url === '/v1/signals')
         orders.push({ signalId: (request.body as { signal_id: string }).signal_id, at: Date.now() });
-      return filled(request);
+      if (request.method === 'POST' && request.url === '/v1/positions/close-all') {
+        flattens.push({ key: String(request.headers['idempotency-key']), answered: !isFlattenDown });
+        if (isFlattenDown) return { status: 503, body: envelope('terminal_unavailable', 'the terminal is not connected') };
+      }
+      return venue.answer(request);
     });
     const env = {
       HOST: '127.0.0.1',
@@ -117,6 +127,7 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
       ACCOUNT_API_KEY: 'account-risk-key',
       ACCOUNT_REFRESH_SECONDS: '0',
       DAILY_LOSS_LIMIT: '2',
+      HALT_FLATTEN: 'true',
       SIM_SEED: 'risk-halt',
       SIM_MARKET_HOURS: 'false',
       SIM_TICK_INTERVAL_MS: '1000',
@@ -125,7 +136,7 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
       MIN_CONFLUENCE: '1',
       // About 9 signals a close over the 23 pairs, 2 or more at all but one close in 500 (with the default 3: about 2.6, and fewer than 2 at one close in 3).
       SUPERTREND_MULTIPLIER: '0.3',
-      // Every signal an entry: none waits for a position of its pair to close (the fake holds none).
+      // A signal of the other side does not close a position (the flatten is the only close here).
       EXIT_ON_OPPOSITE_SIGNAL: 'false',
       WARMUP_CANDLES: '120',
       CANDLE_CLOSE_DELAY_MS: '500',
@@ -167,14 +178,24 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
       expect(sentAfterHalt()).toEqual([]);
       expect(afterHalt.map((s) => s.execution).filter((e) => e === 'filled' || e === 'pending')).toEqual([]);
       const sentBefore = new Set(orders.map((o) => o.signalId));
+      // The halt's flatten was sent and failed: the positions are still open, the flatten still owed.
+      const key = `risk-halt-live-${haltAt}`;
+      await until(() => flattens.length > 0, 30_000);
+      expect(flattens).toEqual(flattens.map(() => ({ key, answered: false })));
+      expect(venue.positions.length).toBeGreaterThan(0);
 
       // The leader dies; the follower takes over, and is halted from the first.
+      isFlattenDown = false;
       first.child.kill('SIGKILL');
       await first.done;
       const killedAt = Date.now();
       await until(async () => (await leaderCheck(second)).startsWith('leader:'), 15_000);
       const takeoverMs = Date.now() - killedAt;
       expect(await liveRisk(second)).toMatchObject({ halted: true, halt: { reason: 'daily_loss_limit', at: halt?.at } });
+      // It sends the flatten its predecessor owed, under the same key, and the positions close.
+      await until(() => flattens.some((f) => f.answered), 30_000);
+      expect(venue.positions).toEqual([]);
+      expect(flattens.map((f) => f.key).every((k) => k === key)).toBe(true);
       await until(async () => (await storedSignals(url)).some((s) => s.generatedAt > killedAt), 300_000);
       for (const s of await storedSignals(url)) if (s.generatedAt > haltAt) unsent.add(s.signalId);
       expect(sentAfterHalt()).toEqual([]);
@@ -190,8 +211,10 @@ describe.skipIf(unavailable !== undefined)(`the kill switch on two replicas${una
       expect(
         (await fetch(`${second.url}/risk/resume`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"account":"live"}' })).status,
       ).toBe(409);
+      // Answered once, the flatten is never sent again (its answer is stored).
+      expect(flattens.filter((f) => f.answered)).toHaveLength(1);
       console.log(
-        `risk halt: ${sentBefore.size} order(s) before the halt, ${afterHalt.length} signal(s) after it unsent, the follower led ${takeoverMs} ms after the kill and stayed halted; ${orders.filter((o) => o.at > resumedAt).length} order(s) after the resume`,
+        `risk halt: ${sentBefore.size} order(s) before the halt, ${flattens.length - 1} failed flatten(s) before the kill and one after it, ${afterHalt.length} signal(s) after it unsent, the follower led ${takeoverMs} ms after the kill and stayed halted; ${orders.filter((o) => o.at > resumedAt).length} order(s) after the resume`,
       );
     } catch (err) {
       for (const r of replicas) process.stderr.write(`--- ${r.name}\n${r.out.stderr}`);
