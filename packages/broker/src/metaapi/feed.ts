@@ -7,6 +7,7 @@ import type { FeedSymbol, QuoteFeed } from '../feed.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
 import { metaApiClients, type MetaApiClients, type MetaApiConnectionOptions } from './clients.js';
 import { barsOf, brokerOffsetMs, quoteOf } from './normalize.js';
+import { stableSymbolIds } from '../symbol-ids.js';
 import { isInTradeSession } from './order-check.js';
 import { candlesBackwards } from './reads.js';
 import {
@@ -201,7 +202,7 @@ export class MetaApiFeed extends FeedEvents implements QuoteFeed {
     const listed = await this.get('/symbols', SymbolsSchema);
     const names = listed.filter((s) => !this.catalogOnly || this.catalogOnly.has(s));
     const specs = await Promise.all(names.map((s) => this.get(`/symbols/${encodeURIComponent(s)}/specification`, SymbolSpecificationSchema)));
-    const ids = stableIds(names);
+    const ids = stableSymbolIds(names);
     this.catalog = new Map(specs.map((spec, i) => [spec.symbol, { symbol: feedSymbolOf(spec, ids[i] as number), sessions: spec.tradeSessions }]));
     const first = names[0];
     if (first !== undefined) {
@@ -318,30 +319,4 @@ function feedSymbolOf(spec: WireSymbolSpecification, symbolId: number): FeedSymb
     enabled: spec.tradeMode !== 'SYMBOL_TRADE_MODE_DISABLED',
     description: spec.description,
   };
-}
-
-/**
- * MetaApi names symbols and numbers none: each gets a 31-bit FNV-1a hash of its name, the same
- * in every process and session; the rare name whose hash another took (names in sorted order)
- * takes the next free number.
- */
-export function stableIds(names: readonly string[]): number[] {
-  const taken = new Map<string, number>();
-  const used = new Set<number>();
-  for (const name of [...names].sort()) {
-    let id = fnv1a(name);
-    while (used.has(id)) id = (id + 1) & 0x7fffffff;
-    used.add(id);
-    taken.set(name, id);
-  }
-  return names.map((name) => taken.get(name) as number);
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash & 0x7fffffff;
 }

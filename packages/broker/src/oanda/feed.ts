@@ -2,6 +2,7 @@ import { backoffDelayMs, type Clock, type TimerHandle } from '@fxdesk/primitives
 import { BrokerError } from '../errors.js';
 import { FeedEvents } from '../feed-events.js';
 import type { FeedSymbol, QuoteFeed } from '../feed.js';
+import { stableSymbolIds } from '../symbol-ids.js';
 import { isScheduledOpen, type TradingSchedule } from '../trading-schedule.js';
 import type { Bar, Quote, Timeframe } from '../types.js';
 import { barsOfCandles, readCandlesBetween, readLatestCandles } from './candles.js';
@@ -45,13 +46,6 @@ export const OANDA_FX_SCHEDULE: TradingSchedule = {
   timeZone: 'America/New_York',
   holidays: [],
 };
-
-/** A stable integer id for an instrument name (v20 has none): FNV-1a, 31 bits. */
-function idOfName(name: string): number {
-  let hash = 0x811c9dc5;
-  for (const char of name) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
-  return hash >>> 1 || 1;
-}
 
 /**
  * A QuoteFeed over OANDA v20: prices from the pricing stream (one stream of the subscribed
@@ -205,13 +199,12 @@ export class OandaFeed extends FeedEvents implements QuoteFeed {
 
   private async loadCatalog(): Promise<void> {
     const { instruments } = await this.http.get(`${this.accountPath}/instruments`, {}, InstrumentListSchema);
-    const used = new Set<number>();
+    // v20 numbers no instrument: each is numbered by its name.
     const sorted = [...instruments].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const ids = stableSymbolIds(sorted.map((i) => i.name));
     this.catalog = new Map(
-      sorted.map((instrument) => {
-        let symbolId = idOfName(instrument.name);
-        while (used.has(symbolId)) symbolId = (symbolId % 0x7fffffff) + 1;
-        used.add(symbolId);
+      sorted.map((instrument, i) => {
+        const symbolId = ids[i] as number;
         const name = symbolOfInstrument(instrument.name);
         const symbol: FeedSymbol = {
           symbolId,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedStateChange } from '../../src/feed.js';
-import { stableIds } from '../../src/metaapi/feed.js';
+import { stableSymbolIds } from '../../src/symbol-ids.js';
 import type { Quote } from '../../src/types.js';
 import { feedSetup, type FeedSetup } from './feed-setup.js';
 import { failure } from './harness.js';
@@ -189,10 +189,10 @@ describe('MetaApi feed', () => {
     it('numbers two names whose hashes collide apart, whatever order they come in', () => {
       // Found by trying SYM0, SYM1, …: both hash to 810216021.
       const [a, b] = ['SYM630118', 'SYM818396'];
-      expect(stableIds([a])).toEqual(stableIds([b]));
-      const ids = stableIds([a, b, 'EURUSD']);
+      expect(stableSymbolIds([a])).toEqual(stableSymbolIds([b]));
+      const ids = stableSymbolIds([a, b, 'EURUSD']);
       expect(new Set(ids).size).toBe(3);
-      expect(stableIds(['EURUSD', b, a])).toEqual([ids[2], ids[1], ids[0]]);
+      expect(stableSymbolIds(['EURUSD', b, a])).toEqual([ids[2], ids[1], ids[0]]);
     });
 
     it('reads the market hours from the trade sessions in broker time', async () => {
