@@ -30,9 +30,13 @@ type LockRecord = z.output<typeof LockSchema>;
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const lockFile = `${file}.lock`;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const mine: LockRecord = { pid: process.pid, host: os.hostname(), atMs: Date.now(), id: randomUUID() };
-  for (let waitedMs = 0; !tryCreate(lockFile, mine); waitedMs += POLL_MS) {
+  for (let waitedMs = 0; ; waitedMs += POLL_MS) {
+    const outcome = tryCreate(lockFile, mine);
+    if (outcome === 'created') break;
+    // A folder that cannot hold the lock cannot hold the pair either: renew as a lone process
+    // would, and the failed save says so in tokenStatus().
+    if (outcome === 'impossible') return fn();
     const held = readLock(lockFile);
     if (held === undefined) continue;
     if (isStale(held, Date.now())) {
@@ -55,20 +59,24 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
   }
 }
 
-function tryCreate(lockFile: string, record: LockRecord): boolean {
+function tryCreate(lockFile: string, record: LockRecord): 'created' | 'held' | 'impossible' {
+  try {
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  } catch {
+    return 'impossible';
+  }
   let fd: number;
   try {
     fd = fs.openSync(lockFile, 'wx', 0o600);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
+    return (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'held' : 'impossible';
   }
   try {
     fs.writeFileSync(fd, JSON.stringify(record));
   } finally {
     fs.closeSync(fd);
   }
-  return true;
+  return 'created';
 }
 
 /**

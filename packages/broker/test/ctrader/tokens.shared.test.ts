@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fileTokenStore, tokenFingerprint, type CTraderTokenStore } from '../../src/ctrader/token-store.js';
 import { FAKE_CREDENTIALS, FAKE_REFRESH_TOKEN, type FakeCTraderServer } from './fake-ctrader-server.js';
 import { anotherFeed, startRig } from './setup.js';
 import { tokenFile } from './token-files.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** Each connection's last account authorization: the access token it holds. */
 const heldTokens = (fake: FakeCTraderServer) => new Map(fake.messages(2102).map((m) => [m.connection, m.payload.accessToken]));
@@ -87,6 +91,22 @@ describe('cTrader access tokens shared by processes: one renewal at a time', () 
     rig.fake.isTokenExpired = true;
     await rig.feed.connect();
     expect(rig.fake.refreshes).toBe(1);
+  });
+});
+
+describe('cTrader access tokens shared by processes: a folder that holds no lock', () => {
+  it('renews without the lock where none can be made (a read-only folder), as a lone process would', async () => {
+    const file = tokenFile();
+    const openSync = fs.openSync;
+    vi.spyOn(fs, 'openSync').mockImplementation((target, ...rest) => {
+      if (String(target).endsWith('.lock')) throw Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
+      return openSync(target, ...rest);
+    });
+    const rig = await startRig({ feed: { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) } });
+    rig.fake.isTokenExpired = true;
+    await rig.feed.connect();
+    expect(rig.fake.refreshes).toBe(1);
+    expect(rig.feed.tokenStatus().ok).toBe(true);
   });
 });
 
