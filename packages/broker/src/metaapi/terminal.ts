@@ -1,7 +1,7 @@
-import { addDecimal, compareDecimal, isDecimalString, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { addDecimal, compareDecimal, isDecimalString, systemClock, type Clock } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
-import { Listeners } from '../listeners.js';
+import { VenueConnection } from '../venue-connection.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import {
   compareDeals,
@@ -125,14 +125,9 @@ export class MetaApiTerminal implements TradingTerminal {
   private readonly client: MetaApiHttp;
   private readonly timeoutMs: number;
   private readonly tradeTimeoutMs: number;
-  private readonly healthIntervalMs: number;
   private readonly historyLookbackMs: number;
   private readonly reconcileTimeoutMs: number;
-  private connected = false;
-  private closed = false;
-  private probing: Promise<void> | undefined;
-  private healthTimer: TimerHandle | undefined;
-  private readonly listeners = new Listeners<boolean>();
+  private readonly link: VenueConnection;
 
   constructor(options: MetaApiTerminalOptions) {
     this.clock = options.clock ?? systemClock;
@@ -140,9 +135,17 @@ export class MetaApiTerminal implements TradingTerminal {
     this.client = this.clients.client;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.tradeTimeoutMs = options.tradeTimeoutMs ?? 60_000;
-    this.healthIntervalMs = options.healthIntervalMs ?? 15_000;
     this.historyLookbackMs = options.historyLookbackMs ?? 7 * 86_400_000;
     this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? 60_000;
+    // GET account-information: answered, MetaApi's terminal is up; any failure but throttling (a lost link, a revoked token, silence) means it cannot be traded on now.
+    this.link = new VenueConnection({
+      clock: this.clock,
+      healthIntervalMs: options.healthIntervalMs ?? 15_000,
+      probe: () => {
+        this.stats.healthChecks++;
+        return this.client.get(`${this.clients.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
+      },
+    });
   }
 
   /** HTTP requests sent to MetaApi and not yet answered. */
@@ -154,71 +157,30 @@ export class MetaApiTerminal implements TradingTerminal {
 
   /** Connected once MetaApi answers the account's information (its terminal is up); keeps probing afterwards. */
   async connect(): Promise<void> {
-    if (this.closed) throw new BrokerError('disconnected', 'the MetaApi terminal was closed');
+    if (this.link.isClosed) throw new BrokerError('disconnected', 'the MetaApi terminal was closed');
     try {
-      await this.probe();
+      await this.link.probe();
     } finally {
-      this.scheduleHealth();
+      this.link.scheduleHealth();
     }
   }
 
   /** Stops probing and fails every request under way with `disconnected`. Final: connect() refuses afterwards. */
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.healthTimer) this.clock.clearTimer(this.healthTimer);
-    this.healthTimer = undefined;
-    this.setConnected(false);
+    this.link.close();
     await this.clients.close();
   }
 
   isConnected(): boolean {
-    return this.connected;
+    return this.link.isConnected;
   }
 
   onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
-    return this.listeners.add(listener);
-  }
-
-  private setConnected(connected: boolean): void {
-    if (connected === this.connected) return;
-    this.connected = connected;
-    this.listeners.emit(connected);
-  }
-
-  /** GET account-information: answered means connected; a lost connection means disconnected. */
-  private probe(): Promise<void> {
-    this.probing ??= (async () => {
-      this.stats.healthChecks++;
-      try {
-        await this.client.get(`${this.clients.accountPath}/account-information`, {}, AccountInformationSchema, this.timeoutMs);
-        if (!this.closed) this.setConnected(true);
-      } catch (err) {
-        // Throttling says nothing about the terminal; any other failure (a lost link, a revoked
-        // token, silence) means it cannot be traded on now.
-        if (!(err instanceof BrokerError && err.kind === 'rate_limited')) this.setConnected(false);
-        throw err;
-      } finally {
-        this.probing = undefined;
-      }
-    })();
-    return this.probing;
-  }
-
-  private scheduleHealth(): void {
-    if (this.closed || this.healthIntervalMs <= 0 || this.healthTimer) return;
-    this.healthTimer = this.clock
-      .setTimeout(() => {
-        this.healthTimer = undefined;
-        // A failed probe already marked the terminal down; the next one may bring it back.
-        void this.probe()
-          .catch(() => undefined)
-          .finally(() => this.scheduleHealth());
-      }, this.healthIntervalMs)
-      .unref();
+    return this.link.onChange(listener);
   }
 
   private ensureConnected(): void {
-    if (!this.connected) throw new BrokerError('disconnected', 'the MetaApi terminal is disconnected');
+    if (!this.link.isConnected) throw new BrokerError('disconnected', 'the MetaApi terminal is disconnected');
   }
 
   /** Runs a call while connected; a lost connection on the way marks the terminal down. */
@@ -227,7 +189,7 @@ export class MetaApiTerminal implements TradingTerminal {
     try {
       return await call();
     } catch (err) {
-      if (isConnectionLoss(err)) this.setConnected(false);
+      if (isConnectionLoss(err)) this.link.set(false);
       throw err;
     }
   }
@@ -420,10 +382,10 @@ export class MetaApiTerminal implements TradingTerminal {
     }
     const verdict = verdictOf(response, action);
     if (verdict.lost) {
-      this.setConnected(false);
+      this.link.set(false);
       throw new BrokerError('disconnected', `MetaApi: ${response.stringCode} ${response.message}`.trim(), { venueCode: String(response.numericCode) });
     }
-    if (verdict.terminalDisconnected) this.setConnected(false);
+    if (verdict.terminalDisconnected) this.link.set(false);
     return {
       retcode: verdict.retcode,
       comment: [response.message || retcodeDescription(verdict.retcode), verdict.note].filter(Boolean).join('; '),
@@ -501,7 +463,7 @@ export class MetaApiTerminal implements TradingTerminal {
       return await this.openPositions(true);
     } catch (err) {
       if (!(err instanceof BrokerError) || !err.isAmbiguous) throw err;
-      if (isConnectionLoss(err)) this.setConnected(false);
+      if (isConnectionLoss(err)) this.link.set(false);
       throw new BrokerError('unavailable', `MetaApi did not list the positions (${err.message}); the close was not sent`, {
         venueCode: err.venueCode,
         cause: err,

@@ -1,8 +1,8 @@
-import { compareDecimal, isDecimalString, subtractDecimal, systemClock, type Clock, type TimerHandle } from '@fxdesk/primitives';
+import { compareDecimal, isDecimalString, subtractDecimal, systemClock, type Clock } from '@fxdesk/primitives';
 import type { z } from 'zod';
 import { BrokerError } from '../errors.js';
+import { VenueConnection } from '../venue-connection.js';
 import { parseJsonBody } from '../http-helpers.js';
-import { Listeners } from '../listeners.js';
 import { RETCODE, retcodeDescription } from '../mt5-retcodes.js';
 import { endOfUtcDayMs, pendingPriceProblem, priceToPoints, quoteToPoints, specifiedExpiryMs, stopDistanceProblem } from '../mt5-rules.js';
 import {
@@ -114,18 +114,13 @@ export class OandaTerminal implements TradingTerminal {
   private readonly http: OandaHttpClient;
   private readonly clock: Clock;
   private readonly accountPath: string;
-  private readonly healthIntervalMs: number;
   private readonly historyLookbackMs: number;
   private catalog: Map<string, CatalogEntry> | undefined;
-  private connected = false;
-  private closed = false;
-  private healthTimer: TimerHandle | undefined;
-  private readonly listeners = new Listeners<boolean>();
+  private readonly link: VenueConnection;
 
   constructor(options: OandaTerminalOptions) {
     this.clock = options.clock ?? systemClock;
     this.accountPath = `/v3/accounts/${encodeURIComponent(options.accountId)}`;
-    this.healthIntervalMs = options.healthIntervalMs ?? 15_000;
     this.historyLookbackMs = options.historyLookbackMs ?? 7 * 86_400_000;
     this.http = new OandaHttpClient({
       baseUrl: oandaBaseUrl(options.environment ?? 'practice', options.baseUrl),
@@ -135,6 +130,11 @@ export class OandaTerminal implements TradingTerminal {
       connections: options.connections,
       newConnectionsPerSecond: options.newConnectionsPerSecond,
       clock: this.clock,
+    });
+    this.link = new VenueConnection({
+      clock: this.clock,
+      healthIntervalMs: options.healthIntervalMs ?? 15_000,
+      probe: () => this.http.get(`${this.accountPath}/summary`, {}, SummaryOnlySchema),
     });
   }
 
@@ -147,66 +147,35 @@ export class OandaTerminal implements TradingTerminal {
 
   /** Connected once OANDA answers the account summary and the instruments; keeps probing afterwards. */
   async connect(): Promise<void> {
-    if (this.closed) throw new BrokerError('disconnected', 'the OANDA terminal was closed');
+    if (this.link.isClosed) throw new BrokerError('disconnected', 'the OANDA terminal was closed');
     try {
-      await this.probe();
+      await this.link.probe();
       await this.loadCatalog();
     } finally {
-      this.scheduleHealth();
+      this.link.scheduleHealth();
     }
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.healthTimer) this.clock.clearTimer(this.healthTimer);
-    this.healthTimer = undefined;
-    this.setConnected(false);
+    this.link.close();
     await this.http.close();
   }
 
   isConnected(): boolean {
-    return this.connected;
+    return this.link.isConnected;
   }
 
   onConnectionChange(listener: (connected: boolean) => void): Unsubscribe {
-    return this.listeners.add(listener);
-  }
-
-  private setConnected(connected: boolean): void {
-    if (connected === this.connected) return;
-    this.connected = connected;
-    this.listeners.emit(connected);
-  }
-
-  private async probe(): Promise<void> {
-    try {
-      await this.http.get(`${this.accountPath}/summary`, {}, SummaryOnlySchema);
-      if (!this.closed) this.setConnected(true);
-    } catch (err) {
-      if (!(err instanceof BrokerError && err.kind === 'rate_limited')) this.setConnected(false);
-      throw err;
-    }
-  }
-
-  private scheduleHealth(): void {
-    if (this.closed || this.healthIntervalMs <= 0 || this.healthTimer) return;
-    this.healthTimer = this.clock
-      .setTimeout(() => {
-        this.healthTimer = undefined;
-        void this.probe()
-          .catch(() => undefined)
-          .finally(() => this.scheduleHealth());
-      }, this.healthIntervalMs)
-      .unref();
+    return this.link.onChange(listener);
   }
 
   /** Runs a call while connected; a connection lost on the way marks the terminal down. */
   private async guarded<T>(call: () => Promise<T>): Promise<T> {
-    if (!this.connected) throw new BrokerError('disconnected', 'the OANDA terminal is disconnected');
+    if (!this.link.isConnected) throw new BrokerError('disconnected', 'the OANDA terminal is disconnected');
     try {
       return await call();
     } catch (err) {
-      if (err instanceof BrokerError && (err.kind === 'disconnected' || (err.kind === 'unavailable' && err.venueCode === undefined))) this.setConnected(false);
+      if (err instanceof BrokerError && (err.kind === 'disconnected' || (err.kind === 'unavailable' && err.venueCode === undefined))) this.link.set(false);
       throw err;
     }
   }
@@ -624,7 +593,7 @@ export class OandaTerminal implements TradingTerminal {
       return await read();
     } catch (err) {
       if (!(err instanceof BrokerError) || !err.isAmbiguous) throw err;
-      if (err.kind === 'disconnected') this.setConnected(false);
+      if (err.kind === 'disconnected') this.link.set(false);
       throw new BrokerError('unavailable', `OANDA did not answer a read before the trade (${err.message}); nothing was sent`, { cause: err });
     }
   }
