@@ -39,12 +39,27 @@ export interface StochRsiValue {
 }
 
 /**
+ * %K and %D nearer each other than this (in points of their 0–100 scale) are equal: on a flat
+ * close they are the same value up to the doubles' rounding (1e-14 apart), which is no cross.
+ */
+export const STOCH_RSI_CROSS_EPSILON = 1e-9;
+
+/** %K above %D by more than {@link STOCH_RSI_CROSS_EPSILON} (1), below it by more (−1), or equal (0). */
+export function stochRsiSide(k: number, d: number): 1 | -1 | 0 {
+  const gap = k - d;
+  return gap > STOCH_RSI_CROSS_EPSILON ? 1 : gap < -STOCH_RSI_CROSS_EPSILON ? -1 : 0;
+}
+
+/**
  * The `signal` rule of {@link StochRsi}, exported for callers that classify %K/%D themselves.
- * `prev` is the previous candle's %K/%D (null for the first value: no cross possible).
+ * `prev` is the previous candle's %K/%D (null for the first value: no cross possible). %K and %D
+ * within {@link STOCH_RSI_CROSS_EPSILON} of each other count as equal.
  */
 export function stochRsiSignal(prev: { k: number; d: number } | null, k: number, d: number, oversold = 20, overbought = 80): StochRsiSignal {
-  if (prev !== null && prev.k <= prev.d && k > d && d < overbought) return 'bullish_cross';
-  if (prev !== null && prev.k >= prev.d && k < d && d > oversold) return 'bearish_cross';
+  const was = prev === null ? null : stochRsiSide(prev.k, prev.d);
+  const side = stochRsiSide(k, d);
+  if (was !== null && was <= 0 && side === 1 && d < overbought) return 'bullish_cross';
+  if (was !== null && was >= 0 && side === -1 && d > oversold) return 'bearish_cross';
   if (k <= oversold) return 'oversold';
   if (k >= overbought) return 'overbought';
   return 'neutral';

@@ -112,6 +112,10 @@ describe('Stochastic RSI signal rule', () => {
     ['a cross down above the overbought line is a bearish cross', { k: 85, d: 84 }, 80, 82, 'bearish_cross'],
     ['%K = 80 without a cross is overbought (inclusive)', { k: 85, d: 88 }, 80, 83, 'overbought'],
     ['%K above %D and staying above is no cross', { k: 50, d: 45 }, 55, 48, 'neutral'],
+    // A flat close: %K and %D the same value but for the doubles' last bit (issue 26's EUR_GBP at 2026-01-15T13:10).
+    ['%K = %D within rounding is no cross up', { k: 1.3452420363, d: 1.3452420363 }, 1.3452420363000002, 1.3452420363, 'oversold'],
+    ['%K = %D within rounding is no cross down', { k: 50, d: 50 }, 49.99999999999999, 50, 'neutral'],
+    ['from equal within rounding, a real rise above is a cross', { k: 45, d: 45.00000000000001 }, 50, 47, 'bullish_cross'],
   ];
   it.each(cases)('%s', (_name, prev, k, d, expected) => {
     expect(stochRsiSignal(prev, k, d)).toBe(expected);

@@ -1,4 +1,4 @@
-import type { Candle, FvgValue, StochRsiValue, SupertrendValue, VolumeProfileValue } from '@fxdesk/indicators';
+import { stochRsiSide, type Candle, type FvgValue, type StochRsiValue, type SupertrendValue, type VolumeProfileValue } from '@fxdesk/indicators';
 import { decimalFromNumber } from '@fxdesk/primitives';
 import type { SignalIndicators, SignalType } from '@fxdesk/schemas';
 import type { StrategyRules } from './rules.js';
@@ -99,7 +99,9 @@ function triggerOf(s: IndicatorSnapshot, long: boolean): Trigger | null {
 
 function isStochRsiAligned(s: IndicatorSnapshot, long: boolean): boolean {
   const { k, d, signal } = s.stochrsi;
-  return long ? signal === 'bullish_cross' || (k > d && signal !== 'overbought') : signal === 'bearish_cross' || (k < d && signal !== 'oversold');
+  // %K and %D equal up to rounding (a flat close) are aligned neither way, as they cross neither way.
+  const side = stochRsiSide(k, d);
+  return long ? signal === 'bullish_cross' || (side === 1 && signal !== 'overbought') : signal === 'bearish_cross' || (side === -1 && signal !== 'oversold');
 }
 
 function isFvgAligned(s: IndicatorSnapshot, long: boolean): boolean {

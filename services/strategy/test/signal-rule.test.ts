@@ -80,6 +80,9 @@ describe('the direction and the confluence', () => {
     expect(evaluate(s).aligned.stochrsi).toBe(false);
     s.stochrsi = { ...s.stochrsi, k: 40, d: 50, signal: 'neutral' };
     expect(evaluate(s).aligned.stochrsi).toBe(false);
+    // A flat close: %K and %D one value but for the last bit of the doubles, aligned neither way.
+    s.stochrsi = { ...s.stochrsi, k: 50.00000000000001, d: 50, signal: 'neutral' };
+    expect(evaluate(s).aligned.stochrsi).toBe(false);
   });
 
   it('counts Stochastic RSI for a SHORT on a bearish cross, or on %K below %D short of oversold', () => {
