@@ -7,26 +7,29 @@ import { z } from 'zod';
 import { BrokerError } from '../errors.js';
 
 /**
- * A lock older than this was left by a process that died or hung while renewing: a renewal holds
- * it for one ProtoOARefreshTokenReq, which times out after `requestTimeoutMs` (10 s by default).
+ * A lock its holder has not touched for this long was left by a process that died or hung: the
+ * holder touches it every TOUCH_MS while it renews, however long its request may take.
  */
-export const TOKEN_LOCK_STALE_MS = 30_000;
+const STALE_MS = 30_000;
+const TOUCH_MS = 5_000;
 /** How long a renewal waits for another process's lock: past the stale age, so a dead holder's lock is broken rather than waited out. */
-export const TOKEN_LOCK_WAIT_MS = 45_000;
+const WAIT_MS = 45_000;
 const POLL_MS = 20;
 
 const LockSchema = z.object({ pid: z.number().int(), host: z.string(), atMs: z.number(), id: z.string() });
 type LockRecord = z.output<typeof LockSchema>;
+/** A lock as a waiter sees it: its record, and when its holder last touched it (the file's modification time). */
+type HeldLock = LockRecord & { touchedMs: number };
 
 /**
  * Runs `fn` while holding `<file>.lock`, made by an exclusive create (`wx`) holding this process's
- * pid, host name, the time and an id of its own. Times are the wall clock's, not an injected one:
- * they are read by other processes, which share no other. Another process's lock is waited for,
- * polled every 20 ms for at most
- * TOKEN_LOCK_WAIT_MS; it is broken when its holder is gone (same host, no such pid) or it is older
- * than TOKEN_LOCK_STALE_MS. Containers have their own pids, so a lock from another host is judged
- * by its age only. Released only while it is still ours: a lock broken as stale meanwhile belongs
- * to its new holder.
+ * pid, host name, the time it was taken and an id of its own, and touched every 5 s while `fn`
+ * runs. Times are the wall clock's (and the file system's), not an injected clock: other
+ * processes read them, and share no other. Another process's lock is polled every 20 ms for at
+ * least WAIT_MS (45 s); it is broken when its holder is gone (same host, no such pid) or has not
+ * touched it for STALE_MS (30 s). Containers have pids of their own, so a lock from another host
+ * is judged by its age only. Released only while it is still ours: a lock broken as stale
+ * meanwhile belongs to its new holder.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const lockFile = `${file}.lock`;
@@ -39,11 +42,11 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     if (outcome === 'impossible') return fn();
     const held = readLock(lockFile);
     if (held === undefined) continue;
-    if (isStale(held, Date.now())) {
+    if (isStale(held)) {
       breakLock(lockFile, held);
       continue;
     }
-    if (waitedMs >= TOKEN_LOCK_WAIT_MS) {
+    if (waitedMs >= WAIT_MS) {
       throw new BrokerError(
         'unavailable',
         `${lockFile} is held by pid ${held.pid} on ${held.host} since ${new Date(held.atMs).toISOString()}; renewal retried at the next session`,
@@ -52,10 +55,21 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     await pause(POLL_MS);
     mine.atMs = Date.now();
   }
+  const isMine = () => readLock(lockFile)?.id === mine.id;
+  const touching = setInterval(() => {
+    try {
+      const now = new Date();
+      if (isMine()) fs.utimesSync(lockFile, now, now);
+    } catch {
+      // Broken and moved aside meanwhile: there is nothing of ours left to keep fresh.
+    }
+  }, TOUCH_MS);
+  touching.unref();
   try {
     return await fn();
   } finally {
-    if (readLock(lockFile)?.id === mine.id) fs.rmSync(lockFile, { force: true });
+    clearInterval(touching);
+    if (isMine()) fs.rmSync(lockFile, { force: true });
   }
 }
 
@@ -80,15 +94,15 @@ function tryCreate(lockFile: string, record: LockRecord): 'created' | 'held' | '
 }
 
 /**
- * The lock's record, undefined when it is gone. One it cannot read (its holder is between the
- * create and the write, or died there) counts from the file's modification time, by nobody known.
+ * The lock, undefined when it is gone. One whose record it cannot read (its holder is between the
+ * create and the write, or died there) is nobody's known, and told apart by its modification time.
  */
-function readLock(lockFile: string): LockRecord | undefined {
+function readLock(lockFile: string): HeldLock | undefined {
   let text: string;
-  let modifiedMs: number;
+  let touchedMs: number;
   try {
     text = fs.readFileSync(lockFile, 'utf8');
-    modifiedMs = fs.statSync(lockFile).mtimeMs;
+    touchedMs = fs.statSync(lockFile).mtimeMs;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -100,11 +114,11 @@ function readLock(lockFile: string): LockRecord | undefined {
     value = undefined;
   }
   const parsed = LockSchema.safeParse(value);
-  return parsed.success ? parsed.data : { pid: 0, host: '', atMs: modifiedMs, id: `unreadable@${modifiedMs}` };
+  return { ...(parsed.success ? parsed.data : { pid: 0, host: '', atMs: touchedMs, id: `unreadable@${touchedMs}` }), touchedMs };
 }
 
-function isStale(held: LockRecord, nowMs: number): boolean {
-  if (nowMs - held.atMs > TOKEN_LOCK_STALE_MS) return true;
+function isStale(held: HeldLock): boolean {
+  if (Date.now() - held.touchedMs > STALE_MS) return true;
   return held.host === os.hostname() && !isAlive(held.pid);
 }
 
@@ -123,7 +137,7 @@ function isAlive(pid: number): boolean {
  * then checks it moved the lock it judged: one another waiter made meanwhile is put back, unless a
  * third has made one since.
  */
-function breakLock(lockFile: string, stale: LockRecord): void {
+function breakLock(lockFile: string, stale: HeldLock): void {
   const aside = `${lockFile}.${process.pid}.${randomUUID()}.stale`;
   try {
     fs.renameSync(lockFile, aside);

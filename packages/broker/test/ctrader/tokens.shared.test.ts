@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withFileLock } from '../../src/ctrader/token-file-lock.js';
 import { fileTokenStore, tokenFingerprint, type CTraderTokenStore } from '../../src/ctrader/token-store.js';
 import { FAKE_CREDENTIALS, FAKE_REFRESH_TOKEN, type FakeCTraderServer } from './fake-ctrader-server.js';
 import { anotherFeed, startRig } from './setup.js';
@@ -9,6 +10,7 @@ import { tokenFile } from './token-files.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
 });
 
 /** Each connection's last account authorization: the access token it holds. */
@@ -28,10 +30,13 @@ function renewElsewhere(fake: FakeCTraderServer, file: string, nowMs: number): v
   });
 }
 
-/** `<file>.lock` as another process left it: a record, or nothing written. */
-function placeLock(file: string, record?: { pid: number; host: string; atMs: number }): void {
+/** `<file>.lock` as another process left it `ageMs` ago: a record, or nothing written. */
+function placeLock(file: string, record: { pid: number; host: string } | undefined, ageMs = 0): void {
+  const lockFile = `${file}.lock`;
+  const at = new Date(Date.now() - ageMs);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.lock`, record ? JSON.stringify({ ...record, id: 'held-elsewhere' }) : '');
+  fs.writeFileSync(lockFile, record ? JSON.stringify({ ...record, atMs: at.getTime(), id: 'held-elsewhere' }) : '');
+  fs.utimesSync(lockFile, at, at);
 }
 
 describe('cTrader access tokens shared by processes: one renewal at a time', () => {
@@ -50,7 +55,7 @@ describe('cTrader access tokens shared by processes: one renewal at a time', () 
 
   it('waits for a lock another process holds, then takes the pair it saved instead of renewing', async () => {
     const file = tokenFile();
-    placeLock(file, { pid: process.pid, host: 'another-container', atMs: Date.now() });
+    placeLock(file, { pid: process.pid, host: 'another-container' });
     const rig = await startRig({ feed: { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) } });
     rig.fake.isTokenExpired = true;
     const connected = rig.feed.connect();
@@ -62,10 +67,23 @@ describe('cTrader access tokens shared by processes: one renewal at a time', () 
     expect(rig.fake.messages(2102).at(-1)?.payload.accessToken).toBe('renewed-elsewhere-access');
   });
 
+  it('touches its lock while it renews, so that a long renewal is not taken for a dead one', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const file = tokenFile();
+    const lockFile = `${file}.lock`;
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await withFileLock(file, async () => {
+      fs.utimesSync(lockFile, minuteAgo, minuteAgo);
+      vi.advanceTimersByTime(5_000);
+      expect(fs.statSync(lockFile).mtimeMs).toBeGreaterThan(minuteAgo.getTime());
+    });
+    expect(fs.existsSync(lockFile)).toBe(false);
+  });
+
   it('breaks a lock whose holder on this host is gone', async () => {
     const file = tokenFile();
     // Past any pid_max (at most 2^22 on Linux): no process has it.
-    placeLock(file, { pid: 2_147_483_646, host: os.hostname(), atMs: Date.now() });
+    placeLock(file, { pid: 2_147_483_646, host: os.hostname() });
     const rig = await startRig({ feed: { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) } });
     rig.fake.isTokenExpired = true;
     await rig.feed.connect();
@@ -73,20 +91,18 @@ describe('cTrader access tokens shared by processes: one renewal at a time', () 
     expect(fs.readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
   });
 
-  it('breaks a lock older than the stale age, whichever host holds it', async () => {
+  it('breaks a lock its holder has not touched for longer than the stale age, whichever host holds it', async () => {
     const file = tokenFile();
-    placeLock(file, { pid: process.pid, host: 'another-container', atMs: Date.now() - 10 * 60_000 });
+    placeLock(file, { pid: process.pid, host: 'another-container' }, 10 * 60_000);
     const rig = await startRig({ feed: { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) } });
     rig.fake.isTokenExpired = true;
     await rig.feed.connect();
     expect(rig.fake.refreshes).toBe(1);
   });
 
-  it('breaks a lock left unwritten once its file is older than the stale age', async () => {
+  it('breaks a lock left unwritten once it is older than the stale age', async () => {
     const file = tokenFile();
-    placeLock(file);
-    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
-    fs.utimesSync(`${file}.lock`, tenMinutesAgo, tenMinutesAgo);
+    placeLock(file, undefined, 10 * 60_000);
     const rig = await startRig({ feed: { refreshToken: FAKE_REFRESH_TOKEN, tokenStore: fileTokenStore(file) } });
     rig.fake.isTokenExpired = true;
     await rig.feed.connect();
