@@ -122,7 +122,7 @@ export function accountReaderContract(name: string, setup: () => Promise<Account
         if (outcome === undefined) await venue.advance(stepMs);
       }
       // Past its timeout on the clock, the read ends without more of it (a socket may take real time to give up).
-      await Promise.race([read, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      await Promise.race([read, new Promise((resolve) => setTimeout(resolve, 5_000))]);
       expect(outcome).toBeInstanceOf(BrokerError);
       expect((outcome as BrokerError).kind).toBe(venue.unreachableError);
       await venue.restore();
