@@ -149,7 +149,7 @@ export class OandaHttpClient {
     const controller = new AbortController();
     const timer = this.clock.setTimeout(() => controller.abort(), this.options.timeoutMs);
     this.requestsInFlight++;
-    try {
+    const exchange = (async (): Promise<OandaAnswer> => {
       const response = await this.pool.request({
         method,
         path,
@@ -164,6 +164,14 @@ export class OandaHttpClient {
       });
       const text = await response.body.text();
       return { status: response.statusCode, text, retryAfterSeconds: retryAfterSeconds(response.headers['retry-after'], this.clock.now()) };
+    })();
+    // undici notices the abort of a request waiting for its connection (a new one waits its turn of 2 a second) only once that connection opens: the timeout ends the call at once, and the exchange's late failure is left unheard.
+    exchange.catch(() => undefined);
+    const timedOut = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () => reject(new Error('aborted at the timeout')), { once: true }),
+    );
+    try {
+      return await Promise.race([exchange, timedOut]);
     } catch (err) {
       if (err instanceof BrokerError) throw err;
       if (controller.signal.aborted) throw new BrokerError('timeout', `OANDA did not answer within ${this.options.timeoutMs} ms`, { cause: err });
