@@ -69,6 +69,12 @@ interface CatalogEntry {
 
 /** Symbol ids per ProtoOASymbolByIdReq / ProtoOASubscribeSpotsReq, to keep frames small. */
 const IDS_PER_REQUEST = 100;
+/** Sends of one historical request the venue refused as too frequent (REQUEST_FREQUENCY_EXCEEDED), the first included. */
+const HISTORICAL_ATTEMPTS = 3;
+
+function isFrequencyRefusal(err: unknown): boolean {
+  return err instanceof BrokerError && err.venueCode === 'REQUEST_FREQUENCY_EXCEEDED';
+}
 
 /**
  * The market-data QuoteFeed over the cTrader Open API, JSON over WebSocket.
@@ -522,15 +528,21 @@ export class CTraderFeed extends FeedEvents implements QuoteFeed {
   }
 
   private async paced<T>(connection: OpenApiConnection, pacer: RatePacer, send: () => Promise<T>): Promise<T> {
-    await pacer.acquire();
-    try {
-      return await send();
-    } catch (err) {
-      if (isTokenRejection(err) && connection === this.connection) {
-        this.tokens.markStale();
-        connection.close(`access token rejected: ${err.message}`);
+    for (let attempt = 1; ; attempt++) {
+      await pacer.acquire();
+      try {
+        return await send();
+      } catch (err) {
+        if (isTokenRejection(err) && connection === this.connection) {
+          this.tokens.markStale();
+          connection.close(`access token rejected: ${err.message}`);
+        }
+        // The venue counts a request when it arrives, the pacer when it leaves: a burst that took longer on
+        // the way can land inside the next one's second. Every historical request is a read, so one refused
+        // for it is sent again a second later.
+        if (pacer !== this.historical || attempt >= HISTORICAL_ATTEMPTS || !isFrequencyRefusal(err)) throw err;
+        await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 1000));
       }
-      throw err;
     }
   }
 
