@@ -74,11 +74,15 @@ function byColumn(metrics: BacktestMetrics): Record<string, LabMetrics> {
   return { overall: metrics.overall, ...metrics.per_pair };
 }
 
-beforeAll(async () => {
+/** The console's build, into `dist`. */
+async function buildConsole(): Promise<void> {
   const build = runNode(['node_modules/vite/bin/vite.js', 'build', 'packages/console', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], {});
   const built = await build.done;
   if (built.code !== 0) throw new Error(`the console did not build:\n${built.stderr}`);
+}
 
+/** The strategy service on a free port, once it answers. */
+async function startStrategy(): Promise<void> {
   port = await freePort();
   strategy = run('services/strategy/src/server.ts', {
     ...settings,
@@ -99,7 +103,13 @@ beforeAll(async () => {
     process.stderr.write(strategy.out.stderr);
     throw err;
   }
-  browser = await launchBrowser();
+}
+
+beforeAll(async () => {
+  // Side by side: the strategy serves a build made after it started.
+  const [built, started, launched] = await Promise.allSettled([buildConsole(), startStrategy(), launchBrowser()]);
+  if (launched.status === 'fulfilled') browser = launched.value;
+  for (const outcome of [built, started, launched]) if (outcome.status === 'rejected') throw outcome.reason;
 }, 120_000);
 
 afterAll(async () => {
