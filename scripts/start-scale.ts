@@ -156,6 +156,8 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(port),
       DATA_DIR: path.join(dir, name),
+      // One cTrader token file for every replica of the account (they renew one at a time, under its lock).
+      CTRADER_TOKEN_FILE: base.CTRADER_TOKEN_FILE ?? path.join(dir, 'ctrader-tokens.json'),
       REPLICA_ID: name,
       REDIS_URL: redisUrl,
       // nginx on this machine names the client in X-Forwarded-For.

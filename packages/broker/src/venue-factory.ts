@@ -169,6 +169,12 @@ function metaApiEnvironment(mode: MetaApiTradeMode): VenueEnvironment {
   return mode === 'real' ? { name: 'live', isLive: true, source } : { name: mode, isLive: false, source };
 }
 
+/** CTRADER_TOKEN_FILE, else DATA_DIR/ctrader-tokens-<account>.json; none in memory (no DATA_DIR, or `:memory:`). */
+function tokenStoreOf(file: string | undefined, dataDir: string | undefined, accountId: number) {
+  if (file) return fileTokenStore(path.resolve(file));
+  return dataDir && dataDir !== ':memory:' ? fileTokenStore(path.join(dataDir, `ctrader-tokens-${accountId}.json`)) : undefined;
+}
+
 function openCTrader(settings: VenueSettings, options: VenueOptions): VenueConnection {
   const accountId = required(settings.CTRADER_ACCOUNT_ID, 'CTRADER_ACCOUNT_ID');
   const url = ctraderUrl(settings.CTRADER_ENVIRONMENT, { host: settings.CTRADER_HOST, port: settings.CTRADER_PORT });
@@ -181,7 +187,7 @@ function openCTrader(settings: VenueSettings, options: VenueOptions): VenueConne
         clientSecret: required(settings.CTRADER_CLIENT_SECRET, 'CTRADER_CLIENT_SECRET'),
         accessToken: required(settings.CTRADER_ACCESS_TOKEN, 'CTRADER_ACCESS_TOKEN'),
         refreshToken: settings.CTRADER_REFRESH_TOKEN,
-        tokenStore: dataDir && dataDir !== ':memory:' ? fileTokenStore(path.join(dataDir, `ctrader-tokens-${accountId}.json`)) : undefined,
+        tokenStore: tokenStoreOf(settings.CTRADER_TOKEN_FILE, dataDir, accountId),
         accountId,
         url,
         clock,

@@ -67,6 +67,12 @@ export const ctraderSettings = {
    * CTRADER_ACCESS_TOKEN and CTRADER_REFRESH_TOKEN still name the pair it was renewed from.
    */
   CTRADER_REFRESH_TOKEN: secret,
+  /**
+   * Where the renewed pair is kept, instead of DATA_DIR/ctrader-tokens-<account>.json: one file
+   * every process trading the account shares (they renew one at a time, under its lock), so
+   * replicas each with a DATA_DIR of their own do not spend each other's refresh token.
+   */
+  CTRADER_TOKEN_FILE: z.string().min(1).optional(),
   /** ctidTraderAccountId: the account's id in the Open API, not its login number. */
   CTRADER_ACCOUNT_ID: z
     .string()
