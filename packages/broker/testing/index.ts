@@ -10,4 +10,4 @@ export { FakeMetaApiServer } from '../test/metaapi/fake-metaapi-server.js';
 export { hiddenClassCount } from '../test/hidden-classes.js';
 export { FakeV20Server } from '../test/oanda/fake-v20-server.js';
 export { simulatedTerminalStoreContract } from '../test/contract/simulated-terminal-store.js';
-export { fakeCTraderSettings, fakeMetaApiSettings, fakeOandaSettings } from './venue-settings.js';
+export { fakeCTraderSettings, fakeMetaApiSettings, fakeOandaSettings, UNREACHABLE_VENUE_SETTINGS } from './venue-settings.js';

@@ -27,3 +27,13 @@ export function fakeCTraderSettings(port: number): Record<string, string> {
     CTRADER_PORT: String(port),
   };
 }
+
+/**
+ * Each real venue's settings, pointing at a port nothing listens on (1): what a service test
+ * builds an adapter from, or refuses without one of them, with no venue to reach.
+ */
+export const UNREACHABLE_VENUE_SETTINGS = {
+  oanda: fakeOandaSettings({ token: 'oanda-token', account: { id: '101-004-1435156-001' }, baseUrl: 'http://127.0.0.1:1' }),
+  metaapi: fakeMetaApiSettings({ token: 'metaapi-token', accountId: 'account-1', baseUrl: 'http://127.0.0.1:1' }),
+  ctrader: fakeCTraderSettings(1),
+};

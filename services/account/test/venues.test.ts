@@ -1,13 +1,11 @@
 import { ConfigError } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
-import { fakeCTraderSettings, fakeMetaApiSettings, fakeOandaSettings } from '@fxdesk/broker/testing';
+import { UNREACHABLE_VENUE_SETTINGS } from '@fxdesk/broker/testing';
 import { describe, expect, it } from 'vitest';
 import { createAccountReader, describeBroker } from '../src/broker.js';
 import { testConfig } from './helpers.js';
 
-const oanda = fakeOandaSettings({ token: 'oanda-token', account: { id: '101-004-1435156-001' }, baseUrl: 'http://127.0.0.1:1' });
-const metaapi = fakeMetaApiSettings({ token: 'metaapi-token', accountId: 'account-1', baseUrl: 'http://127.0.0.1:1' });
-const ctrader = fakeCTraderSettings(1);
+const { oanda, metaapi, ctrader } = UNREACHABLE_VENUE_SETTINGS;
 
 describe('account BROKER', () => {
   for (const [broker, settings] of [

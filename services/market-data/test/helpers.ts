@@ -1,5 +1,5 @@
 import { SimulatedFeed, SimulatedMarket } from '@fxdesk/broker';
-import { FAKE_CREDENTIALS } from '@fxdesk/broker/testing';
+import { fakeCTraderSettings as brokerFakeCTraderSettings } from '@fxdesk/broker/testing';
 import { loadConfig, type App } from '@fxdesk/core';
 import { ManualClock } from '@fxdesk/primitives';
 import { buildApp, type MarketDataService } from '../src/app.js';
@@ -16,15 +16,7 @@ export function testConfig(overrides: Record<string, string> = {}): MarketDataCo
 
 /** The settings of BROKER=ctrader on the local fake cTrader server listening on `port`, with its credentials. */
 export function fakeCTraderSettings(port: number): Record<string, string> {
-  return {
-    BROKER: 'ctrader',
-    CTRADER_CLIENT_ID: FAKE_CREDENTIALS.clientId,
-    CTRADER_CLIENT_SECRET: FAKE_CREDENTIALS.clientSecret,
-    CTRADER_ACCESS_TOKEN: FAKE_CREDENTIALS.accessToken,
-    CTRADER_ACCOUNT_ID: String(FAKE_CREDENTIALS.accountId),
-    CTRADER_HOST: 'ws://127.0.0.1',
-    CTRADER_PORT: String(port),
-  };
+  return { BROKER: 'ctrader', ...brokerFakeCTraderSettings(port) };
 }
 
 export interface TestService {
