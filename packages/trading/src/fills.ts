@@ -88,8 +88,12 @@ export function areStopsValid(side: 1 | -1, stop: number, target: number, candle
   const close = candle.open - (side * spreadOf(candle, pricing)) / 2;
   // A distance of exactly the level passes, as in the venue's decimals: a thousandth of a point absorbs the doubles' noise.
   const least = pricing.stopsLevel - pricing.point / 1000;
-  const clears = (from: number, to: number) => from > to && from - to >= least;
-  return side === 1 ? clears(close, stop) && clears(target, close) : clears(stop, close) && clears(close, target);
+  return side === 1 ? clears(close, stop, least) && clears(target, close, least) : clears(stop, close, least) && clears(close, target, least);
+}
+
+/** Whether `from` lies above `to` by at least `least`. */
+function clears(from: number, to: number, least: number): boolean {
+  return from > to && from - to >= least;
 }
 
 export interface ExitFill {

@@ -75,6 +75,7 @@ export interface RiskBookOptions {
 
 const HOUR_MS = 3_600_000;
 const QUARTER_HOUR_MS = 900_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The trading day of an instant, named by the date on which it ends: with the day rolling at
@@ -82,9 +83,15 @@ const QUARTER_HOUR_MS = 900_000;
  * winter alike (the shift to midnight crosses no DST change, which New York makes at 02:00).
  */
 export function tradingDayOf(ms: number, rollHour = 17, timeZone = 'America/New_York'): string {
-  const parts = dayFormat(timeZone).formatToParts(new Date(ms + ((24 - rollHour) % 24) * HOUR_MS));
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')}`;
+  let year = '';
+  let month = '';
+  let day = '';
+  for (const part of dayFormat(timeZone).formatToParts(new Date(ms + ((24 - rollHour) % 24) * HOUR_MS))) {
+    if (part.type === 'year') year = part.value;
+    else if (part.type === 'month') month = part.value;
+    else if (part.type === 'day') day = part.value;
+  }
+  return `${year}-${month}-${day}`;
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();
@@ -142,7 +149,7 @@ export class RiskBook {
     if (!(ms >= this.dayFromMs && ms < this.dayUntilMs)) {
       const day = tradingDayOf(ms, this.rollHour, this.timeZone);
       this.dayFromMs = ms;
-      this.dayUntilMs = this.dayEndAfter(ms, day);
+      this.dayUntilMs = this.dayEndAfter(ms, day, this.dayUntilMs + DAY_MS);
       if (s.day !== day) {
         s.day = day;
         s.dayStartEquity = equity;
@@ -164,9 +171,12 @@ export class RiskBook {
   /**
    * The first instant after `ms` of a later trading day than `day`. A day rolls on a whole quarter
    * hour of UTC (every zone's offset is a multiple of 15 minutes) within 25 hours (a DST day), so a
-   * search over those quarter hours finds it in a few looks.
+   * search over those quarter hours finds it in a few looks. `guess` is looked at first: a day
+   * mostly ends 24 hours after the one before (all but a DST change), which two looks confirm.
    */
-  private dayEndAfter(ms: number, day: string): number {
+  private dayEndAfter(ms: number, day: string, guess: number): number {
+    const { rollHour, timeZone } = this;
+    if (guess > ms && tradingDayOf(guess - 1, rollHour, timeZone) === day && tradingDayOf(guess, rollHour, timeZone) !== day) return guess;
     let low = Math.floor(ms / QUARTER_HOUR_MS); // in `day`
     let high = low + 25 * 4 + 1; // past it
     while (high - low > 1) {
@@ -187,16 +197,15 @@ export class RiskBook {
   check(entry: RiskEntry, ms: number): RiskVerdict {
     const { limits, state } = this;
     if (state.halt) return { ok: false, skip: 'halted', detail: `halted by ${state.halt.reason}: ${state.halt.detail}` };
-    if (limits.onePositionPerPair && [...this.open.values()].some((p) => p.instrument === entry.instrument)) {
+    if (limits.onePositionPerPair && this.isOpenOn(entry.instrument)) {
       return { ok: false, skip: 'position_open_on_pair', detail: `a position on ${entry.instrument} is open` };
     }
     if (limits.maxOpenTrades !== null && this.open.size >= limits.maxOpenTrades) {
       return { ok: false, skip: 'max_open_trades', detail: `${this.open.size} open, the limit is ${limits.maxOpenTrades}` };
     }
     if (limits.maxCurrencyExposureLots !== null) {
-      const exposure = this.exposure();
       for (const [currency, sign] of legsOf(entry)) {
-        const after = (exposure.get(currency) ?? 0) + sign * entry.lots;
+        const after = this.netLots(currency) + sign * entry.lots;
         if (Math.abs(after) > limits.maxCurrencyExposureLots + 1e-9) {
           return {
             ok: false,
@@ -236,6 +245,20 @@ export class RiskBook {
       s.cooldownUntil = exitMs + cooldown.candles * this.candleMs;
       s.consecutiveLosses = 0;
     }
+  }
+
+  private isOpenOn(instrument: string): boolean {
+    for (const position of this.open.values()) if (position.instrument === instrument) return true;
+    return false;
+  }
+
+  /** The open positions' net lots in `currency` (exposure's, for one currency). */
+  private netLots(currency: string): number {
+    let net = 0;
+    for (const position of this.open.values()) {
+      for (const [leg, sign] of legsOf(position)) if (leg === currency) net += sign * position.lots;
+    }
+    return net;
   }
 
   /** Net lots per currency of the open positions: a long EUR_USD is + in EUR and − in USD. */

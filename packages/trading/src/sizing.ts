@@ -54,6 +54,39 @@ function unitsOf(decimal: string, places: number): number {
   return Number(whole) * 10 ** places + Number(fraction.padEnd(places, '0') || '0');
 }
 
+/** A symbol's volumes as whole numbers of 10^-places lots, on the finest of its three decimals. */
+interface VolumeGrid {
+  places: number;
+  /** 10^places. */
+  scale: number;
+  step: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * The grids of the terms seen, by object: a run or a desk sizes every entry of a symbol on one
+ * terms object, so its decimals are read once, not at every signal (the lab sizes tens of
+ * thousands a year). Terms are the venue's answer and never change in place: a new answer is a new object.
+ */
+const grids = new WeakMap<VolumeTerms, VolumeGrid>();
+
+function gridOf(terms: VolumeTerms): VolumeGrid {
+  let grid = grids.get(terms);
+  if (grid === undefined) {
+    const places = Math.max(placesOf(terms.volumeStep), placesOf(terms.volumeMin), placesOf(terms.volumeMax));
+    grid = {
+      places,
+      scale: 10 ** places,
+      step: unitsOf(terms.volumeStep, places),
+      min: unitsOf(terms.volumeMin, places),
+      max: unitsOf(terms.volumeMax, places),
+    };
+    grids.set(terms, grid);
+  }
+  return grid;
+}
+
 /** The loss of one lot from `entry` to `stop`, in the account currency. */
 export function lossPerLot(entry: number, stop: number, contractSize: number, quoteToAccount: number): number {
   return Math.abs(entry - stop) * contractSize * quoteToAccount;
@@ -73,14 +106,10 @@ export function riskLots(input: RiskSizingInput): SizingResult {
   const perLot = lossPerLot(entry, stop, terms.contractSize, quoteToAccount);
   if (!(perLot > 0) || !Number.isFinite(perLot)) return { skipped: 'no_risk_at_stop', detail: `the stop ${stop} is at the entry ${entry}` };
   const budget = (equity * riskPercent) / 100;
-  const places = Math.max(placesOf(terms.volumeStep), placesOf(terms.volumeMin), placesOf(terms.volumeMax));
-  const step = unitsOf(terms.volumeStep, places);
-  const min = unitsOf(terms.volumeMin, places);
-  const venueMax = unitsOf(terms.volumeMax, places);
-  const deskMax = input.maximumLots === undefined ? venueMax : Math.floor(input.maximumLots * 10 ** places + 1e-9);
+  const { places, scale, step, min, max: venueMax } = gridOf(terms);
+  const deskMax = input.maximumLots === undefined ? venueMax : Math.floor(input.maximumLots * scale + 1e-9);
   // Whole steps, rounded down; the 1e-9 keeps 0.29 (28.999… steps in binary) from becoming 0.28.
-  const wanted = Math.floor(budget / perLot / (step / 10 ** places) + 1e-9) * step;
-  const risked = (lots: number) => `${((lots / 10 ** places) * perLot).toFixed(2)}`;
+  const wanted = Math.floor(budget / perLot / (step / scale) + 1e-9) * step;
   if (wanted <= 0) {
     return {
       skipped: 'volume_rounds_to_zero',
@@ -93,8 +122,13 @@ export function riskLots(input: RiskSizingInput): SizingResult {
   if (units < min) {
     return {
       skipped: 'volume_below_minimum',
-      detail: `the size is ${(units / 10 ** places).toFixed(places)} lots; the minimum ${terms.volumeMin} would lose ${risked(min)}, more than ${budget.toFixed(2)}`,
+      detail: `the size is ${(units / scale).toFixed(places)} lots; the minimum ${terms.volumeMin} would lose ${riskedOf(min / scale, perLot)}, more than ${budget.toFixed(2)}`,
     };
   }
-  return { lots: (units / 10 ** places).toFixed(places), riskMoney: Number(risked(units)) };
+  return { lots: (units / scale).toFixed(places), riskMoney: Number(riskedOf(units / scale, perLot)) };
+}
+
+/** What `lots` lose at the stop, to the cent. */
+function riskedOf(lots: number, perLot: number): string {
+  return (lots * perLot).toFixed(2);
 }
