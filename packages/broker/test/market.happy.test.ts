@@ -192,7 +192,7 @@ describe('price path over two simulated years', () => {
 
   it('stays within a plausible band around each symbol price', () => {
     for (const spec of market.symbols()) {
-      // The octaves are bounded: gold, the most volatile, can never leave base × e^±0.27.
+      // The walks revert to the base over months: gold, the most volatile, has a log-sd of about 0.07 around it.
       const logRatios = daily(spec.symbol).map((p) => Math.abs(Math.log(p / spec.basePrice)));
       expect(Math.max(...logRatios), spec.symbol).toBeLessThan(0.3);
     }

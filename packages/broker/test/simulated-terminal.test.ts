@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../src/errors.js';
 import { RETCODE } from '../src/mt5-retcodes.js';
+import { pointsToPrice, quoteToPoints } from '../src/mt5-rules.js';
 import { parseFaultSpec } from '../src/simulated/faults.js';
 import type { SimulatedMarket } from '../src/simulated/market.js';
 import { SimulatedTerminal } from '../src/simulated/terminal.js';
@@ -10,6 +11,11 @@ import { WEDNESDAY_NOON, connectedTerminal } from './fixtures.js';
 
 const HOUR = 3_600_000;
 const MAGIC = 7;
+
+/** An EURUSD price as the terminal prints it (trailing zeros dropped). */
+function priceText(price: number): string {
+  return pointsToPrice(quoteToPoints(price, 5), 5);
+}
 
 /** The ticks of the next two hours and the one with the lowest ask. */
 function lowestAhead(market: SimulatedMarket, from: number): { ticks: Quote[]; lowest: Quote } {
@@ -41,7 +47,7 @@ describe('SimulatedTerminal pending orders', () => {
       future = lowestAhead(market, clock.now());
     }
     const { lowest } = future;
-    const price = lowest.ask.toFixed(5);
+    const price = priceText(lowest.ask);
     const result = await terminal.orderSend(request({ action: 'pending', type: 'buy_limit', price, comment: 'limit-fill' }));
     expect(result.retcode).toBe(RETCODE.PLACED);
     await clock.advanceAsync(2 * HOUR);
@@ -80,7 +86,7 @@ describe('SimulatedTerminal positions', () => {
     const { market, clock, terminal } = await connectedTerminal();
     const future = market.ticksBetween('EURUSD', WEDNESDAY_NOON + 1, WEDNESDAY_NOON + 3 * HOUR + 1);
     const lowest = future.reduce((best, t) => (t.bid < best.bid ? t : best));
-    const sl = lowest.bid.toFixed(5);
+    const sl = priceText(lowest.bid);
     const opened = await terminal.orderSend(request({ volume: '1', sl, comment: 'with-sl' }));
     expect(opened.retcode).toBe(RETCODE.DONE);
     await clock.advanceAsync(3 * HOUR);

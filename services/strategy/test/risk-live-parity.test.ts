@@ -17,7 +17,9 @@ import { allSignals, deskBacktest, recordedSource } from './recorded-desk.js';
  */
 
 const MINUTE = 60_000;
-const { seed: SEED, instrument: INSTRUMENT, symbol: SYMBOL, digits: DIGITS, warmup: WARMUP, closes: CLOSES, historyFrom: HISTORY_FROM } = RECORDED;
+const { instrument: INSTRUMENT, symbol: SYMBOL, digits: DIGITS, warmup: WARMUP, closes: CLOSES, historyFrom: HISTORY_FROM } = RECORDED;
+/** A market of its own: its two days hold a signal whose stop is nearer the price than the stops level (a rare one at M1). */
+const SEED = 'risk-parity-live';
 const START_MS = HISTORY_FROM + WARMUP * MINUTE;
 
 const env = {

@@ -61,6 +61,13 @@ export function signedUnit(hash: number): number {
   return (hash / TWO_POW_32) * 2 - 1;
 }
 
+/** A standard normal variate from a 32-bit hash and its rehash (Box–Muller): within ±6.7. */
+export function normal(hash: number): number {
+  const u1 = 1 - unit(hash);
+  const u2 = unit(rehash(hash));
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
+
 /** A second, independent-looking hash from a first one (cheaper than hashing the index again). */
 export function rehash(hash: number): number {
   return finalize((hash ^ 0x9e3779b9) | 0);

@@ -6,7 +6,7 @@ import { BarAccumulator } from './bar-accumulator.js';
 import { scanClosedBar } from './bar-scan.js';
 import { LruCache } from './lru-cache.js';
 import { DAY_MS, MINUTE_MS, isWeeklyOpen, nextWeeklyOpen, previousWeeklyClose } from './market-hours.js';
-import { CurrencyProcesses, SymbolModel } from './price-model.js';
+import { CurrencyWalks, SymbolModel } from './price-model.js';
 import { SYMBOL_SPECS, type SymbolSpec } from './symbols.js';
 import { processWorkSlicer, runAll, type Steps, type WorkSlicer } from './work-slicer.js';
 
@@ -94,9 +94,9 @@ export class SimulatedMarket {
     this.clock = options.clock;
     this.onListenerError = options.onListenerError ?? ((err) => console.error('simulated market: tick listener failed', err));
     const seedKey = hashString(options.seed);
-    const processes = new CurrencyProcesses(seedKey);
+    const walks = new CurrencyWalks(seedKey);
     for (const spec of SYMBOL_SPECS) {
-      this.models.set(spec.symbol, new SymbolModel(spec, seedKey, processes, interval, options.marketHours));
+      this.models.set(spec.symbol, new SymbolModel(spec, seedKey, walks, interval, options.marketHours));
     }
     this.barCacheSize = options.barCacheSize ?? 4_000;
     this.slicer = options.slicer ?? processWorkSlicer;

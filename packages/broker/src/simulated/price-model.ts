@@ -3,45 +3,50 @@
  * (seed, symbol, time).
  *
  * log(mid) = log(basePrice)
- *          + Σ weight × (slow value-noise octaves of the currencies involved)   buckets 1 min … 32 weeks
- *          + fast value-noise octaves of the pair                               buckets 5 s and 15 s
- *          + per-slot jitter
+ *          + Σ weight × (the random walks of the currencies involved)   a value per minute boundary
+ *          + inside each minute: the straight line between its two boundary values,
+ *            a wiggle that vanishes at both ends, and a per-slot jitter
  *
- * Each octave holds a random value per time bucket (a hash of seed, owner, octave and bucket
- * index) and interpolates between neighbouring buckets with smoothstep. Amplitudes grow with the
- * square root of the bucket length, as a random walk's range would, and the sum is bounded, so
- * the price wanders like a market but never drifts to zero or infinity.
+ * The walks (currency-walk.ts) belong to currencies: a common US-dollar factor plus each
+ * currency's own, which keeps crosses consistent with their USD legs. Each is a random walk of
+ * hashed Gaussian minute increments whose variances follow the market-wide cascade of
+ * volatility.ts (a slow and a fast regime, the sessions, news hours and minutes, nothing while
+ * the market is closed); it is built top down, weeks from a slowly mean-reverting AR(1), hours
+ * and then minutes bridged between them, so any minute is computed without replaying from the
+ * epoch. Returns are then uncorrelated, volatile periods cluster, tails are fat, London moves
+ * more than Asia and a weekend leaves only a small gap. The walk rests over the weekend even when
+ * market hours are off: the same seed gives the same weekday prices either way.
  *
- * Slow octaves belong to currencies (a common US-dollar factor plus each currency's own noise),
- * which keeps crosses consistent with their USD legs. Every slow bucket spans whole minutes, so
- * inside one minute their sum is a single cubic polynomial: it is computed once per minute,
- * reusing each octave's bucket values while the bucket lasts, and each tick evaluates one cubic.
- * The same holds per hour for the octaves of an hour and longer, which gives cheap, rigorous
- * bounds on the price over an hour or a minute (see bar-scan.ts).
+ * The symbol computes each hour's 61 minute-boundary values (the weighted sum of its walks) and
+ * minute volatilities once, keeping the last few hours. Inside a minute the wiggle (two value-noise
+ * octaves of 5 s and 15 s pinned to 0 at the minute's ends) and the jitter scale with the
+ * minute's volatility, so every tick of a minute lies within a known slack of the line between
+ * its ends: rigorous bounds on the price over a minute, a quarter hour or an hour (see bar-scan.ts).
  *
  * Tick activity is decided per minute: the minute's tick probability p (the symbol's liquidity,
  * the session, a hash) gives its tick count, drawn from the hash like a binomial(slots, p) count
  * would fall; which slots tick, a hash-driven shuffle of the minute's slots picks. A bar's tick
  * volume is then known without visiting its slots. Every tick of a minute has the minute's spread.
  */
-import { deriveKey, hashIndex, rehash, signedUnit, unit } from './hash.js';
+import { CurrencyWalk } from './currency-walk.js';
+import { deriveKey, hashIndex, normal, rehash, signedUnit, unit } from './hash.js';
+import { LruCache } from './lru-cache.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, isWeeklyOpen, utcHour } from './market-hours.js';
 import { CURRENCIES, USD_FACTOR_VOLATILITY, type SymbolSpec, currencyModel } from './symbols.js';
+import { MINUTES_PER_HOUR, VolatilityClock } from './volatility.js';
 
-const YEAR_MS = 365.25 * DAY_MS;
-/** Bucket lengths of the currencies' octaves: whole minutes, aligned on the epoch. */
-const SLOW_BUCKETS_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, HOUR_MS, 4 * HOUR_MS, DAY_MS, 4 * DAY_MS, 14 * DAY_MS, 56 * DAY_MS, 224 * DAY_MS];
 /**
- * Periods over which bounds on the price are taken (bar-scan.ts): inside one, the octaves whose
- * buckets are at least as long sum to one cubic, and the shorter ones are bounded by their amplitudes.
+ * Periods over which bounds on the price are taken (bar-scan.ts), each inside one hour: the
+ * largest and smallest minute-boundary value of the period, widened by its largest minute slack.
  */
 export const BOUND_SPANS_MS = [HOUR_MS, 15 * MINUTE_MS] as const;
-/** Bucket lengths of each pair's own fast octaves; both divide a minute. */
+/** Bucket lengths of each pair's own wiggle octaves; both divide a minute. */
 const FAST_BUCKETS_MS = [5_000, 15_000] as const;
-/** Calibrates octave amplitudes so daily moves match the configured volatility. */
-const AMPLITUDE_SCALE = 0.95;
-/** The per-slot jitter has the size of a ~2 s move. */
+/** Amplitudes of the wiggle octaves, in units of the minute's standard deviation. */
+const FAST_AMPLITUDES = [0.35, 0.5] as const;
+/** The per-slot jitter has the size of a ~2 s move at the symbol's average volatility. */
 const JITTER_HORIZON_MS = 2_000;
+const YEAR_MS = 365.25 * DAY_MS;
 /** Minutes of the UTC day around the 22:00 rollover, when spreads widen. */
 const ROLLOVER_FROM_MINUTE = 21 * 60 + 55;
 const ROLLOVER_TO_MINUTE = 22 * 60 + 15;
@@ -49,98 +54,32 @@ const ROLLOVER_WIDENING = 2.5;
 /** Largest widening of a minute's spread: its own variation, the rollover, a liquidity gap. */
 const MAX_SPREAD_FACTOR = 1.25 * ROLLOVER_WIDENING * 3;
 const ASIA_CURRENCIES = new Set(['JPY', 'AUD', 'NZD']);
+/** Hours of minute-boundary values a symbol keeps: a D1 bar's bounds ask for 24. */
+const HOUR_PATH_CACHE_SIZE = 64;
 
-function octaveAmplitude(annualVolatility: number, bucketMs: number): number {
-  return annualVolatility * Math.sqrt(bucketMs / YEAR_MS) * AMPLITUDE_SCALE;
-}
-
-/** A sum of slow value-noise octaves (one currency's own noise, or the US-dollar factor). */
-class NoiseProcess {
-  private readonly keys: number[];
-  private readonly amplitudes: number[];
-  private readonly bucketIndex = SLOW_BUCKETS_MS.map(() => Number.NaN);
-  private readonly left = new Float64Array(SLOW_BUCKETS_MS.length);
-  private readonly right = new Float64Array(SLOW_BUCKETS_MS.length);
-  private cubicMinute = Number.NaN;
-  private readonly minuteCoefficients = new Float64Array(4);
-
-  constructor(key: number, annualVolatility: number) {
-    this.keys = SLOW_BUCKETS_MS.map((_, octave) => deriveKey(key, octave));
-    this.amplitudes = SLOW_BUCKETS_MS.map((bucketMs) => octaveAmplitude(annualVolatility, bucketMs));
-  }
-
-  /** The process over minute `minute` as c0..c3 of a cubic in x = (t − minute start) / 1 min, x in [0, 1). */
-  minuteCubic(minute: number): Float64Array {
-    if (minute !== this.cubicMinute) {
-      this.spanCubic(minute * MINUTE_MS, MINUTE_MS, 0, this.minuteCoefficients);
-      this.cubicMinute = minute;
-    }
-    return this.minuteCoefficients;
-  }
-
-  /**
-   * Into `out`: the octaves with buckets of at least `span` over [start, start + span), as a
-   * cubic in x = (t − start) / span. Returns the most the shorter octaves can add or take away.
-   */
-  periodCubic(start: number, span: number, out: Float64Array): number {
-    let firstOctave = 0;
-    let shorter = 0;
-    while (SLOW_BUCKETS_MS[firstOctave]! < span) shorter += this.amplitudes[firstOctave++]!;
-    this.spanCubic(start, span, firstOctave, out);
-    return shorter;
-  }
-
-  /** Sums octaves `firstOctave`… over [start, start + span), each bucket covering the whole span. */
-  private spanCubic(start: number, span: number, firstOctave: number, out: Float64Array): void {
-    let c0 = 0;
-    let c1 = 0;
-    let c2 = 0;
-    let c3 = 0;
-    for (let o = firstOctave; o < SLOW_BUCKETS_MS.length; o++) {
-      const length = SLOW_BUCKETS_MS[o]!;
-      const bucket = Math.floor(start / length);
-      if (bucket !== this.bucketIndex[o]) this.loadBucket(o, bucket);
-      const v = this.left[o]!;
-      const d = this.right[o]! - v;
-      // smoothstep s(f) = 3f² − 2f³ with f = a + b·x
-      const a = (start - bucket * length) / length;
-      const b = span / length;
-      c0 += v + d * a * a * (3 - 2 * a);
-      c1 += d * 6 * a * b * (1 - a);
-      c2 += d * 3 * b * b * (1 - 2 * a);
-      c3 -= d * 2 * b * b * b;
-    }
-    out[0] = c0;
-    out[1] = c1;
-    out[2] = c2;
-    out[3] = c3;
-  }
-
-  private loadBucket(octave: number, bucket: number): void {
-    const key = this.keys[octave]!;
-    const amplitude = this.amplitudes[octave]!;
-    // Moving one bucket forward, the old right edge is the new left edge.
-    this.left[octave] = bucket === this.bucketIndex[octave]! + 1 ? this.right[octave]! : amplitude * signedUnit(hashIndex(key, bucket));
-    this.right[octave] = amplitude * signedUnit(hashIndex(key, bucket + 1));
-    this.bucketIndex[octave] = bucket;
-  }
-}
-
-/** The processes of one seed: the US-dollar factor and one per currency. */
-export class CurrencyProcesses {
-  readonly usdFactor: NoiseProcess;
-  private readonly own = new Map<string, NoiseProcess>();
+/** The walks of one seed: the US-dollar factor and one per currency, over one volatility clock. */
+export class CurrencyWalks {
+  readonly usdFactor: CurrencyWalk;
+  private readonly own = new Map<string, CurrencyWalk>();
 
   constructor(seedKey: number) {
-    this.usdFactor = new NoiseProcess(deriveKey(seedKey, 'usd-factor'), USD_FACTOR_VOLATILITY);
+    const clock = new VolatilityClock(seedKey);
+    this.usdFactor = new CurrencyWalk(deriveKey(seedKey, 'usd-factor'), USD_FACTOR_VOLATILITY, false, clock);
     for (const c of CURRENCIES) {
-      if (c.ownVolatility > 0) this.own.set(c.code, new NoiseProcess(deriveKey(seedKey, 'currency', c.code), c.ownVolatility));
+      if (c.ownVolatility > 0)
+        this.own.set(c.code, new CurrencyWalk(deriveKey(seedKey, 'currency', c.code), c.ownVolatility, ASIA_CURRENCIES.has(c.code), clock));
     }
   }
 
-  ownNoise(code: string): NoiseProcess | undefined {
+  ownWalk(code: string): CurrencyWalk | undefined {
     return this.own.get(code);
   }
+}
+
+/** One symbol's hour: log(mid in points) at each minute boundary and each minute's standard deviation. */
+interface HourPath {
+  logPoints: Float64Array;
+  minuteSd: Float64Array;
 }
 
 /** Session activity by UTC hour: Asia quiet, London busy, the London–New York overlap busiest. */
@@ -183,14 +122,11 @@ export interface BidBounds {
 /** One symbol's price, spread and tick activity, evaluated minute by minute. */
 export class SymbolModel {
   readonly spec: SymbolSpec;
-  private readonly parts: { process: NoiseProcess; weight: number }[] = [];
-  /** log(basePrice / point): the cubic then yields log(mid in points). */
+  private readonly parts: { walk: CurrencyWalk; weight: number }[] = [];
+  /** log(basePrice / point): with the walks, log(mid in points). */
   private readonly logBasePoints: number;
   private readonly fastKeys: number[];
-  private readonly fastAmplitudes: number[];
   private readonly jitterAmplitude: number;
-  /** The most the fast octaves and the jitter move log(mid) away from the slow cubic. */
-  private readonly minuteSlack: number;
   private readonly maxSpreadPoints: number;
   private readonly activityKey: number;
   private readonly jitterKey: number;
@@ -205,16 +141,23 @@ export class SymbolModel {
   private tickingMinute = Number.NaN;
   private readonly ticking: Uint8Array;
   private readonly slotOrder: Int32Array;
-  /** The minutes whose slow cubic and fast octaves are loaded (lazily: counts and bounds need less). */
-  private cubicMinute = Number.NaN;
-  private fastMinute = Number.NaN;
-  private readonly c = new Float64Array(4);
-  /** Mid price, in points, of the slow octaves at the start of the price minute. */
+  private readonly hourPaths = new LruCache<number, HourPath>(HOUR_PATH_CACHE_SIZE);
+  private pathHour = Number.NaN;
+  private path: HourPath | undefined;
+  private readonly walkValues = new Float64Array(MINUTES_PER_HOUR + 1);
+  private readonly walkVariances = new Float64Array(MINUTES_PER_HOUR);
+  /** The minutes whose line and wiggle are loaded (lazily: counts and bounds need less). */
+  private lineMinute = Number.NaN;
+  private wiggleMinute = Number.NaN;
+  /** Mid price, in points, at the start of the line's minute; log(mid) moves by `step` over it. */
   private anchorPoints = 0;
+  private startLog = 0;
+  private step = 0;
+  /** The most the wiggle and the jitter move log(mid) away from the line in the line's minute. */
+  private minuteSlack = 0;
+  private minuteSd = 0;
   private readonly fast5 = new Float64Array(MINUTE_MS / FAST_BUCKETS_MS[0] + 1);
   private readonly fast15 = new Float64Array(MINUTE_MS / FAST_BUCKETS_MS[1] + 1);
-  private readonly periodC = new Float64Array(4);
-  private readonly processC = new Float64Array(4);
 
   /** The bid, in points, of the last slot `evaluateSlot` found ticking. */
   bidPoints = 0;
@@ -227,7 +170,7 @@ export class SymbolModel {
   constructor(
     spec: SymbolSpec,
     seedKey: number,
-    processes: CurrencyProcesses,
+    walks: CurrencyWalks,
     private readonly tickIntervalMs: number,
     private readonly marketHours: boolean,
   ) {
@@ -235,18 +178,16 @@ export class SymbolModel {
     const base = currencyModel(spec.base)!;
     const quote = currencyModel(spec.quote)!;
     const factorWeight = quote.usdBeta - base.usdBeta;
-    if (factorWeight !== 0) this.parts.push({ process: processes.usdFactor, weight: factorWeight });
-    const baseOwn = processes.ownNoise(spec.base);
-    const quoteOwn = processes.ownNoise(spec.quote);
-    if (baseOwn) this.parts.push({ process: baseOwn, weight: 1 });
-    if (quoteOwn) this.parts.push({ process: quoteOwn, weight: -1 });
+    if (factorWeight !== 0) this.parts.push({ walk: walks.usdFactor, weight: factorWeight });
+    const baseOwn = walks.ownWalk(spec.base);
+    const quoteOwn = walks.ownWalk(spec.quote);
+    if (baseOwn) this.parts.push({ walk: baseOwn, weight: 1 });
+    if (quoteOwn) this.parts.push({ walk: quoteOwn, weight: -1 });
 
     this.logBasePoints = Math.log(spec.basePrice) + spec.digits * Math.LN10;
     const symbolKey = deriveKey(seedKey, 'symbol', spec.symbol);
     this.fastKeys = FAST_BUCKETS_MS.map((_, octave) => deriveKey(symbolKey, 'fast', octave));
-    this.fastAmplitudes = FAST_BUCKETS_MS.map((ms) => octaveAmplitude(spec.annualVolatility, ms));
-    this.jitterAmplitude = octaveAmplitude(spec.annualVolatility, JITTER_HORIZON_MS);
-    this.minuteSlack = this.fastAmplitudes.reduce((a, b) => a + b, 0) + this.jitterAmplitude;
+    this.jitterAmplitude = spec.annualVolatility * Math.sqrt(JITTER_HORIZON_MS / YEAR_MS);
     this.maxSpreadPoints = Math.ceil(spec.typicalSpreadPoints * MAX_SPREAD_FACTOR);
     this.activityKey = deriveKey(symbolKey, 'activity');
     this.jitterKey = deriveKey(symbolKey, 'jitter');
@@ -317,7 +258,7 @@ export class SymbolModel {
     return true;
   }
 
-  /** The mid price at any instant, without the per-slot jitter: the smooth path ticks scatter around. */
+  /** The mid price at any instant, without the per-slot jitter: the path ticks scatter around. */
   smoothMid(epochMs: number): number {
     this.minuteFrame(Math.floor(epochMs / MINUTE_MS));
     this.ensurePrice();
@@ -326,28 +267,32 @@ export class SymbolModel {
 
   /** Bounds on the bid of any tick of the loaded minute. */
   minuteBidBounds(): BidBounds {
-    if (this.cubicMinute !== this.frame.minute) this.loadCubic();
-    const [low, high] = cubicRange(this.c);
+    if (this.lineMinute !== this.frame.minute) this.loadLine();
+    const low = Math.min(0, this.step) - this.minuteSlack;
+    const high = Math.max(0, this.step) + this.minuteSlack;
     const halfSpread = this.frame.spread / 2;
     return {
-      low: Math.exp(low - this.minuteSlack) - halfSpread - 1,
-      high: Math.exp(high + this.minuteSlack) - halfSpread + 1,
+      low: Math.exp(this.startLog + low) - halfSpread - 1,
+      high: Math.exp(this.startLog + high) - halfSpread + 1,
     };
   }
 
   /** Bounds on the bid of any tick in [startMs, startMs + spanMs), a span of BOUND_SPANS_MS. */
   periodBidBounds(startMs: number, spanMs: number): BidBounds {
-    const c = this.periodC;
-    c[0] = this.logBasePoints;
-    c[1] = 0;
-    c[2] = 0;
-    c[3] = 0;
-    let slack = this.minuteSlack;
-    for (const { process, weight } of this.parts) {
-      slack += Math.abs(weight) * process.periodCubic(startMs, spanMs, this.processC);
-      addScaled(c, this.processC, weight);
+    const hour = Math.floor(startMs / HOUR_MS);
+    const { logPoints, minuteSd } = this.hourPath(hour);
+    const from = (startMs - hour * HOUR_MS) / MINUTE_MS;
+    const to = from + spanMs / MINUTE_MS;
+    let low = logPoints[to]!;
+    let high = low;
+    let sd = 0;
+    for (let m = from; m < to; m++) {
+      const value = logPoints[m]!;
+      if (value < low) low = value;
+      if (value > high) high = value;
+      if (minuteSd[m]! > sd) sd = minuteSd[m]!;
     }
-    const [low, high] = cubicRange(c);
+    const slack = this.slackOf(sd);
     return {
       low: Math.exp(low - slack) - this.maxSpreadPoints / 2 - 1,
       high: Math.exp(high + slack) + 1,
@@ -364,13 +309,16 @@ export class SymbolModel {
   /** log(mid) at `t` minus log(mid) at the start of the loaded minute, without jitter. */
   private logOffsetAt(t: number): number {
     const offset = t - this.frame.minute * MINUTE_MS;
-    const x = offset / MINUTE_MS;
-    const c = this.c;
     return (
-      x * (c[1]! + x * (c[2]! + x * c[3]!)) +
+      (offset / MINUTE_MS) * this.step +
       smoothInterpolate(this.fast5, offset / FAST_BUCKETS_MS[0]) +
       smoothInterpolate(this.fast15, offset / FAST_BUCKETS_MS[1])
     );
+  }
+
+  /** The most the wiggle (each octave within its amplitude) and the jitter add to a minute of standard deviation `sd`. */
+  private slackOf(sd: number): number {
+    return sd * (FAST_AMPLITUDES[0] + FAST_AMPLITUDES[1]) + this.jitterAmplitude;
   }
 
   /** Marks the loaded minute's ticking slots: `tickCount` of them, drawn by a hash-driven shuffle. */
@@ -393,31 +341,62 @@ export class SymbolModel {
   }
 
   private ensurePrice(): void {
-    if (this.cubicMinute !== this.frame.minute) this.loadCubic();
-    if (this.fastMinute !== this.frame.minute) {
-      this.loadFast(this.fast5, 0, this.frame.minute);
-      this.loadFast(this.fast15, 1, this.frame.minute);
-      this.fastMinute = this.frame.minute;
+    if (this.lineMinute !== this.frame.minute) this.loadLine();
+    if (this.wiggleMinute !== this.frame.minute) {
+      this.loadWiggle(this.fast5, 0, this.frame.minute);
+      this.loadWiggle(this.fast15, 1, this.frame.minute);
+      this.wiggleMinute = this.frame.minute;
     }
   }
 
-  private loadCubic(): void {
+  /** The loaded minute's ends, standard deviation and slack, from its hour's path. */
+  private loadLine(): void {
     const minute = this.frame.minute;
-    const c = this.c;
-    c[0] = this.logBasePoints;
-    c[1] = 0;
-    c[2] = 0;
-    c[3] = 0;
-    for (const { process, weight } of this.parts) addScaled(c, process.minuteCubic(minute), weight);
-    this.anchorPoints = Math.exp(c[0]);
-    this.cubicMinute = minute;
+    const hour = Math.floor(minute / MINUTES_PER_HOUR);
+    const { logPoints, minuteSd } = this.hourPath(hour);
+    const m = minute - hour * MINUTES_PER_HOUR;
+    this.startLog = logPoints[m]!;
+    this.step = logPoints[m + 1]! - this.startLog;
+    this.anchorPoints = Math.exp(this.startLog);
+    this.minuteSd = minuteSd[m]!;
+    this.minuteSlack = this.slackOf(this.minuteSd);
+    this.lineMinute = minute;
   }
 
-  private loadFast(values: Float64Array, octave: 0 | 1, minute: number): void {
+  /** The symbol's path over epoch hour `hour`: the weighted sum of its walks, kept for a while. */
+  private hourPath(hour: number): HourPath {
+    if (hour === this.pathHour) return this.path!;
+    let path = this.hourPaths.get(hour);
+    if (!path) {
+      path = { logPoints: new Float64Array(MINUTES_PER_HOUR + 1).fill(this.logBasePoints), minuteSd: new Float64Array(MINUTES_PER_HOUR) };
+      const { logPoints, minuteSd } = path;
+      for (const { walk, weight } of this.parts) {
+        walk.hourPath(hour, this.walkValues, this.walkVariances);
+        for (let m = 0; m <= MINUTES_PER_HOUR; m++) logPoints[m] = logPoints[m]! + weight * this.walkValues[m]!;
+        // The variances add up first; minuteSd holds the sum until the square root below.
+        for (let m = 0; m < MINUTES_PER_HOUR; m++) minuteSd[m] = minuteSd[m]! + weight * weight * this.walkVariances[m]!;
+      }
+      for (let m = 0; m < MINUTES_PER_HOUR; m++) minuteSd[m] = Math.sqrt(minuteSd[m]!);
+      this.hourPaths.set(hour, path);
+    }
+    this.pathHour = hour;
+    this.path = path;
+    return path;
+  }
+
+  /** The wiggle's octave over `minute`, its bucket values pinned to 0 at the minute's ends. */
+  private loadWiggle(values: Float64Array, octave: 0 | 1, minute: number): void {
+    const last = values.length - 1;
+    const amplitude = FAST_AMPLITUDES[octave] * this.minuteSd;
+    values[0] = 0;
+    values[last] = 0;
+    if (amplitude === 0) {
+      values.fill(0);
+      return;
+    }
     const first = (minute * MINUTE_MS) / FAST_BUCKETS_MS[octave];
     const key = this.fastKeys[octave]!;
-    const amplitude = this.fastAmplitudes[octave]!;
-    for (let i = 0; i < values.length; i++) values[i] = amplitude * signedUnit(hashIndex(key, first + i));
+    for (let i = 1; i < last; i++) values[i] = amplitude * signedUnit(hashIndex(key, first + i));
   }
 
   private loadActivity(minute: number, start: number): void {
@@ -445,49 +424,11 @@ export class SymbolModel {
 
 /**
  * A count of successes in `trials` trials of probability `p`, drawn from a hash: the normal
- * approximation of the binomial (Box–Muller), rounded and kept within 0..trials.
+ * approximation of the binomial, rounded and kept within 0..trials.
  */
 function binomialLike(trials: number, p: number, hash: number): number {
-  const u1 = 1 - unit(hash);
-  const u2 = unit(rehash(hash));
-  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
   const mean = trials * p;
-  return Math.min(trials, Math.max(0, Math.round(mean + z * Math.sqrt(mean * (1 - p)))));
-}
-
-function addScaled(target: Float64Array, source: Float64Array, weight: number): void {
-  for (let i = 0; i < 4; i++) target[i] = target[i]! + weight * source[i]!;
-}
-
-function cubicAt(c: Float64Array, x: number): number {
-  return c[0]! + x * (c[1]! + x * (c[2]! + x * c[3]!));
-}
-
-/** [min, max] of c0 + c1·x + c2·x² + c3·x³ over x in [0, 1]: the ends and the critical points inside. */
-function cubicRange(c: Float64Array): [number, number] {
-  let low = Math.min(c[0]!, cubicAt(c, 1));
-  let high = Math.max(c[0]!, cubicAt(c, 1));
-  // Critical points: 3c3·x² + 2c2·x + c1 = 0.
-  const a = 3 * c[3]!;
-  const b = 2 * c[2]!;
-  const k = c[1]!;
-  const discriminant = b * b - 4 * a * k;
-  let x1 = Number.NaN;
-  let x2 = Number.NaN;
-  if (a === 0) {
-    if (b !== 0) x1 = -k / b;
-  } else if (discriminant >= 0) {
-    const root = Math.sqrt(discriminant);
-    x1 = (-b + root) / (2 * a);
-    x2 = (-b - root) / (2 * a);
-  }
-  for (const x of [x1, x2]) {
-    if (!(x > 0 && x < 1)) continue;
-    const v = cubicAt(c, x);
-    if (v < low) low = v;
-    if (v > high) high = v;
-  }
-  return [low, high];
+  return Math.min(trials, Math.max(0, Math.round(mean + normal(hash) * Math.sqrt(mean * (1 - p)))));
 }
 
 /**
