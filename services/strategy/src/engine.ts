@@ -96,6 +96,12 @@ export class StrategyEngine {
   private boot: 'starting' | 'failed' | undefined;
   private pairs = new Map<string, PairTracker>();
   private bySymbol = new Map<string, PairTracker>();
+  /**
+   * The pairs in instrument-name order, the order their candles of one close are asked for: the
+   * paper account then takes them as the lab takes candles of one time (entries at one open meet
+   * the limits in that order), whatever order INSTRUMENTS lists them in.
+   */
+  private polled: PairTracker[] = [];
   /** Pairs with a candle poll in flight, and whether another close came meanwhile (poll again after). */
   private readonly polling = new Map<PairTracker, boolean>();
   private isClosed = false;
@@ -257,7 +263,7 @@ export class StrategyEngine {
     await this.serially(async () => {
       this.isLeading = true;
       const run = this.run;
-      if (run) for (const pair of this.pairs.values()) this.track(this.catchUp(run, pair));
+      if (run) for (const pair of this.polled) this.track(this.catchUp(run, pair));
     });
     if (options.autoStart) this.track(this.autoStart());
   }
@@ -452,7 +458,8 @@ export class StrategyEngine {
       onTrouble: (err) => this.o.health.fail('market_data', err, { stream: 'ticks' }),
     });
     this.scheduleNextClose(run);
-    for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
+    this.polled = [...this.pairs.values()].sort((a, b) => (a.instrument < b.instrument ? -1 : a.instrument > b.instrument ? 1 : 0));
+    for (const pair of this.polled) this.track(this.poll(run, pair));
     this.o.logger.info({ instruments, dryRun, timeframe: config.TIMEFRAME, source: this.o.source.name, leads: this.isLeading }, 'strategy started');
     this.o.events.statusChanged();
     this.o.events.pairsChanged();
@@ -493,7 +500,7 @@ export class StrategyEngine {
     const due = (Math.floor((now - delayMs) / this.timeframeMs) + 1) * this.timeframeMs + delayMs;
     run.timer = this.o.clock.setTimeout(() => {
       if (this.run !== run) return;
-      for (const pair of this.pairs.values()) this.track(this.poll(run, pair));
+      for (const pair of this.polled) this.track(this.poll(run, pair));
       this.scheduleNextClose(run);
     }, due - now);
     run.timer.unref();

@@ -91,6 +91,8 @@ export interface PaperEntry {
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+/** Closes marked per pair: a pair whose candles run a few ahead of another's still has the one before that one's entry. */
+const MARKS_KEPT = 4;
 
 /** Why a waiting entry opened nothing at the open, as a signal's record says it. */
 const SKIP_DETAIL: Record<'position_open' | 'invalid_stops', (instrument: string) => string> = {
@@ -124,6 +126,11 @@ function stateOf(row: PaperPosition, position: PairPosition, lastCandleTime: num
 export class PaperAccount {
   /** The pairs' candles, one pair at a time: an entry reads the balance after every close before it, as the lab's does. */
   private candleTurn: Promise<unknown> = Promise.resolve();
+  /**
+   * Each pair's floating P/L after its last few candle closes (newest last; 0 while flat), for the
+   * equity an entry is sized on: the equity at the previous close of every pair, as the lab's.
+   */
+  private readonly marks = new Map<string, Array<{ time: number; floating: number }>>();
 
   constructor(private readonly o: PaperAccountOptions) {}
 
@@ -168,14 +175,19 @@ export class PaperAccount {
     if (positions.length === 0) return;
     const writes: Array<() => Promise<void>> = [];
     let touched = false;
-    // The equity the sizing and the limits read, moved by this call's closes (the pair is flat at each entry and after each close).
-    let equity = this.o.risk || this.o.sizing?.riskPercent != null ? await this.equityBesides(instrument) : 0;
+    const entryAt = positions.some((p) => p.entryTime === null)
+      ? candles.find((c) => c.time > Math.max(...positions.map((p) => p.lastCandleTime)))?.time
+      : undefined;
+    // What an entry is sized on: the equity known before the candle it fills on, whatever order the pairs' candles come in.
+    const sizedOn = entryAt !== undefined && this.o.sizing?.riskPercent != null ? await this.equityBefore(entryAt) : 0;
+    // The equity the limits mark, moved by this call's closes (the pair is flat after each close).
+    let equity = this.o.risk ? await this.equityBesides(instrument) : 0;
     let refusal: { skipped: EntrySkip; detail: string } | null = null;
     // Read before the candles, when an entry waits: the venue's terms now, as live reads them at its signal.
     const terms = this.o.sizing?.riskPercent != null && positions.some((p) => p.entryTime === null) ? await this.termsOf(instrument) : null;
     const { position, ids } = this.restored(positions, digits, terms?.stopsLevel, {
       lotsFor: (side, entry, stop, candle) => {
-        const decided = this.lotsAt(instrument, side, entry, stop, candle, equity, terms);
+        const decided = this.lotsAt(instrument, side, entry, stop, candle, sizedOn, terms);
         refusal = 'skipped' in decided ? decided : null;
         return 'lots' in decided ? decided.lots : 0;
       },
@@ -213,8 +225,10 @@ export class PaperAccount {
       last = candle.time;
       position.onCandle(candle);
       position.onClose(candle, atrs[i] ?? Number.NaN);
+      const floating = this.floating(instrument, position, candle, digits);
+      this.mark(instrument, candle.time, floating);
       // The equity after each candle, its position marked at the close, as a backtest marks it: the daily loss and the drawdown.
-      if (this.o.risk) marks.push(this.o.risk.markEquity('paper', candle.time * 1000, equity + this.floating(instrument, position, candle, digits)));
+      if (this.o.risk) marks.push(this.o.risk.markEquity('paper', candle.time * 1000, equity + floating));
     });
     writes.push(async () => void (await Promise.all(marks)));
     const pending = positions.find((p) => p.entryTime === null);
@@ -273,15 +287,41 @@ export class PaperAccount {
     return { balance: round2(balance), equity: round2(equity), margin_used: round2(marginUsed), margin_available: round2(equity - marginUsed) };
   }
 
+  /**
+   * The equity after the last close of every pair before `timeSec`: the balance of the trades
+   * closed before it and each pair's floating P/L at that close. A pair with no close marked since
+   * the process started (a restart) has its trade marked at `priceOf`.
+   */
+  private async equityBefore(timeSec: number): Promise<number> {
+    const [realized, positions] = await Promise.all([this.o.trades.realizedPaperPnl(timeSec), this.o.trades.positions()]);
+    let equity = this.o.startBalance + realized;
+    for (const [, marks] of this.marks) equity += marks.findLast((m) => m.time < timeSec)?.floating ?? 0;
+    for (const trade of positions) {
+      if (trade.entryTime === null || trade.entryTime >= timeSec || this.marks.get(trade.instrument)?.some((m) => m.time < timeSec)) continue;
+      equity += this.floatingNow(trade);
+    }
+    return equity;
+  }
+
+  private mark(instrument: string, time: number, floating: number): void {
+    let marks = this.marks.get(instrument);
+    if (!marks) this.marks.set(instrument, (marks = []));
+    marks.push({ time, floating });
+    if (marks.length > MARKS_KEPT) marks.shift();
+  }
+
   /** The balance and the floating P/L of the other pairs' trades (marked at `priceOf`, their entry when unknown). */
   private async equityBesides(instrument: string): Promise<number> {
     const [realized, positions] = await Promise.all([this.o.trades.realizedPaperPnl(), this.o.trades.positions()]);
     let equity = this.o.startBalance + realized;
-    for (const trade of positions.filter((p) => p.entryTime !== null && p.instrument !== instrument)) {
-      const price = this.o.priceOf?.(trade.instrument) ?? trade.entry;
-      equity += this.toAccount(trade.side * (price - trade.entry) * trade.units, trade.instrument, price);
-    }
+    for (const trade of positions.filter((p) => p.entryTime !== null && p.instrument !== instrument)) equity += this.floatingNow(trade);
     return equity;
+  }
+
+  /** An entered trade's floating P/L at its pair's latest price (`priceOf`; its entry when unknown). */
+  private floatingNow(trade: PaperPosition): number {
+    const price = this.o.priceOf?.(trade.instrument) ?? trade.entry;
+    return this.toAccount(trade.side * (price - trade.entry) * trade.units, trade.instrument, price);
   }
 
   /**

@@ -334,10 +334,24 @@ function pointOf(kept: readonly number[], k: number): EquityPoint {
 const iso = (timeSec: number) => new Date(timeSec * 1000).toISOString();
 
 class Run {
+  /** In the input's order (the result's). */
   private readonly pairs: PairRun[];
+  /**
+   * In the order the account takes candles of one time: by instrument name, so a result never
+   * depends on the order the instruments are listed in (two entries at one open meet the limits
+   * in this order).
+   */
+  private readonly ranked: PairRun[];
   private readonly candleSeconds: number;
   private balance: number;
   private unrealized = 0;
+  /**
+   * The equity after every candle of the last time marked: what an entry is sized on, known
+   * before the candle it fills on (the other pairs' marks at this candle's close are not).
+   */
+  private equityBefore: number;
+  /** Closed where their pair's data ended, not yet told to the limits (bookEnded). */
+  private readonly ended: Array<{ instrument: string; pnl: number; exitMs: number }> = [];
   private signals = 0;
   private skipped = 0;
   private candles = 0;
@@ -361,6 +375,7 @@ class Run {
     const risk = riskRulesOf(input.rules);
     this.riskPercent = risk.riskPercent;
     this.pairs = input.pairs.map((pair, index) => new PairRun(pair, index, input, this));
+    this.ranked = [...this.pairs].sort((a, b) => (a.pair.instrument < b.pair.instrument ? -1 : a.pair.instrument > b.pair.instrument ? 1 : a.index - b.index));
     if ('risk_percent' in input.fills.volume) throw new Error('size by risk with rules.riskPercent: the fill model’s volume takes fixed lots only');
     if (this.riskPercent > 0) {
       const missing = this.pairs.filter((p) => p.terms === null).map((p) => p.pair.instrument);
@@ -373,6 +388,7 @@ class Run {
         ? null
         : new RiskBook({ limits, candleMs: this.candleSeconds * 1000, dayRollHour: input.riskDay?.rollHour, timeZone: input.riskDay?.timeZone });
     this.balance = input.initialBalance;
+    this.equityBefore = input.initialBalance;
     this.curve = new EquityCurve(input.initialBalance);
   }
 
@@ -401,8 +417,8 @@ class Run {
 
   /** The second pass: the account over the window's candles of all pairs, in time order. */
   private trade(windowCandles: number, reported: number): BacktestResult {
-    const { input, pairs } = this;
-    const { order, times } = mergeOrder(pairs);
+    const { input, pairs, ranked } = this;
+    const { order, times } = mergeOrder(pairs, ranked);
     this.bucketSize = Math.max(1, Math.ceil(times / MAX_EQUITY_POINTS));
     const cursors = pairs.map((p) => p.windowStart);
     let time = Number.NaN;
@@ -414,6 +430,7 @@ class Run {
       const i = cursors[index]!++;
       const candle = p.at(i);
       if (candle.time !== time) {
+        if (this.ended.length > 0) this.bookEnded();
         if (!Number.isNaN(time)) this.markEquity(time, isExposed);
         time = candle.time;
         isExposed = false;
@@ -421,11 +438,12 @@ class Run {
       if (this.step(p, candle, i)) isExposed = true;
     }
     // A pair whose last candles were malformed (skipped) still has its position: it ends at its last good one.
-    for (const p of pairs) {
+    for (const p of ranked) {
       if (!p.position.isOpen || p.lastIndex < 0) continue;
       const last = p.at(p.lastIndex);
       p.position.closeNow(last, markPrice(p.position.side, last, p.pricing), 'end_of_data');
     }
+    this.bookEnded();
     if (!Number.isNaN(time)) this.markEquity(time, isExposed);
     this.finishEquity();
     if (reported < 100) input.onProgress?.(1);
@@ -481,13 +499,13 @@ class Run {
   /**
    * The lots of an entry at `entry` with `stop` on the candle, the one place an entry's size is
    * decided: by risk (riskLots on the venue's terms) or the fill model's fixed lots, on the equity
-   * now and the rate known at the open (the pair's own open, or the conversion pair's last close
+   * before the candle (equityBefore) and the rate known at the open (the pair's own open, or the conversion pair's last close
    * before it); then the limits (RiskBook.check). 0, with why, skips the signal. Called only at an
    * entry, so what it allocates is not on the candle path.
    */
   lotsFor(p: PairRun, side: 1 | -1, entry: number, stop: number, candle: LabCandle): number {
     const rate = p.conversion === Conversion.OwnPrice ? 1 / candle.open : this.toAccount(p, candle, candle.time - 1);
-    const equity = this.balance + this.unrealized;
+    const equity = this.equityBefore;
     let lots: number;
     if (this.riskPercent > 0) {
       const sized = riskLots({ equity, riskPercent: this.riskPercent, entry, stop, terms: p.terms as VolumeTerms, quoteToAccount: rate });
@@ -543,11 +561,19 @@ class Run {
       candle.time + this.candleSeconds - position.entryTime,
       commission,
     );
-    this.book?.closed(p.pair.instrument, pnl, candle.time * 1000);
+    // A position the data ends on leaves the limits' count once every pair's candles of that time are in: it frees no place for another pair's entry at it.
+    if (reason === 'end_of_data') this.ended.push({ instrument: p.pair.instrument, pnl, exitMs: candle.time * 1000 });
+    else this.book?.closed(p.pair.instrument, pnl, candle.time * 1000);
     this.balance += pnl;
     p.realized += pnl;
     this.unrealized -= p.unrealized;
     p.unrealized = 0;
+  }
+
+  /** The limits told of the positions closed where their data ended. */
+  private bookEnded(): void {
+    for (const { instrument, pnl, exitMs } of this.ended) this.book?.closed(instrument, pnl, exitMs);
+    this.ended.length = 0;
   }
 
   /** Units of the account currency per unit of the pair's quote currency, at the candle (its close) or at `timeSec` through the rates. */
@@ -571,6 +597,7 @@ class Run {
     const equity = this.balance + this.unrealized;
     // A halt holds for the rest of the run: nobody resumes a backtest.
     this.book?.markEquity(timeSec * 1000, equity);
+    this.equityBefore = equity;
     const curve = this.curve;
     const isFirst = curve.marks === 0;
     curve.mark(timeSec, equity, isExposed);
@@ -671,9 +698,9 @@ function skipsRecord(counts: Int32Array): LabSkips {
 
 /**
  * The order the window's candles of all pairs are processed in, as pair indices: by time, pairs
- * with the same time in their input order; and how many distinct times there are.
+ * with the same time in `ranked` order; and how many distinct times there are.
  */
-function mergeOrder(pairs: readonly PairRun[]): { order: Int32Array; times: number } {
+function mergeOrder(pairs: readonly PairRun[], ranked: readonly PairRun[]): { order: Int32Array; times: number } {
   // Each pair's window candle times, then a merge over them alone.
   const series = pairs.map((p) => {
     const times = new Float64Array(p.windowEnd - p.windowStart + 1);
@@ -692,9 +719,13 @@ function mergeOrder(pairs: readonly PairRun[]): { order: Int32Array; times: numb
   const order = new Int32Array(total);
   let times = 0;
   let previous = Number.NaN;
+  const rank = Int32Array.from(ranked, (p) => p.index);
   for (let n = 0; n < total; n++) {
-    let best = 0;
-    for (let j = 1; j < k; j++) if (heads[j]! < heads[best]!) best = j;
+    let best = rank[0]!;
+    for (let r = 1; r < k; r++) {
+      const j = rank[r]!;
+      if (heads[j]! < heads[best]!) best = j;
+    }
     const bestTime = heads[best]!;
     order[n] = best;
     heads[best] = series[best]![++cursors[best]!]!;

@@ -269,9 +269,18 @@ export class PaperTradeStore {
     await this.db.run('UPDATE strategy_paper_trades SET fill_announced = @outcome WHERE signal_id = @signalId', { signalId, outcome });
   }
 
-  /** Profit and loss of every closed paper trade, in the account currency. */
-  async realizedPaperPnl(): Promise<number> {
-    const row = await this.db.one<{ total: number }>('SELECT COALESCE(SUM(pnl), 0) AS total FROM strategy_paper_trades WHERE closed_at IS NOT NULL');
-    return row?.total ?? 0;
+  /**
+   * Profit and loss of every closed paper trade, in the account currency; with `beforeSec`, of
+   * those that closed on a candle before it (and those closed with no exit candle).
+   */
+  async realizedPaperPnl(beforeSec?: number): Promise<number> {
+    const row =
+      beforeSec === undefined
+        ? await this.db.one<{ total: number }>('SELECT COALESCE(SUM(pnl), 0) AS total FROM strategy_paper_trades WHERE closed_at IS NOT NULL')
+        : await this.db.one<{ total: number }>(
+            'SELECT COALESCE(SUM(pnl), 0) AS total FROM strategy_paper_trades WHERE closed_at IS NOT NULL AND (exit_time IS NULL OR exit_time < @beforeSec)',
+            { beforeSec },
+          );
+    return Number(row?.total ?? 0);
   }
 }
