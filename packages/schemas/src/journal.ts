@@ -82,7 +82,7 @@ export const PerformanceSchema = z
     initial_equity: z.number().meta({ description: 'The balance at `from`: the paper balance, or the live one less the P/L journaled since' }),
     metrics: LabMetricsSchema.meta({
       description:
-        'As a backtest computes them, over the realized equity (marked at each trade’s exit and at each UTC day’s end); exposure: the share of the range with a trade open',
+        'As a backtest computes them, over the realized equity (marked at each trade’s exit and at each UTC day’s end but Saturday’s, Sunday’s hours counting with Monday’s); exposure: the share of the range with a trade open',
     }),
     equity: z
       .array(z.object({ time: IsoTimestampSchema, equity: z.number() }))

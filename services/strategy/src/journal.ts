@@ -102,10 +102,13 @@ function exposureOf(trades: readonly JournalTrade[], fromMs: number, toMs: numbe
   return toMs > fromMs ? Math.round((covered / (toMs - fromMs)) * 10_000) / 10_000 : 0;
 }
 
+const SATURDAY = 6;
+
 /**
  * The lab's metrics over closed trades (oldest exit first): the equity starts at `initial` and
- * moves by each trade's P/L at its exit; it is also marked at each UTC day's end of the range, so
- * the daily returns (Sharpe, Sortino) count the days without a trade, as a backtest's do.
+ * moves by each trade's P/L at its exit; it is also marked at each UTC day's end of the range but
+ * Saturday's (the market is closed), so the daily returns (Sharpe, Sortino) count the trading days
+ * without a trade, as a backtest's do (Sunday's hours count with Monday: nextDayStart).
  */
 export function performanceOf(account: JournalAccount, trades: readonly JournalTrade[], initial: number, fromMs: number, toMs: number): Performance {
   const curve = new EquityCurve(initial);
@@ -120,7 +123,7 @@ export function performanceOf(account: JournalAccount, trades: readonly JournalT
       curve.mark(Date.parse(trade.exit_time) / 1000, balance, true);
       equity.push({ time: trade.exit_time, equity: money(balance) });
     }
-    curve.mark((until - 1) / 1000, balance, false);
+    if (new Date(until - 1).getUTCDay() !== SATURDAY) curve.mark((until - 1) / 1000, balance, false);
     if (until >= toMs) break;
   }
   const labTrades = trades.map((t) => ({ pnl: t.pnl, r_multiple: t.r_multiple ?? 0 }));

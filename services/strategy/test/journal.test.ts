@@ -156,11 +156,14 @@ describe('GET /performance', () => {
 describe('performanceOf', () => {
   it('counts the days without a trade in the daily returns, as a backtest marks every day', () => {
     const trades = [trade('a', MONDAY_NOON, 100), trade('b', MONDAY_NOON + 4 * DAY, -50)];
-    const dense = performanceOf('paper', trades, 10_000, MONDAY_NOON - HOUR, MONDAY_NOON + 5 * DAY);
+    const dense = performanceOf('paper', trades, 10_000, MONDAY_NOON - HOUR, MONDAY_NOON + 8 * DAY);
     const sparse = performanceOf('paper', trades, 10_000, MONDAY_NOON - HOUR, MONDAY_NOON + 4 * DAY + HOUR);
+    const weekend = performanceOf('paper', trades, 10_000, MONDAY_NOON - HOUR, MONDAY_NOON + 5 * DAY + 11 * HOUR);
     expect(dense.metrics.sharpe).not.toBeNull();
-    // Four more days of no change lower the mean daily return: the Sharpe ratio differs.
+    // The next Monday and Tuesday, with no change, lower the mean daily return: the Sharpe ratio differs.
     expect(dense.metrics.sharpe).not.toBe(sparse.metrics.sharpe);
+    // Saturday is no trading day: it is not marked (and Sunday's hours belong to Monday's).
+    expect(weekend.metrics.sharpe).toBe(sparse.metrics.sharpe);
   });
 
   it('measures exposure as the share of the range with a trade open, overlaps counted once', () => {

@@ -72,6 +72,31 @@ describe('the equity curve', () => {
   });
 });
 
+describe('the days of the daily returns', () => {
+  // 2026-03-01 was a Sunday.
+  const SUNDAY = Date.UTC(2026, 2, 1) / 1000;
+
+  it('count Sunday evening’s session with Monday, as the FX trading day does', () => {
+    const curve = new EquityCurve(1000);
+    curve.mark(SUNDAY - DAY + 10 * 3600, 1000, false); // a Saturday (a market that never closes)
+    curve.mark(SUNDAY + 22 * 3600, 1010, false);
+    curve.mark(SUNDAY + 23 * 3600 + 3000, 1020, false);
+    curve.mark(SUNDAY + DAY + 12 * 3600, 1030, false); // Monday
+    curve.mark(SUNDAY + 2 * DAY + 3600, 1040, false); // Tuesday
+    expect(curve.dailyEquity()).toEqual([1000, 1030, 1040]);
+  });
+
+  it('are five a week on the FX week: Sunday 22:00 to Friday 22:00 UTC', () => {
+    const curve = new EquityCurve(1000);
+    const weeks = 4;
+    for (let t = SUNDAY + 22 * 3600; t < SUNDAY + weeks * 7 * DAY; t += 300) {
+      const weekSecond = (t - SUNDAY) % (7 * DAY);
+      if (weekSecond >= 22 * 3600 && weekSecond < 5 * DAY + 22 * 3600) curve.mark(t, 1000 + (t - SUNDAY) / 3600, false);
+    }
+    expect(curve.dailyEquity()).toHaveLength(weeks * 5);
+  });
+});
+
 describe('daily ratios', () => {
   it('are Sharpe and Sortino of the daily returns, annualised by √252', () => {
     // Equity 1000 (initial), 990, 1050, 1029, 1080: returns −0.01, 0.0606061, −0.02, 0.0495627;

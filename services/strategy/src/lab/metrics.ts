@@ -10,13 +10,28 @@ export type ScoredTrade = Pick<Trade, 'pnl' | 'r_multiple'>;
 /** Sharpe and Sortino are annualised with √252 trading days. */
 export const TRADING_DAYS_PER_YEAR = 252;
 const SECONDS_PER_DAY = 86_400;
+/** 1970-01-01 was a Thursday: epoch day d falls on weekday (d + 4) % 7, 0 being Sunday. */
+const EPOCH_WEEKDAY = 4;
+
+/**
+ * The start (epoch s) of the day after the one `timeSec` counts in: days are UTC days, but
+ * Sunday's hours (the market opens Sunday evening, 21:00–22:00 UTC) count with Monday's, as the FX
+ * trading day that opens then does, so a week of trading is five days (about 260 a year, against
+ * the √252 the ratios are annualised with) and not six, the sixth a two-hour stub. Saturday, which
+ * has marks only on a market that never closes, is a day of its own.
+ */
+export function nextDayStart(timeSec: number): number {
+  const day = Math.floor(timeSec / SECONDS_PER_DAY);
+  const isSunday = (day + EPOCH_WEEKDAY) % 7 === 0;
+  return (day + (isSunday ? 2 : 1)) * SECONDS_PER_DAY;
+}
 /** CAGR's year: 365.25 days of the window. */
 const SECONDS_PER_YEAR = 365.25 * SECONDS_PER_DAY;
 
 /**
  * An equity curve as it is marked, time after time: the running peak and the largest drawdowns
- * (absolute and as a percentage of the peak, each its own maximum), the equity at each UTC day's
- * last mark, and how many marks had a position open. O(1) per mark; one number per day kept.
+ * (absolute and as a percentage of the peak, each its own maximum), the equity at each day's last
+ * mark (a UTC day, Sunday's hours counted with Monday: nextDayStart), and how many marks had a position open. O(1) per mark; one number per day kept.
  */
 export class EquityCurve {
   peak: number;
@@ -47,7 +62,7 @@ export class EquityCurve {
     this.timeSec = timeSec;
     if (timeSec >= this.nextDaySec) {
       if (this.marks > 1) this.dayCloses.push(this.equity);
-      this.nextDaySec = (Math.floor(timeSec / SECONDS_PER_DAY) + 1) * SECONDS_PER_DAY;
+      this.nextDaySec = nextDayStart(timeSec);
     } else if (equity === this.equity) {
       return; // the drawdowns stand as they are
     }
@@ -73,7 +88,7 @@ export class EquityCurve {
 }
 
 /**
- * Daily returns r_i = E_i / E_(i−1) − 1 of the equity at each UTC day's last mark, E_0 being the
+ * Daily returns r_i = E_i / E_(i−1) − 1 of the equity at each day's last mark (nextDayStart), E_0 being the
  * initial balance. Sharpe = mean / sample standard deviation × √252; Sortino = mean / downside
  * deviation × √252, the downside deviation being the root mean square of min(r_i, 0) over all
  * days; risk-free rate 0. Null with fewer than 2 days, or when the deviation is 0.
