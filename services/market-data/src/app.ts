@@ -3,7 +3,9 @@ import pkg from '../package.json' with { type: 'json' };
 import type { MarketDataConfig } from './config.js';
 import type { MarketDataDeps } from './deps.js';
 import { MarketData } from './market-data.js';
+import { StoredCandles } from './store/stored-candles.js';
 import { registerQuoteRoutes } from './routes/quotes.js';
+import { registerStoredCandleRoutes } from './routes/stored-candles.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerSymbolRoutes } from './routes/symbols.js';
 
@@ -20,12 +22,12 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
     ...kitOptionsFromConfig(config),
     name: 'market-data',
     title: 'fxdesk market-data streaming service',
-    description: 'Live bid/ask quotes over server-sent events, the latest quote, closed candles and the symbol catalog (spec 002 C).',
+    description: 'Live bid/ask quotes over server-sent events, the latest quote, closed candles, stored candle history and the symbol catalog (spec 002 C).',
     version: pkg.version,
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     tags: [
       { name: 'stream', description: 'Server-sent events' },
-      { name: 'market data', description: 'Latest quote and closed candles' },
+      { name: 'market data', description: 'Latest quote, closed candles and stored history' },
       { name: 'symbols', description: 'The symbol catalog' },
       { name: 'health', description: 'Liveness and readiness' },
     ],
@@ -34,6 +36,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
   });
 
   const market = new MarketData({ config, feed: deps.feed, clock: deps.clock, logger, replication: deps.replication });
+  const storedCandles = deps.candleStore && new StoredCandles(deps.candleStore);
   registerHealthRoutes(app, { version: pkg.version, now: () => deps.clock.now(), checks: { ...market.readinessChecks(), ...deps.checks } });
   registerStreamMetrics(app, market);
 
@@ -43,6 +46,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
       registerStreamRoutes(v1, market);
       registerQuoteRoutes(v1, market);
       registerSymbolRoutes(v1, market);
+      registerStoredCandleRoutes(v1, storedCandles, config.MAX_CANDLES);
       done();
     },
     { prefix: '/v1' },

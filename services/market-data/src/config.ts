@@ -1,14 +1,26 @@
 import { z } from 'zod';
 import { requireVenueSettings, venueSettings } from '@fxdesk/broker';
-import { commonSettings, envInt, envList } from '@fxdesk/core';
+import { commonSettings, databaseSettings, envInt, envList } from '@fxdesk/core';
 
 /** The development value of API_KEY, taken outside production when it is unset (with a warning). */
 export const MARKET_DATA_DEV_SECRETS = { API_KEY: 'dev-market-data-key' };
+
+/**
+ * Where the candle store is: DATA_DIR/market-data.db, or PostgreSQL with DATABASE_URL. The
+ * service and `npm run data` read the same two settings.
+ */
+export const CandleStoreConfigSchema = z.object({
+  DATA_DIR: commonSettings(8010).DATA_DIR,
+  /** postgres://… keeps the candle store in PostgreSQL, shared by the replicas; unset: SQLite in DATA_DIR. */
+  DATABASE_URL: databaseSettings().DATABASE_URL,
+});
+export type CandleStoreConfig = z.output<typeof CandleStoreConfigSchema>;
 
 /** Every setting of the market-data service; `.env.example` and the README document each one. */
 export const MarketDataConfigSchema = z
   .object({
     ...commonSettings(8010),
+    ...CandleStoreConfigSchema.shape,
     API_KEY: z.string().min(8, { message: 'must be at least 8 characters' }),
     /** Broker symbols to serve, exact spelling; empty: every enabled symbol of the catalog. */
     SYMBOLS: envList([]),

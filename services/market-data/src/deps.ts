@@ -1,12 +1,14 @@
 import os from 'node:os';
 import type { QuoteFeed } from '@fxdesk/broker';
-import type { CheckResult } from '@fxdesk/core';
+import { databasePath, openStoreDatabase, type CheckResult } from '@fxdesk/core';
 import { systemClock, type Clock } from '@fxdesk/primitives';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createQuoteFeed, describeBroker } from './broker.js';
-import type { MarketDataConfig } from './config.js';
+import type { CandleStoreConfig, MarketDataConfig } from './config.js';
 import { RedisLease } from './redis-lease.js';
+import { CandleStore } from './store/candle-store.js';
+import { CANDLE_SCHEMA } from './store/schema.js';
 import { Replication } from './replication.js';
 import { TickLog } from './tick-log.js';
 
@@ -22,6 +24,15 @@ export interface MarketDataDeps {
   checks?: Record<string, () => CheckResult>;
   /** With REDIS_URL: this replica's lease and the shared tick stream. */
   replication?: Replication;
+  /** The stored candle history GET /v1/market-data/stored-candles serves; without it that route answers 503 `store_unavailable`. */
+  candleStore?: CandleStore;
+}
+
+/** The candle store, migrated: PostgreSQL when DATABASE_URL names one, else `<DATA_DIR>/market-data.db`. */
+export async function openCandleStore(config: CandleStoreConfig): Promise<CandleStore> {
+  return new CandleStore(
+    await openStoreDatabase({ databaseUrl: config.DATABASE_URL, file: databasePath(config.DATA_DIR, 'market-data'), schema: CANDLE_SCHEMA }),
+  );
 }
 
 /** The keys of every replica of one deployment share this prefix. */
@@ -69,8 +80,14 @@ export async function createReplication(options: {
 /** The real dependencies the config asks for: the feed BROKER names, on the system clock. */
 export async function createDeps(config: MarketDataConfig, logger: Logger): Promise<MarketDataDeps> {
   logger.info(`quotes from ${describeBroker(config)}`);
-  const { feed, close, checks } = createQuoteFeed(config, systemClock);
-  if (!config.REDIS_URL) return { clock: systemClock, feed, logger, close, checks };
+  const candleStore = await openCandleStore(config);
+  const quotes = createQuoteFeed(config, systemClock);
+  const { feed, checks } = quotes;
+  const close = async () => {
+    await quotes.close();
+    await candleStore.close();
+  };
+  if (!config.REDIS_URL) return { clock: systemClock, feed, logger, close, checks, candleStore };
   // A process's own id: a REPLICA_ID from a .env shared by every replica would make them all "own" the lease.
   const owner = `${os.hostname()}-${process.pid}`;
   const address = config.REPLICA_URL;
@@ -93,6 +110,7 @@ export async function createDeps(config: MarketDataConfig, logger: Logger): Prom
     feed,
     logger,
     checks,
+    candleStore,
     replication: redis.replication,
     close: async () => {
       await close();

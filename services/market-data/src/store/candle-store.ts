@@ -1,0 +1,122 @@
+import type { Database, SqlParams } from '@fxdesk/core';
+import type { Timeframe } from '@fxdesk/schemas';
+import type { StoredCandle } from './resample.js';
+
+/** One series of candles: what a candle is keyed by, beside its time. */
+export interface SeriesKey {
+  source: string;
+  symbol: string;
+  timeframe: Timeframe;
+}
+
+/** A candle as a row of the store: of the series `series` (the id the store gave its key). */
+export interface CandleRow extends StoredCandle {
+  series: number;
+}
+
+/** A series the store holds, with the range of its candles. */
+export interface SeriesRange extends SeriesKey {
+  id: number;
+  candles: number;
+  /** Start of the first and of the last candle, UTC epoch ms. */
+  firstMs: number;
+  lastMs: number;
+}
+
+/** Candles a read holds in memory at most, per page. */
+export const MAX_PAGE_CANDLES = 10_000;
+
+const COLUMNS = ['series', 'time', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
+const ON_CONFLICT = 'ON CONFLICT (series, time) DO NOTHING';
+const ADD_SERIES = `INSERT INTO market_data_series (source, symbol, timeframe) VALUES (@source, @symbol, @timeframe)
+  ON CONFLICT (source, symbol, timeframe) DO NOTHING`;
+const SERIES_ID = 'SELECT id FROM market_data_series WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe';
+const PAGE = `SELECT time, open, high, low, close, volume, spread FROM market_data_candles
+  WHERE series = @series AND time >= @from AND time < @to ORDER BY time LIMIT @limit`;
+const RANGES = `SELECT s.id, s.source, s.symbol, s.timeframe, COUNT(c.time) AS candles, MIN(c.time) AS "firstMs", MAX(c.time) AS "lastMs"
+  FROM market_data_series s JOIN market_data_candles c ON c.series = s.id
+  GROUP BY s.id, s.source, s.symbol, s.timeframe ORDER BY s.symbol, s.timeframe, s.source`;
+// The steps between a series' consecutive candles longer than @stepMs: few rows (weekends, holidays, holes), however long the series.
+const STEPS = `SELECT prev AS "fromMs", time AS "toMs" FROM (
+    SELECT time, LAG(time) OVER (ORDER BY time) AS prev FROM market_data_candles WHERE series = @series
+  ) steps WHERE time - prev > @stepMs ORDER BY time`;
+
+/**
+ * The candles of every (source, symbol, timeframe), on the database openStoreDatabase picks. A
+ * write adds only candles it does not hold yet, so importing a range again adds nothing; reads
+ * come a page at a time.
+ */
+export class CandleStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Adds the rows `rowsOf` makes for the series' id (each batch oldest first) in one transaction:
+   * committed whole once the last batch is in, or not at all (the series' id included) if it
+   * throws. Answers how many rows were new.
+   *
+   * The transaction stays open while `rowsOf` produces (a file being read): on SQLite it holds
+   * this connection's other writes back meanwhile, which only an import makes; other processes
+   * read the last committed state (WAL).
+   */
+  async add(key: SeriesKey, rowsOf: (series: number) => AsyncIterable<readonly CandleRow[]> | Iterable<readonly CandleRow[]>): Promise<{ added: number }> {
+    return this.db.transaction(async (tx) => {
+      await tx.run(ADD_SERIES, { ...key });
+      const { id } = (await tx.one<{ id: number }>(SERIES_ID, { ...key })) as { id: number };
+      let added = 0;
+      for await (const rows of rowsOf(id)) {
+        added += (await tx.insertMany('market_data_candles', COLUMNS, rows as unknown as readonly SqlParams[], ON_CONFLICT)).changes;
+      }
+      return { added };
+    });
+  }
+
+  /** The id of a series, if the store has it. */
+  async seriesId(key: SeriesKey): Promise<number | undefined> {
+    return (await this.db.one<{ id: number }>(SERIES_ID, { ...key }))?.id;
+  }
+
+  /** The candles of a series whose start is in [fromMs, toMs), oldest first, at most `limit` (≤ MAX_PAGE_CANDLES). */
+  async page(seriesId: number, fromMs: number, toMs: number, limit: number): Promise<StoredCandle[]> {
+    return this.db.query<StoredCandle & Record<string, unknown>>(PAGE, {
+      series: seriesId,
+      from: fromMs,
+      to: toMs,
+      limit: Math.min(Math.max(1, limit), MAX_PAGE_CANDLES),
+    });
+  }
+
+  /** The candles of a series in [fromMs, toMs), oldest first, read `pageSize` at a time: never more in memory. */
+  async *read(seriesId: number, fromMs: number, toMs: number, pageSize = MAX_PAGE_CANDLES): AsyncGenerator<StoredCandle[]> {
+    let from = fromMs;
+    for (;;) {
+      const page = await this.page(seriesId, from, toMs, pageSize);
+      if (page.length > 0) yield page;
+      if (page.length < Math.min(pageSize, MAX_PAGE_CANDLES)) return;
+      from = (page[page.length - 1] as StoredCandle).time + 1;
+    }
+  }
+
+  /** Every series holding candles, with its range; by symbol, timeframe and source. */
+  ranges(): Promise<SeriesRange[]> {
+    return this.db.query<SeriesRange & Record<string, unknown>>(RANGES);
+  }
+
+  /** The steps between consecutive candles of a series longer than `stepMs`, as [fromMs, toMs] of the candles on either side. */
+  steps(seriesId: number, stepMs: number): Promise<{ fromMs: number; toMs: number }[]> {
+    return this.db.query<{ fromMs: number; toMs: number }>(STEPS, { series: seriesId, stepMs });
+  }
+
+  /** Sources holding candles of `symbol` in any timeframe. */
+  async sources(symbol: string): Promise<string[]> {
+    const rows = await this.db.query<{ source: string }>('SELECT DISTINCT source FROM market_data_series WHERE symbol = @symbol ORDER BY source', { symbol });
+    return rows.map((r) => r.source);
+  }
+
+  health(): Promise<{ ok: boolean; detail: string }> {
+    return this.db.health();
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
