@@ -1,4 +1,4 @@
-import type { CandleRow } from '../store/candle-store.js';
+import { MICROS, type CandleRow } from '../store/candle-store.js';
 import { fixedOffset, type WallClock } from './time-zone.js';
 
 /** The file formats the importer reads. */
@@ -61,6 +61,35 @@ function numberIn(text: string, start: number, end: number): number {
   return isNegative ? -value : value;
 }
 
+/**
+ * The price `text` writes in [start, end), in millionths (the store's unit), NaN for an empty
+ * field or one beyond a safe integer. A plain decimal is read digit by digit, exactly; one of
+ * more than six decimals is rounded to the nearest millionth, anything else goes to Number().
+ */
+function microsIn(text: string, start: number, end: number): number {
+  if (end <= start) return Number.NaN;
+  const isNegative = text.charCodeAt(start) === 45;
+  let digits = 0;
+  let mantissa = 0;
+  let decimals = -1;
+  for (let at = isNegative ? start + 1 : start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 46 && decimals === -1) {
+      decimals = 0;
+      continue;
+    }
+    const digit = code - 48;
+    if (digit < 0 || digit > 9 || ++digits > 15) return Math.round(Number(text.slice(start, end)) * MICROS);
+    mantissa = mantissa * 10 + digit;
+    if (decimals !== -1) decimals++;
+  }
+  if (digits === 0) return Number.NaN;
+  const places = decimals === -1 ? 0 : decimals;
+  const value = places <= 6 ? mantissa * (POWERS_OF_TEN[6 - places] as number) : Math.round(mantissa / (POWERS_OF_TEN[places - 6] as number));
+  if (value > Number.MAX_SAFE_INTEGER) return Number.NaN;
+  return isNegative ? -value : value;
+}
+
 const MAX_FIELDS = 64;
 
 /** A line's fields as offsets into it, without a string per field (a file of millions of rows makes a lot of garbage otherwise). */
@@ -86,6 +115,11 @@ class Fields {
       if (end === -1) return (this.count = count);
       start = end + 1;
     }
+  }
+
+  /** A price, in millionths. */
+  micros(i: number): number {
+    return i < this.count ? microsIn(this.line, this.starts[i] as number, this.ends[i] as number) : Number.NaN;
   }
 
   number(i: number): number {
@@ -141,14 +175,14 @@ function timeOfDay(text: string, hourAt: number, minuteAt: number, secondAt: num
   return hour <= 23 && minute <= 59 && second <= 59 ? hour * 3_600_000 + minute * 60_000 + second * 1000 : Number.NaN;
 }
 
-/** A candle of the parsed fields, or what is wrong with them. */
+/** A candle of the parsed fields (prices in millionths), or what is wrong with them. */
 function candle(series: number, time: number, open: number, high: number, low: number, close: number, volume: number, spread: number | null): ParsedRow {
   if (Number.isNaN(time)) return 'malformed: the date or time does not read';
   if (!(open > 0 && high > 0 && low > 0 && close > 0)) return 'malformed: a price is missing, not a number or not positive';
   if (!(high >= low && high >= open && high >= close && low <= open && low <= close)) return 'malformed: high and low do not bound the open and close';
   if (!(volume >= 0)) return 'malformed: the volume is not a non-negative number';
   if (spread !== null && !(spread >= 0)) return 'malformed: the spread is not a non-negative number';
-  return { series, time, open, high, low, close, volume, spread };
+  return { series, time, open_micros: open, high_micros: high, low_micros: low, close_micros: close, volume, spread };
 }
 
 const MT5_DATE = /^(\d{4})\.(\d{2})\.(\d{2})$/;
@@ -191,10 +225,10 @@ const mt5: Format = {
         return candle(
           series,
           mt5Time(dates, f.text(date), time === -1 ? undefined : f.text(time), clock),
-          f.number(open),
-          f.number(high),
-          f.number(low),
-          f.number(close),
+          f.micros(open),
+          f.micros(high),
+          f.micros(low),
+          f.micros(close),
           volumeAt === -1 ? 0 : f.number(volumeAt),
           spread === -1 ? null : f.number(spread),
         );
@@ -215,7 +249,7 @@ const mt4: Format = {
       hasHeader: false,
       parse(line) {
         if (f.split(line) !== 7) return `malformed: ${f.count} fields where MT4 writes 7`;
-        return candle(series, mt5Time(dates, f.text(0), f.text(1), clock), f.number(2), f.number(3), f.number(4), f.number(5), f.number(6), null);
+        return candle(series, mt5Time(dates, f.text(0), f.text(1), clock), f.micros(2), f.micros(3), f.micros(4), f.micros(5), f.number(6), null);
       },
     };
   },
@@ -242,7 +276,7 @@ const histdata: Format = {
         if (f.split(line) !== 6) return `malformed: ${f.count} fields where HistData writes 6`;
         // The stamp `YYYYMMDD HHMMSS` is the line's first 15 characters.
         const ms = line.charCodeAt(15) === 59 && line.charCodeAt(8) === 32 ? dates.midnight(line.slice(0, 8)) + timeOfDay(line, 9, 11, 13) : Number.NaN;
-        return candle(series, Number.isNaN(ms) ? ms : HISTDATA_CLOCK.toUtc(ms), f.number(1), f.number(2), f.number(3), f.number(4), f.number(5), null);
+        return candle(series, Number.isNaN(ms) ? ms : HISTDATA_CLOCK.toUtc(ms), f.micros(1), f.micros(2), f.micros(3), f.micros(4), f.number(5), null);
       },
     };
   },
@@ -266,7 +300,7 @@ const dukascopy: Format = {
         if (f.split(line) !== columns) return `malformed: ${f.count} fields where the header names ${columns}`;
         const t = DUKASCOPY_TIME.exec(f.text(0));
         const ms = t ? wall(Number(t[3]), Number(t[2]), Number(t[1]), Number(t[4]), Number(t[5]), Number(t[6]), Number(t[7] ?? 0)) : Number.NaN;
-        return candle(series, ms, f.number(1), f.number(2), f.number(3), f.number(4), columns === 6 ? f.number(5) : 0, null);
+        return candle(series, ms, f.micros(1), f.micros(2), f.micros(3), f.micros(4), columns === 6 ? f.number(5) : 0, null);
       },
     };
   },
@@ -318,10 +352,10 @@ const csv: Format = {
         return candle(
           series,
           csvTime(f.text(time).trim(), clock),
-          f.number(open),
-          f.number(high),
-          f.number(low),
-          f.number(close),
+          f.micros(open),
+          f.micros(high),
+          f.micros(low),
+          f.micros(close),
           volume === -1 ? 0 : f.number(volume),
           spreadText === '' ? null : Number(spreadText),
         );

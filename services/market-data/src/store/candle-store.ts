@@ -9,9 +9,47 @@ export interface SeriesKey {
   timeframe: Timeframe;
 }
 
-/** A candle as a row of the store: of the series `series` (the id the store gave its key). */
-export interface CandleRow extends StoredCandle {
+/** Prices are stored in millionths: integers, exact to six decimals, and smaller and faster to store than doubles. */
+export const MICROS = 1_000_000;
+
+/** A candle as a row of the store: of the series `series` (the id the store gave its key), its prices in millionths. */
+export interface CandleRow {
   series: number;
+  time: number;
+  open_micros: number;
+  high_micros: number;
+  low_micros: number;
+  close_micros: number;
+  volume: number;
+  spread: number | null;
+}
+
+/** The row of a candle in `series`: its prices rounded to millionths. */
+export function rowOf(series: number, c: StoredCandle): CandleRow {
+  const micros = (price: number) => Math.round(price * MICROS);
+  return {
+    series,
+    time: c.time,
+    open_micros: micros(c.open),
+    high_micros: micros(c.high),
+    low_micros: micros(c.low),
+    close_micros: micros(c.close),
+    volume: c.volume,
+    spread: c.spread,
+  };
+}
+
+/** A stored row as a candle; a price in millionths over a million reads as the double its six decimals write. */
+function candleOf(row: Omit<CandleRow, 'series'>): StoredCandle {
+  return {
+    time: row.time,
+    open: row.open_micros / MICROS,
+    high: row.high_micros / MICROS,
+    low: row.low_micros / MICROS,
+    close: row.close_micros / MICROS,
+    volume: row.volume,
+    spread: row.spread,
+  };
 }
 
 /** A series the store holds, with the range of its candles. */
@@ -26,12 +64,12 @@ export interface SeriesRange extends SeriesKey {
 /** Candles a read holds in memory at most, per page. */
 export const MAX_PAGE_CANDLES = 10_000;
 
-const COLUMNS = ['series', 'time', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
+const COLUMNS = ['series', 'time', 'open_micros', 'high_micros', 'low_micros', 'close_micros', 'volume', 'spread'] as const;
 const ON_CONFLICT = 'ON CONFLICT (series, time) DO NOTHING';
 const ADD_SERIES = `INSERT INTO market_data_series (source, symbol, timeframe) VALUES (@source, @symbol, @timeframe)
   ON CONFLICT (source, symbol, timeframe) DO NOTHING`;
 const SERIES_ID = 'SELECT id FROM market_data_series WHERE source = @source AND symbol = @symbol AND timeframe = @timeframe';
-const PAGE = `SELECT time, open, high, low, close, volume, spread FROM market_data_candles
+const PAGE = `SELECT time, open_micros, high_micros, low_micros, close_micros, volume, spread FROM market_data_candles
   WHERE series = @series AND time >= @from AND time < @to ORDER BY time LIMIT @limit`;
 const RANGES = `SELECT s.id, s.source, s.symbol, s.timeframe, COUNT(c.time) AS candles, MIN(c.time) AS "firstMs", MAX(c.time) AS "lastMs"
   FROM market_data_series s JOIN market_data_candles c ON c.series = s.id
@@ -77,12 +115,13 @@ export class CandleStore {
 
   /** The candles of a series whose start is in [fromMs, toMs), oldest first, at most `limit` (≤ MAX_PAGE_CANDLES). */
   async page(seriesId: number, fromMs: number, toMs: number, limit: number): Promise<StoredCandle[]> {
-    return this.db.query<StoredCandle & Record<string, unknown>>(PAGE, {
+    const rows = await this.db.query<Omit<CandleRow, 'series'> & Record<string, unknown>>(PAGE, {
       series: seriesId,
       from: fromMs,
       to: toMs,
       limit: Math.min(Math.max(1, limit), MAX_PAGE_CANDLES),
     });
+    return rows.map(candleOf);
   }
 
   /** The candles of a series in [fromMs, toMs), oldest first, read `pageSize` at a time: never more in memory. */
