@@ -158,6 +158,11 @@ class Dates {
     }
     return this.midnightMs;
   }
+
+  /** The same for the date that starts `line` and is `length` long, without cutting it out when it is the last one's. */
+  midnightAtStart(line: string, length: number): number {
+    return this.field.length === length && line.startsWith(this.field) ? this.midnightMs : this.midnight(line.slice(0, length));
+  }
 }
 
 /** The two digits at `at` as a number, NaN unless both are digits. */
@@ -275,7 +280,7 @@ const histdata: Format = {
       parse(line) {
         if (f.split(line) !== 6) return `malformed: ${f.count} fields where HistData writes 6`;
         // The stamp `YYYYMMDD HHMMSS` is the line's first 15 characters.
-        const ms = line.charCodeAt(15) === 59 && line.charCodeAt(8) === 32 ? dates.midnight(line.slice(0, 8)) + timeOfDay(line, 9, 11, 13) : Number.NaN;
+        const ms = line.charCodeAt(15) === 59 && line.charCodeAt(8) === 32 ? dates.midnightAtStart(line, 8) + timeOfDay(line, 9, 11, 13) : Number.NaN;
         return candle(series, Number.isNaN(ms) ? ms : HISTDATA_CLOCK.toUtc(ms), f.micros(1), f.micros(2), f.micros(3), f.micros(4), f.number(5), null);
       },
     };

@@ -48,12 +48,8 @@ export async function* readLines(file: string): AsyncGenerator<LineBatch> {
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
         isFirst = false;
       }
-      const lines = text.split('\n');
+      const lines = text.split(text.includes('\r') ? /\r?\n/ : '\n');
       rest = lines.pop() as string;
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i] as string;
-        if (line.charCodeAt(line.length - 1) === 13) lines[i] = line.slice(0, -1);
-      }
       yield { firstLine: lineNumber, lines };
       lineNumber += lines.length;
     }
