@@ -83,6 +83,11 @@ describe('every format imports to the same UTC candles', () => {
     });
   });
 
+  it('fails on a file that is not there, adding nothing', async () => {
+    await expect(importFile(store, { file: `${folder.dir}/missing.csv`, symbol })).rejects.toThrow(/ENOENT/);
+    expect(await store.sources(symbol)).toEqual([]);
+  });
+
   it('refuses a file whose first line is no format it knows', async () => {
     await expect(importFile(store, { file: folder.file('x.csv', 'hello,world\n1,2\n'), symbol })).rejects.toThrow(/give --format/);
   });

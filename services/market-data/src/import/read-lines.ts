@@ -30,9 +30,11 @@ export async function isGzip(file: string): Promise<boolean> {
  * is thrown by the iteration.
  */
 export async function* readLines(file: string): AsyncGenerator<LineBatch> {
+  // Opened here first, so a missing file throws before a stream exists to fail unheard.
+  const isGzipped = await isGzip(file);
   const raw = fs.createReadStream(file, { highWaterMark: CHUNK_BYTES });
   let stream: Readable = raw;
-  if (await isGzip(file)) {
+  if (isGzipped) {
     const gunzip = zlib.createGunzip({ chunkSize: CHUNK_BYTES });
     raw.on('error', (err) => gunzip.destroy(err));
     stream = raw.pipe(gunzip);

@@ -145,9 +145,13 @@ export class CandleStore {
     return this.db.query<{ fromMs: number; toMs: number }>(STEPS, { series: seriesId, stepMs });
   }
 
-  /** Sources holding candles of `symbol` in any timeframe. */
+  /** Sources holding candles of `symbol` in any timeframe (a series an import left empty aside). */
   async sources(symbol: string): Promise<string[]> {
-    const rows = await this.db.query<{ source: string }>('SELECT DISTINCT source FROM market_data_series WHERE symbol = @symbol ORDER BY source', { symbol });
+    const rows = await this.db.query<{ source: string }>(
+      `SELECT DISTINCT source FROM market_data_series s WHERE symbol = @symbol
+        AND EXISTS (SELECT 1 FROM market_data_candles c WHERE c.series = s.id) ORDER BY source`,
+      { symbol },
+    );
     return rows.map((r) => r.source);
   }
 
