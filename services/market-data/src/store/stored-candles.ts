@@ -65,7 +65,7 @@ export class StoredCandles {
       return bars.length <= query.limit;
     };
     // A bar that starts before `toMs` ends at most a bar (25 hours for a D1 across a DST change) after it.
-    const untilMs = query.toMs + timeframeMs(query.timeframe) + 3_600_000;
+    const untilMs = Math.min(Number.MAX_SAFE_INTEGER, query.toMs + timeframeMs(query.timeframe) + 3_600_000);
     reading: for await (const page of this.store.read(m1, query.fromMs, untilMs)) {
       for (const candle of page) if (!keep(resampler.push(candle))) break reading;
     }
