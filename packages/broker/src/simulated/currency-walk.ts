@@ -18,6 +18,7 @@
  * hashes, a new hour sixty.
  */
 import { deriveKey, hashIndex, normal } from './hash.js';
+import { LruCache } from './lru-cache.js';
 import { DAY_MS, WEEK_MS } from './market-hours.js';
 import { GAP_WEEK_HOUR, HOURS_PER_WEEK, MINUTES_PER_HOUR, type VolatilityClock, firstHourOfWeek, weekOfHour } from './volatility.js';
 
@@ -27,6 +28,17 @@ const REVERSION_WEEKS = 26;
 const PERSISTENCE = Math.exp(-1 / REVERSION_WEEKS);
 /** Innovations older than this weigh less than e^-6 and are left out. */
 const MEMORY_WEEKS = REVERSION_WEEKS * 6;
+/**
+ * Weeks a walk keeps loaded: builds of different ranges take turns on one market (sliced pages of
+ * history side by side), and each would load its week again at every turn with only one kept.
+ */
+const WEEKS_KEPT = 16;
+
+/** A loaded week: the walk at each hour boundary (169) and each hour's variance (168). */
+interface LoadedWeek {
+  hourValues: Float64Array;
+  hourVariances: Float64Array;
+}
 
 export class CurrencyWalk {
   private readonly levelKey: number;
@@ -34,10 +46,10 @@ export class CurrencyWalk {
   private readonly minuteKey: number;
   /** Standard deviation of an average week's move. */
   private readonly weekVolatility: number;
+  private readonly weeks = new LruCache<number, LoadedWeek>(WEEKS_KEPT);
+  /** The week asked for last, and its values (the common case: the next hour is in it too). */
   private week = Number.NaN;
-  /** Value at each hour boundary of the loaded week (169), and each hour's variance. */
-  private readonly hourValues = new Float64Array(HOURS_PER_WEEK + 1);
-  private readonly hourVariances = new Float64Array(HOURS_PER_WEEK);
+  private loaded: LoadedWeek | undefined;
 
   constructor(
     key: number,
@@ -57,10 +69,10 @@ export class CurrencyWalk {
    */
   hourPath(hour: number, values: Float64Array, variances: Float64Array): void {
     const { week, weekHour } = weekOfHour(hour);
-    if (week !== this.week) this.loadWeek(week);
-    const start = this.hourValues[weekHour]!;
-    const end = this.hourValues[weekHour + 1]!;
-    const hourVariance = this.hourVariances[weekHour]!;
+    const { hourValues, hourVariances } = this.weekOf(week);
+    const start = hourValues[weekHour]!;
+    const end = hourValues[weekHour + 1]!;
+    const hourVariance = hourVariances[weekHour]!;
     if (hourVariance === 0) {
       values.fill(start);
       variances.fill(0);
@@ -77,15 +89,29 @@ export class CurrencyWalk {
     bridge(values, variances, MINUTES_PER_HOUR, start, end, this.minuteKey, hour * MINUTES_PER_HOUR);
   }
 
-  private loadWeek(week: number): void {
-    // Moving one week forward, the old end is the new start.
-    const start = week === this.week + 1 ? this.hourValues[HOURS_PER_WEEK]! : this.level(week);
+  private weekOf(week: number): LoadedWeek {
+    if (week === this.week) return this.loaded!;
+    let loaded = this.weeks.get(week);
+    if (!loaded) {
+      loaded = this.loadWeek(week);
+      this.weeks.set(week, loaded);
+    }
+    this.week = week;
+    this.loaded = loaded;
+    return loaded;
+  }
+
+  private loadWeek(week: number): LoadedWeek {
+    // The week before's end, when it is loaded, is this one's start (the same sum, computed once).
+    const start = this.weeks.get(week - 1)?.hourValues[HOURS_PER_WEEK] ?? this.level(week);
     const end = this.level(week + 1);
     const weekVariance = this.weekVolatility ** 2 * this.clock.weekFactor(week);
     const shares = this.clock.hourShares(week, this.isAsian);
-    for (let k = 0; k < HOURS_PER_WEEK; k++) this.hourVariances[k] = weekVariance * shares[k]!;
-    bridge(this.hourValues, this.hourVariances, HOURS_PER_WEEK, start, end, this.hourKey, firstHourOfWeek(week));
-    this.week = week;
+    const hourValues = new Float64Array(HOURS_PER_WEEK + 1);
+    const hourVariances = new Float64Array(HOURS_PER_WEEK);
+    for (let k = 0; k < HOURS_PER_WEEK; k++) hourVariances[k] = weekVariance * shares[k]!;
+    bridge(hourValues, hourVariances, HOURS_PER_WEEK, start, end, this.hourKey, firstHourOfWeek(week));
+    return { hourValues, hourVariances };
   }
 
   /** The walk at the start of `week`: the AR(1) sum of the innovations before it. */

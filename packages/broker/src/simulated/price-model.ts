@@ -236,8 +236,13 @@ export class SymbolModel {
   scanMinute(out: MinuteBids): boolean {
     const { firstSlot, endSlot, tickCount } = this.frame;
     if (tickCount === 0) return false;
-    if (this.tickingMinute !== this.frame.minute) this.markTicking();
     this.ensurePrice();
+    if (this.minuteSd === 0) {
+      // At rest (a closed weekend's minute with market hours off): every tick has the one bid.
+      out.first = out.last = out.low = out.high = this.bidAt(firstSlot);
+      return true;
+    }
+    if (this.tickingMinute !== this.frame.minute) this.markTicking();
     const ticking = this.ticking;
     let first = Number.NaN;
     let last = 0;
@@ -301,7 +306,8 @@ export class SymbolModel {
 
   /** The bid, in points, of a tick in `slot` of the loaded minute (its price loaded). */
   private bidAt(slot: number): number {
-    const jitter = this.jitterAmplitude * signedUnit(hashIndex(this.jitterKey, slot));
+    // A minute at rest does not move at all: no jitter either, so its bounds are exact and its ticks one price.
+    const jitter = this.minuteSd === 0 ? 0 : this.jitterAmplitude * signedUnit(hashIndex(this.jitterKey, slot));
     const delta = this.logOffsetAt(slot * this.tickIntervalMs) + jitter;
     return Math.round(this.anchorPoints * expSmall(delta) - this.frame.spread / 2);
   }
@@ -318,7 +324,7 @@ export class SymbolModel {
 
   /** The most the wiggle (each octave within its amplitude) and the jitter add to a minute of standard deviation `sd`. */
   private slackOf(sd: number): number {
-    return sd * (FAST_AMPLITUDES[0] + FAST_AMPLITUDES[1]) + this.jitterAmplitude;
+    return sd === 0 ? 0 : sd * (FAST_AMPLITUDES[0] + FAST_AMPLITUDES[1]) + this.jitterAmplitude;
   }
 
   /** Marks the loaded minute's ticking slots: `tickCount` of them, drawn by a hash-driven shuffle. */
