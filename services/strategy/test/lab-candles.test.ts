@@ -81,16 +81,17 @@ describe('SimulatedLabHistory', () => {
     expect(candles.at(-1)!.time).toBe(sec('2026-01-14T14:00:00Z'));
   });
 
-  it("gives each candle the bar's spread in price units", async () => {
+  it("gives each candle the bar's spread in price units, and its mid: the bar's bid plus half that spread", async () => {
     const market = simulatedMarket();
     const [candle] = await new SimulatedLabHistory(market).candles('USDJPY', 'M30', sec('2026-01-13T09:00:00Z'), sec('2026-01-13T09:30:00Z'));
     const [bar] = market.barsBetween('USDJPY', 'M30', Date.UTC(2026, 0, 13, 9), Date.UTC(2026, 0, 13, 9, 30));
+    const half = bar!.spread! / 2000;
     expect(candle).toEqual({
       time: bar!.time,
-      open: bar!.open,
-      high: bar!.high,
-      low: bar!.low,
-      close: bar!.close,
+      open: expect.closeTo(bar!.open + half, 9),
+      high: expect.closeTo(bar!.high + half, 9),
+      low: expect.closeTo(bar!.low + half, 9),
+      close: expect.closeTo(bar!.close + half, 9),
       volume: bar!.tickVolume,
       spread: bar!.spread! / 1000,
     });
@@ -104,7 +105,9 @@ describe('SimulatedLabHistory', () => {
     const candles = await new SimulatedLabHistory(market).candles('EURGBP', 'M1', from, to, (f) => progress.push(f));
     expect(candles.length).toBeGreaterThan(10_000);
     expect(candles).toEqual(
-      market.barsBetween('EURGBP', 'M1', from * 1000, to * 1000, 100_000).map((b) => expect.objectContaining({ time: b.time, close: b.close })),
+      market
+        .barsBetween('EURGBP', 'M1', from * 1000, to * 1000, 100_000)
+        .map((b) => expect.objectContaining({ time: b.time, close: expect.closeTo(b.close + b.spread! / 2e5, 9) })),
     );
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.at(-1)).toBe(1);
@@ -128,7 +131,15 @@ describe('SimulatedLabHistory', () => {
     isLoading = false;
     const bars = simulatedMarket().barsBetween('EURUSD', 'D1', from * 1000, to * 1000);
     expect(candles).toEqual(
-      bars.map((b) => expect.objectContaining({ time: b.time, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.tickVolume })),
+      bars.map((b) => {
+        const half = b.spread! / 2e5;
+        return expect.objectContaining({
+          time: b.time,
+          open: expect.closeTo(b.open + half, 9),
+          close: expect.closeTo(b.close + half, 9),
+          volume: b.tickVolume,
+        });
+      }),
     );
     expect(candles.length).toBeGreaterThan(750);
     expect(turns).toBeGreaterThan(50);

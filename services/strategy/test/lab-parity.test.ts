@@ -62,7 +62,7 @@ describe('one decision path', () => {
     // Every exit rule on, the paper account's fill model with slippage and commission; M1 on two
     // pairs whose P/L the lab and the paper account both convert from the pair's own candles.
     const instruments = ['EUR_USD', 'USD_JPY'];
-    const market = new SimulatedMarket({ seed: 'paper-parity', tickIntervalMs: 1000, marketHours: false, clock: new ManualClock(0) });
+    const market = new SimulatedMarket({ seed: 'parity-paper', tickIntervalMs: 1000, marketHours: false, clock: new ManualClock(0) });
     const pairs = instruments.map((i) => simulatedCandles(market, i, 'M1', RECORDED_FROM, RECORDED_FROM + (WARMUP + CLOSES) * MINUTE));
     const startMs = RECORDED_FROM + WARMUP * MINUTE;
     const clock = new ManualClock(startMs);

@@ -3,7 +3,7 @@ import { ExecutionClient, type AccountClient } from '@fxdesk/client';
 import type { ManualClock } from '@fxdesk/primitives';
 import type { AccountSummary } from '@fxdesk/schemas';
 import { API_KEY, buildTestApp } from '../../execution/test/helpers.js';
-import type { MarketCandle, MarketSource } from '../src/market-source.js';
+import type { MarketSource } from '../src/market-source.js';
 import { SimulatedSource } from '../src/simulated-source.js';
 
 /*
@@ -30,22 +30,16 @@ export const RECORDED = {
 } as const;
 
 /**
- * A bar of bid prices (the simulated market's, as MT5 charts them) as the mid candle the lab's fill
- * model reads: every tick of a simulated minute has the minute's spread, so an M1 bar's mid prices
- * are its bid prices plus half its spread, and its bid and ask are the venue's, tick for tick.
+ * The market's closed candles as the desk reads them, the mid of each bid bar and its spread
+ * (midOfBid: every tick of a simulated minute has the minute's spread, so an M1 candle's bid and
+ * ask are the venue's, tick for tick), and no quote stream (the test delivers each close).
  */
-export function midOf(candle: MarketCandle): MarketCandle {
-  const half = (candle.spread ?? 0) / 2;
-  return { ...candle, open: candle.open + half, high: candle.high + half, low: candle.low + half, close: candle.close + half };
-}
-
-/** The market's closed candles as mid candles, and no quote stream (the test delivers each close). */
-export function midSource(market: SimulatedMarket): MarketSource {
+export function barSource(market: SimulatedMarket): MarketSource {
   const bars = new SimulatedSource(market);
   return {
     name: 'simulated',
     catalog: () => bars.catalog(),
-    closedCandles: async (symbol, timeframe, count) => (await bars.closedCandles(symbol, timeframe, count)).map(midOf),
+    closedCandles: (symbol, timeframe, count) => bars.closedCandles(symbol, timeframe, count),
     subscribe: () => ({ close: () => {} }),
     rate: (from, to) => market.rate(from, to),
     close: async () => {},

@@ -10,7 +10,7 @@ import { paperFillsOf } from '../src/paper-account.js';
 import { rulesOf } from '../src/rules.js';
 import type { SignalDecision } from '../src/signal-rule.js';
 import { harness, testConfig } from './helpers.js';
-import { midOf, midSource, openTickOf, RECORDED, simulatedVenue } from './live-desk.js';
+import { barSource, openTickOf, RECORDED, simulatedVenue } from './live-desk.js';
 
 /*
  * Issue 23's "live on the simulated terminal equals the lab": the strategy's live run (dry_run
@@ -97,7 +97,7 @@ describe('live on the simulated terminal equals the lab', () => {
       LIVE_JOURNAL_SYNC_SECONDS: '3600',
     };
     const config = testConfig(env);
-    const h = await harness({ clock, env, deps: { source: midSource(market), execution: client } });
+    const h = await harness({ clock, env, deps: { source: barSource(market), execution: client } });
     let journal: JournalTrade[];
     let open: OpenPosition[];
     let actions: ActionRecord[];
@@ -127,7 +127,7 @@ describe('live on the simulated terminal equals the lab', () => {
       await venue.close();
     }
 
-    const candles = market.barsBetween(SYMBOL, 'M1', HISTORY_FROM, startMs + CLOSES * MINUTE).map((bar) => midOf(candleOfSimulatedBar(bar, DIGITS)));
+    const candles = market.barsBetween(SYMBOL, 'M1', HISTORY_FROM, startMs + CLOSES * MINUTE).map((bar) => candleOfSimulatedBar(bar, DIGITS));
     const pairs: BacktestPair[] = [{ instrument: INSTRUMENT, symbol: SYMBOL, digits: DIGITS, candles: columnsOf(candles) }];
     const signals = new Map<number, SignalDecision>();
     const result = runBacktest({

@@ -32,6 +32,7 @@ async function fakeMarketData(market: SimulatedMarket) {
     if (url.pathname === '/v1/market-data/candles') {
       const timeframe = url.searchParams.get('timeframe') as Timeframe;
       const count = Number(url.searchParams.get('count'));
+      const digits = market.spec(url.searchParams.get('symbol')!)!.digits;
       const bars = market
         .bars(url.searchParams.get('symbol')!, timeframe, count + 1)
         .filter((b) => b.closed)
@@ -48,8 +49,9 @@ async function fakeMarketData(market: SimulatedMarket) {
           volume: b.tickVolume,
           provider: 'simulated',
           source_instrument: url.searchParams.get('symbol'),
-          spread: null,
-          spread_source: null,
+          // As the service writes it: the bar's spread in price units, to the symbol's digits.
+          spread: b.spread === null ? null : Number((b.spread / 10 ** digits).toFixed(digits)),
+          spread_source: b.spread === null ? null : 'provider_bar',
         })),
       });
     }

@@ -5,7 +5,7 @@ import type { StrategySignal } from '@fxdesk/schemas';
 import { describe, expect, it } from 'vitest';
 import { allSignals } from './recorded-desk.js';
 import { harness } from './helpers.js';
-import { midSource, simulatedVenue, terminalAccount } from './live-desk.js';
+import { barSource, simulatedVenue, terminalAccount } from './live-desk.js';
 import { baseEnv, CLOSES, FROM, LIMITS, MINUTE, WARMUP } from './risk-limits.fixture.js';
 
 /* Each limit on its own refuses on a live run whose orders go through the execution service to the simulated terminal: a refused signal sends no order. */
@@ -20,7 +20,7 @@ async function runLive(env: Record<string, string>): Promise<{ signals: Strategy
   const h = await harness({
     clock,
     env: { ACCOUNT_REFRESH_SECONDS: '0', ...env },
-    deps: { source: midSource(market), execution: client, account: terminalAccount(terminal) },
+    deps: { source: barSource(market), execution: client, account: terminalAccount(terminal) },
   });
   const unknownToVenue = new Set<string>();
   try {

@@ -6,7 +6,7 @@ import { columnsOf } from '../src/lab/columns.js';
 import { candleOfSimulatedBar } from '../src/market-source.js';
 import { simulatedTermsOf } from '../src/paper-account.js';
 import { harness, testConfig } from './helpers.js';
-import { midOf, midSource, openTickOf, RECORDED, simulatedVenue, terminalAccount } from './live-desk.js';
+import { barSource, openTickOf, RECORDED, simulatedVenue, terminalAccount } from './live-desk.js';
 import { allSignals, deskBacktest, recordedSource } from './recorded-desk.js';
 
 /*
@@ -57,7 +57,7 @@ async function runLive(): Promise<{ signals: StrategySignal[]; trades: Array<{ k
   clock.set(openTickOf(market, SYMBOL, START_MS));
   const venue = await simulatedVenue(market, clock);
   const { terminal, client } = venue;
-  const h = await harness({ clock, env, deps: { source: midSource(market), execution: client, account: terminalAccount(terminal) } });
+  const h = await harness({ clock, env, deps: { source: barSource(market), execution: client, account: terminalAccount(terminal) } });
   try {
     expect((await h.app.inject({ method: 'POST', url: '/start', payload: { dry_run: false } })).statusCode).toBe(200);
     await h.settle();
@@ -81,7 +81,7 @@ describe('the limits and the sizing: live, paper and the lab', () => {
     const live = await runLive();
 
     const recorded = new SimulatedMarket({ seed: SEED, tickIntervalMs: 1000, marketHours: false, clock: new ManualClock(0) });
-    const bars = recorded.barsBetween(SYMBOL, 'M1', HISTORY_FROM, START_MS + CLOSES * MINUTE).map((bar) => midOf(candleOfSimulatedBar(bar, DIGITS)));
+    const bars = recorded.barsBetween(SYMBOL, 'M1', HISTORY_FROM, START_MS + CLOSES * MINUTE).map((bar) => candleOfSimulatedBar(bar, DIGITS));
     const pairs = [{ instrument: INSTRUMENT, symbol: SYMBOL, digits: DIGITS, candles: columnsOf(bars) }];
     const clock = new ManualClock(START_MS);
     const h = await harness({ clock, env, deps: { source: recordedSource(recorded, pairs, clock) } });
