@@ -35,6 +35,7 @@ const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
                                   supertrend_multiplier=2.5,min_confluence=2
                                   (${LAB_SETTING_NAMES.join(', ')})
   --balance 100000                initial balance in USD (default: PAPER_BALANCE)
+  --leverage 30                   the account's leverage, 1-1000: an entry the free margin cannot hold is skipped (default: PAPER_LEVERAGE)
   --fills k=v,...                 the fill model, e.g. spread_points=12,slippage_points=1,
                                   commission_per_lot=7,lots=0.2 (sizing by risk is
                                   --rules risk_percent=1)
@@ -58,6 +59,7 @@ const OPTION_OF: Record<string, string> = {
   to: '--to',
   rules: '--rules',
   initial_balance: '--balance',
+  leverage: '--leverage',
   fill_model: '--fills',
 };
 
@@ -80,6 +82,7 @@ function parseCli(argv: string[], config: StrategyConfig): Cli | 'help' {
         to: { type: 'string' },
         rules: { type: 'string' },
         balance: { type: 'string' },
+        leverage: { type: 'string' },
         fills: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -99,6 +102,7 @@ function parseCli(argv: string[], config: StrategyConfig): Cli | 'help' {
     to: values.to,
     rules: values.rules === undefined ? undefined : parseRules(values.rules),
     initial_balance: values.balance === undefined ? undefined : parseNumber('--balance', values.balance),
+    leverage: values.leverage === undefined ? undefined : parseNumber('--leverage', values.leverage),
     fill_model: values.fills === undefined ? undefined : parseFills(values.fills),
   };
   const parsed = BacktestRequestSchema.safeParse(body);
@@ -253,7 +257,7 @@ function summary(backtest: Backtest, elapsedMs: number): string {
   return [
     `${settings.instruments.join(', ')}  ${settings.timeframe}  ${settings.from} → ${settings.to}`,
     `rules: ${rules}`,
-    `balance ${settings.initial_balance} ${settings.account_currency}, ${volume}, ${spread}, slippage ${fills.slippage_points} points, commission ${fills.commission_per_lot} a lot`,
+    `balance ${settings.initial_balance} ${settings.account_currency}${settings.leverage === undefined ? '' : `, leverage ${settings.leverage}:1`}, ${volume}, ${spread}, slippage ${fills.slippage_points} points, commission ${fills.commission_per_lot} a lot`,
     `${backtest.candles ?? 0} candles, ${backtest.signals} signals (${backtest.skipped_signals} skipped${skipsOf(backtest)}), ${(elapsedMs / 1000).toFixed(1)} s`,
   ].join('\n');
 }

@@ -125,6 +125,8 @@ function backtestInput(pairs: BacktestPair[], extra: Partial<typeof ALL_EXITS & 
     terms: termsOf(pairs),
     fills: { spread_points: null, slippage_points: 2, commission_per_lot: 7, volume: { lots: 1 } },
     initialBalance: 100_000,
+    // PAPER_LEVERAGE's default, as the service runs a backtest: each entry's margin is checked against the free margin.
+    leverage: 30,
     accountCurrency: 'USD',
     fromSec: FROM / 1000,
     toSec: TO / 1000,

@@ -253,6 +253,10 @@ export const BacktestRequestSchema = z
     to: LabTimeSchema.meta({ description: 'End of the window (exclusive), after from, not in the future, at most 5 years after from', example: '2025-12-05' }),
     rules: LabRuleOverridesSchema.optional(),
     initial_balance: z.number().gt(0).max(1e12).optional().meta({ description: 'Starting balance in the account currency; default PAPER_BALANCE' }),
+    leverage: z.number().int().min(1).max(1000).optional().meta({
+      description:
+        'The account’s leverage, 1 to 1000; default PAPER_LEVERAGE. An entry whose margin (lots × contract size × the base currency in USD / leverage) does not fit the free margin is skipped (insufficient_margin)',
+    }),
     fill_model: FillModelRequestSchema.optional(),
     name: z.string().trim().min(1).max(100).optional().meta({ description: 'A label for lists' }),
   })
@@ -292,6 +296,7 @@ export const BacktestSettingsSchema = z
     to: Timestamp,
     rules: LabRulesSchema,
     initial_balance: z.number(),
+    leverage: z.number().int().optional().meta({ description: 'The account’s leverage; absent on a backtest run before issue 26 (no margin held)' }),
     fill_model: FillModelSchema,
     account_currency: z.string().meta({ description: 'Currency of balances and P/L (the paper account’s, USD)' }),
     warmup_candles: z.number().int().meta({ description: 'Candles read before from to warm the indicators up (no decisions on them)' }),
@@ -305,6 +310,7 @@ export const LabDefaultsSchema = z
     timeframe: TimeframeSchema.meta({ description: "The strategy's TIMEFRAME" }),
     rules: LabRulesSchema.meta({ description: 'The live rule settings (the strategy’s config)' }),
     initial_balance: z.number().meta({ description: 'PAPER_BALANCE' }),
+    leverage: z.number().int().meta({ description: 'PAPER_LEVERAGE' }),
     account_currency: z.string().meta({ description: 'Currency of balances and P/L (USD)' }),
     volume_lots: z.number().meta({ description: 'TRADE_VOLUME: the lots of each trade' }),
   })
@@ -341,7 +347,8 @@ export type LabMetrics = z.infer<typeof LabMetricsSchema>;
  * Why the lab left a signal untraded (services/strategy/README.md "Risk in the lab"): the pair's
  * position (open, or a signal already waiting), stops a broker would refuse at the fill, each
  * limit of @fxdesk/trading's RiskBook (a halt counted under what halted it), the sizing by risk
- * (riskLots' skips), and a signal of the last candle, which has no next open to enter at.
+ * (riskLots' skips), a margin the free margin cannot hold at the account's leverage, and a signal of
+ * the last candle, which has no next open to enter at.
  */
 export const LAB_SKIP_REASONS = [
   'position_open',
@@ -354,6 +361,7 @@ export const LAB_SKIP_REASONS = [
   'volume_rounds_to_zero',
   'volume_below_minimum',
   'no_risk_at_stop',
+  'insufficient_margin',
   'end_of_data',
 ] as const;
 export type LabSkipReason = (typeof LAB_SKIP_REASONS)[number];

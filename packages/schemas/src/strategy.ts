@@ -163,7 +163,7 @@ export const SignalExecutionSchema = z
     status: z.enum(EXECUTION_STATUSES).meta({
       description:
         'paper: dry_run, traded on the paper account; not_configured: no EXECUTION_URL; pending: being submitted; filled, partially_filled, placed: the execution state; rejected: refused (see code); unknown: the broker outcome is unknown; failed: the execution service could not be reached; ' +
-        'skipped: the desk did not trade it (see code): a risk limit (position_open, max_open_trades, currency_exposure, cooldown, daily_loss_limit, max_drawdown) or the sizing (volume_rounds_to_zero, volume_below_minimum, no_risk_at_stop, no_conversion_rate, no_equity, no_volume_terms), and on paper invalid_stops (the venue would refuse its stop or target at the next open: its side or stops level), position_open being decided at that open; live: never sent; paper: no trade opened',
+        'skipped: the desk did not trade it (see code): a risk limit (position_open, max_open_trades, currency_exposure, cooldown, daily_loss_limit, max_drawdown) or the sizing (volume_rounds_to_zero, volume_below_minimum, no_risk_at_stop, no_conversion_rate, no_equity, no_volume_terms), and on paper invalid_stops (the venue would refuse its stop or target at the next open: its side or stops level) and insufficient_margin (its margin at PAPER_LEVERAGE does not fit the free margin), position_open being decided at that open; live: never sent; paper: no trade opened',
     }),
     code: z
       .string()

@@ -7,6 +7,7 @@
  */
 export * from './exits.js';
 export * from './fills.js';
+export * from './margin.js';
 export * from './pair-position.js';
 export * from './risk.js';
 export * from './sizing.js';

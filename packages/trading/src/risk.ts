@@ -105,6 +105,8 @@ function dayFormat(timeZone: string): Intl.DateTimeFormat {
 }
 
 const fixed = (v: number) => v.toFixed(2);
+/** An amount of money in whole cents, as the limits compare it. */
+const cents = (amount: number) => Math.round(amount * 100);
 
 export class RiskBook {
   private readonly limits: RiskLimits;
@@ -160,9 +162,10 @@ export class RiskBook {
     const { dailyLossLimitPercent: daily, maxDrawdownPercent: drawdown } = this.limits;
     const dayStart = s.dayStartEquity as number;
     const dayLoss = dayStart - equity;
-    if (daily !== null && dayStart > 0 && dayLoss >= (dayStart * daily) / 100) {
+    // Money in whole cents: equities summed in another order (a store's SUM, a running balance) differ in their last bits.
+    if (daily !== null && dayStart > 0 && cents(dayLoss) >= cents((dayStart * daily) / 100)) {
       s.halt = { reason: 'daily_loss_limit', at: ms, detail: `lost ${fixed(dayLoss)} of the day's ${fixed(dayStart)}: the limit is ${daily}%` };
-    } else if (drawdown !== null && s.equityPeak > 0 && s.equityPeak - equity >= (s.equityPeak * drawdown) / 100) {
+    } else if (drawdown !== null && s.equityPeak > 0 && cents(s.equityPeak - equity) >= cents((s.equityPeak * drawdown) / 100)) {
       s.halt = { reason: 'max_drawdown', at: ms, detail: `${fixed(s.equityPeak - equity)} below the peak ${fixed(s.equityPeak)}: the limit is ${drawdown}%` };
     }
     return s.halt;

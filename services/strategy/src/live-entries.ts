@@ -28,9 +28,10 @@ export interface EntryRisk {
 
 /**
  * Why an entry was not traded, in the lab's words (LAB_SKIP_REASONS): the sizing's reason, a
- * limit's (one position per pair is `position_open`), or the halt's reason (daily_loss_limit, max_drawdown).
+ * limit's (one position per pair is `position_open`), the halt's reason (daily_loss_limit,
+ * max_drawdown), and on paper the venue's own refusals the lab makes too (invalid_stops, insufficient_margin).
  */
-export type EntrySkip = EntrySizeSkip | Exclude<RiskSkip, 'position_open_on_pair'> | 'position_open' | HaltReason | 'invalid_stops';
+export type EntrySkip = EntrySizeSkip | Exclude<RiskSkip, 'position_open_on_pair'> | 'position_open' | HaltReason | 'invalid_stops' | 'insufficient_margin';
 
 export type Admission = { volume: string } | { skipped: EntrySkip; detail: string };
 

@@ -2,7 +2,10 @@ import { instrumentToSymbol, simulatedSymbolInfo, symbolSpec } from '@fxdesk/bro
 import type { Clock } from '@fxdesk/primitives';
 import type { SignalExecution, StopClosed, StrategyAccount, StrategySignal } from '@fxdesk/schemas';
 import {
+  baseToAccountOf,
   closeAtOpen,
+  fitsMargin,
+  marginOf,
   commissionOf,
   markPrice,
   contractSize,
@@ -172,14 +175,15 @@ export class PaperAccount {
 
   private async applyCandles(instrument: string, digits: number, candles: readonly RuleCandle[], atrs: readonly number[]): Promise<void> {
     const positions = await this.o.trades.positions(instrument);
-    if (positions.length === 0) return;
+    if (positions.length === 0) return this.markFlat(instrument, candles.at(-1));
     const writes: Array<() => Promise<void>> = [];
     let touched = false;
     const entryAt = positions.some((p) => p.entryTime === null)
       ? candles.find((c) => c.time > Math.max(...positions.map((p) => p.lastCandleTime)))?.time
       : undefined;
-    // What an entry is sized on: the equity known before the candle it fills on, whatever order the pairs' candles come in.
-    const sizedOn = entryAt !== undefined && this.o.sizing?.riskPercent != null ? await this.equityBefore(entryAt) : 0;
+    // What an entry is sized on, and its margin fits: the equity known before the candle it fills on, whatever order the
+    // pairs' candles come in, and the margin the other pairs' open trades hold.
+    const account = entryAt === undefined ? null : { equity: await this.equityBefore(entryAt), usedMargin: await this.marginBesides(instrument) };
     // The equity the limits mark, moved by this call's closes (the pair is flat after each close).
     let equity = this.o.risk ? await this.equityBesides(instrument) : 0;
     let refusal: { skipped: EntrySkip; detail: string } | null = null;
@@ -187,7 +191,7 @@ export class PaperAccount {
     const terms = this.o.sizing?.riskPercent != null && positions.some((p) => p.entryTime === null) ? await this.termsOf(instrument) : null;
     const { position, ids } = this.restored(positions, digits, terms?.stopsLevel, {
       lotsFor: (side, entry, stop, candle) => {
-        const decided = this.lotsAt(instrument, side, entry, stop, candle, sizedOn, terms);
+        const decided = this.lotsAt(instrument, side, entry, stop, candle, account ?? { equity: 0, usedMargin: 0 }, terms);
         refusal = 'skipped' in decided ? decided : null;
         return 'lots' in decided ? decided.lots : 0;
       },
@@ -303,6 +307,17 @@ export class PaperAccount {
     return equity;
   }
 
+  /**
+   * A pair with nothing open or waiting marks the equity at its newest close too (once), as a
+   * backtest marks every time's: the trading day's start equity and the peak are then the lab's,
+   * not the first mark of a trade that opened later in the day.
+   */
+  private async markFlat(instrument: string, newest: RuleCandle | undefined): Promise<void> {
+    if (!newest || newest.time <= (this.marks.get(instrument)?.at(-1)?.time ?? Number.NEGATIVE_INFINITY)) return;
+    this.mark(instrument, newest.time, 0);
+    if (this.o.risk) await this.o.risk.markEquity('paper', newest.time * 1000, await this.equityBesides(instrument));
+  }
+
   private mark(instrument: string, time: number, floating: number): void {
     let marks = this.marks.get(instrument);
     if (!marks) this.marks.set(instrument, (marks = []));
@@ -316,6 +331,17 @@ export class PaperAccount {
     let equity = this.o.startBalance + realized;
     for (const trade of positions.filter((p) => p.entryTime !== null && p.instrument !== instrument)) equity += this.floatingNow(trade);
     return equity;
+  }
+
+  /** The margin the other pairs' entered trades hold: each at its fill price, at the leverage. */
+  private async marginBesides(instrument: string): Promise<number> {
+    let used = 0;
+    for (const trade of await this.o.trades.positions()) {
+      if (trade.entryTime === null || trade.instrument === instrument) continue;
+      const baseToAccount = baseToAccountOf(trade.instrument, PAPER_CURRENCY, trade.entry, this.rateAt(trade.instrument, trade.entry));
+      used += marginOf(trade.units / contractSize(trade.instrument), contractSize(trade.instrument), baseToAccount, this.o.leverage);
+    }
+    return used;
   }
 
   /** An entered trade's floating P/L at its pair's latest price (`priceOf`; its entry when unknown). */
@@ -377,16 +403,26 @@ export class PaperAccount {
     entry: number,
     stop: number,
     candle: FillCandle,
-    equity: number,
+    account: { equity: number; usedMargin: number },
     terms: VolumeTerms | null,
   ): { lots: number } | { skipped: EntrySkip; detail: string } {
     const { sizing, risk } = this.o;
-    const sources = sizing?.riskPercent != null ? { equity, terms, quoteToAccount: this.rateAt(instrument, candle.open) } : null;
+    const { equity, usedMargin } = account;
+    const quoteToAccount = this.rateAt(instrument, candle.open);
+    const sources = sizing?.riskPercent != null ? { equity, terms, quoteToAccount } : null;
     const sized = sizing ? entrySize(sizing, entry, stop, sources) : { lots: String(this.lots()) };
     if ('skipped' in sized) return sized;
     const lots = Number(sized.lots);
     const verdict = risk?.check('paper', { instrument, side, lots }, candle.time * 1000);
     if (verdict && !verdict.ok) return refusalOf(verdict, risk?.haltOf('paper') ?? null);
+    // The venue's own check, after the desk's (as the lab makes it): the margin at the signal's entry price within the free margin.
+    const required = marginOf(lots, contractSize(instrument), baseToAccountOf(instrument, PAPER_CURRENCY, entry, quoteToAccount), this.o.leverage);
+    if (!fitsMargin(required, equity, usedMargin)) {
+      return {
+        skipped: 'insufficient_margin',
+        detail: `${lots} lots hold ${required.toFixed(2)} ${PAPER_CURRENCY} of margin at ${this.o.leverage}:1; free: ${(equity - usedMargin).toFixed(2)}`,
+      };
+    }
     return { lots };
   }
 

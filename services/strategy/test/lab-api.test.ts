@@ -94,8 +94,11 @@ describe('a backtest through the API', () => {
     expect(list.backtests[1].metrics).toEqual({ overall: expected.metrics.overall });
   });
 
-  it('fills in the settings from the config: the live rules under the overrides, PAPER_BALANCE, TRADE_VOLUME lots, the warm-up', async () => {
-    const { app, lab } = await start({ labRunner: instantRunner, env: { PAPER_BALANCE: '50000', TRADE_VOLUME: '0.25', RISK_REWARD: '3' } });
+  it('fills in the settings from the config: the live rules under the overrides, PAPER_BALANCE, PAPER_LEVERAGE, TRADE_VOLUME lots, the warm-up', async () => {
+    const { app, lab } = await start({
+      labRunner: instantRunner,
+      env: { PAPER_BALANCE: '50000', PAPER_LEVERAGE: '50', TRADE_VOLUME: '0.25', RISK_REWARD: '3' },
+    });
     const id = await submit(app, { instruments: ['EUR_USD'], ...WEEK, rules: { min_confluence: 2, volume_profile_window: 200 } });
     await lab.whenIdle();
     expect((await get(app, `/backtests/${id}`)).settings).toEqual({
@@ -113,6 +116,7 @@ describe('a backtest through the API', () => {
         fvg_max_age: 100,
       },
       initial_balance: 50_000,
+      leverage: 50,
       fill_model: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.25 } },
       account_currency: 'USD',
       // The harness's WARMUP_CANDLES is 150: the larger volume profile window wins.
@@ -159,6 +163,7 @@ describe('a backtest through the API', () => {
     expect(await paths({ instruments: ['EUR_USD'], ...WEEK, rules: { min_confluence: 5 } })).toEqual(['body.rules.min_confluence']);
     expect(await paths({ instruments: ['EUR_USD'], ...WEEK, rules: { supertrend_atr_period: 2.5 } })).toEqual(['body.rules.supertrend_atr_period']);
     expect(await paths({ instruments: ['EUR_USD'], ...WEEK, rules: { spread: 1 } })).toEqual(['body.rules']);
+    for (const leverage of [0, 1001, 2.5]) expect(await paths({ instruments: ['EUR_USD'], ...WEEK, leverage })).toEqual(['body.leverage']);
     expect(await refusal({ instruments: ['EUR_USD'], from: '2025-02-30', to: '2025-03-03' })).toMatchObject({
       details: [{ path: 'body.from', message: 'expected a date like 2026-01-01 or an RFC 3339 date-time with its zone' }],
     });

@@ -41,6 +41,24 @@ describe('the lab’s limits (RiskBook, @fxdesk/trading)', () => {
     expect(Object.keys(r.metrics.skipped!.overall)).toEqual([...LAB_SKIP_REASONS]);
   });
 
+  it('skip an entry whose margin at the account’s leverage the free margin cannot hold, as the venue refuses it', () => {
+    const lots = (n: number) => ({ fills: { ...FILLS, volume: { lots: n } }, leverage: 30 });
+    // 15 lots at EUR_USD's entry 1.08206: 15 × 100 000 × 1.08206 / 30 = 54 103 USD of margin, within 100 000 free.
+    // GBP_USD's 15 lots at t2 ask as much again, of the ~45 900 left: refused.
+    const r = backtest([eurUsd(), gbpUsd()], WEDNESDAY, lots(15));
+    expect(r.trades.map((t) => t.instrument)).toEqual(['EUR_USD']);
+    expect(skips(r)).toEqual({ insufficient_margin: 1 });
+    expect(skips(r, 'GBP_USD')).toEqual({ insufficient_margin: 1 });
+    // 13 lots hold 46 889 each: both fit.
+    expect(backtest([eurUsd(), gbpUsd()], WEDNESDAY, lots(13)).trades).toHaveLength(2);
+    // 31 lots hold 111 813: more than the whole equity, refused at once.
+    expect(skips(backtest([eurUsd()], WEDNESDAY, lots(31)))).toEqual({ insufficient_margin: 1 });
+    // At 100:1 the same 15 lots hold 16 231 each.
+    expect(backtest([eurUsd(), gbpUsd()], WEDNESDAY, { ...lots(15), leverage: 100 }).trades).toHaveLength(2);
+    // Without a leverage (a caller of runBacktest that names none) no margin is held.
+    expect(backtest([eurUsd(), gbpUsd()], WEDNESDAY, { fills: { ...FILLS, volume: { lots: 31 } } }).trades).toHaveLength(2);
+  });
+
   it('refuse an entry past MAX_OPEN_TRADES, counted for its pair', () => {
     // EUR_USD is open at t2 (quiet candles): one open, the limit 1.
     const r = backtest([eurUsd(), gbpUsd()], WEDNESDAY, { rules: { ...RULES, maxOpenTrades: 1 } });

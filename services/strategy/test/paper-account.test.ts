@@ -14,7 +14,14 @@ afterEach(() => Promise.all(opened.splice(0).map((s) => s.close())));
 
 // The fill model: no spread of the candles' own, the default 10 points (half a pip each side), 2 points of slippage.
 async function account(
-  options: { rates?: Record<string, number>; exits?: Partial<ExitRules>; file?: string; riskPercent?: number; terms?: () => Promise<VolumeTerms | null> } = {},
+  options: {
+    rates?: Record<string, number>;
+    exits?: Partial<ExitRules>;
+    file?: string;
+    riskPercent?: number;
+    terms?: () => Promise<VolumeTerms | null>;
+    lots?: number;
+  } = {},
 ) {
   const stores = await openStrategyStores({ file: options.file });
   opened.push(stores);
@@ -23,7 +30,7 @@ async function account(
     clock: new ManualClock(),
     startBalance: 100_000,
     leverage: 30,
-    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 0, volume: { lots: 0.1 } },
+    fills: { spread_points: null, slippage_points: 2, commission_per_lot: 0, volume: { lots: options.lots ?? 0.1 } },
     exits: { ...EXITS_OFF, ...options.exits },
     rate: (from, to) => options.rates?.[`${from}${to}`],
     events: { statusChanged: () => {} },
@@ -74,6 +81,21 @@ describe('the paper account', () => {
     await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
     // Marked at 1.10007: no gain; margin 10 000 × 1.10007 / 30.
     expect(await paper.snapshot(() => 1.10007)).toEqual({ balance: 100_000, equity: 100_000, margin_used: 366.69, margin_available: 99_633.31 });
+  });
+
+  it('skips an entry whose margin at the leverage the free margin cannot hold, recorded as insufficient_margin', async () => {
+    const { trades, signals, open, feed } = await account({ lots: 15 });
+    await open(signalFixture({}));
+    await feed('EUR_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    // 15 lots at 1.1: 15 × 100 000 × 1.1 / 30 = 55 000 of margin held (at the fill, 1.10007: 55 003.50).
+    const gbp = signalFixture({ signal_id: '0c3e4d6a-5b8e-5b72-9f1d-2e3f4a5b6c7d', instrument: 'GBP_USD', symbol: 'GBPUSD' });
+    await open(gbp);
+    await feed('GBP_USD', [candle(NEXT, 1.1, 1.0998, 1.1002)]);
+    // GBP_USD's 15 lots need 55 000 again of the ~44 996 free: skipped, as the lab skips it.
+    expect((await trades.positions()).map((p) => p.instrument)).toEqual(['EUR_USD']);
+    const skipped = await signals.find(gbp.signal_id);
+    expect(skipped?.execution).toMatchObject({ status: 'skipped', code: 'insufficient_margin' });
+    expect(skipped?.execution.message).toMatch(/15 lots hold 55000\.00 USD of margin at 30:1; free: 44996\.\d\d/);
   });
 
   it('sizes by risk on the venue’s terms it reads at the entry: capped at its largest order, skipped when it does not answer', async () => {

@@ -42,8 +42,8 @@ export async function allSignals(h: Harness): Promise<StrategySignal[]> {
 }
 
 /**
- * The backtest of M1 `pairs` as the desk of `config` trades them (its rules and paper fill model,
- * 100 000 USD, the pairs' own rates), from the warm-up's last candle, where the live engine's
+ * The backtest of M1 `pairs` as the desk of `config` trades them (its rules, paper fill model and
+ * leverage, 100 000 USD, the pairs' own rates), from the warm-up's last candle, where the live engine's
  * first decision is, to `toSec`; `more` adds to or overrides the input.
  */
 export function deskBacktest(config: StrategyConfig, pairs: BacktestPair[], warmup: number, toSec: number, more: Partial<BacktestInput> = {}): BacktestResult {
@@ -53,6 +53,8 @@ export function deskBacktest(config: StrategyConfig, pairs: BacktestPair[], warm
     rules: rulesOf(config),
     fills: paperFillsOf(config),
     initialBalance: 100_000,
+    // As the service runs it: the paper account's leverage holds the margin.
+    leverage: config.PAPER_LEVERAGE,
     accountCurrency: 'USD',
     fromSec: pairs[0]!.candles.time[warmup - 1]!,
     toSec,

@@ -32,6 +32,12 @@ export function RunSettings({ settings }: { settings: BacktestSettings }) {
         <dt>Initial balance</dt>
         <dd>{formatMoney(settings.initial_balance, settings.account_currency)}</dd>
       </div>
+      {settings.leverage !== undefined && (
+        <div>
+          <dt>Leverage</dt>
+          <dd class="num">{settings.leverage}:1</dd>
+        </div>
+      )}
       <div class="wide">
         <dt>Fills</dt>
         <dd>

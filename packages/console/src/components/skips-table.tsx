@@ -13,6 +13,7 @@ export const SKIP_LABELS: Record<LabSkipReason, string> = {
   volume_rounds_to_zero: 'Size rounds to zero',
   volume_below_minimum: "Size below the venue's minimum",
   no_risk_at_stop: 'Stop at the entry',
+  insufficient_margin: 'Not enough free margin',
   end_of_data: 'Signal on the last candle',
 };
 

@@ -72,6 +72,7 @@ export function jobOf(plan: BacktestPlan, candles: LoadedCandles, rules: Strateg
     rules,
     fills: plan.settings.fill_model,
     initialBalance: plan.settings.initial_balance,
+    leverage: plan.settings.leverage,
     accountCurrency: plan.settings.account_currency,
     fromSec: plan.fromSec,
     toSec: plan.toSec,

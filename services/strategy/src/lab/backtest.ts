@@ -6,8 +6,11 @@
  */
 import { EXIT_REASONS, LAB_SKIP_REASONS, TIMEFRAME_SECONDS, type LabSkipReason, type LabSkips } from '@fxdesk/schemas';
 import {
+  baseToAccountOf,
   commissionOf,
   contractSize,
+  fitsMargin,
+  marginOf,
   markPrice,
   money,
   PairPosition,
@@ -176,6 +179,10 @@ class PairRun implements PositionHooks {
   readonly skips = new Int32Array(LAB_SKIP_REASONS.length);
   /** Why lotsFor answered 0 (a SKIP index), −1 when it did not. */
   refusal = -1;
+  /** The quote's rate into the account currency at the open lotsFor last sized at; the margin of its position is taken at it. */
+  entryRate = 1;
+  /** The margin its open position holds (0 when flat or without a leverage). */
+  margin = 0;
   constructor(
     readonly pair: BacktestPair,
     /** Its place in the input's pairs. */
@@ -350,6 +357,9 @@ class Run {
    * before the candle it fills on (the other pairs' marks at this candle's close are not).
    */
   private equityBefore: number;
+  /** The margin the open positions hold (their marginOf at their fills), and the leverage (0: none held). */
+  private usedMargin = 0;
+  private readonly leverage: number;
   /** Closed where their pair's data ended, not yet told to the limits (bookEnded). */
   private readonly ended: Array<{ instrument: string; pnl: number; exitMs: number }> = [];
   private signals = 0;
@@ -389,6 +399,7 @@ class Run {
         : new RiskBook({ limits, candleMs: this.candleSeconds * 1000, dayRollHour: input.riskDay?.rollHour, timeZone: input.riskDay?.timeZone });
     this.balance = input.initialBalance;
     this.equityBefore = input.initialBalance;
+    this.leverage = input.leverage ?? 0;
     this.curve = new EquityCurve(input.initialBalance);
   }
 
@@ -515,6 +526,7 @@ class Run {
       lots = volumeLots(this.input.fills.volume, equity, Math.abs(entry - stop) * p.unitsPerLot * rate);
       if (lots === 0) return p.refuse(SKIP.volume_rounds_to_zero);
     }
+    p.entryRate = rate;
     const book = this.book;
     if (book !== null) {
       // Halted, check would answer so before anything else; a halted year skips every signal, so spare it its detail text.
@@ -526,12 +538,27 @@ class Run {
       // Not halted (above): a limit's refusal.
       if (!verdict.ok) return p.refuse(RISK_SKIP[verdict.skip as Exclude<RiskSkip, 'halted'>]);
     }
+    // The venue's own check, after the desk's: the margin at the signal's entry price must fit the free margin.
+    if (this.leverage > 0) {
+      const required = marginOf(lots, p.unitsPerLot, baseToAccountOf(p.pair.instrument, this.input.accountCurrency, entry, rate), this.leverage);
+      if (!fitsMargin(required, equity, this.usedMargin)) return p.refuse(SKIP.insufficient_margin);
+    }
     return lots;
   }
 
   /** A position opened: the book counts it open; its place in the entry order, filled when it closes (every position closes by the end). */
   opened(p: PairRun): number {
     this.book?.opened(p.pair.instrument, p.riskEntry);
+    if (this.leverage > 0) {
+      // Held at the fill price, as paper recomputes it from the trade it stores.
+      p.margin = marginOf(
+        p.position.lots,
+        p.unitsPerLot,
+        baseToAccountOf(p.pair.instrument, this.input.accountCurrency, p.position.entry, p.entryRate),
+        this.leverage,
+      );
+      this.usedMargin += p.margin;
+    }
     return this.entered++;
   }
 
@@ -566,6 +593,8 @@ class Run {
     else this.book?.closed(p.pair.instrument, pnl, candle.time * 1000);
     this.balance += pnl;
     p.realized += pnl;
+    this.usedMargin -= p.margin;
+    p.margin = 0;
     this.unrealized -= p.unrealized;
     p.unrealized = 0;
   }

@@ -8,6 +8,7 @@ export function labDefaults(config: PlanConfig): LabDefaults {
     timeframe: config.TIMEFRAME,
     rules: apiRules(rulesOf(config)),
     initial_balance: config.PAPER_BALANCE,
+    leverage: config.PAPER_LEVERAGE,
     account_currency: ACCOUNT_CURRENCY,
     volume_lots: Number(config.TRADE_VOLUME),
   };

@@ -39,6 +39,7 @@ export type PlanConfig = Pick<
   | 'TIMEFRAME'
   | 'WARMUP_CANDLES'
   | 'PAPER_BALANCE'
+  | 'PAPER_LEVERAGE'
   | 'TRADE_VOLUME'
   | 'SYMBOL_MAP'
   | 'LAB_MAX_CANDLES'
@@ -201,6 +202,7 @@ export function planBacktest(
       to: new Date(toSec * 1000).toISOString(),
       rules: apiRules(rules),
       initial_balance: request.initial_balance ?? config.PAPER_BALANCE,
+      leverage: request.leverage ?? config.PAPER_LEVERAGE,
       fill_model: fillModel,
       account_currency: ACCOUNT_CURRENCY,
       warmup_candles: warmup,

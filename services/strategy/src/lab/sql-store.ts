@@ -1,5 +1,16 @@
 import { openStoreDatabase, type Database, type Schema, type SqlParams } from '@fxdesk/core';
-import type { Backtest, BacktestSettings, BacktestSummary, EquityPoint, LabJobError, LabJobStatus, LabTrade, WalkForwardResult } from '@fxdesk/schemas';
+import {
+  LAB_SKIP_REASONS,
+  type Backtest,
+  type BacktestSettings,
+  type BacktestSummary,
+  type EquityPoint,
+  type LabJobError,
+  type LabJobStatus,
+  type LabSkips,
+  type LabTrade,
+  type WalkForwardResult,
+} from '@fxdesk/schemas';
 import {
   INTERRUPTED,
   type FailedJobs,
@@ -477,10 +488,21 @@ function toBacktest(row: BacktestRow): Backtest {
     candles: row.candles,
     signals: row.signals,
     skipped_signals: row.skipped_signals,
-    metrics: row.metrics === null ? null : (JSON.parse(row.metrics) as Backtest['metrics']),
+    metrics: row.metrics === null ? null : withEverySkip(JSON.parse(row.metrics) as NonNullable<Backtest['metrics']>),
     sweep_id: row.sweep_id,
   };
 }
+
+/** A run's skip counts with every reason of this build: one stored before a reason was added (insufficient_margin, issue 26) skipped none for it. */
+function withEverySkip(metrics: NonNullable<Backtest['metrics']>): NonNullable<Backtest['metrics']> {
+  const { skipped } = metrics;
+  if (!skipped) return metrics;
+  const full = (counts: LabSkips): LabSkips => ({ ...NO_SKIPS, ...counts });
+  const perPair = Object.fromEntries(Object.entries(skipped.per_pair).map(([pair, counts]) => [pair, full(counts)]));
+  return { ...metrics, skipped: { overall: full(skipped.overall), per_pair: perPair } };
+}
+
+const NO_SKIPS = Object.fromEntries(LAB_SKIP_REASONS.map((reason) => [reason, 0])) as LabSkips;
 
 /** A backtest's record as lists show it: the overall metrics only. */
 function summaryOf(backtest: Backtest): BacktestSummary {

@@ -141,6 +141,12 @@ export interface BacktestInput {
   rates: ConversionRates;
   /** The venue's volume terms by instrument (lab/symbol-terms.ts): sizing by risk (rules.riskPercent) needs each traded pair's. */
   terms?: Readonly<Record<string, VolumeTerms>>;
+  /**
+   * The account's leverage (PAPER_LEVERAGE, or the request's): an entry whose margin does not fit
+   * the free margin (the equity before its candle less the margin the open positions hold) is
+   * skipped, insufficient_margin. Absent: no margin is held.
+   */
+  leverage?: number;
   /** When the trading day of the daily loss limit starts (RISK_DAY_ROLL_HOUR, RISK_DAY_TIME_ZONE); default 17:00 New York. */
   riskDay?: { rollHour: number; timeZone: string };
   /** At most ~100 calls, fraction 0..1. */
