@@ -1,13 +1,13 @@
 /**
  * `npm run data -- import FILE --symbol EUR_USD [--format mt5|mt4|histdata|dukascopy|csv] [--tz +2] [--timeframe M1] [--source file]`
- * `npm run data -- coverage [--symbol EUR_USD]`
+ * `npm run data -- coverage [--symbol EUR_USD] [--spike-atr 10]`
  *
  * The market-data service's candle store, from the command line: the same store the service
  * serves GET /v1/market-data/stored-candles from (DATA_DIR/market-data.db, or PostgreSQL with
  * DATABASE_URL, read from the environment and .env as the service reads them). An import
  * prints the rows read, imported and skipped, and the first rejects by line number; it
- * commits whole or not at all. Coverage prints each series' range and its gaps beyond the
- * weekend. Bad arguments exit 2, a failed import 1.
+ * commits whole or not at all. Coverage prints each series' range, its gaps beyond the
+ * weekend and its suspicious bars (flat, spikes beyond N ATR). Bad arguments exit 2, a failed import 1.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@fxdesk/core';
@@ -17,10 +17,11 @@ import { openCandleStore } from '../services/market-data/src/deps.js';
 import { FORMATS, type FormatName } from '../services/market-data/src/import/formats.js';
 import { ImportError, importFile, type ImportReport } from '../services/market-data/src/import/importer.js';
 import { coverageOf, GAP_MINUTES, type SeriesCoverage } from '../services/market-data/src/store/coverage.js';
+import { ATR_PERIOD, SPIKE_ATR, SUSPICION_REASONS, type SuspiciousBar, type SuspicionReason } from '../services/market-data/src/store/suspicious-bars.js';
 import { loadBaseEnv } from './launcher.js';
 
 const USAGE = `usage: npm run data -- import FILE --symbol EUR_USD [options]
-       npm run data -- coverage [--symbol EUR_USD]
+       npm run data -- coverage [--symbol EUR_USD] [--spike-atr ${SPIKE_ATR}]
 
 import: candles from a file into the market-data store (UTC; re-importing adds nothing)
   --symbol EUR_USD        the symbol the candles are stored under (required)
@@ -33,8 +34,12 @@ import: candles from a file into the market-data store (UTC; re-importing adds n
   --source file           where the candles came from, part of their key (default file)
 
 coverage: per symbol, timeframe and source, the range held and the gaps: missing market
-  time longer than ${GAP_MINUTES} minutes (or one bar), the weekend (Friday to Sunday 17:00 New York) left out
+  time longer than ${GAP_MINUTES} minutes (or one bar), the weekend (Friday to Sunday 17:00 New York) left out;
+  and the suspicious bars, counted and the first ones listed: flat (open = high = low = close)
+  in market hours, a range or an open's gap from the adjacent bar's close beyond N ATR(${ATR_PERIOD})
+  of the bars before, a high or low that does not bound the open and close
   --symbol EUR_USD        only this symbol
+  --spike-atr N           the N of a spike (default ${SPIKE_ATR})
 
 The store is DATA_DIR/market-data.db (default ./data), or PostgreSQL with DATABASE_URL.
 `;
@@ -54,6 +59,7 @@ interface ImportCommand {
 interface CoverageCommand {
   command: 'coverage';
   symbol?: string;
+  spikeAtr: number;
 }
 
 function parseCli(argv: string[]): ImportCommand | CoverageCommand | 'help' {
@@ -69,6 +75,7 @@ function parseCli(argv: string[]): ImportCommand | CoverageCommand | 'help' {
         tz: { type: 'string' },
         timeframe: { type: 'string' },
         source: { type: 'string' },
+        'spike-atr': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -80,9 +87,12 @@ function parseCli(argv: string[]): ImportCommand | CoverageCommand | 'help' {
   const [command, ...files] = positionals;
   const symbol = values.symbol === undefined ? undefined : checked(BrokerSymbolSchema.safeParse(values.symbol).success, values.symbol, '--symbol');
   if (command === 'coverage') {
-    if (files.length > 0 || values.format || values.tz || values.timeframe || values.source) throw new UsageError('coverage takes only --symbol');
-    return { command, symbol };
+    if (files.length > 0 || values.format || values.tz || values.timeframe || values.source)
+      throw new UsageError('coverage takes only --symbol and --spike-atr');
+    const spikeAtr = values['spike-atr'] ?? String(SPIKE_ATR);
+    return { command, symbol, spikeAtr: Number(checked(/^\d+(\.\d+)?$/.test(spikeAtr) && Number(spikeAtr) > 0, spikeAtr, '--spike-atr')) };
   }
+  if (values['spike-atr'] !== undefined) throw new UsageError('--spike-atr is an option of coverage');
   if (command !== 'import') throw new UsageError(command === undefined ? 'name a command: import or coverage' : `unknown command ${command}`);
   if (files.length !== 1) throw new UsageError('import takes one FILE');
   if (symbol === undefined) throw new UsageError('import needs --symbol');
@@ -115,6 +125,21 @@ function printImport(command: ImportCommand, report: ImportReport, seconds: numb
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+const REASON_NAMES: Record<SuspicionReason, string> = {
+  zero_range: 'zero range',
+  range_spike: 'range spike',
+  gap_spike: 'gap spike',
+  unbounded: 'high/low not bounding',
+};
+
+function whyOf(bar: SuspiciousBar, reason: SuspicionReason): string {
+  const atrs = (n: number | null) => `${(n ?? 0).toFixed(1)} ATR`;
+  if (reason === 'range_spike') return `range spike: ${atrs(bar.rangeAtrs)}`;
+  if (reason === 'gap_spike') return `gap spike: open ${atrs(bar.gapAtrs)} from the close before`;
+  if (reason === 'zero_range') return 'zero range: open = high = low = close';
+  return 'high/low do not bound the open and close';
+}
+
 function printCoverage(series: SeriesCoverage[]): void {
   if (series.length === 0) {
     process.stdout.write('the store holds no candles\n');
@@ -122,8 +147,13 @@ function printCoverage(series: SeriesCoverage[]): void {
   }
   const lines: string[] = [];
   for (const s of series) {
+    const { suspicious } = s;
     lines.push(`${s.symbol} ${s.timeframe} ${s.source}: ${s.candles} candles, ${iso(s.firstMs)} to ${iso(s.lastMs)}, ${s.gaps.length} gaps`);
     for (const gap of s.gaps) lines.push(`  ${iso(gap.fromMs)} to ${iso(gap.toMs)}  ${gap.openMinutes} market minutes`);
+    const counts = SUSPICION_REASONS.map((r) => `${REASON_NAMES[r]} ${suspicious.byReason[r]}`).join(', ');
+    lines.push(`  ${suspicious.count} suspicious bars${suspicious.count > 0 ? ` (${counts})` : ''}`);
+    for (const bar of suspicious.first) lines.push(`  ${iso(bar.time)}  ${bar.reasons.map((r) => whyOf(bar, r)).join('; ')}`);
+    if (suspicious.count > suspicious.first.length) lines.push(`  … and ${suspicious.count - suspicious.first.length} more`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -147,7 +177,7 @@ async function main(): Promise<number> {
   const store = await openCandleStore(config);
   try {
     if (command.command === 'coverage') {
-      printCoverage(await coverageOf(store, command.symbol));
+      printCoverage(await coverageOf(store, command.symbol, { spikeAtr: command.spikeAtr }));
       return 0;
     }
     const started = performance.now();
