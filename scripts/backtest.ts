@@ -259,6 +259,7 @@ function summary(backtest: Backtest, elapsedMs: number): string {
     `rules: ${rules}`,
     `balance ${settings.initial_balance} ${settings.account_currency}${settings.leverage === undefined ? '' : `, leverage ${settings.leverage}:1`}, ${volume}, ${spread}, slippage ${fills.slippage_points} points, commission ${fills.commission_per_lot} a lot`,
     `${backtest.candles ?? 0} candles, ${backtest.signals} signals (${backtest.skipped_signals} skipped${skipsOf(backtest)}), ${(elapsedMs / 1000).toFixed(1)} s`,
+    ...(backtest.data ? [`data: ${backtest.data.source}, ${backtest.data.candles} candles, sha256 ${backtest.data.sha256}`] : []),
   ].join('\n');
 }
 
@@ -308,6 +309,7 @@ async function main(): Promise<void> {
   // The service's own lab, in this process: its plan, its candle loading, the runner in this
   // thread instead of its worker threads, results in a store that ends with the process.
   const history: LabHistory = {
+    source: base.source,
     catalog: () => base.catalog(),
     candles: (symbol, timeframe, fromSec, toSec, onProgress) =>
       base.candles(symbol, timeframe, fromSec, toSec, (f) => {

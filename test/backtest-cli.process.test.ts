@@ -96,6 +96,9 @@ describe('npm run backtest', { timeout: 60_000 }, () => {
       expect(fromCli.metrics).toEqual(api?.metrics);
       expect(fromCli.settings).toEqual(api?.settings);
       expect([fromCli.candles, fromCli.signals, fromCli.skipped_signals]).toEqual([api?.candles, api?.signals, api?.skipped_signals]);
+      // Both name the same data: the simulated market's candles of SIM_SEED, to the bit.
+      expect(fromCli.data).toEqual(api?.data);
+      expect(api?.data).toMatchObject({ source: 'simulated', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     } finally {
       service.child.kill('SIGTERM');
       await service.done;

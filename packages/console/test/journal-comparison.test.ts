@@ -39,6 +39,7 @@ function summary(id: string, overrides: Partial<BacktestSummary> = {}, settings:
     signals: 4,
     skipped_signals: 0,
     metrics: null,
+    data: null,
     sweep_id: null,
     ...overrides,
   };

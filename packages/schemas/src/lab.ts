@@ -390,6 +390,23 @@ const JobTimes = {
   finished_at: Timestamp.nullable().meta({ description: 'When it was done, failed or cancelled' }),
 };
 
+export const LAB_DATA_SOURCES = ['simulated', 'venue'] as const;
+/** What a backtest ran on: where its candles came from and a digest of them, so a result can be reproduced. */
+export const LabDataSchema = z
+  .object({
+    source: z.enum(LAB_DATA_SOURCES).meta({
+      description:
+        "simulated: the strategy's own simulated market (SIM_SEED); venue: the market-data service's history of its feed (MARKET_DATA_URL; its BROKER, the simulated one by default)",
+    }),
+    sha256: z.string().meta({
+      description:
+        'SHA-256 of the candles loaded (each pair, traded then converting, its symbol and its time, open, high, low, close, volume and spread as 64-bit floats)',
+    }),
+    candles: z.number().int().meta({ description: 'Candles loaded, warm-up and conversion pairs included' }),
+  })
+  .meta({ id: 'LabData' });
+export type LabData = z.infer<typeof LabDataSchema>;
+
 /** GET /backtests/{id}. */
 export const BacktestSchema = z
   .object({
@@ -407,6 +424,7 @@ export const BacktestSchema = z
         'Signals not traded: a position already open on the pair, a stop on the wrong side of the fill, a risk limit, a size that rounds to zero; by reason in metrics.skipped',
     }),
     metrics: BacktestMetricsSchema.nullable().meta({ description: 'null until done' }),
+    data: LabDataSchema.nullable().meta({ description: 'The candles it ran on; null until done, and on a backtest run before issue 26' }),
     sweep_id: z.string().nullable().meta({ description: 'The sweep it belongs to' }),
   })
   .meta({ id: 'Backtest' });

@@ -82,8 +82,10 @@ describe('a backtest through the API', () => {
       signals: 1,
       skipped_signals: 0,
       metrics: expected.metrics,
+      data: { source: 'simulated', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), candles: expect.any(Number) },
       sweep_id: null,
     });
+    expect(done.data.candles).toBe(call.job.pairs.reduce((n, p) => n + p.candles.length, 0));
     expect(await get(app, `/backtests/${first}/trades`)).toEqual({ trades: expected.trades, next_cursor: null });
     expect(await get(app, `/backtests/${first}/equity`)).toEqual({ points: expected.equity });
 
@@ -92,6 +94,11 @@ describe('a backtest through the API', () => {
     const list = await get(app, '/backtests');
     expect(list.backtests.map((b: { id: string }) => b.id)).toEqual([second, first]);
     expect(list.backtests[1].metrics).toEqual({ overall: expected.metrics.overall });
+    // The data a result names: another pair's week is other data; the same request again, the same.
+    expect((await get(app, `/backtests/${second}`)).data.sha256).not.toBe(done.data.sha256);
+    const again = await submit(app, { instruments: ['EUR_USD'], ...WEEK });
+    (await runner.next()).finish();
+    expect((await waitForStatus(app, `/backtests/${again}`, 'done')).data).toEqual(done.data);
   });
 
   it('fills in the settings from the config: the live rules under the overrides, PAPER_BALANCE, PAPER_LEVERAGE, TRADE_VOLUME lots, the warm-up', async () => {

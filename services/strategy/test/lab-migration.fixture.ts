@@ -18,10 +18,17 @@ export const POSTGRES_BEFORE = path.join(FIXTURES, 'lab-before-merge.postgres.sq
 
 /** What the stores of before read (the same on both engines), and the seq of the backtest deleted last. */
 export function readBefore(): { deletedSeq: number; reads: Awaited<ReturnType<typeof readEverything>> } {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES, 'lab-before-merge.json'), 'utf8')) as {
+  const before = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'lab-before-merge.json'), 'utf8'), withNoData) as {
     deletedSeq: number;
     reads: Awaited<ReturnType<typeof readEverything>>;
   };
+  return before;
+}
+
+/** A backtest of before (its record or a list's summary) as this build reads it: it names no data (issue 26). */
+function withNoData(_key: string, value: unknown): unknown {
+  const isBacktest = typeof value === 'object' && value !== null && 'skipped_signals' in value && 'sweep_id' in value;
+  return isBacktest && !('data' in value) ? { ...value, data: null } : value;
 }
 
 const BACKTEST_IDS = ['alone-done', 'alone-failed', 'alone-cancelled', 'alone-queued', 'alone-running', 'member-0', 'member-1', 'window-0', 'deleted'];

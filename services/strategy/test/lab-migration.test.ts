@@ -27,7 +27,7 @@ it('goes on from the upgraded lab.db: its unfinished jobs fail at the start, a n
   await expectToGoOn(store);
   await store.close();
   const db = new Database(file, { readonly: true });
-  expect(db.pragma('user_version', { simple: true })).toBe(3);
+  expect(db.pragma('user_version', { simple: true })).toBe(4);
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   expect(db.pragma('foreign_key_check')).toEqual([]);
   db.close();

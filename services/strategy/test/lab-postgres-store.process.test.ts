@@ -69,7 +69,7 @@ describe.skipIf(unavailable !== undefined)(`PostgreSQL${unavailable ? ` (skipped
       );
       await client.end();
       expect(counts.rows).toEqual([
-        { store: 'migrations', version: 3 },
+        { store: 'migrations', version: 4 },
         { store: 'schema', version: 2147483647 },
       ]);
     });

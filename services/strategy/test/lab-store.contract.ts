@@ -120,7 +120,8 @@ export function labStoreContract(name: string, harness: LabStoreHarness): void {
       await s.setBacktestProgress('b1', 0.5);
       expect(await s.backtest('b1')).toMatchObject({ status: 'running', progress: 0.5, started_at: T1 });
       expect(await s.jobState('backtest', 'b1')).toEqual({ status: 'running', progress: 0.5, sweep_id: null });
-      expect(await s.finishBacktest('b1', RESULT, T2)).toBe(true);
+      const data = { source: 'simulated' as const, sha256: 'ab'.repeat(32), candles: 3000 };
+      expect(await s.finishBacktest('b1', RESULT, T2, data)).toBe(true);
       expect(await s.backtest('b1')).toEqual({
         id: 'b1',
         name: 'first',
@@ -135,6 +136,7 @@ export function labStoreContract(name: string, harness: LabStoreHarness): void {
         signals: 5,
         skipped_signals: 2,
         metrics: RESULT.metrics,
+        data,
         sweep_id: null,
       });
       expect(await s.equity('b1')).toEqual(RESULT.equity);

@@ -33,7 +33,7 @@ export class BacktestRunner {
       // The loading's end (its fifth) is stored and told before the run starts, not passed over by the run's first move.
       await progress.whenWritten();
       const result = await runOn(lab.runner, jobOf(plan, candles, plan.rules), (f) => progress(LOAD_SHARE + f * (1 - LOAD_SHARE)), signal);
-      if (await events.told('backtest', id, await store.finishBacktest(id, result, isoNow(clock)))) {
+      if (await events.told('backtest', id, await store.finishBacktest(id, result, isoNow(clock), candles.data))) {
         logger.info({ id, trades: result.trades.length, candles: result.candles, ms: clock.now() - startedMs }, 'backtest done');
       }
     } catch (err) {

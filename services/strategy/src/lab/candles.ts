@@ -1,11 +1,13 @@
 import type { SimulatedMarket } from '@fxdesk/broker';
 import type { MarketDataClient } from '@fxdesk/client';
-import { TIMEFRAME_SECONDS, type Timeframe } from '@fxdesk/schemas';
+import { TIMEFRAME_SECONDS, type LabData, type Timeframe } from '@fxdesk/schemas';
 import { candleOfInterval, candleOfSimulatedBar } from '../market-source.js';
 import type { LabCandle } from './types.js';
 
 /** Where a backtest's candles come from: the simulated market, or the market-data service's history by date. */
 export interface LabHistory {
+  /** What a result names as its data's source. */
+  readonly source: LabData['source'];
   /**
    * Closed candles with fromSec ≤ time < toSec (time = the bar's OPEN, epoch seconds), oldest
    * first, read a page at a time under the venue's per-request limit. `onProgress` hears the
@@ -54,6 +56,7 @@ const SIMULATED_PAGE_MS = 14 * 86_400_000;
  * page at a time, each page in slices with turns of the event loop between them.
  */
 export class SimulatedLabHistory implements LabHistory {
+  readonly source = 'simulated';
   constructor(private readonly market: SimulatedMarket) {}
 
   async catalog(): Promise<Array<{ symbol: string; digits: number }>> {
@@ -88,6 +91,7 @@ export class SimulatedLabHistory implements LabHistory {
  * the real venue's documented history calls, paced within their limits.
  */
 export class MarketDataLabHistory implements LabHistory {
+  readonly source = 'venue';
   constructor(
     private readonly client: MarketDataClient,
     private readonly options: { pageSize?: number } = {},

@@ -1,4 +1,5 @@
-import { TIMEFRAME_SECONDS } from '@fxdesk/schemas';
+import { createHash } from 'node:crypto';
+import { TIMEFRAME_SECONDS, type LabData } from '@fxdesk/schemas';
 import { calendarSpanSec, type LabHistory } from './candles.js';
 import { ColumnsBuilder, type CandleColumns } from './columns.js';
 import { candlesBetween, type BacktestPlan, type HistoryHours, type PlannedPair } from './plan.js';
@@ -17,6 +18,8 @@ export interface LoadedCandles {
   pairs: BacktestPair[];
   conversion: BacktestPair[];
   terms?: Record<string, VolumeTerms>;
+  /** Where they came from and their digest (absent on a part of them, a walk-forward window's: it names its sweep's). */
+  data?: LabData;
 }
 
 /** The market could not give a job's candles. */
@@ -57,7 +60,30 @@ export async function loadCandles(
     loaded.push(pairOf(pair, columns.finish()));
     onProgress((i + 1) / all.length);
   }
-  return { pairs: loaded.slice(0, plan.pairs.length), conversion: loaded.slice(plan.pairs.length) };
+  return { pairs: loaded.slice(0, plan.pairs.length), conversion: loaded.slice(plan.pairs.length), data: await dataOf(lab.history.source, loaded) };
+}
+
+const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
+
+/**
+ * The data a result names: its source and the SHA-256 of every pair's symbol and columns (as
+ * 64-bit floats, a spread of none being NaN), a turn of the event loop after each column so that
+ * years of M1 never hold it.
+ */
+async function dataOf(source: LabData['source'], pairs: readonly BacktestPair[]): Promise<LabData> {
+  const hash = createHash('sha256');
+  let candles = 0;
+  for (const pair of pairs) {
+    const { length } = pair.candles;
+    hash.update(`${pair.symbol}\n${length}\n`);
+    for (const column of COLUMNS) {
+      const values = pair.candles[column].subarray(0, length);
+      hash.update(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    candles += length;
+  }
+  return { source, sha256: hash.digest('hex'), candles };
 }
 
 function pairOf(pair: PlannedPair, candles: CandleColumns): BacktestPair {

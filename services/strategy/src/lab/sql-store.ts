@@ -6,6 +6,7 @@ import {
   type BacktestSummary,
   type EquityPoint,
   type LabJobError,
+  type LabData,
   type LabJobStatus,
   type LabSkips,
   type LabTrade,
@@ -107,6 +108,8 @@ export const LAB_SCHEMA: Schema = {
      CREATE INDEX strategy_lab_backtests_alone ON strategy_lab_backtests (seq) WHERE sweep_id IS NULL;
      CREATE INDEX strategy_lab_backtests_unfinished ON strategy_lab_backtests (owner) WHERE ${UNFINISHED};
      CREATE INDEX strategy_lab_trades_by_instrument ON strategy_lab_trades (backtest_id, instrument, seq);`,
+    // What a backtest ran on (issue 26): its candles' source and digest; a backtest from before has none.
+    (d) => `ALTER TABLE strategy_lab_backtests ADD COLUMN data ${d.types.text};`,
   ],
   postgresBefore: { store: 'strategy_lab', versions: { 1: 3 } },
 };
@@ -115,7 +118,7 @@ export const LAB_SCHEMA: Schema = {
 const TRADES_PER_WRITE = 1000;
 
 const BACKTEST_COLUMNS =
-  'seq, id, sweep_id, sweep_role, sweep_index, name, status, progress, created_at, started_at, finished_at, error, settings, candles, signals, skipped_signals, metrics';
+  'seq, id, sweep_id, sweep_role, sweep_index, name, status, progress, created_at, started_at, finished_at, error, settings, candles, signals, skipped_signals, metrics, data';
 const SWEEP_COLUMNS = 'seq, id, name, status, progress, created_at, started_at, finished_at, error, settings, settings_count, walk_forward';
 type Table = 'strategy_lab_backtests' | 'strategy_lab_sweeps';
 const BACKTESTS: Table = 'strategy_lab_backtests';
@@ -211,7 +214,7 @@ export class SqlLabStore implements LabStore {
    * another replica meanwhile) keeps none of them: each part holds the backtest's row while it
    * writes, so a cancel comes before a part or after it.
    */
-  async finishBacktest(id: string, result: BacktestResult, at: string): Promise<boolean> {
+  async finishBacktest(id: string, result: BacktestResult, at: string, data: LabData | null = null): Promise<boolean> {
     for (let from = 0; from < result.trades.length; from += TRADES_PER_WRITE) {
       if (from > 0) await new Promise((resolve) => setImmediate(resolve));
       const part = result.trades.slice(from, from + TRADES_PER_WRITE);
@@ -226,7 +229,7 @@ export class SqlLabStore implements LabStore {
     }
     const done = await this.db.run(
       `UPDATE ${BACKTESTS} SET status = 'done', progress = 1, finished_at = @at, candles = @candles, signals = @signals,
-         skipped_signals = @skipped, metrics = @metrics, equity = @equity
+         skipped_signals = @skipped, metrics = @metrics, equity = @equity, data = @data
        WHERE id = @id AND status = 'running'`,
       {
         id,
@@ -236,6 +239,7 @@ export class SqlLabStore implements LabStore {
         skipped: result.skipped_signals,
         metrics: JSON.stringify(result.metrics),
         equity: JSON.stringify(result.equity),
+        data: data === null ? null : JSON.stringify(data),
       },
     );
     return done.changes === 1 || this.dropTrades(id);
@@ -446,6 +450,7 @@ interface BacktestRow extends JobRow {
   signals: number;
   skipped_signals: number;
   metrics: string | null;
+  data: string | null;
 }
 
 interface SweepRow extends JobRow {
@@ -489,6 +494,7 @@ function toBacktest(row: BacktestRow): Backtest {
     signals: row.signals,
     skipped_signals: row.skipped_signals,
     metrics: row.metrics === null ? null : withEverySkip(JSON.parse(row.metrics) as NonNullable<Backtest['metrics']>),
+    data: row.data === null ? null : (JSON.parse(row.data) as LabData),
     sweep_id: row.sweep_id,
   };
 }

@@ -1,4 +1,15 @@
-import type { Backtest, BacktestSettings, BacktestSummary, EquityPoint, LabJobError, LabJobStatus, LabTrade, Sweep, WalkForwardResult } from '@fxdesk/schemas';
+import type {
+  Backtest,
+  BacktestSettings,
+  BacktestSummary,
+  EquityPoint,
+  LabData,
+  LabJobError,
+  LabJobStatus,
+  LabTrade,
+  Sweep,
+  WalkForwardResult,
+} from '@fxdesk/schemas';
 import type { BacktestResult } from './types.js';
 
 /** What a sweep's backtest is to it: one of its settings over the whole range, or a walk-forward window's out-of-sample run. */
@@ -87,8 +98,8 @@ export interface LabStore {
   /** queued → running; false when it is no longer queued (cancelled meanwhile). */
   startBacktest(id: string, at: string): Promise<boolean>;
   setBacktestProgress(id: string, progress: number): Promise<void>;
-  /** running → done with its results, in one transaction; false when it is no longer running (cancelled meanwhile). */
-  finishBacktest(id: string, result: BacktestResult, at: string): Promise<boolean>;
+  /** running → done with its results (and the data it ran on), in one transaction; false when it is no longer running (cancelled meanwhile). */
+  finishBacktest(id: string, result: BacktestResult, at: string, data?: LabData | null): Promise<boolean>;
   /** queued or running → failed; false when it had already ended. */
   failBacktest(id: string, error: LabJobError, at: string): Promise<boolean>;
   /** queued or running → cancelled; false when it had already ended. */

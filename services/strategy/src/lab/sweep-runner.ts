@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '@fxdesk/primitives';
-import type { LabMetrics, LabRules, RankMetric, WalkForwardResult } from '@fxdesk/schemas';
+import type { LabData, LabMetrics, LabRules, RankMetric, WalkForwardResult } from '@fxdesk/schemas';
 import type { Logger } from 'pino';
 import { apiRules, type StrategyRules } from '../rules.js';
 import { jobError, jobOf, LOAD_SHARE, loadJob, runOn } from './backtest-runner.js';
@@ -52,7 +52,7 @@ export class SweepRunner {
       const tasks: Array<() => Promise<void>> = [];
       plan.settings.forEach((rules, index) => {
         const memberId = memberIds[index] as string;
-        tasks.push(() => unit(memberId, (onProgress) => this.runMember(memberId, jobOf(plan.base, candles, rules), onProgress, signal)));
+        tasks.push(() => unit(memberId, (onProgress) => this.runMember(memberId, jobOf(plan.base, candles, rules), candles.data, onProgress, signal)));
       });
       const inSampleCandles = windows.map((w) => sliceCandles(candles, w.inSample, plan.base.warmup));
       const outOfSampleCandles = windows.map((w) => sliceCandles(candles, w.outOfSample, plan.base.warmup));
@@ -71,7 +71,9 @@ export class SweepRunner {
               (inSample[w] as Array<number | null>)[index] = result ? metricOf(result, rankBy) : null;
               remaining[w] = (remaining[w] as number) - 1;
               if (remaining[w] === 0)
-                tasks.push(() => unit(`out-of-sample ${w}`, (p) => this.runWindow(id, plan, w, outOfSampleCandles, inSample, rankBy, chosen, p, signal)));
+                tasks.push(() =>
+                  unit(`out-of-sample ${w}`, (p) => this.runWindow(id, plan, w, outOfSampleCandles, candles.data, inSample, rankBy, chosen, p, signal)),
+                );
             }),
           );
         });
@@ -90,7 +92,7 @@ export class SweepRunner {
   }
 
   /** One setting of a sweep over its whole range, stored as its backtest. */
-  private async runMember(id: string, job: BacktestJob, onProgress: (f: number) => void, signal: AbortSignal): Promise<void> {
+  private async runMember(id: string, job: BacktestJob, data: LabData | undefined, onProgress: (f: number) => void, signal: AbortSignal): Promise<void> {
     const { lab, clock, events } = this.options;
     const { store } = lab;
     if (!(await events.told('backtest', id, await store.startBacktest(id, isoNow(clock))))) return;
@@ -105,7 +107,7 @@ export class SweepRunner {
         },
         signal,
       );
-      await events.told('backtest', id, await store.finishBacktest(id, result, isoNow(clock)));
+      await events.told('backtest', id, await store.finishBacktest(id, result, isoNow(clock), data));
     } catch (err) {
       if (signal.aborted) throw err;
       await events.told('backtest', id, await store.failBacktest(id, jobError(err), isoNow(clock)));
@@ -118,6 +120,8 @@ export class SweepRunner {
     plan: SweepPlan,
     w: number,
     outOfSampleCandles: LoadedCandles[],
+    /** The sweep's data: a window runs on a part of it. */
+    data: LabData | undefined,
     inSample: Array<Array<number | null>>,
     rankBy: RankMetric,
     chosen: WindowChoice[],
@@ -135,7 +139,7 @@ export class SweepRunner {
     const choice: WindowChoice = { window: w, rules: apiRules(rules), inSampleMetric: values[best] ?? null, backtestId: id, result: null };
     chosen.push(choice);
     await store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
-    await this.runMember(id, { ...jobOf(plan.base, outOfSampleCandles[w] as LoadedCandles, rules), ...window.outOfSample }, onProgress, signal);
+    await this.runMember(id, { ...jobOf(plan.base, outOfSampleCandles[w] as LoadedCandles, rules), ...window.outOfSample }, data, onProgress, signal);
     const backtest = await store.backtest(id);
     choice.result = backtest?.metrics?.overall ?? null;
     await store.setWalkForward(sweepId, walkForwardOf(plan.windows, chosen));
