@@ -235,7 +235,9 @@ export class SignalDispatcher {
         const canRetry = isRetryable(err) && retry < this.o.retries;
         if (!canRetry) {
           const status = err instanceof ServiceError && err.status === 503 && FINAL_UNKNOWN.has(code) ? 'unknown' : answered(err) ? 'rejected' : 'failed';
-          this.o.logger.warn({ signalId: signal.signal_id, code, err: message }, `order for ${signal.type} ${signal.instrument}: ${status}`);
+          // A stop the market has moved within the venue's stops level is the market's refusal, not the desk's fault: recorded on the signal, told at info.
+          const level = status === 'rejected' && code === 'invalid_stops' ? 'info' : 'warn';
+          this.o.logger[level]({ signalId: signal.signal_id, code, err: message }, `order for ${signal.type} ${signal.instrument}: ${status}`);
           return { ...signal.execution, status, code, message, tickets: null, attempts, updated_at: now() };
         }
         if (!(await this.pause(retry, err, turn))) return undefined;
