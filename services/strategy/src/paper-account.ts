@@ -178,12 +178,10 @@ export class PaperAccount {
     if (positions.length === 0) return this.markFlat(instrument, candles.at(-1));
     const writes: Array<() => Promise<void>> = [];
     let touched = false;
-    const entryAt = positions.some((p) => p.entryTime === null)
-      ? candles.find((c) => c.time > Math.max(...positions.map((p) => p.lastCandleTime)))?.time
-      : undefined;
-    // What an entry is sized on, and its margin fits: the equity known before the candle it fills on, whatever order the
-    // pairs' candles come in, and the margin the other pairs' open trades hold.
-    const account = entryAt === undefined ? null : { equity: await this.equityBefore(entryAt), usedMargin: await this.marginBesides(instrument) };
+    // The last candle applied; a waiting entry fills on the first one after it.
+    let last = Math.max(...positions.map((p) => p.lastCandleTime));
+    const entryAt = positions.some((p) => p.entryTime === null) ? candles.find((c) => c.time > last)?.time : undefined;
+    const account = entryAt === undefined ? null : await this.accountBefore(entryAt, instrument);
     // The equity the limits mark, moved by this call's closes (the pair is flat after each close).
     let equity = this.o.risk ? await this.equityBesides(instrument) : 0;
     let refusal: { skipped: EntrySkip; detail: string } | null = null;
@@ -222,7 +220,6 @@ export class PaperAccount {
       },
     });
     const rowOf = (id: string) => positions.find((p) => p.signalId === id)!;
-    let last = Math.max(...positions.map((p) => p.lastCandleTime));
     const marks: Array<Promise<unknown>> = [];
     candles.forEach((candle, i) => {
       if (candle.time <= last) return;
@@ -292,19 +289,29 @@ export class PaperAccount {
   }
 
   /**
-   * The equity after the last close of every pair before `timeSec`: the balance of the trades
-   * closed before it and each pair's floating P/L at that close. A pair with no close marked since
-   * the process started (a restart) has its trade marked at `priceOf`.
+   * What an entry of `instrument` filling on the candle of `timeSec` is sized on and must fit its
+   * margin in, from one read of the trades:
+   * - the equity after the last close of every pair before that candle, whatever order the pairs'
+   *   candles come in: the balance of the trades closed before it and each pair's floating P/L at
+   *   that close (a pair with no close marked since the process started, a restart, has its trade
+   *   marked at `priceOf`);
+   * - the margin the other pairs' entered trades hold: each at its fill price, at the leverage.
    */
-  private async equityBefore(timeSec: number): Promise<number> {
+  private async accountBefore(timeSec: number, instrument: string): Promise<{ equity: number; usedMargin: number }> {
     const [realized, positions] = await Promise.all([this.o.trades.realizedPaperPnl(timeSec), this.o.trades.positions()]);
     let equity = this.o.startBalance + realized;
+    let usedMargin = 0;
     for (const [, marks] of this.marks) equity += marks.findLast((m) => m.time < timeSec)?.floating ?? 0;
     for (const trade of positions) {
-      if (trade.entryTime === null || trade.entryTime >= timeSec || this.marks.get(trade.instrument)?.some((m) => m.time < timeSec)) continue;
+      if (trade.entryTime === null) continue;
+      if (trade.instrument !== instrument) {
+        const baseToAccount = baseToAccountOf(trade.instrument, PAPER_CURRENCY, trade.entry, this.rateAt(trade.instrument, trade.entry));
+        usedMargin += marginOf(trade.units / contractSize(trade.instrument), contractSize(trade.instrument), baseToAccount, this.o.leverage);
+      }
+      if (trade.entryTime >= timeSec || this.marks.get(trade.instrument)?.some((m) => m.time < timeSec)) continue;
       equity += this.floatingNow(trade);
     }
-    return equity;
+    return { equity, usedMargin };
   }
 
   /**
@@ -331,17 +338,6 @@ export class PaperAccount {
     let equity = this.o.startBalance + realized;
     for (const trade of positions.filter((p) => p.entryTime !== null && p.instrument !== instrument)) equity += this.floatingNow(trade);
     return equity;
-  }
-
-  /** The margin the other pairs' entered trades hold: each at its fill price, at the leverage. */
-  private async marginBesides(instrument: string): Promise<number> {
-    let used = 0;
-    for (const trade of await this.o.trades.positions()) {
-      if (trade.entryTime === null || trade.instrument === instrument) continue;
-      const baseToAccount = baseToAccountOf(trade.instrument, PAPER_CURRENCY, trade.entry, this.rateAt(trade.instrument, trade.entry));
-      used += marginOf(trade.units / contractSize(trade.instrument), contractSize(trade.instrument), baseToAccount, this.o.leverage);
-    }
-    return used;
   }
 
   /** An entered trade's floating P/L at its pair's latest price (`priceOf`; its entry when unknown). */
