@@ -2,10 +2,14 @@ import {
   CatalogSchema,
   IntervalCandlesSchema,
   StatusEventSchema,
+  StoredCandlesSchema,
+  StoredCoverageSchema,
   TickSchema,
   type CatalogEntry,
   type IntervalCandle,
   type StatusEvent,
+  type StoredCandles,
+  type StoredCoverage,
   type Tick,
   type Timeframe,
 } from '@fxdesk/schemas';
@@ -34,6 +38,8 @@ export const marketDataCalls = {
   symbols: { method: 'GET', path: '/v1/symbols', status: 200, schema: CatalogSchema },
   tick: { method: 'GET', path: '/v1/market-data/tick', status: 200, schema: TickSchema },
   candles: { method: 'GET', path: '/v1/market-data/candles', status: 200, schema: IntervalCandlesSchema },
+  storedCandles: { method: 'GET', path: '/v1/market-data/stored-candles', status: 200, schema: StoredCandlesSchema },
+  storedCoverage: { method: 'GET', path: '/v1/market-data/stored-coverage', status: 200, schema: StoredCoverageSchema },
 } as const satisfies Record<string, ServiceCall>;
 
 /**
@@ -76,6 +82,27 @@ export class MarketDataClient {
   async candlePage(symbol: string, timeframe: Timeframe, from: string, to: string, count?: number): Promise<CandlePage> {
     const { data } = await this.http.send(marketDataCalls.candles, { query: { symbol, timeframe, from, to, count } });
     return { candles: data.candles, nextFrom: data.next_from ?? null };
+  }
+
+  /**
+   * One page of the candle store: the candles of a series whose interval starts in [from, to)
+   * (`time` is the START of each), oldest first, at most `limit`; `next_cursor` continues it.
+   */
+  async storedCandles(query: {
+    symbol: string;
+    timeframe: Timeframe;
+    source?: string;
+    from?: string;
+    to?: string;
+    limit?: number;
+    cursor?: string;
+  }): Promise<StoredCandles> {
+    return (await this.http.send(marketDataCalls.storedCandles, { query })).data;
+  }
+
+  /** What the candle store holds of [from, to): per series of the symbol (every symbol's when unset), its first and last candle and its gaps. */
+  async storedCoverage(query: { symbol?: string; from?: string; to?: string } = {}): Promise<StoredCoverage['series']> {
+    return (await this.http.send(marketDataCalls.storedCoverage, { query })).data.series;
   }
 
   /** GET /v1/stream/ticks, kept open: reconnects with backoff, never gives up until closed. */

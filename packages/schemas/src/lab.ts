@@ -237,6 +237,11 @@ export const LabTimeSchema = LabTimeFormSchema.refine(isRealTime, { message: LAB
 
 export const MAX_BACKTEST_INSTRUMENTS = 20;
 
+export const LAB_SOURCES = ['stored', 'venue', 'simulated'] as const;
+/** Where a backtest's candles come from. */
+export const LabSourceSchema = z.enum(LAB_SOURCES);
+export type LabSource = z.infer<typeof LabSourceSchema>;
+
 /** POST /backtests body (and a sweep's `base`). The range's own rules (from < to ≤ now, at most 5 years) answer 422 too. */
 export const BacktestRequestSchema = z
   .strictObject({
@@ -258,6 +263,10 @@ export const BacktestRequestSchema = z
         'The account’s leverage, 1 to 1000; default PAPER_LEVERAGE. An entry whose margin (lots × contract size × the base currency in USD / leverage) does not fit the free margin is skipped (insufficient_margin)',
     }),
     fill_model: FillModelRequestSchema.optional(),
+    source: LabSourceSchema.optional().meta({
+      description:
+        "The candles to run on. stored: the market-data service's candle store (`npm run data -- import` or `download`; MARKET_DATA_URL), 422 CANDLES_NOT_COVERED naming the missing ranges when it does not hold the range; venue: the market-data service's history of its feed; simulated: the strategy's own simulated market (SIM_SEED). Default: stored when the store holds any candles of the pairs, else the desk's market (venue with MARKET_DATA_URL, else simulated)",
+    }),
     name: z.string().trim().min(1).max(100).optional().meta({ description: 'A label for lists' }),
   })
   .meta({ id: 'BacktestRequest' });
@@ -298,6 +307,7 @@ export const BacktestSettingsSchema = z
     initial_balance: z.number(),
     leverage: z.number().int().optional().meta({ description: 'The account’s leverage; absent on a backtest run before issue 26 (no margin held)' }),
     fill_model: FillModelSchema,
+    source: LabSourceSchema.optional().meta({ description: 'The candles it runs on (see BacktestRequest); absent on a backtest run before issue 26' }),
     account_currency: z.string().meta({ description: 'Currency of balances and P/L (the paper account’s, USD)' }),
     warmup_candles: z.number().int().meta({ description: 'Candles read before from to warm the indicators up (no decisions on them)' }),
   })
@@ -390,13 +400,13 @@ const JobTimes = {
   finished_at: Timestamp.nullable().meta({ description: 'When it was done, failed or cancelled' }),
 };
 
-export const LAB_DATA_SOURCES = ['simulated', 'venue'] as const;
+export const LAB_DATA_SOURCES = LAB_SOURCES;
 /** What a backtest ran on: where its candles came from and a digest of them, so a result can be reproduced. */
 export const LabDataSchema = z
   .object({
     source: z.enum(LAB_DATA_SOURCES).meta({
       description:
-        "simulated: the strategy's own simulated market (SIM_SEED); venue: the market-data service's history of its feed (MARKET_DATA_URL; its BROKER, the simulated one by default)",
+        "stored: the market-data service's candle store; simulated: the strategy's own simulated market (SIM_SEED); venue: the market-data service's history of its feed (MARKET_DATA_URL; its BROKER, the simulated one by default)",
     }),
     sha256: z.string().meta({
       description:

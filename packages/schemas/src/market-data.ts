@@ -167,3 +167,58 @@ export const marketDataResponses = {
     503: ErrorEnvelopeSchema.describe('MAX_STREAM_CLIENTS reached (`too_many_clients`), or the catalog not loaded yet (`broker_unavailable`)'),
   },
 };
+
+// ── The candle store (issue 26) ──────────────────────────────────────────────────────────
+
+/** Missing market time longer than this (or one bar) is a gap in the candle store. */
+export const STORED_GAP_MINUTES = 30;
+
+export const StoredCandleSchema = z
+  .object({
+    time: IsoTimestampSchema.meta({ description: 'Start of the candle interval (UTC)' }),
+    open: z.number(),
+    high: z.number(),
+    low: z.number(),
+    close: z.number(),
+    volume: z.number().meta({ description: 'As the source counted it (MT5 and MT4: ticks; 0 where the file has none)' }),
+    spread: z.number().nullable().meta({ description: "Spread in points as the source gave it (MT5: the bar's); null when it gave none" }),
+  })
+  .meta({ id: 'StoredCandle' });
+
+/** GET /v1/market-data/stored-candles: a page of the candle store. */
+export const StoredCandlesSchema = z
+  .object({
+    symbol: z.string(),
+    timeframe: TimeframeSchema,
+    source: z.string(),
+    resampled_from: z.enum(['M1']).nullable().meta({ description: 'M1 when the timeframe is not stored and its bars were made from the stored M1' }),
+    candles: z.array(StoredCandleSchema).meta({ description: 'Oldest first' }),
+    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next page; null when the range holds no more' }),
+  })
+  .meta({ id: 'StoredCandles' });
+export type StoredCandles = z.infer<typeof StoredCandlesSchema>;
+
+const StoredGapSchema = z.object({
+  from: IsoTimestampSchema.meta({ description: 'The end of the bar before the gap (UTC)' }),
+  to: IsoTimestampSchema.meta({ description: 'The start of the bar after it' }),
+  open_minutes: z.number().int().meta({ description: 'Market minutes missing: its length less the FX weekend it spans' }),
+});
+
+/** GET /v1/market-data/stored-coverage: what the candle store holds. */
+export const StoredCoverageSchema = z
+  .object({
+    series: z.array(
+      z.object({
+        symbol: z.string(),
+        timeframe: TimeframeSchema,
+        source: z.string(),
+        first: IsoTimestampSchema.nullable().meta({ description: 'Start of the first candle held in the range; null when it holds none there' }),
+        last: IsoTimestampSchema.nullable().meta({ description: 'Start of the last candle held in the range' }),
+        gaps: z.array(StoredGapSchema).meta({
+          description: `Missing market time between first and last longer than ${STORED_GAP_MINUTES} minutes (or one bar), the weekend (Friday to Sunday 17:00 New York) left out; holidays show`,
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'StoredCoverage' });
+export type StoredCoverage = z.infer<typeof StoredCoverageSchema>;

@@ -96,6 +96,29 @@ export function candleStoreContract(engine: string, open: () => Promise<CandleSt
       expect(await store.steps(id, 2 * MINUTE)).toEqual([{ fromMs: start + 2 * MINUTE, toMs: start + 7 * MINUTE }]);
     });
 
+    it('finds the steps of a range read a span at a time, those across the spans included, and its bounds', async () => {
+      const DAY = 86_400_000;
+      const start = Date.UTC(2024, 0, 1);
+      // A candle a day for 100 days, less days 29 to 33 (across the first span's end) and 60 (inside the second span).
+      const days = Array.from({ length: 100 }, (_, i) => i).filter((i) => (i < 29 || i > 33) && i !== 60);
+      await add(days.map((i) => ({ ...(minutes(1)[0] as StoredCandle), time: start + i * DAY })));
+      const id = (await store.seriesId(KEY)) as number;
+      expect(await store.steps(id, DAY)).toEqual([
+        { fromMs: start + 28 * DAY, toMs: start + 34 * DAY },
+        { fromMs: start + 59 * DAY, toMs: start + 61 * DAY },
+      ]);
+      expect(await store.steps(id, DAY, start + 40 * DAY, start + 90 * DAY)).toEqual([{ fromMs: start + 59 * DAY, toMs: start + 61 * DAY }]);
+      expect(await store.bounds(id)).toEqual({ firstMs: start, lastMs: start + 99 * DAY });
+      expect(await store.bounds(id, start + 29 * DAY, start + 34 * DAY)).toBeUndefined();
+      await add(minutes(1), { ...KEY, symbol: 'AUD_USD', timeframe: 'H1' });
+      const aud = (await store.seriesId({ ...KEY, symbol: 'AUD_USD', timeframe: 'H1' })) as number;
+      expect(await store.seriesOf('EUR_USD')).toEqual([{ id, ...KEY }]);
+      expect(await store.seriesOf()).toEqual([
+        { id: aud, ...KEY, symbol: 'AUD_USD', timeframe: 'H1' },
+        { id, ...KEY },
+      ]);
+    });
+
     it('imports a gzipped MT5 file as one transaction, and again adds nothing', async () => {
       const folder = tempFolder();
       try {

@@ -158,3 +158,46 @@ describe('coverage', () => {
     expect(series?.gaps).toEqual([{ fromMs: START + 50 * MINUTE, toMs: START + 81 * MINUTE, openMinutes: 31 }]);
   });
 });
+
+describe('GET /v1/market-data/stored-coverage', () => {
+  async function coverage(query: Record<string, string>) {
+    const res = await app.inject({ method: 'GET', url: '/v1/market-data/stored-coverage', query, headers: auth });
+    return { status: res.statusCode, body: res.json<{ series: unknown[]; code?: string }>() };
+  }
+
+  it('names each series with its first and last candle in the range and the gaps between', async () => {
+    // A hole of 45 minutes from 13:00, then an hour more.
+    await add(Array.from({ length: 60 }, (_, i) => ({ ...(M1[0] as StoredCandle), time: START + (225 + i) * MINUTE })));
+    await add(M1.slice(0, 5), { source: 'dukascopy', symbol: 'EUR_USD', timeframe: 'M1' });
+    await add(M1.slice(0, 5), { source: 'file', symbol: 'GBP_USD', timeframe: 'M1' });
+    const { status, body } = await coverage({ symbol: 'EUR_USD' });
+    expect(status).toBe(200);
+    expect(body.series).toEqual([
+      { symbol: 'EUR_USD', timeframe: 'M1', source: 'dukascopy', first: '2024-01-09T10:00:00.000Z', last: '2024-01-09T10:04:00.000Z', gaps: [] },
+      {
+        symbol: 'EUR_USD',
+        timeframe: 'M1',
+        source: 'file',
+        first: '2024-01-09T10:00:00.000Z',
+        last: '2024-01-09T14:44:00.000Z',
+        gaps: [{ from: '2024-01-09T13:00:00.000Z', to: '2024-01-09T13:45:00.000Z', open_minutes: 45 }],
+      },
+    ]);
+    expect((await coverage({})).body.series).toHaveLength(3);
+  });
+
+  it('answers what a range holds of each series: nothing there is first and last null', async () => {
+    const { body } = await coverage({ symbol: 'EUR_USD', from: '2024-01-09T11:00:00Z', to: '2024-01-09T11:30:00Z' });
+    expect(body.series).toEqual([
+      { symbol: 'EUR_USD', timeframe: 'M1', source: 'file', first: '2024-01-09T11:00:00.000Z', last: '2024-01-09T11:29:00.000Z', gaps: [] },
+    ]);
+    const before = await coverage({ symbol: 'EUR_USD', to: '2024-01-01T00:00:00Z' });
+    expect(before.body.series).toEqual([{ symbol: 'EUR_USD', timeframe: 'M1', source: 'file', first: null, last: null, gaps: [] }]);
+    expect((await coverage({ symbol: 'USD_JPY' })).body.series).toEqual([]);
+  });
+
+  it('answers 422 invalid_range for from not before to, and 422 for a malformed symbol', async () => {
+    expect(await coverage({ from: '2024-01-02T00:00:00Z', to: '2024-01-01T00:00:00Z' })).toMatchObject({ status: 422, body: { code: 'invalid_range' } });
+    expect((await coverage({ symbol: 'E'.repeat(33) })).status).toBe(422);
+  });
+});

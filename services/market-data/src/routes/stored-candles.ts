@@ -1,20 +1,16 @@
 import type { App } from '@fxdesk/core';
-import { BrokerSymbolSchema, ErrorEnvelopeSchema, IsoTimestampSchema, Rfc3339Schema, TIMEFRAMES, TimeframeSchema } from '@fxdesk/schemas';
+import {
+  BrokerSymbolSchema,
+  ErrorEnvelopeSchema,
+  Rfc3339Schema,
+  StoredCandlesSchema,
+  StoredCoverageSchema,
+  TIMEFRAMES,
+  TimeframeSchema,
+} from '@fxdesk/schemas';
 import { z } from 'zod';
 import { errors } from '../errors.js';
 import type { StoredCandles } from '../store/stored-candles.js';
-
-const StoredCandleSchema = z
-  .object({
-    time: IsoTimestampSchema.meta({ description: 'Start of the candle interval (UTC)' }),
-    open: z.number(),
-    high: z.number(),
-    low: z.number(),
-    close: z.number(),
-    volume: z.number().meta({ description: 'As the source counted it (MT5 and MT4: ticks; 0 where the file has none)' }),
-    spread: z.number().nullable().meta({ description: "Spread in points as the source gave it (MT5: the bar's); null when it gave none" }),
-  })
-  .meta({ id: 'StoredCandle' });
 
 export function storedCandlesQuerySchema(maxCandles: number) {
   return z.object({
@@ -50,16 +46,11 @@ export function storedCandlesQuerySchema(maxCandles: number) {
   });
 }
 
-const StoredCandlesSchema = z
-  .object({
-    symbol: z.string(),
-    timeframe: TimeframeSchema,
-    source: z.string(),
-    resampled_from: z.enum(['M1']).nullable().meta({ description: 'M1 when the timeframe is not stored and its bars were made from the stored M1' }),
-    candles: z.array(StoredCandleSchema).meta({ description: 'Oldest first' }),
-    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next page; null when the range holds no more' }),
-  })
-  .meta({ id: 'StoredCandles' });
+export const StoredCoverageQuerySchema = z.object({
+  symbol: BrokerSymbolSchema.optional().meta({ description: "Only this symbol's series; default every series", example: 'EUR_USD' }),
+  from: Rfc3339Schema.optional().meta({ description: 'Only the candles that start at or after this instant; default no bound' }),
+  to: Rfc3339Schema.optional().meta({ description: 'Only those that start before this instant (exclusive); default no bound' }),
+});
 
 /** `next_cursor`: the start of the next page's first candle, opaque to the client. */
 function cursorOf(ms: number): string {
@@ -113,6 +104,45 @@ export function registerStoredCandleRoutes(app: App, candles: StoredCandles | un
         resampled_from: page.resampledFrom,
         candles: page.candles.map((c) => ({ ...c, time: new Date(c.time).toISOString() })),
         next_cursor: page.nextMs === null ? null : cursorOf(page.nextMs),
+      };
+    },
+  );
+
+  app.get(
+    '/market-data/stored-coverage',
+    {
+      schema: {
+        tags: ['market data'],
+        summary: 'What the candle store holds: per symbol, timeframe and source, its first and last candle and the gaps beyond the weekend',
+        description:
+          'The series the store holds (`npm run data -- import`, `download`), each with the first and last candle that start in [from, to) ' +
+          'and the gaps between them: the range a backtest on stored candles (the lab`s source `stored`) can run on. ' +
+          '`npm run data -- coverage` also counts the candles and lists suspicious bars. 422 `invalid_range` for `from` not before `to`.',
+        querystring: StoredCoverageQuerySchema,
+        response: {
+          200: StoredCoverageSchema,
+          422: ErrorEnvelopeSchema.describe('A malformed query (`validation_error`); `from` not before `to` (`invalid_range`)'),
+          503: ErrorEnvelopeSchema.describe('The service runs without a candle store (`store_unavailable`)'),
+        },
+      },
+    },
+    async (request) => {
+      if (candles === undefined) throw errors.create('store_unavailable', 'this service runs without a candle store');
+      const { symbol, from, to } = request.query;
+      const fromMs = from === undefined ? 0 : Date.parse(from);
+      const toMs = to === undefined ? Number.MAX_SAFE_INTEGER : Date.parse(to);
+      if (fromMs >= toMs) throw errors.create('invalid_range', '`from` must be before `to`');
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const series = await candles.coverage(symbol, fromMs, toMs);
+      return {
+        series: series.map((s) => ({
+          symbol: s.symbol,
+          timeframe: s.timeframe,
+          source: s.source,
+          first: s.firstMs === null ? null : iso(s.firstMs),
+          last: s.lastMs === null ? null : iso(s.lastMs),
+          gaps: s.gaps.map((g) => ({ from: iso(g.fromMs), to: iso(g.toMs), open_minutes: g.openMinutes })),
+        })),
       };
     },
   );

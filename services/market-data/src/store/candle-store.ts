@@ -74,10 +74,16 @@ const PAGE = `SELECT time, open_micros, high_micros, low_micros, close_micros, v
 const RANGES = `SELECT s.id, s.source, s.symbol, s.timeframe, COUNT(c.time) AS candles, MIN(c.time) AS "firstMs", MAX(c.time) AS "lastMs"
   FROM market_data_series s JOIN market_data_candles c ON c.series = s.id
   GROUP BY s.id, s.source, s.symbol, s.timeframe ORDER BY s.symbol, s.timeframe, s.source`;
-// The steps between a series' consecutive candles longer than @stepMs: few rows (weekends, holidays, holes), however long the series.
+// The steps between a series' consecutive candles of [@from, @to) longer than @stepMs: few rows (weekends, holidays, holes).
 const STEPS = `SELECT prev AS "fromMs", time AS "toMs" FROM (
-    SELECT time, LAG(time) OVER (ORDER BY time) AS prev FROM market_data_candles WHERE series = @series
+    SELECT time, LAG(time) OVER (ORDER BY time) AS prev FROM market_data_candles WHERE series = @series AND time >= @from AND time < @to
   ) steps WHERE time - prev > @stepMs ORDER BY time`;
+// The first and last candle of a series in [@from, @to): two seeks of the primary key, however long the series.
+const BOUNDS = `SELECT MIN(time) AS "firstMs", MAX(time) AS "lastMs" FROM market_data_candles WHERE series = @series AND time >= @from AND time < @to`;
+const SERIES_OF = `SELECT id, source, symbol, timeframe FROM market_data_series WHERE CAST(@symbol AS TEXT) IS NULL OR symbol = @symbol ORDER BY symbol, timeframe, source`;
+
+/** The span of candles a query for steps reads at a time (30 days: 43,200 M1), with a turn of the event loop between spans. */
+const STEPS_SPAN_MS = 30 * 86_400_000;
 
 /**
  * The candles of every (source, symbol, timeframe), on the database openStoreDatabase picks. A
@@ -140,9 +146,39 @@ export class CandleStore {
     return this.db.query<SeriesRange & Record<string, unknown>>(RANGES);
   }
 
-  /** The steps between consecutive candles of a series longer than `stepMs`, as [fromMs, toMs] of the candles on either side. */
-  steps(seriesId: number, stepMs: number): Promise<{ fromMs: number; toMs: number }[]> {
-    return this.db.query<{ fromMs: number; toMs: number }>(STEPS, { series: seriesId, stepMs });
+  /**
+   * The steps between consecutive candles of a series longer than `stepMs`, as [fromMs, toMs] of
+   * the candles on either side; only the candles that start in [fromMs, toMs). Read STEPS_SPAN_MS
+   * of candles at a time, with a turn of the event loop after each span, so that a service
+   * answering other requests never waits for a year of M1 at once.
+   */
+  async steps(seriesId: number, stepMs: number, fromMs = 0, toMs = Number.MAX_SAFE_INTEGER): Promise<{ fromMs: number; toMs: number }[]> {
+    const bounds = await this.bounds(seriesId, fromMs, toMs);
+    if (bounds === undefined) return [];
+    const steps: { fromMs: number; toMs: number }[] = [];
+    let last: number | undefined;
+    for (let from = bounds.firstMs; from <= bounds.lastMs; from += STEPS_SPAN_MS) {
+      const to = Math.min(from + STEPS_SPAN_MS, bounds.lastMs + 1);
+      const span = await this.bounds(seriesId, from, to);
+      if (span === undefined) continue;
+      // The step into this span from the last candle of the one before.
+      if (last !== undefined && span.firstMs - last > stepMs) steps.push({ fromMs: last, toMs: span.firstMs });
+      steps.push(...(await this.db.query<{ fromMs: number; toMs: number }>(STEPS, { series: seriesId, stepMs, from, to })));
+      last = span.lastMs;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return steps;
+  }
+
+  /** The start of the first and of the last candle of a series in [fromMs, toMs), if it holds any there. */
+  async bounds(seriesId: number, fromMs = 0, toMs = Number.MAX_SAFE_INTEGER): Promise<{ firstMs: number; lastMs: number } | undefined> {
+    const row = await this.db.one<{ firstMs: number | null; lastMs: number | null }>(BOUNDS, { series: seriesId, from: fromMs, to: toMs });
+    return row?.firstMs == null || row.lastMs == null ? undefined : { firstMs: Number(row.firstMs), lastMs: Number(row.lastMs) };
+  }
+
+  /** The series of a symbol (every symbol's when unset), with candles or not, by symbol, timeframe and source. */
+  seriesOf(symbol?: string): Promise<Array<SeriesKey & { id: number }>> {
+    return this.db.query<SeriesKey & { id: number } & Record<string, unknown>>(SERIES_OF, { symbol: symbol ?? null });
   }
 
   /** Sources holding candles of `symbol` in any timeframe (a series an import left empty aside). */

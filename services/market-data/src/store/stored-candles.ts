@@ -1,6 +1,7 @@
 import type { Timeframe } from '@fxdesk/schemas';
 import { errors } from '../errors.js';
-import type { CandleStore } from './candle-store.js';
+import type { CandleStore, SeriesKey } from './candle-store.js';
+import { gapsOf, type Gap } from './coverage.js';
 import { FxCalendar } from './fx-calendar.js';
 import { Resampler, timeframeMs, type StoredCandle } from './resample.js';
 
@@ -13,6 +14,13 @@ export interface StoredCandlesQuery {
   fromMs: number;
   toMs: number;
   limit: number;
+}
+
+/** What a series holds of a range: its first and last candle there (null: none), and the gaps between. */
+export interface SeriesCoverageOf extends SeriesKey {
+  firstMs: number | null;
+  lastMs: number | null;
+  gaps: Gap[];
 }
 
 export interface StoredCandlesPage {
@@ -45,6 +53,22 @@ export class StoredCandles {
     const m1 = await this.store.seriesId({ source, symbol: query.symbol, timeframe: 'M1' });
     if (m1 === undefined) throw errors.create('no_stored_candles', `no ${query.timeframe} or M1 candles of ${query.symbol} from ${source} are stored`);
     return { source, resampledFrom: 'M1', ...(await this.resampled(m1, query)) };
+  }
+
+  /**
+   * Per series of the symbol (every symbol's when unset), what it holds of [fromMs, toMs): its
+   * first and last candle there and the gaps between them beyond the weekend (coverage.ts). Two
+   * seeks a series, and the steps a span of candles at a time: never the whole series at once.
+   */
+  async coverage(symbol: string | undefined, fromMs: number, toMs: number): Promise<SeriesCoverageOf[]> {
+    const covered: SeriesCoverageOf[] = [];
+    for (const series of await this.store.seriesOf(symbol)) {
+      const bounds = await this.store.bounds(series.id, fromMs, toMs);
+      const gaps = bounds === undefined ? [] : await gapsOf(this.store, series, this.calendar, fromMs, toMs);
+      const { id: _id, ...key } = series;
+      covered.push({ ...key, firstMs: bounds?.firstMs ?? null, lastMs: bounds?.lastMs ?? null, gaps });
+    }
+    return covered;
   }
 
   private async onlySource(symbol: string): Promise<string> {
