@@ -12,14 +12,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, parseEnv } from 'node:util';
-import { SimulatedMarket } from '@fxdesk/broker';
 import { MarketDataClient } from '@fxdesk/client';
 import { AppError, ConfigError, createLogger, loadConfig, type Env } from '@fxdesk/core';
 import { systemClock } from '@fxdesk/primitives';
-import { BacktestRequestSchema, LAB_SETTING_NAMES, type Backtest, type BacktestRequest, type LabMetrics } from '@fxdesk/schemas';
+import { BacktestRequestSchema, LAB_SETTING_NAMES, type Backtest, type BacktestRequest, type LabMetrics, type Timeframe } from '@fxdesk/schemas';
 import { StrategyConfigSchema, type StrategyConfig } from '../services/strategy/src/config.js';
 import { runBacktestJob } from '../services/strategy/src/lab/backtest.js';
-import { MarketDataLabHistory, SimulatedLabHistory, type LabHistory } from '../services/strategy/src/lab/candles.js';
+import type { LabHistory } from '../services/strategy/src/lab/candles.js';
+import { labHistoriesOf } from '../services/strategy/src/lab/sources.js';
 import { DEFAULT_SPREAD_POINTS } from '@fxdesk/trading';
 import { LabJobs, type LabRunner } from '../services/strategy/src/lab/jobs.js';
 import { historyHoursOf } from '../services/strategy/src/lab/plan.js';
@@ -41,6 +41,10 @@ const USAGE = `usage: npm run backtest -- --from DATE --to DATE [options]
                                   --rules risk_percent=1)
                                   (default: the candles' spread, no slippage or commission,
                                   TRADE_VOLUME lots)
+  --source stored                 the candles: stored (the market-data service's candle store),
+                                  venue (its feed's history) or simulated (SIM_SEED's market);
+                                  default: stored when the store holds any of the pairs, else
+                                  the desk's market
   --json                          print the result as JSON
   -h, --help                      this text
 
@@ -61,6 +65,7 @@ const OPTION_OF: Record<string, string> = {
   initial_balance: '--balance',
   leverage: '--leverage',
   fill_model: '--fills',
+  source: '--source',
 };
 
 interface Cli {
@@ -84,6 +89,7 @@ function parseCli(argv: string[], config: StrategyConfig): Cli | 'help' {
         balance: { type: 'string' },
         leverage: { type: 'string' },
         fills: { type: 'string' },
+        source: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -104,6 +110,7 @@ function parseCli(argv: string[], config: StrategyConfig): Cli | 'help' {
     initial_balance: values.balance === undefined ? undefined : parseNumber('--balance', values.balance),
     leverage: values.leverage === undefined ? undefined : parseNumber('--leverage', values.leverage),
     fill_model: values.fills === undefined ? undefined : parseFills(values.fills),
+    source: values.source,
   };
   const parsed = BacktestRequestSchema.safeParse(body);
   if (!parsed.success) {
@@ -263,22 +270,6 @@ function summary(backtest: Backtest, elapsedMs: number): string {
   ].join('\n');
 }
 
-/** The market the strategy would read: the market-data service at MARKET_DATA_URL, else the simulated market of SIM_SEED. */
-function historyOf(config: StrategyConfig): LabHistory {
-  if (config.MARKET_DATA_URL !== undefined) {
-    return new MarketDataLabHistory(
-      new MarketDataClient({ baseUrl: config.MARKET_DATA_URL, apiKey: config.MARKET_DATA_API_KEY, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS }),
-    );
-  }
-  const market = new SimulatedMarket({
-    seed: config.SIM_SEED,
-    tickIntervalMs: config.SIM_TICK_INTERVAL_MS,
-    marketHours: config.SIM_MARKET_HOURS,
-    clock: systemClock,
-  });
-  return new SimulatedLabHistory(market);
-}
-
 function fail(message: string, code: number): never {
   process.stderr.write(`backtest: ${message}\n`);
   process.exit(code);
@@ -305,18 +296,21 @@ async function main(): Promise<void> {
   }
 
   const progress = new Progress(process.stderr);
-  const base = historyOf(config);
-  // The service's own lab, in this process: its plan, its candle loading, the runner in this
-  // thread instead of its worker threads, results in a store that ends with the process.
-  const history: LabHistory = {
-    source: base.source,
-    catalog: () => base.catalog(),
-    candles: (symbol, timeframe, fromSec, toSec, onProgress) =>
-      base.candles(symbol, timeframe, fromSec, toSec, (f) => {
-        progress.update(`loading ${symbol}`, f);
-        onProgress?.(f);
-      }),
-  };
+  // The service's own lab, in this process: its histories, its plan, its candle loading, the
+  // runner in this thread instead of its worker threads, results in a store that ends with the process.
+  const marketData =
+    config.MARKET_DATA_URL === undefined
+      ? undefined
+      : new MarketDataClient({ baseUrl: config.MARKET_DATA_URL, apiKey: config.MARKET_DATA_API_KEY, timeoutMs: config.DOWNSTREAM_TIMEOUT_MS });
+  const histories = labHistoriesOf(config, marketData, systemClock);
+  const shown = <T extends LabHistory>(base: T): T =>
+    Object.assign(Object.create(base) as T, {
+      candles: (symbol: string, timeframe: Timeframe, fromSec: number, toSec: number, onProgress?: (f: number) => void) =>
+        base.candles(symbol, timeframe, fromSec, toSec, (f) => {
+          progress.update(`loading ${symbol}`, f);
+          onProgress?.(f);
+        }),
+    });
   const runner: LabRunner = {
     run: async (job, options = {}) =>
       runBacktestJob(job, {
@@ -328,7 +322,14 @@ async function main(): Promise<void> {
   };
   const jobs = new LabJobs({
     config,
-    lab: { store: await SqlLabStore.open(), history, hours: historyHoursOf(config), runner },
+    lab: {
+      store: await SqlLabStore.open(),
+      history: shown(histories.history),
+      stored: histories.stored && shown(histories.stored),
+      simulated: histories.simulated && shown(histories.simulated),
+      hours: historyHoursOf(config),
+      runner,
+    },
     clock: systemClock,
     logger: createLogger({ name: 'backtest', level: 'silent' }),
   });
@@ -347,6 +348,7 @@ async function main(): Promise<void> {
   progress.done();
   const backtest = await jobs.backtest(id);
   await jobs.close();
+  await marketData?.close();
   if (backtest.status !== 'done' || backtest.metrics === null) fail(`the backtest ${backtest.status}: ${backtest.error?.message ?? 'no result'}`, 1);
 
   if (cli.json) process.stdout.write(`${JSON.stringify(backtest, null, 2)}\n`);

@@ -217,8 +217,67 @@ export const StoredCoverageSchema = z
         gaps: z.array(StoredGapSchema).meta({
           description: `Missing market time between first and last longer than ${STORED_GAP_MINUTES} minutes (or one bar), the weekend (Friday to Sunday 17:00 New York) left out; holidays show`,
         }),
+        missing: z.array(StoredGapSchema).meta({
+          description:
+            'All the series lacks of the range: its gaps, and the market time (beyond the same threshold) from `from` to its first candle and from the end of its last to `to`, each end only when bounded; the whole range when it holds nothing there',
+        }),
       }),
     ),
   })
   .meta({ id: 'StoredCoverage' });
 export type StoredCoverage = z.infer<typeof StoredCoverageSchema>;
+
+/** The file formats of an import (`npm run data -- import --format`, the upload's `format`); each also gzipped. */
+export const CANDLE_FILE_FORMATS = ['mt5', 'mt4', 'histdata', 'dukascopy', 'csv'] as const;
+
+/** The media types an upload of a candle file is sent as: its bytes as they are, gzipped or not. */
+export const CANDLE_FILE_MEDIA_TYPES = ['text/csv', 'text/plain', 'application/gzip', 'application/octet-stream'] as const;
+
+/** The name a series' source goes by (`--source`, the upload's `source`). */
+export const CandleSourceNameSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'expected 1-64 letters, digits, dots, dashes or underscores' });
+
+/** POST /v1/market-data/stored-candles/imports's query: what `npm run data -- import` takes as options. */
+export const StoredCandleImportQuerySchema = z.object({
+  symbol: BrokerSymbolSchema.meta({ description: 'The symbol the candles are stored under, e.g. EUR_USD', example: 'EUR_USD' }),
+  format: z
+    .enum(CANDLE_FILE_FORMATS)
+    .optional()
+    .meta({ description: `One of ${CANDLE_FILE_FORMATS.join(', ')}; default: detected from the first line` }),
+  tz: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({
+      description:
+        'The server time of mt5, mt4 and zone-less csv times: UTC, an offset (+2, -05:00) or an IANA zone (Europe/Athens, DST-aware); default UTC. ' +
+        'histdata is always EST without DST and dukascopy GMT: a `tz` with either is refused (`invalid_import`)',
+      example: 'Europe/Athens',
+    }),
+  timeframe: TimeframeSchema.default('M1').meta({ description: `The timeframe the file holds: one of ${TIMEFRAMES.join(' ')}; default M1` }),
+  source: CandleSourceNameSchema.default('file').meta({ description: 'Where the candles came from, part of their key; default file', example: 'file' }),
+});
+export type StoredCandleImportQuery = z.input<typeof StoredCandleImportQuerySchema>;
+
+/** POST /v1/market-data/stored-candles/imports: what an import read, added and skipped. */
+export const StoredCandleImportSchema = z
+  .object({
+    symbol: z.string(),
+    timeframe: TimeframeSchema,
+    source: z.string(),
+    format: z.enum(CANDLE_FILE_FORMATS).meta({ description: 'The format the file was read as (detected, or given)' }),
+    time_zone: z.string().meta({ description: "How the file's times were read into UTC (UTC, the `tz` given, or UTC-5 for histdata)" }),
+    rows_read: z.number().int().meta({ description: 'Data rows read, the header and empty lines aside' }),
+    imported: z.number().int().meta({ description: 'Candles the store did not hold yet, now added' }),
+    already_held: z.number().int().meta({ description: 'Well-formed candles the store already held (a re-import adds nothing)' }),
+    skipped: z
+      .object({ malformed: z.number().int(), out_of_order: z.number().int(), duplicate: z.number().int() })
+      .meta({ description: 'Rows left out, by why' }),
+    rejects: z
+      .array(z.object({ line: z.number().int().meta({ description: 'Line number in the file, from 1' }), reason: z.string() }))
+      .meta({ description: 'The first 20 rows left out, by line number' }),
+    first: IsoTimestampSchema.nullable().meta({ description: 'Start of the first candle read (UTC); null when none was' }),
+    last: IsoTimestampSchema.nullable().meta({ description: 'Start of the last candle read' }),
+  })
+  .meta({ id: 'StoredCandleImport' });
+export type StoredCandleImport = z.infer<typeof StoredCandleImportSchema>;

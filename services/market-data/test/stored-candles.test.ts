@@ -173,7 +173,15 @@ describe('GET /v1/market-data/stored-coverage', () => {
     const { status, body } = await coverage({ symbol: 'EUR_USD' });
     expect(status).toBe(200);
     expect(body.series).toEqual([
-      { symbol: 'EUR_USD', timeframe: 'M1', source: 'dukascopy', first: '2024-01-09T10:00:00.000Z', last: '2024-01-09T10:04:00.000Z', gaps: [] },
+      {
+        symbol: 'EUR_USD',
+        timeframe: 'M1',
+        source: 'dukascopy',
+        first: '2024-01-09T10:00:00.000Z',
+        last: '2024-01-09T10:04:00.000Z',
+        gaps: [],
+        missing: [],
+      },
       {
         symbol: 'EUR_USD',
         timeframe: 'M1',
@@ -181,18 +189,35 @@ describe('GET /v1/market-data/stored-coverage', () => {
         first: '2024-01-09T10:00:00.000Z',
         last: '2024-01-09T14:44:00.000Z',
         gaps: [{ from: '2024-01-09T13:00:00.000Z', to: '2024-01-09T13:45:00.000Z', open_minutes: 45 }],
+        missing: [{ from: '2024-01-09T13:00:00.000Z', to: '2024-01-09T13:45:00.000Z', open_minutes: 45 }],
       },
     ]);
     expect((await coverage({})).body.series).toHaveLength(3);
   });
 
-  it('answers what a range holds of each series: nothing there is first and last null', async () => {
+  it('answers what a range holds of each series: nothing there is first and last null, and all of it missing', async () => {
+    const key = { symbol: 'EUR_USD', timeframe: 'M1', source: 'file' };
     const { body } = await coverage({ symbol: 'EUR_USD', from: '2024-01-09T11:00:00Z', to: '2024-01-09T11:30:00Z' });
-    expect(body.series).toEqual([
-      { symbol: 'EUR_USD', timeframe: 'M1', source: 'file', first: '2024-01-09T11:00:00.000Z', last: '2024-01-09T11:29:00.000Z', gaps: [] },
-    ]);
+    expect(body.series).toEqual([{ ...key, first: '2024-01-09T11:00:00.000Z', last: '2024-01-09T11:29:00.000Z', gaps: [], missing: [] }]);
     const before = await coverage({ symbol: 'EUR_USD', to: '2024-01-01T00:00:00Z' });
-    expect(before.body.series).toEqual([{ symbol: 'EUR_USD', timeframe: 'M1', source: 'file', first: null, last: null, gaps: [] }]);
+    expect(before.body.series).toEqual([{ ...key, first: null, last: null, gaps: [], missing: [] }]);
+    const week = await coverage({ symbol: 'EUR_USD', from: '2024-01-01T00:00:00Z', to: '2024-01-08T00:00:00Z' });
+    expect(week.body.series).toEqual([
+      // Monday 00:00 to Monday 00:00 UTC: five days of market time, the weekend (Friday 22:00 to Sunday 22:00 UTC in winter) left out.
+      { ...key, first: null, last: null, gaps: [], missing: [{ from: '2024-01-01T00:00:00.000Z', to: '2024-01-08T00:00:00.000Z', open_minutes: 7200 }] },
+    ]);
+    // The M1 run from 10:00 to 12:59: an hour missing before it, two after, and 30 minutes after is not a gap.
+    const around = await coverage({ symbol: 'EUR_USD', from: '2024-01-09T09:00:00Z', to: '2024-01-09T15:00:00Z' });
+    expect(around.body.series).toMatchObject([
+      {
+        missing: [
+          { from: '2024-01-09T09:00:00.000Z', to: '2024-01-09T10:00:00.000Z', open_minutes: 60 },
+          { from: '2024-01-09T13:00:00.000Z', to: '2024-01-09T15:00:00.000Z', open_minutes: 120 },
+        ],
+      },
+    ]);
+    const close = await coverage({ symbol: 'EUR_USD', from: '2024-01-09T10:00:00Z', to: '2024-01-09T13:30:00Z' });
+    expect(close.body.series).toMatchObject([{ missing: [] }]);
     expect((await coverage({ symbol: 'USD_JPY' })).body.series).toEqual([]);
   });
 

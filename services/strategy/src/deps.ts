@@ -20,9 +20,9 @@ import { JournalReads } from './journal.js';
 import { LiveEntries } from './live-entries.js';
 import { LiveExits } from './live-exits.js';
 import { LiveJournal } from './live-journal.js';
-import { MarketDataLabHistory, SimulatedLabHistory } from './lab/candles.js';
 import { LabJobs, type LabDeps } from './lab/jobs.js';
 import { historyHoursOf } from './lab/plan.js';
+import { labHistoriesOf } from './lab/sources.js';
 import { LabPool } from './lab/pool.js';
 import { SqlLabStore } from './lab/sql-store.js';
 import { ExecutionLabTerms, SimulatedLabTerms } from './lab/symbol-terms.js';
@@ -119,7 +119,7 @@ export async function createDeps(config: StrategyConfig, logger: Logger): Promis
   const execution = client(config.EXECUTION_URL, config.EXECUTION_API_KEY, (o) => new ExecutionClient(o));
   const lab: LabDeps = {
     store: labStore,
-    history: labMarketData ? new MarketDataLabHistory(labMarketData) : new SimulatedLabHistory(market as SimulatedMarket),
+    ...labHistoriesOf(config, labMarketData, clock, market),
     hours: historyHoursOf(config),
     runner: pool,
     // Sizing by risk, in the lab and on the paper account, reads the venue's volume terms: the execution service's, else the simulated terminal's.

@@ -24,6 +24,8 @@ export const errors = defineErrors({
   sweep_not_found: 404,
   backtest_in_sweep: 409,
   lab_queue_full: 503,
+  source_unavailable: 422,
+  candles_not_covered: 422,
 });
 
 /**

@@ -125,6 +125,8 @@ describe('a backtest through the API', () => {
       initial_balance: 50_000,
       leverage: 50,
       fill_model: { spread_points: null, slippage_points: 0, commission_per_lot: 0, volume: { lots: 0.25 } },
+      // Without MARKET_DATA_URL the lab has the desk's simulated market only.
+      source: 'simulated',
       account_currency: 'USD',
       // The harness's WARMUP_CANDLES is 150: the larger volume profile window wins.
       warmup_candles: 200,

@@ -10,6 +10,7 @@ import {
 } from '@fxdesk/schemas';
 import { z } from 'zod';
 import { errors } from '../errors.js';
+import type { Gap } from '../store/coverage.js';
 import type { StoredCandles } from '../store/stored-candles.js';
 
 export function storedCandlesQuerySchema(maxCandles: number) {
@@ -133,6 +134,7 @@ export function registerStoredCandleRoutes(app: App, candles: StoredCandles | un
       const toMs = to === undefined ? Number.MAX_SAFE_INTEGER : Date.parse(to);
       if (fromMs >= toMs) throw errors.create('invalid_range', '`from` must be before `to`');
       const iso = (ms: number) => new Date(ms).toISOString();
+      const gapOf = (g: Gap) => ({ from: iso(g.fromMs), to: iso(g.toMs), open_minutes: g.openMinutes });
       const series = await candles.coverage(symbol, fromMs, toMs);
       return {
         series: series.map((s) => ({
@@ -141,7 +143,8 @@ export function registerStoredCandleRoutes(app: App, candles: StoredCandles | un
           source: s.source,
           first: s.firstMs === null ? null : iso(s.firstMs),
           last: s.lastMs === null ? null : iso(s.lastMs),
-          gaps: s.gaps.map((g) => ({ from: iso(g.fromMs), to: iso(g.toMs), open_minutes: g.openMinutes })),
+          gaps: s.gaps.map(gapOf),
+          missing: s.missing.map(gapOf),
         })),
       };
     },

@@ -1,7 +1,7 @@
 import type { Timeframe } from '@fxdesk/schemas';
 import { errors } from '../errors.js';
 import type { CandleStore, SeriesKey } from './candle-store.js';
-import { gapsOf, type Gap } from './coverage.js';
+import { gapsOf, gapThresholdMs, type Gap } from './coverage.js';
 import { FxCalendar } from './fx-calendar.js';
 import { Resampler, timeframeMs, type StoredCandle } from './resample.js';
 
@@ -16,11 +16,13 @@ export interface StoredCandlesQuery {
   limit: number;
 }
 
-/** What a series holds of a range: its first and last candle there (null: none), and the gaps between. */
+/** What a series holds of a range: its first and last candle there (null: none), the gaps between, and all it lacks of the range. */
 export interface SeriesCoverageOf extends SeriesKey {
   firstMs: number | null;
   lastMs: number | null;
   gaps: Gap[];
+  /** The gaps, and the range's market time before the first candle (from a bounded `from`) and after the last (to a bounded `to`) beyond the threshold. */
+  missing: Gap[];
 }
 
 export interface StoredCandlesPage {
@@ -66,9 +68,26 @@ export class StoredCandles {
       const bounds = await this.store.bounds(series.id, fromMs, toMs);
       const gaps = bounds === undefined ? [] : await gapsOf(this.store, series, this.calendar, fromMs, toMs);
       const { id: _id, ...key } = series;
-      covered.push({ ...key, firstMs: bounds?.firstMs ?? null, lastMs: bounds?.lastMs ?? null, gaps });
+      covered.push({
+        ...key,
+        firstMs: bounds?.firstMs ?? null,
+        lastMs: bounds?.lastMs ?? null,
+        gaps,
+        missing: this.missing(series.timeframe, fromMs, toMs, bounds, gaps),
+      });
     }
     return covered;
+  }
+
+  /** The gaps and the bounded range's uncovered ends, each when its market time is beyond the gap threshold. */
+  private missing(timeframe: Timeframe, fromMs: number, toMs: number, bounds: { firstMs: number; lastMs: number } | undefined, gaps: Gap[]): Gap[] {
+    const bounded = (ms: number) => ms > 0 && ms < Number.MAX_SAFE_INTEGER;
+    const span = (from: number, to: number): Gap[] => {
+      const openMs = bounded(from) && bounded(to) && to > from ? this.calendar.openMs(from, to) : 0;
+      return openMs > gapThresholdMs(timeframe) ? [{ fromMs: from, toMs: to, openMinutes: Math.round(openMs / 60_000) }] : [];
+    };
+    if (bounds === undefined) return span(fromMs, toMs);
+    return [...span(fromMs, bounds.firstMs), ...gaps, ...span(bounds.lastMs + timeframeMs(timeframe), toMs)];
   }
 
   private async onlySource(symbol: string): Promise<string> {

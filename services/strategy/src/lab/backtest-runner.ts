@@ -5,6 +5,7 @@ import type { StrategyRules } from '../rules.js';
 import type { JobEvents } from './job-events.js';
 import type { LabDeps, LabRunner } from './jobs.js';
 import { CandlesUnavailable, loadCandles, type LoadedCandles } from './load-candles.js';
+import { planHistory } from './sources.js';
 import type { BacktestPlan } from './plan.js';
 import { isoNow } from './scheduler.js';
 import { readTerms, SimulatedLabTerms, SymbolTermsUnavailable } from './symbol-terms.js';
@@ -58,7 +59,7 @@ export function runOn(runner: LabRunner, job: BacktestJob, onProgress: (f: numbe
 export async function loadJob(lab: LabDeps, plan: BacktestPlan, onProgress: (f: number) => void, signal: AbortSignal): Promise<LoadedCandles> {
   const terms = plan.needsTerms ? await readTerms(lab.terms ?? new SimulatedLabTerms(), plan.pairs) : undefined;
   signal.throwIfAborted();
-  return { ...(await loadCandles(lab, plan, onProgress, signal)), terms };
+  return { ...(await loadCandles({ history: planHistory(lab, plan), hours: lab.hours }, plan, onProgress, signal)), terms };
 }
 
 /** The job the runner is given: a plan's settings over the candles (and terms) loaded for it, on `rules`. */

@@ -20,7 +20,6 @@ import type { Logger } from 'pino';
 import type { StrategyConfig } from '../config.js';
 import { errors } from '../errors.js';
 import { BacktestRunner } from './backtest-runner.js';
-import type { LabHistory } from './candles.js';
 import { JobEvents, type LabListener } from './job-events.js';
 import { apiRules } from '../rules.js';
 import { planBacktest, planSweep, type HistoryHours, type PlanConfig } from './plan.js';
@@ -28,6 +27,7 @@ import { LabReads } from './reads.js';
 import { isoNow, jobStamps, LabScheduler } from './scheduler.js';
 import type { JobKind, LabStore } from './store.js';
 import { SweepRunner, walkForwardOf } from './sweep-runner.js';
+import { resolveSource, type LabHistories } from './sources.js';
 import type { LabSymbolTerms } from './symbol-terms.js';
 import type { BacktestJob, BacktestResult } from './types.js';
 
@@ -39,9 +39,8 @@ export interface LabRunner {
 }
 
 /** What the lab is made of: its store, its candles (and when the history has them) and its threads. */
-export interface LabDeps {
+export interface LabDeps extends LabHistories {
   store: LabStore;
-  history: LabHistory;
   /** The history's hours, by which a request's candles are counted against LAB_MAX_CANDLES. */
   hours: HistoryHours;
   runner: LabRunner;
@@ -85,7 +84,8 @@ export class LabJobs {
   /** Checks and queues a backtest; 422 for a request that cannot run, 503 LAB_QUEUE_FULL when the queue is. */
   async submitBacktest(request: BacktestRequest): Promise<LabJobCreated> {
     const { config, lab, clock } = this.options;
-    const plan = planBacktest(request, { config, catalog: await this.reads.catalog(), hours: lab.hours, nowMs: clock.now() });
+    const planned = planBacktest(request, { config, catalog: await this.reads.catalog(), hours: lab.hours, nowMs: clock.now() });
+    const plan = { ...planned, settings: { ...planned.settings, source: await resolveSource(lab, request.source, planned) } };
     this.scheduler.checkQueue();
     const id = randomUUID();
     await lab.store.insertBacktest({ id, name: request.name ?? null, settings: plan.settings, ...jobStamps(clock) });
@@ -97,7 +97,9 @@ export class LabJobs {
   /** Checks and queues a sweep with its backtests (each queued, openable at once). */
   async submitSweep(request: SweepRequest): Promise<LabJobCreated> {
     const { config, lab, clock } = this.options;
-    const plan = planSweep(request, { config, catalog: await this.reads.catalog(), hours: lab.hours, nowMs: clock.now() });
+    const planned = planSweep(request, { config, catalog: await this.reads.catalog(), hours: lab.hours, nowMs: clock.now() });
+    const source = await resolveSource(lab, request.base.source, planned.base, 'body.base');
+    const plan = { ...planned, base: { ...planned.base, settings: { ...planned.base.settings, source } } };
     this.scheduler.checkQueue();
     const id = randomUUID();
     const stamps = jobStamps(clock);

@@ -16,6 +16,7 @@ import { downstreamFailure, errors } from '../errors.js';
 import { backtestCandles } from './chart.js';
 import type { LabConfig, LabDeps } from './jobs.js';
 import type { Catalog } from './plan.js';
+import { historyOf } from './sources.js';
 import type { StoredSweep } from './store.js';
 import { metricValue, rankOrder } from './sweep.js';
 
@@ -52,7 +53,10 @@ export class LabReads {
   /** One pair's candles of a backtest with the indicators on its rules, for a chart (lab/chart.ts). */
   async candles(id: string, query: BacktestCandlesQuery): Promise<PairCandles> {
     const { config, lab } = this.options;
-    return backtestCandles(await this.backtest(id), query, { history: lab.history, catalog: () => this.catalog(), symbolMap: config.SYMBOL_MAP });
+    const backtest = await this.backtest(id);
+    // The history it ran on; one this lab cannot read (a source another replica had) charts on the desk's market.
+    const history = historyOf(lab, backtest.settings.source ?? lab.history.source) ?? lab.history;
+    return backtestCandles(backtest, query, { history, catalog: () => this.catalog(), symbolMap: config.SYMBOL_MAP });
   }
 
   async equity(id: string): Promise<BacktestEquity> {
