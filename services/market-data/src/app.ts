@@ -4,6 +4,7 @@ import type { MarketDataConfig } from './config.js';
 import type { MarketDataDeps } from './deps.js';
 import { MarketData } from './market-data.js';
 import { StoredCandles } from './store/stored-candles.js';
+import { registerCandleImportRoutes } from './routes/imports.js';
 import { registerQuoteRoutes } from './routes/quotes.js';
 import { registerStoredCandleRoutes } from './routes/stored-candles.js';
 import { registerStreamRoutes } from './routes/stream.js';
@@ -47,6 +48,7 @@ export async function buildApp({ config, deps }: { config: MarketDataConfig; dep
       registerQuoteRoutes(v1, market);
       registerSymbolRoutes(v1, market);
       registerStoredCandleRoutes(v1, storedCandles, config.MAX_CANDLES);
+      registerCandleImportRoutes(v1, deps.candleStore, { maxBytes: config.MAX_IMPORT_BYTES, tempDir: config.DATA_DIR });
       done();
     },
     { prefix: '/v1' },

@@ -38,6 +38,8 @@ export const MarketDataConfigSchema = z
     STREAM_RETRY_MS: envInt(3000, { min: 0, max: 600_000 }),
     /** Largest `count` of GET /v1/market-data/candles. */
     MAX_CANDLES: envInt(1000, { min: 1, max: 100_000 }),
+    /** Largest candle file POST /v1/market-data/stored-candles/imports takes (512 MiB); a larger one is 413. */
+    MAX_IMPORT_BYTES: envInt(536_870_912, { min: 1024, max: 4_294_967_296 }),
     /** Longest wait between two attempts to reconnect the broker feed (backoff doubles from 1 s). */
     FEED_RECONNECT_MAX_SECONDS: envInt(30, { min: 1, max: 3600 }),
     /** OANDA_*, METAAPI_*, CTRADER_*: each venue's settings, the same in every service; the BROKER names' required ones. */
